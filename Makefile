@@ -1,0 +1,149 @@
+# cpupolicy — one non-recursive Makefile.
+#
+#   make deps     install the Debian packages the build and tests need (root)
+#   make          build build/cpupolicyd and build/cpupolicyctl
+#   make test     deps, build, then unit, integration and fuzz tests
+#   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
+#   make run      check the tree's rules, then run the daemon on them
+#   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
+#   make bench    the benchmarks whose figures are in README.md
+#   make format   clang-format every source file in place
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+FUZZ_SECONDS ?= 300
+TEST_FUZZ_SECONDS ?= 5
+
+ifeq ($(SAN),1)
+BUILD := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+else
+BUILD := build
+SANFLAGS :=
+endif
+
+# Why each package: libconfig reads rule files, inih the daemon config,
+# libcap drops capabilities, hwloc gives topology and CPU kinds (and the
+# synthetic topologies tests use), cmocka runs unit tests, clang with its
+# runtime (libclang-rt) builds the libFuzzer targets, clang-format keeps the
+# style checked, hwloc's tools (hwloc-calc) cross-check topology tests.
+DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
+	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc
+
+PKGS := libconfig inih libcap hwloc
+# Recursively expanded: pkg-config runs when a recipe needs it, after deps.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+CC ?= gcc
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wno-format-nonliteral -Wundef -Wvla -Werror=implicit
+CPPFLAGS_ALL = -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
+	-DCONF_DEFAULT_PATH='"$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf"' \
+	-Ilib $(PKG_CFLAGS)
+CFLAGS ?= -O2 -g
+CFLAGS_ALL = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
+LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS)
+
+LIB_SRC := $(wildcard lib/*.c)
+CTL_SRC := $(wildcard ctl/*.c)
+POLICYD_SRC := $(wildcard policyd/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
+POLICYD_OBJ := $(POLICYD_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+LIBCP := $(BUILD)/libcpupolicy.a
+
+.PHONY: all deps test test-run run fuzz bench format format-check clean
+
+all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
+
+deps:
+	@missing=; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+			grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+			apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+# V=1 shows the whole commands.
+Q := $(if $(filter 1,$(V)),,@)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIBCP): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/cpupolicyd: $(POLICYD_OBJ) $(LIBCP)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(POLICYD_OBJ) $(LIBCP) $(PKG_LIBS)
+
+$(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBCP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
+		$(shell pkg-config --cflags cmocka) -o $@ $< $(LIBCP) \
+		$(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
+
+# libFuzzer targets: clang, instrumented, with their own copy of lib/.
+FUZZ_CC := clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) \
+		$(PKG_LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBCP) $(LDFLAGS_ALL) \
+		$(PKG_LIBS) -lm
+
+# A fresh machine has no pkg-config data until deps ran: build in a second
+# make, which reads the flags anew.
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+test-run: all $(UNIT_BIN) $(FUZZ_BIN)
+	@BUILD=$(BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) tests/run-tests.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/cpupolicyctl check --strict rules
+	$(BUILD)/cpupolicyd -n -c conf/cpupolicyd.conf -r $(CURDIR)/rules
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do \
+		BUILD=$(BUILD) tests/fuzz/run-fuzz.sh $$f $(FUZZ_SECONDS) || exit 1; \
+	done
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules
+	$(BUILD)/bench/bench_rules
+
+FORMAT_SRC = $(wildcard lib/*.[ch] ctl/*.[ch] policyd/*.[ch] tests/*/*.[ch])
+format:
+	clang-format -i $(FORMAT_SRC)
+
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRC)
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d)

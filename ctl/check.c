@@ -1,0 +1,97 @@
+/* cpupolicyctl check: validate rule files and report every problem. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conf.h"
+#include "ctl.h"
+#include "rules.h"
+
+static void check_usage(FILE *out)
+{
+	fprintf(out, "usage: cpupolicyctl check [--strict] [--quiet] [--print] "
+		     "[PATH...]\n"
+		     "  PATH     a rule file, or a directory of *.rules "
+		     "(default: rules_dirs\n"
+		     "           from the config)\n"
+		     "  --strict treat warnings as errors\n"
+		     "  --quiet  print errors only, and no summary\n"
+		     "  --print  print the loaded rules, one key per line\n");
+}
+
+/* The rule directories from the config when no PATH is given. */
+static int check_load(struct ctl *ctl, int count, char **paths,
+		      struct rules *rules, struct diag *diag)
+{
+	struct conf conf;
+	int status;
+
+	if (count > 0)
+		return rules_load_paths(rules, paths, (size_t)count, true,
+					diag);
+	conf_init(&conf);
+	status = conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit,
+				diag);
+	if (status == 0 && !diag->errors)
+		status = rules_load_paths(rules, conf.rules_dirs,
+					  conf.rules_dir_count, false, diag);
+	conf_free(&conf);
+	return status;
+}
+
+int check_main(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"strict", no_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"print", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	bool strict = false, quiet = false, print = false;
+	struct rules rules;
+	struct diag diag;
+	int c, status, result;
+
+	while ((c = getopt_long(argc, argv, "+sqph", options, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			strict = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'p':
+			print = true;
+			break;
+		case 'h':
+			check_usage(stdout);
+			return CTL_EXIT_OK;
+		default:
+			check_usage(stderr);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	rules_init(&rules);
+	diag_init(&diag);
+	status = check_load(ctl, argc - optind, argv + optind, &rules, &diag);
+	diag_print(&diag, stderr, !quiet);
+	if (status < 0)
+		result = CTL_EXIT_USAGE;
+	else if (diag.errors || (strict && diag.warnings))
+		result = CTL_EXIT_FAIL;
+	else
+		result = CTL_EXIT_OK;
+	if (result == CTL_EXIT_OK && print)
+		rules_print(&rules, stdout);
+	if (result == CTL_EXIT_OK && !quiet)
+		printf("%zu rules in %zu files: OK\n", rules.count,
+		       rules.files_read);
+	else if (result == CTL_EXIT_FAIL && !quiet)
+		fprintf(stderr, "%zu errors, %zu warnings%s\n", diag.errors,
+			diag.warnings,
+			strict && !diag.errors ? " (--strict)" : "");
+	diag_free(&diag);
+	rules_free(&rules);
+	return result;
+}

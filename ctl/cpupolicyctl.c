@@ -1,0 +1,83 @@
+/* cpupolicyctl: validate rules, talk to the daemon, measure the machine. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conf.h"
+#include "ctl.h"
+#include "log.h"
+#include "util.h"
+
+static const struct {
+	const char *name;
+	int (*run)(struct ctl *ctl, int argc, char **argv);
+	const char *summary;
+} ctl_commands[] = {
+	{"check", check_main, "validate rule files"},
+};
+
+static void ctl_usage(FILE *out)
+{
+	fprintf(out, "usage: cpupolicyctl [-c FILE] [-S SOCKET] COMMAND "
+		     "[ARGS...]\n"
+		     "  -c FILE    daemon config (default %s)\n"
+		     "  -S SOCKET  control socket (default: from the config)\n"
+		     "commands:\n",
+		CONF_DEFAULT_PATH);
+	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
+		fprintf(out, "  %-10s %s\n", ctl_commands[i].name,
+			ctl_commands[i].summary);
+	fprintf(out, "'cpupolicyctl COMMAND --help' tells more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"socket", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
+	};
+	struct ctl ctl = {.conf_path = CONF_DEFAULT_PATH};
+	const char *command;
+	int c;
+
+	log_init("cpupolicyctl", LOG_LEVEL_INFO);
+	while ((c = getopt_long(argc, argv, "+c:S:hV", options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			ctl.conf_path = optarg;
+			ctl.conf_explicit = true;
+			break;
+		case 'S':
+			ctl.socket = optarg;
+			break;
+		case 'h':
+			ctl_usage(stdout);
+			return CTL_EXIT_OK;
+		case 'V':
+			printf("cpupolicyctl %s\n", CPUPOLICY_VERSION);
+			return CTL_EXIT_OK;
+		default:
+			ctl_usage(stderr);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		ctl_usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	command = argv[optind];
+	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++) {
+		if (strcmp(command, ctl_commands[i].name) == 0) {
+			argc -= optind;
+			argv += optind;
+			optind = 0; /* glibc: start the next getopt afresh */
+			return ctl_commands[i].run(&ctl, argc, argv);
+		}
+	}
+	fprintf(stderr, "cpupolicyctl: unknown command '%s'\n", command);
+	ctl_usage(stderr);
+	return CTL_EXIT_USAGE;
+}

@@ -1,0 +1,433 @@
+/* The daemon's configuration (INI, read with inih). The distribution's
+ * inih does not pass line numbers to the handler, so lines are fed to it
+ * one at a time from here (ini_parse_stream) and counted on the way; this
+ * reader also checks the line syntax and section names itself, so every
+ * problem is reported, not only the first. */
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/un.h>
+
+#include <ini.h>
+
+#include "conf.h"
+#include "util.h"
+
+enum conf_section {
+	CONF_SECTION_NONE,
+	CONF_SECTION_DAEMON,
+	CONF_SECTION_PATHS,
+	CONF_SECTION_UNKNOWN,
+};
+
+enum conf_key {
+	CONF_KEY_RULES_DIRS,
+	CONF_KEY_SOCKET,
+	CONF_KEY_SOCKET_GROUP,
+	CONF_KEY_STATE_DIR,
+	CONF_KEY_RESCAN_INTERVAL_MS,
+	CONF_KEY_LOG_LEVEL,
+	CONF_KEY_DRY_RUN,
+	CONF_KEY_SYSFS,
+	CONF_KEY_PROCFS,
+	CONF_KEY_COUNT,
+};
+
+static const struct {
+	enum conf_section section;
+	const char *name;
+} conf_keys[] = {
+	[CONF_KEY_RULES_DIRS] = {CONF_SECTION_DAEMON, "rules_dirs"},
+	[CONF_KEY_SOCKET] = {CONF_SECTION_DAEMON, "socket"},
+	[CONF_KEY_SOCKET_GROUP] = {CONF_SECTION_DAEMON, "socket_group"},
+	[CONF_KEY_STATE_DIR] = {CONF_SECTION_DAEMON, "state_dir"},
+	[CONF_KEY_RESCAN_INTERVAL_MS] = {CONF_SECTION_DAEMON,
+					 "rescan_interval_ms"},
+	[CONF_KEY_LOG_LEVEL] = {CONF_SECTION_DAEMON, "log_level"},
+	[CONF_KEY_DRY_RUN] = {CONF_SECTION_DAEMON, "dry_run"},
+	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
+	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
+};
+
+struct conf_parser {
+	struct conf *conf;
+	const char *path;
+	struct diag *diag;
+	const char *text;
+	size_t len, pos;
+	unsigned line;
+	enum conf_section section;
+	unsigned key_lines[CONF_KEY_COUNT];
+};
+
+void conf_set_string(char **slot, const char *value)
+{
+	free(*slot);
+	*slot = value ? xstrdup(value) : NULL;
+}
+
+static void conf_clear_rules_dirs(struct conf *conf)
+{
+	for (size_t i = 0; i < conf->rules_dir_count; i++)
+		free(conf->rules_dirs[i]);
+	free(conf->rules_dirs);
+	conf->rules_dirs = NULL;
+	conf->rules_dir_count = 0;
+}
+
+void conf_add_rules_dir(struct conf *conf, const char *dir)
+{
+	conf->rules_dirs = xreallocarray(conf->rules_dirs,
+					 conf->rules_dir_count + 1,
+					 sizeof(*conf->rules_dirs));
+	conf->rules_dirs[conf->rules_dir_count++] = xstrdup(dir);
+}
+
+void conf_set_rules_dirs(struct conf *conf, const char *colon_list)
+{
+	char *copy = xstrdup(colon_list), *save = NULL;
+
+	conf_clear_rules_dirs(conf);
+	for (char *dir = strtok_r(copy, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save))
+		conf_add_rules_dir(conf, dir);
+	free(copy);
+}
+
+void conf_init(struct conf *conf)
+{
+	*conf = (struct conf){
+		.rescan_interval_ms = CONF_DEFAULT_RESCAN_MS,
+		.log_level = LOG_LEVEL_INFO,
+	};
+	conf_set_rules_dirs(conf, CONF_DEFAULT_RULES_DIRS);
+	conf_set_string(&conf->socket, CONF_DEFAULT_SOCKET);
+	conf_set_string(&conf->state_dir, CONF_DEFAULT_STATE_DIR);
+	conf_set_string(&conf->sysfs, "/sys");
+	conf_set_string(&conf->procfs, "/proc");
+}
+
+void conf_free(struct conf *conf)
+{
+	conf_clear_rules_dirs(conf);
+	free(conf->socket);
+	free(conf->socket_group);
+	free(conf->state_dir);
+	free(conf->sysfs);
+	free(conf->procfs);
+	*conf = (struct conf){0};
+}
+
+static bool conf_absolute(struct conf_parser *p, const char *key,
+			  const char *value)
+{
+	if (value[0] == '/')
+		return true;
+	diag_error(p->diag, p->path, p->line,
+		   "%s: '%.64s' is not an absolute path", key, value);
+	return false;
+}
+
+static int conf_parse_bool(const char *value, bool *out)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(value, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(value, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void conf_rules_dirs(struct conf_parser *p, const char *value)
+{
+	char *copy = xstrdup(value), *save = NULL;
+	bool ok = true;
+
+	for (char *dir = strtok_r(copy, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save))
+		ok = conf_absolute(p, "rules_dirs", dir) && ok;
+	free(copy);
+	if (!*value) {
+		diag_error(p->diag, p->path, p->line,
+			   "rules_dirs: needs at least one directory");
+		ok = false;
+	}
+	if (ok)
+		conf_set_rules_dirs(p->conf, value);
+}
+
+static void conf_socket(struct conf_parser *p, const char *value)
+{
+	struct sockaddr_un sun;
+
+	if (!conf_absolute(p, "socket", value))
+		return;
+	if (strlen(value) >= sizeof(sun.sun_path)) {
+		diag_error(p->diag, p->path, p->line,
+			   "socket: path longer than %zu characters",
+			   sizeof(sun.sun_path) - 1);
+		return;
+	}
+	conf_set_string(&p->conf->socket, value);
+}
+
+static void conf_socket_group(struct conf_parser *p, const char *value)
+{
+	struct group *gr;
+
+	if (!*value) {
+		conf_set_string(&p->conf->socket_group, NULL);
+		p->conf->socket_gid = 0;
+		return;
+	}
+	gr = getgrnam(value);
+	if (!gr) {
+		diag_error(p->diag, p->path, p->line,
+			   "socket_group: unknown group '%.64s'", value);
+		return;
+	}
+	conf_set_string(&p->conf->socket_group, value);
+	p->conf->socket_gid = gr->gr_gid;
+}
+
+static void conf_rescan(struct conf_parser *p, const char *value)
+{
+	char *end;
+	unsigned long ms;
+
+	errno = 0;
+	ms = strtoul(value, &end, 10);
+	if (!isdigit((unsigned char)value[0]) || *end || errno ||
+	    (ms != 0 && (ms < CONF_MIN_RESCAN_MS || ms > CONF_MAX_RESCAN_MS))) {
+		diag_error(p->diag, p->path, p->line,
+			   "rescan_interval_ms: '%.64s' is not 0 (off) or a "
+			   "number of milliseconds from %d to %d",
+			   value, CONF_MIN_RESCAN_MS, CONF_MAX_RESCAN_MS);
+		return;
+	}
+	p->conf->rescan_interval_ms = (unsigned)ms;
+}
+
+static void conf_apply(struct conf_parser *p, enum conf_key key,
+		       const char *value)
+{
+	struct conf *conf = p->conf;
+
+	switch (key) {
+	case CONF_KEY_RULES_DIRS:
+		conf_rules_dirs(p, value);
+		break;
+	case CONF_KEY_SOCKET:
+		conf_socket(p, value);
+		break;
+	case CONF_KEY_SOCKET_GROUP:
+		conf_socket_group(p, value);
+		break;
+	case CONF_KEY_STATE_DIR:
+		if (conf_absolute(p, "state_dir", value))
+			conf_set_string(&conf->state_dir, value);
+		break;
+	case CONF_KEY_RESCAN_INTERVAL_MS:
+		conf_rescan(p, value);
+		break;
+	case CONF_KEY_LOG_LEVEL:
+		if (log_level_parse(value, &conf->log_level) < 0)
+			diag_error(p->diag, p->path, p->line,
+				   "log_level: '%.64s' is not valid (valid: "
+				   "error, warning, info, debug)",
+				   value);
+		break;
+	case CONF_KEY_DRY_RUN:
+		if (conf_parse_bool(value, &conf->dry_run) < 0)
+			diag_error(p->diag, p->path, p->line,
+				   "dry_run: '%.64s' is not a boolean (true or "
+				   "false)",
+				   value);
+		break;
+	case CONF_KEY_SYSFS:
+		if (conf_absolute(p, "sysfs", value))
+			conf_set_string(&conf->sysfs, value);
+		break;
+	case CONF_KEY_PROCFS:
+		if (conf_absolute(p, "procfs", value))
+			conf_set_string(&conf->procfs, value);
+		break;
+	case CONF_KEY_COUNT:
+		break;
+	}
+}
+
+static int conf_handler(void *user, const char *section, const char *name,
+			const char *value)
+{
+	struct conf_parser *p = user;
+	enum conf_key key;
+
+	(void)section; /* the reader tracks it, with the line */
+	if (p->section == CONF_SECTION_UNKNOWN)
+		return 1; /* reported once, at the section header */
+	if (p->section == CONF_SECTION_NONE) {
+		diag_error(p->diag, p->path, p->line,
+			   "'%.64s' is outside any section (start with "
+			   "[daemon] or [paths])",
+			   name);
+		return 1;
+	}
+	for (key = 0; key < CONF_KEY_COUNT; key++) {
+		if (conf_keys[key].section == p->section &&
+		    strcmp(conf_keys[key].name, name) == 0)
+			break;
+	}
+	if (key == CONF_KEY_COUNT) {
+		diag_error(p->diag, p->path, p->line,
+			   "unknown key '%.64s' in [%s]", name,
+			   p->section == CONF_SECTION_DAEMON ? "daemon"
+							     : "paths");
+		return 1;
+	}
+	if (p->key_lines[key]) {
+		diag_error(p->diag, p->path, p->line,
+			   "%s is already set on line %u", name,
+			   p->key_lines[key]);
+		return 1;
+	}
+	p->key_lines[key] = p->line;
+	conf_apply(p, key, value);
+	return 1;
+}
+
+static void conf_section_header(struct conf_parser *p, char *line)
+{
+	char *end = strchr(line, ']');
+
+	if (!end || end[1] != '\0') {
+		diag_error(p->diag, p->path, p->line,
+			   "malformed section header (expected [name])");
+		p->section = CONF_SECTION_UNKNOWN;
+		return;
+	}
+	*end = '\0';
+	if (strcmp(line + 1, "daemon") == 0)
+		p->section = CONF_SECTION_DAEMON;
+	else if (strcmp(line + 1, "paths") == 0)
+		p->section = CONF_SECTION_PATHS;
+	else {
+		diag_error(p->diag, p->path, p->line,
+			   "unknown section [%.64s] (valid: daemon, paths)",
+			   line + 1);
+		p->section = CONF_SECTION_UNKNOWN;
+	}
+	*end = ']';
+}
+
+/* Leading space would make inih read a continuation of the previous value
+ * and a '#' after a value would stay part of it: neither is what a person
+ * editing the file means, so both are taken out here. */
+static void conf_tidy_line(char *line)
+{
+	char *start = line, *end;
+
+	while (isspace((unsigned char)*start))
+		start++;
+	memmove(line, start, strlen(start) + 1);
+	if (line[0] == '#' || line[0] == ';') {
+		line[0] = '\0';
+		return;
+	}
+	for (char *c = line + 1; *c; c++) {
+		if ((*c == '#' || *c == ';') && isspace((unsigned char)c[-1])) {
+			*c = '\0';
+			break;
+		}
+	}
+	end = line + strlen(line);
+	while (end > line && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+}
+
+/* inih's fgets-like reader: one line per call, checked before inih sees
+ * it; a line inih must not see is handed over as an empty one. */
+static char *conf_reader(char *buf, int size, void *stream)
+{
+	struct conf_parser *p = stream;
+	size_t n = 0, line_len;
+	const char *start;
+
+	if (p->pos >= p->len)
+		return NULL;
+	start = p->text + p->pos;
+	while (p->pos + n < p->len && start[n] != '\n')
+		n++;
+	line_len = n;
+	p->pos += n + (p->pos + n < p->len);
+	p->line++;
+	buf[0] = '\0';
+	if (p->line == 1 && line_len >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) {
+		start += 3; /* a UTF-8 byte order mark */
+		line_len -= 3;
+	}
+	if (memchr(start, '\0', line_len)) {
+		diag_error(p->diag, p->path, p->line, "line contains a NUL byte");
+		return buf;
+	}
+	if (line_len + 2 > (size_t)size) {
+		diag_error(p->diag, p->path, p->line,
+			   "line longer than %d characters", size - 2);
+		return buf;
+	}
+	memcpy(buf, start, line_len);
+	buf[line_len] = '\0';
+	conf_tidy_line(buf);
+	if (buf[0] == '[') {
+		conf_section_header(p, buf);
+	} else if (buf[0] && !strpbrk(buf, "=:")) {
+		diag_error(p->diag, p->path, p->line,
+			   "expected 'key = value' or '[section]'");
+		buf[0] = '\0';
+	}
+	return buf;
+}
+
+void conf_load_text(struct conf *conf, const char *path, const char *text,
+		    size_t len, struct diag *diag)
+{
+	struct conf_parser p = {
+		.conf = conf,
+		.path = path,
+		.diag = diag,
+		.text = text,
+		.len = len,
+	};
+
+	ini_parse_stream(conf_reader, &p, conf_handler, &p);
+}
+
+/* Without must_exist a missing file means "all defaults": the package may
+ * ship none, and the CLI reads the same file without needing it. */
+int conf_load_file(struct conf *conf, const char *path, bool must_exist,
+		   struct diag *diag)
+{
+	char *text;
+	size_t len;
+
+	if (util_read_file(path, CONF_MAX_FILE_SIZE, &text, &len) < 0) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		diag_error(diag, path, 0, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	conf_load_text(conf, path, text, len, diag);
+	free(text);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* The daemon's configuration (INI, read with inih): defaults, the file,
+ * then command-line overrides. */
+#ifndef CPUPOLICY_CONF_H
+#define CPUPOLICY_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "log.h"
+
+#ifndef CONF_DEFAULT_PATH
+#define CONF_DEFAULT_PATH "/etc/cpupolicy/cpupolicyd.conf"
+#endif
+#ifndef CONF_DEFAULT_RULES_DIRS
+#define CONF_DEFAULT_RULES_DIRS                                                \
+	"/usr/share/cpupolicy/rules.d:/etc/cpupolicy/rules.d"
+#endif
+#define CONF_DEFAULT_SOCKET	      "/run/cpupolicy/cpupolicyd.sock"
+#define CONF_DEFAULT_STATE_DIR	      "/var/lib/cpupolicy"
+#define CONF_DEFAULT_RESCAN_MS	      10000
+#define CONF_MAX_RESCAN_MS	      86400000
+#define CONF_MIN_RESCAN_MS	      100
+#define CONF_MAX_FILE_SIZE	      (1u << 20)
+
+struct conf {
+	char **rules_dirs;
+	size_t rules_dir_count;
+	char *socket;
+	char *socket_group; /* NULL: root's group */
+	unsigned socket_gid;
+	char *state_dir;
+	unsigned rescan_interval_ms; /* 0: no periodic rescan */
+	enum log_level log_level;
+	bool dry_run;
+	char *sysfs;
+	char *procfs;
+};
+
+/* conf.c */
+void conf_init(struct conf *conf);
+void conf_free(struct conf *conf);
+int conf_load_file(struct conf *conf, const char *path, bool must_exist,
+		   struct diag *diag);
+void conf_load_text(struct conf *conf, const char *path, const char *text,
+		    size_t len, struct diag *diag);
+void conf_set_rules_dirs(struct conf *conf, const char *colon_list);
+void conf_add_rules_dir(struct conf *conf, const char *dir);
+void conf_set_string(char **slot, const char *value);
+
+#endif

@@ -1,0 +1,115 @@
+/* Diagnostics from rule and config files, collected so that one run reports
+ * every problem and a reload can hand them to the client that asked. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "diag.h"
+#include "util.h"
+
+void diag_init(struct diag *diag)
+{
+	*diag = (struct diag){0};
+}
+
+void diag_free(struct diag *diag)
+{
+	for (size_t i = 0; i < diag->count; i++) {
+		free(diag->entries[i].file);
+		free(diag->entries[i].message);
+	}
+	free(diag->entries);
+	diag_init(diag);
+}
+
+static void diag_add(struct diag *diag, enum diag_severity severity,
+		     const char *file, unsigned line, const char *fmt,
+		     va_list ap)
+{
+	struct diag_entry *entry;
+	char message[512];
+
+	if (severity == DIAG_SEVERITY_ERROR)
+		diag->errors++;
+	else
+		diag->warnings++;
+	if (diag->count >= DIAG_MAX_ENTRIES) {
+		diag->dropped++;
+		return;
+	}
+	if (diag->count == diag->capacity) {
+		diag->capacity = diag->capacity ? diag->capacity * 2 : 16;
+		diag->entries = xreallocarray(diag->entries, diag->capacity,
+					      sizeof(*diag->entries));
+	}
+	vsnprintf(message, sizeof(message), fmt, ap);
+	entry = &diag->entries[diag->count++];
+	entry->severity = severity;
+	entry->file = xstrdup(file ? file : "(unknown)");
+	entry->line = line;
+	entry->message = xstrdup(message);
+}
+
+void diag_error(struct diag *diag, const char *file, unsigned line,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(diag, DIAG_SEVERITY_ERROR, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void diag_warning(struct diag *diag, const char *file, unsigned line,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(diag, DIAG_SEVERITY_WARNING, file, line, fmt, ap);
+	va_end(ap);
+}
+
+void diag_format(const struct diag_entry *entry, char *buf, size_t size)
+{
+	const char *what = entry->severity == DIAG_SEVERITY_ERROR ? "error"
+								  : "warning";
+
+	if (entry->line)
+		snprintf(buf, size, "%s:%u: %s: %s", entry->file, entry->line,
+			 what, entry->message);
+	else
+		snprintf(buf, size, "%s: %s: %s", entry->file, what,
+			 entry->message);
+}
+
+void diag_print(const struct diag *diag, FILE *out, bool with_warnings)
+{
+	char line[1024];
+
+	for (size_t i = 0; i < diag->count; i++) {
+		if (!with_warnings &&
+		    diag->entries[i].severity == DIAG_SEVERITY_WARNING)
+			continue;
+		diag_format(&diag->entries[i], line, sizeof(line));
+		fprintf(out, "%s\n", line);
+	}
+	if (diag->dropped)
+		fprintf(out, "... and %zu more\n", diag->dropped);
+}
+
+/* Checks run in passes, not line by line; a reader wants line order. Stable:
+ * messages about one line keep the order they were made in. */
+void diag_sort_lines(struct diag *diag, size_t first)
+{
+	for (size_t i = first + 1; i < diag->count; i++) {
+		struct diag_entry entry = diag->entries[i];
+		size_t j = i;
+
+		while (j > first && diag->entries[j - 1].line > entry.line) {
+			diag->entries[j] = diag->entries[j - 1];
+			j--;
+		}
+		diag->entries[j] = entry;
+	}
+}

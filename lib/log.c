@@ -1,0 +1,133 @@
+/* Logging for the daemon and the CLI: stderr, with syslog priority prefixes
+ * when stderr is the journal. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+
+static const char *log_progname = "cpupolicy";
+static enum log_level log_threshold = LOG_LEVEL_INFO;
+static bool log_to_journal;
+
+static const char *const log_level_names[] = {
+	[LOG_LEVEL_ERROR] = "error",
+	[LOG_LEVEL_WARNING] = "warning",
+	[LOG_LEVEL_INFO] = "info",
+	[LOG_LEVEL_DEBUG] = "debug",
+};
+
+/* The journal reads "<N>" at the start of a line as the syslog priority. */
+static const int log_syslog_priority[] = {
+	[LOG_LEVEL_ERROR] = 3,
+	[LOG_LEVEL_WARNING] = 4,
+	[LOG_LEVEL_INFO] = 6,
+	[LOG_LEVEL_DEBUG] = 7,
+};
+
+void log_init(const char *progname, enum log_level level)
+{
+	log_progname = progname;
+	log_threshold = level;
+	log_to_journal = getenv("JOURNAL_STREAM") != NULL;
+}
+
+void log_set_level(enum log_level level)
+{
+	log_threshold = level;
+}
+
+enum log_level log_get_level(void)
+{
+	return log_threshold;
+}
+
+int log_level_parse(const char *text, enum log_level *level)
+{
+	for (size_t i = 0; i < sizeof(log_level_names) / sizeof(*log_level_names);
+	     i++) {
+		if (strcasecmp(text, log_level_names[i]) == 0) {
+			*level = (enum log_level)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *log_level_name(enum log_level level)
+{
+	return log_level_names[level];
+}
+
+static void log_emit(enum log_level level, const char *why, const char *fmt,
+		     va_list ap)
+{
+	char line[1024];
+
+	if (level > log_threshold)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (log_to_journal)
+		fprintf(stderr, "<%d>", log_syslog_priority[level]);
+	else
+		fprintf(stderr, "%s: ", log_progname);
+	if (level == LOG_LEVEL_ERROR || level == LOG_LEVEL_WARNING ||
+	    level == LOG_LEVEL_DEBUG)
+		fprintf(stderr, "%s: ", log_level_names[level]);
+	if (why)
+		fprintf(stderr, "%s: %s\n", line, why);
+	else
+		fprintf(stderr, "%s\n", line);
+}
+
+#define LOG_BODY(level, why)                                                   \
+	do {                                                                   \
+		va_list ap;                                                    \
+		va_start(ap, fmt);                                             \
+		log_emit(level, why, fmt, ap);                                 \
+		va_end(ap);                                                    \
+	} while (0)
+
+void log_error(const char *fmt, ...)
+{
+	LOG_BODY(LOG_LEVEL_ERROR, NULL);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	const char *why = strerror(errno);
+
+	LOG_BODY(LOG_LEVEL_WARNING, why);
+}
+
+void log_warnx(const char *fmt, ...)
+{
+	LOG_BODY(LOG_LEVEL_WARNING, NULL);
+}
+
+void log_info(const char *fmt, ...)
+{
+	LOG_BODY(LOG_LEVEL_INFO, NULL);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	LOG_BODY(LOG_LEVEL_DEBUG, NULL);
+}
+
+void fatal(const char *fmt, ...)
+{
+	const char *why = strerror(errno);
+
+	LOG_BODY(LOG_LEVEL_ERROR, why);
+	exit(1);
+}
+
+void fatalx(const char *fmt, ...)
+{
+	LOG_BODY(LOG_LEVEL_ERROR, NULL);
+	exit(1);
+}

@@ -1,0 +1,14 @@
+/* Shell-style glob patterns of match keys (fnmatch(3) syntax): checking
+ * them up front, telling literals from globs, matching. */
+#ifndef CPUPOLICY_PATTERN_H
+#define CPUPOLICY_PATTERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* pattern.c */
+int pattern_check(const char *pattern, char *why, size_t why_size);
+bool pattern_is_literal(const char *pattern);
+bool pattern_match(const char *pattern, const char *text);
+
+#endif

@@ -1,0 +1,883 @@
+/* One rule file: libconfig text to validated rules. libconfig checks the
+ * syntax; everything else (unknown keys, types, ranges, enums, conflicts,
+ * spoofable raises) is checked here, each with the line it is on. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libconfig.h>
+
+#include "pattern.h"
+#include "rulefile.h"
+#include "rules.h"
+#include "util.h"
+
+struct rulefile {
+	struct rules *rules;
+	const char *path;
+	struct diag *diag;
+	/* Lines whose integer the prescan found too big: libconfig holds a
+	 * wrapped value there, which must not be reported a second time. */
+	unsigned overflow_lines[8];
+	size_t overflow_count;
+};
+
+static void rulefile_error(struct rulefile *rf, unsigned line,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void rulefile_warning(struct rulefile *rf, unsigned line,
+			     const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void rulefile_error(struct rulefile *rf, unsigned line,
+			   const char *fmt, ...)
+{
+	char message[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	diag_error(rf->diag, rf->path, line, "%s", message);
+}
+
+static void rulefile_warning(struct rulefile *rf, unsigned line,
+			     const char *fmt, ...)
+{
+	char message[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	diag_warning(rf->diag, rf->path, line, "%s", message);
+}
+
+static unsigned rulefile_line(const config_setting_t *s)
+{
+	return config_setting_source_line(s);
+}
+
+/* The dotted path of a setting inside its rule ("priority.nice",
+ * "match.exe[1]"), or from the top for settings outside rules. */
+static void rulefile_key(const config_setting_t *s, char *buf, size_t size)
+{
+	const config_setting_t *chain[16];
+	size_t depth = 0, used = 0;
+
+	for (; s && !config_setting_is_root(s) && depth < ARRAY_SIZE(chain);
+	     s = config_setting_parent(s)) {
+		const config_setting_t *parent = config_setting_parent(s);
+
+		/* A rule is an element of the top-level "rules" list. */
+		if (!config_setting_name(s) && parent &&
+		    config_setting_name(parent) &&
+		    strcmp(config_setting_name(parent), "rules") == 0 &&
+		    config_setting_is_root(config_setting_parent(parent)))
+			break;
+		chain[depth++] = s;
+	}
+	buf[0] = '\0';
+	while (depth-- > 0 && used < size) {
+		const config_setting_t *c = chain[depth];
+		int n;
+
+		if (config_setting_name(c))
+			n = snprintf(buf + used, size - used, "%s%s",
+				     used ? "." : "", config_setting_name(c));
+		else
+			n = snprintf(buf + used, size - used, "[%d]",
+				     config_setting_index(c));
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static const char *rulefile_type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_GROUP:
+		return "a group { ... }";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array [ ... ]";
+	case CONFIG_TYPE_LIST:
+		return "a list ( ... )";
+	}
+	return "nothing";
+}
+
+static bool rulefile_expect(struct rulefile *rf, const config_setting_t *s,
+			    int type, const char *wanted)
+{
+	char key[128];
+	int got = config_setting_type(s);
+
+	if (got == type || (type == CONFIG_TYPE_INT &&
+			    got == CONFIG_TYPE_INT64))
+		return true;
+	rulefile_key(s, key, sizeof(key));
+	rulefile_error(rf, rulefile_line(s), "%s: expected %s, got %s", key,
+		       wanted, rulefile_type_name(got));
+	return false;
+}
+
+static bool rulefile_keys_known(struct rulefile *rf,
+				const config_setting_t *group,
+				const char *const *valid, size_t nvalid)
+{
+	bool ok = true;
+
+	for (int i = 0; i < config_setting_length(group); i++) {
+		const config_setting_t *s = config_setting_get_elem(group, i);
+		const char *name = config_setting_name(s);
+		char key[128], list[256];
+		size_t used = 0;
+		bool known = false;
+
+		for (size_t k = 0; k < nvalid; k++)
+			known = known || strcmp(name, valid[k]) == 0;
+		if (known)
+			continue;
+		list[0] = '\0';
+		for (size_t k = 0; k < nvalid && used < sizeof(list); k++) {
+			int n = snprintf(list + used, sizeof(list) - used,
+					 "%s%s", k ? ", " : "", valid[k]);
+
+			if (n < 0)
+				break;
+			used += (size_t)n;
+		}
+		rulefile_key(s, key, sizeof(key));
+		rulefile_error(rf, rulefile_line(s),
+			       "unknown key '%s' (valid here: %s)", key, list);
+		ok = false;
+	}
+	return ok;
+}
+
+static bool rulefile_int(struct rulefile *rf, const config_setting_t *s,
+			 long long min, long long max, long long *out)
+{
+	char key[128];
+	long long value;
+
+	if (!rulefile_expect(rf, s, CONFIG_TYPE_INT, "an integer"))
+		return false;
+	for (size_t i = 0; i < rf->overflow_count; i++) {
+		if (rf->overflow_lines[i] == rulefile_line(s))
+			return false;
+	}
+	value = config_setting_get_int64(s);
+	if (value < min || value > max) {
+		rulefile_key(s, key, sizeof(key));
+		rulefile_error(rf, rulefile_line(s),
+			       "%s: %lld is out of range (%lld..%lld)", key,
+			       value, min, max);
+		return false;
+	}
+	*out = value;
+	return true;
+}
+
+static bool rulefile_bool(struct rulefile *rf, const config_setting_t *s,
+			  bool *out)
+{
+	if (!rulefile_expect(rf, s, CONFIG_TYPE_BOOL, "true or false"))
+		return false;
+	*out = config_setting_get_bool(s);
+	return true;
+}
+
+static bool rulefile_enum(struct rulefile *rf, const config_setting_t *s,
+			  enum rules_enum which, int *out)
+{
+	char key[128], valid[256];
+	const char *text;
+	int value;
+
+	if (!rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string"))
+		return false;
+	text = config_setting_get_string(s);
+	value = rules_enum_lookup(which, text);
+	if (value < 0) {
+		rulefile_key(s, key, sizeof(key));
+		rules_enum_list(which, valid, sizeof(valid));
+		rulefile_error(rf, rulefile_line(s),
+			       "%s: '%.64s' is not valid (valid: %s)", key,
+			       text, valid);
+		return false;
+	}
+	*out = value;
+	return true;
+}
+
+/* Scalars or a list/array of them: "exe = "/a";" or "exe = ["/a", "/b"];". */
+static bool rulefile_values(struct rulefile *rf, const config_setting_t *s,
+			    const config_setting_t ***values, int *count)
+{
+	char key[128];
+	int n;
+
+	if (!config_setting_is_array(s) && !config_setting_is_list(s)) {
+		*values = xmalloc(sizeof(**values));
+		(*values)[0] = s;
+		*count = 1;
+		return true;
+	}
+	n = config_setting_length(s);
+	if (n == 0) {
+		rulefile_key(s, key, sizeof(key));
+		rulefile_error(rf, rulefile_line(s),
+			       "%s: empty list matches nothing", key);
+		return false;
+	}
+	*values = xcalloc((size_t)n, sizeof(**values));
+	for (int i = 0; i < n; i++)
+		(*values)[i] = config_setting_get_elem(s, i);
+	*count = n;
+	return true;
+}
+
+enum rulefile_pattern_kind {
+	RULEFILE_PATTERN_KIND_PATH,
+	RULEFILE_PATTERN_KIND_COMM,
+	RULEFILE_PATTERN_KIND_TEXT,
+};
+
+static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
+				 enum rulefile_pattern_kind kind)
+{
+	char key[128], why[128];
+	const char *text = config_setting_get_string(s);
+	size_t len = strlen(text);
+
+	rulefile_key(s, key, sizeof(key));
+	if (len == 0) {
+		rulefile_error(rf, rulefile_line(s), "%s: empty pattern", key);
+		return false;
+	}
+	if (len >= PATH_MAX) {
+		rulefile_error(rf, rulefile_line(s),
+			       "%s: longer than %d characters", key,
+			       PATH_MAX - 1);
+		return false;
+	}
+	if (pattern_check(text, why, sizeof(why)) < 0) {
+		rulefile_error(rf, rulefile_line(s),
+			       "%s: invalid glob '%.64s': %s", key, text, why);
+		return false;
+	}
+	switch (kind) {
+	case RULEFILE_PATTERN_KIND_PATH:
+		if (text[0] != '/') {
+			rulefile_error(rf, rulefile_line(s),
+				       "%s: '%.64s' is not an absolute path",
+				       key, text);
+			return false;
+		}
+		break;
+	case RULEFILE_PATTERN_KIND_COMM:
+		if (pattern_is_literal(text) && len > RULEFILE_COMM_MAX)
+			rulefile_warning(
+				rf, rulefile_line(s),
+				"%s: '%.64s' is longer than %d characters and "
+				"never matches: the kernel cuts process names "
+				"to %d (match on exe instead)",
+				key, text, RULEFILE_COMM_MAX,
+				RULEFILE_COMM_MAX);
+		break;
+	case RULEFILE_PATTERN_KIND_TEXT:
+		break;
+	}
+	return true;
+}
+
+static void rulefile_patterns(struct rulefile *rf, const config_setting_t *s,
+			      enum rulefile_pattern_kind kind,
+			      struct rule_patterns *out)
+{
+	const config_setting_t **values;
+	int count;
+
+	if (!rulefile_values(rf, s, &values, &count))
+		return;
+	out->values = xcalloc((size_t)count, sizeof(*out->values));
+	for (int i = 0; i < count; i++) {
+		if (!rulefile_expect(rf, values[i], CONFIG_TYPE_STRING,
+				     "a string"))
+			continue;
+		if (!rulefile_pattern_one(rf, values[i], kind))
+			continue;
+		out->values[out->count++] =
+			xstrdup(config_setting_get_string(values[i]));
+	}
+	free(values);
+}
+
+static void rulefile_ids(struct rulefile *rf, const config_setting_t *s,
+			 bool group, struct rule_ids *out)
+{
+	const char *what = group ? "group" : "user";
+	const config_setting_t **values;
+	char key[128];
+	int count;
+
+	if (!rulefile_values(rf, s, &values, &count))
+		return;
+	out->values = xcalloc((size_t)count, sizeof(*out->values));
+	for (int i = 0; i < count; i++) {
+		const config_setting_t *v = values[i];
+		struct rule_id *id = &out->values[out->count];
+		long long number;
+
+		rulefile_key(v, key, sizeof(key));
+		if (config_setting_type(v) == CONFIG_TYPE_STRING) {
+			const char *name = config_setting_get_string(v);
+
+			if (!*name || strlen(name) > 256) {
+				rulefile_error(rf, rulefile_line(v),
+					       "%s: not a valid %s name", key,
+					       what);
+				continue;
+			}
+			id->name = xstrdup(name);
+			id->known =
+				rules_resolve_id(rf->rules, group, name, &id->id);
+			if (!id->known)
+				rulefile_warning(
+					rf, rulefile_line(v),
+					"%s: unknown %s '%.64s': it matches "
+					"nothing until it exists and the rules "
+					"are reloaded",
+					key, what, name);
+		} else if (config_setting_type(v) == CONFIG_TYPE_INT ||
+			   config_setting_type(v) == CONFIG_TYPE_INT64) {
+			/* (uid_t)-1 means "no change" to the kernel. */
+			if (!rulefile_int(rf, v, 0, UINT32_MAX - 1, &number))
+				continue;
+			id->name = xasprintf("%lld", number);
+			id->id = (unsigned)number;
+			id->known = true;
+		} else {
+			rulefile_error(rf, rulefile_line(v),
+				       "%s: expected a %s name or number, got "
+				       "%s",
+				       key, what,
+				       rulefile_type_name(
+					       config_setting_type(v)));
+			continue;
+		}
+		out->count++;
+	}
+	free(values);
+}
+
+static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
+			   struct rule *rule)
+{
+	static const char *const keys[] = {
+		"exe",	 "name",   "cmdline",	 "user",
+		"group", "cgroup", "parent_exe",
+	};
+	struct rule_match *m = &rule->match;
+	const config_setting_t *s;
+
+	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
+		return;
+	if (config_setting_length(g) == 0) {
+		rulefile_error(rf, rulefile_line(g),
+			       "match is empty: the rule would apply to every "
+			       "process");
+		return;
+	}
+	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
+	if ((s = config_setting_get_member(g, "exe")))
+		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_PATH, &m->exe);
+	if ((s = config_setting_get_member(g, "name")))
+		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_COMM, &m->name);
+	if ((s = config_setting_get_member(g, "cmdline")))
+		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_TEXT,
+				  &m->cmdline);
+	if ((s = config_setting_get_member(g, "cgroup")))
+		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_PATH,
+				  &m->cgroup);
+	if ((s = config_setting_get_member(g, "parent_exe")))
+		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_PATH,
+				  &m->parent_exe);
+	if ((s = config_setting_get_member(g, "user")))
+		rulefile_ids(rf, s, false, &m->user);
+	if ((s = config_setting_get_member(g, "group")))
+		rulefile_ids(rf, s, true, &m->group);
+}
+
+static void rulefile_conflict(struct rulefile *rf, const config_setting_t *g,
+			      const char *a, const char *b, const char *why)
+{
+	const config_setting_t *sa = config_setting_get_member(g, a);
+	const config_setting_t *sb = config_setting_get_member(g, b);
+	char key_a[128], key_b[128];
+
+	if (!sa || !sb)
+		return;
+	rulefile_key(sa, key_a, sizeof(key_a));
+	rulefile_key(sb, key_b, sizeof(key_b));
+	rulefile_error(rf, rulefile_line(sb), "%s conflicts with %s (%s)",
+		       key_b, key_a, why);
+}
+
+static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
+			      struct rule *rule)
+{
+	static const char *const keys[] = {
+		"class", "nice", "policy", "rt_priority", "io_class", "io_level",
+	};
+	struct rule_priority *p = &rule->priority;
+	const config_setting_t *s;
+	long long number;
+	int value;
+
+	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
+		return;
+	if (config_setting_length(g) == 0)
+		rulefile_warning(rf, rulefile_line(g),
+				 "priority is empty and sets nothing");
+	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
+	if ((s = config_setting_get_member(g, "class")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_CLASS, &value))
+		p->class = (enum rule_class)value;
+	if ((s = config_setting_get_member(g, "nice")) &&
+	    rulefile_int(rf, s, -20, 19, &number)) {
+		p->has_nice = true;
+		p->nice = (int)number;
+	}
+	if ((s = config_setting_get_member(g, "policy")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_POLICY, &value))
+		p->policy = (enum rule_policy)value;
+	if ((s = config_setting_get_member(g, "rt_priority")) &&
+	    rulefile_int(rf, s, 1, 99, &number)) {
+		p->rt_priority = (int)number;
+		if (p->policy != RULE_POLICY_FIFO &&
+		    p->policy != RULE_POLICY_RR &&
+		    p->class != RULE_CLASS_REALTIME)
+			rulefile_error(rf, rulefile_line(s),
+				       "priority.rt_priority needs policy "
+				       "\"fifo\" or \"rr\", or class "
+				       "\"realtime\"");
+	}
+	if ((s = config_setting_get_member(g, "io_class")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_IO_CLASS, &value))
+		p->io_class = (enum rule_io_class)value;
+	if ((s = config_setting_get_member(g, "io_level")) &&
+	    rulefile_int(rf, s, 0, 7, &number)) {
+		p->io_level = (int)number;
+		if (p->io_class == RULE_IO_CLASS_IDLE)
+			rulefile_error(rf, rulefile_line(s),
+				       "priority.io_level has no meaning with "
+				       "io_class \"idle\"");
+	}
+	rulefile_conflict(rf, g, "class", "nice",
+			  "the class sets nice; use one of them");
+	rulefile_conflict(rf, g, "class", "policy",
+			  "the class sets the policy; use one of them");
+	if (p->has_nice && (p->policy == RULE_POLICY_FIFO ||
+			    p->policy == RULE_POLICY_RR))
+		rulefile_warning(rf,
+				 rulefile_line(config_setting_get_member(
+					 g, "nice")),
+				 "priority.nice has no effect with a realtime "
+				 "policy");
+}
+
+static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
+			       struct rule *rule)
+{
+	static const char *const keys[] = {"cores", "cpus", "spread"};
+	struct rule_placement *p = &rule->placement;
+	const config_setting_t *s;
+	char why[128];
+	int value;
+
+	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
+		return;
+	if (config_setting_length(g) == 0)
+		rulefile_warning(rf, rulefile_line(g),
+				 "placement is empty and sets nothing");
+	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
+	if ((s = config_setting_get_member(g, "cores")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_CORES, &value))
+		p->cores = (enum rule_cores)value;
+	if ((s = config_setting_get_member(g, "cpus")) &&
+	    rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string")) {
+		if (cpulist_parse(config_setting_get_string(s), &p->cpus, why,
+				  sizeof(why)) < 0)
+			rulefile_error(rf, rulefile_line(s),
+				       "placement.cpus: '%.64s': %s",
+				       config_setting_get_string(s), why);
+		else
+			p->has_cpus = true;
+	}
+	if ((s = config_setting_get_member(g, "spread")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_SPREAD, &value))
+		p->spread = (enum rule_spread)value;
+	rulefile_conflict(rf, g, "cores", "cpus",
+			  "both choose the CPUs; use one of them");
+}
+
+static void rulefile_power_string(struct rulefile *rf,
+				  const config_setting_t *g, const char *name,
+				  enum rules_enum which, char **out)
+{
+	const config_setting_t *s = config_setting_get_member(g, name);
+	int value;
+
+	if (s && rulefile_enum(rf, s, which, &value))
+		*out = xstrdup(rules_enum_name(which, value));
+}
+
+static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
+			   struct rule *rule)
+{
+	static const char *const keys[] = {
+		"parking", "min_online", "idle_latency_us", "governor",
+		"epp",	   "profile",	 "turbo",
+	};
+	struct rule_power *p = &rule->power;
+	const config_setting_t *s;
+	long long number;
+	bool flag;
+	int value;
+
+	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
+		return;
+	if (config_setting_length(g) == 0)
+		rulefile_warning(rf, rulefile_line(g),
+				 "power is empty and sets nothing");
+	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
+	if ((s = config_setting_get_member(g, "parking")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_PARKING, &value))
+		p->parking = (enum rule_parking)value;
+	if ((s = config_setting_get_member(g, "min_online")) &&
+	    rulefile_int(rf, s, 0, 100, &number))
+		p->min_online = (int)number;
+	/* PM QoS takes an s32 of microseconds. */
+	if ((s = config_setting_get_member(g, "idle_latency_us")) &&
+	    rulefile_int(rf, s, 0, INT32_MAX, &number))
+		p->idle_latency_us = (long)number;
+	rulefile_power_string(rf, g, "governor", RULES_ENUM_GOVERNOR,
+			      &p->governor);
+	rulefile_power_string(rf, g, "epp", RULES_ENUM_EPP, &p->epp);
+	rulefile_power_string(rf, g, "profile", RULES_ENUM_PROFILE,
+			      &p->profile);
+	if ((s = config_setting_get_member(g, "turbo")) &&
+	    rulefile_bool(rf, s, &flag))
+		p->turbo = flag ? RULE_TURBO_ON : RULE_TURBO_OFF;
+}
+
+static bool rulefile_name_valid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > RULEFILE_MAX_NAME)
+		return false;
+	for (const char *p = name; *p; p++) {
+		if (!isalnum((unsigned char)*p) && !strchr("_.:+-", *p))
+			return false;
+	}
+	return true;
+}
+
+static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
+			      struct rule *rule)
+{
+	const config_setting_t *opt =
+		config_setting_get_member(g, "allow_spoofable");
+	bool raises = rules_raises(rule), spoofable = rules_spoofable(rule);
+
+	if (raises && spoofable && !rule->allow_spoofable)
+		rulefile_error(rf, rule->line,
+			       "rule '%s' raises priority or power but matches "
+			       "only on name, cmdline or parent_exe, which any "
+			       "user controls: add exe, user, group or cgroup "
+			       "to the match, or set allow_spoofable = true",
+			       rule->name);
+	else if (raises && spoofable)
+		rulefile_warning(rf, rule->line,
+				 "rule '%s' can be triggered by any process "
+				 "that names itself to match "
+				 "(allow_spoofable = true)",
+				 rule->name);
+	else if (opt && rule->allow_spoofable)
+		rulefile_warning(rf, rulefile_line(opt),
+				 "allow_spoofable has no effect: rule '%s' %s",
+				 rule->name,
+				 raises ? "matches on exe, user, group or "
+					  "cgroup"
+					: "raises nothing");
+}
+
+static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
+{
+	static const char *const keys[] = {
+		"name",	     "match", "priority",
+		"placement", "power", "allow_spoofable",
+	};
+	const config_setting_t *s;
+	struct rule rule = {
+		.line = rulefile_line(g),
+		.priority = {.io_level = -1},
+		.power = {.min_online = -1, .idle_latency_us = -1},
+	};
+
+	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		rulefile_error(rf, rulefile_line(g),
+			       "rules[%d]: each rule must be a group { ... }, "
+			       "got %s",
+			       config_setting_index(g),
+			       rulefile_type_name(config_setting_type(g)));
+		return;
+	}
+	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
+	s = config_setting_get_member(g, "name");
+	if (!s)
+		rulefile_error(rf, rule.line, "rule has no name");
+	else if (rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string")) {
+		if (!rulefile_name_valid(config_setting_get_string(s)))
+			rulefile_error(rf, rulefile_line(s),
+				       "name: '%.64s' is not a valid rule name "
+				       "(1 to %d of A-Z a-z 0-9 _ . : + -)",
+				       config_setting_get_string(s),
+				       RULEFILE_MAX_NAME);
+		else
+			rule.name = xstrdup(config_setting_get_string(s));
+	}
+	if ((s = config_setting_get_member(g, "match")))
+		rulefile_match(rf, s, &rule);
+	else
+		rulefile_error(rf, rule.line,
+			       "rule has no match: say which processes it is "
+			       "for");
+	if ((s = config_setting_get_member(g, "priority")))
+		rulefile_priority(rf, s, &rule);
+	if ((s = config_setting_get_member(g, "placement")))
+		rulefile_placement(rf, s, &rule);
+	if ((s = config_setting_get_member(g, "power")))
+		rulefile_power(rf, s, &rule);
+	if ((s = config_setting_get_member(g, "allow_spoofable")))
+		rulefile_bool(rf, s, &rule.allow_spoofable);
+	if (!rule.name)
+		rule.name = xasprintf("#%d", config_setting_index(g) + 1);
+	rulefile_security(rf, g, &rule);
+	rules_add(rf->rules, &rule, rf->path, rf->diag);
+}
+
+static void rulefile_root(struct rulefile *rf, const config_setting_t *root)
+{
+	static const char *const keys[] = {"version", "rules"};
+	const config_setting_t *s;
+	long long version;
+
+	rulefile_keys_known(rf, root, keys, ARRAY_SIZE(keys));
+	if ((s = config_setting_get_member(root, "version")) &&
+	    rulefile_int(rf, s, INT_MIN, INT_MAX, &version) && version != 1)
+		rulefile_error(rf, rulefile_line(s),
+			       "version: %lld is not supported (this cpupolicy "
+			       "reads version 1)",
+			       version);
+	s = config_setting_get_member(root, "rules");
+	if (!s)
+		return;
+	/* An empty "rules = [];" is an array; anything else must be a list. */
+	if (config_setting_is_array(s) && config_setting_length(s) == 0)
+		return;
+	if (!rulefile_expect(rf, s, CONFIG_TYPE_LIST, "a list ( { ... }, ... )"))
+		return;
+	for (int i = 0; i < config_setting_length(s); i++)
+		rulefile_rule(rf, config_setting_get_elem(s, i));
+}
+
+static bool rulefile_number_start(const char *p, const char *start)
+{
+	if (isdigit((unsigned char)p[0]))
+		return true;
+	/* A sign begins a number only where a value can begin. */
+	return (p[0] == '-' || p[0] == '+') && isdigit((unsigned char)p[1]) &&
+	       (p == start || strchr(" \t\r\n=:,([{", p[-1]));
+}
+
+/* libconfig 1.5 wraps integers that do not fit in 32 bits (4294967297
+ * reads as 1) unless they carry an L suffix: catch them in the text. */
+static size_t rulefile_scan_number(struct rulefile *rf, const char *p,
+				   unsigned line)
+{
+	bool negative = *p == '-', hex, is_float = false, is_long = false;
+	const char *digits = p + (*p == '-' || *p == '+');
+	size_t len = (size_t)(digits - p);
+	unsigned long long value = 0;
+	bool overflow = false;
+
+	hex = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+	while (isalnum((unsigned char)p[len]) || p[len] == '.' ||
+	       ((p[len] == '-' || p[len] == '+') && !hex &&
+		(p[len - 1] == 'e' || p[len - 1] == 'E')))
+		len++;
+	for (const char *c = digits + (hex ? 2 : 0); c < p + len; c++) {
+		int d;
+
+		if (*c == '.' || (!hex && (*c == 'e' || *c == 'E'))) {
+			is_float = true;
+			break;
+		}
+		if (*c == 'L') {
+			is_long = true;
+			break;
+		}
+		if (isdigit((unsigned char)*c))
+			d = *c - '0';
+		else if (hex && isxdigit((unsigned char)*c))
+			d = tolower((unsigned char)*c) - 'a' + 10;
+		else
+			break; /* not a number libconfig accepts: it says so */
+		if (value > (ULLONG_MAX - (unsigned)d) / (hex ? 16 : 10))
+			overflow = true;
+		else
+			value = value * (hex ? 16 : 10) + (unsigned)d;
+	}
+	if (is_float)
+		return len;
+	if (is_long)
+		overflow = overflow || value > (unsigned long long)LLONG_MAX +
+							 negative;
+	else
+		overflow = overflow || value > (unsigned long long)INT32_MAX +
+							 negative;
+	if (overflow && rf->overflow_count < ARRAY_SIZE(rf->overflow_lines))
+		rf->overflow_lines[rf->overflow_count++] = line;
+	if (overflow)
+		rulefile_error(rf, line,
+			       "integer %.*s is out of range (%s)", (int)len,
+			       p,
+			       is_long ? "64 bits" : "32 bits; add an L suffix "
+						    "for 64");
+	return len;
+}
+
+/* Returns false when the text must not reach libconfig: NUL bytes would
+ * cut it short and @include would read files outside the rule set. */
+static bool rulefile_prescan(struct rulefile *rf, const char *text, size_t len)
+{
+	unsigned line = 1;
+	bool ok = true;
+
+	for (size_t i = 0; i < len;) {
+		const char *p = text + i;
+
+		if (*p == '\0') {
+			rulefile_error(rf, line, "file contains a NUL byte");
+			return false;
+		} else if (*p == '\n') {
+			line++;
+			i++;
+		} else if (*p == '"') {
+			for (i++; i < len && text[i] != '"'; i++) {
+				if (text[i] == '\\' && i + 1 < len)
+					i++;
+				if (text[i] == '\n')
+					line++;
+			}
+			i++;
+		} else if (*p == '#' || (*p == '/' && i + 1 < len &&
+					 p[1] == '/')) {
+			while (i < len && text[i] != '\n')
+				i++;
+		} else if (*p == '/' && i + 1 < len && p[1] == '*') {
+			for (i += 2; i < len && !(text[i] == '*' &&
+						  i + 1 < len &&
+						  text[i + 1] == '/');
+			     i++)
+				line += text[i] == '\n';
+			i += 2;
+		} else if (*p == '@') {
+			rulefile_error(rf, line,
+				       "@include is not supported: put the "
+				       "rules in their own file in a rules "
+				       "directory");
+			ok = false;
+			i++;
+		} else if (isalpha((unsigned char)*p) || *p == '*' ||
+			   *p == '_') {
+			while (i < len && (isalnum((unsigned char)text[i]) ||
+					   strchr("_-*", text[i])))
+				i++;
+		} else if (rulefile_number_start(p, text)) {
+			i += rulefile_scan_number(rf, p, line);
+		} else {
+			i++;
+		}
+	}
+	return ok;
+}
+
+void rulefile_parse(struct rules *rules, const char *path, const char *text,
+		    size_t len, struct diag *diag)
+{
+	struct rulefile rf = {.rules = rules, .path = path, .diag = diag};
+	size_t first = diag->count;
+	config_t config;
+
+	if (!rulefile_prescan(&rf, text, len))
+		return;
+	config_init(&config);
+	if (!config_read_string(&config, text)) {
+		rulefile_error(&rf, (unsigned)config_error_line(&config), "%s",
+			       config_error_text(&config));
+	} else {
+		rulefile_root(&rf, config_root_setting(&config));
+	}
+	config_destroy(&config);
+	diag_sort_lines(diag, first);
+}
+
+static void rulefile_free_patterns(struct rule_patterns *p)
+{
+	for (size_t i = 0; i < p->count; i++)
+		free(p->values[i]);
+	free(p->values);
+}
+
+static void rulefile_free_ids(struct rule_ids *ids)
+{
+	for (size_t i = 0; i < ids->count; i++)
+		free(ids->values[i].name);
+	free(ids->values);
+}
+
+void rulefile_free_rule(struct rule *rule)
+{
+	free(rule->name);
+	rulefile_free_patterns(&rule->match.exe);
+	rulefile_free_patterns(&rule->match.name);
+	rulefile_free_patterns(&rule->match.cmdline);
+	rulefile_free_patterns(&rule->match.cgroup);
+	rulefile_free_patterns(&rule->match.parent_exe);
+	rulefile_free_ids(&rule->match.user);
+	rulefile_free_ids(&rule->match.group);
+	cpulist_free(&rule->placement.cpus);
+	free(rule->power.governor);
+	free(rule->power.epp);
+	free(rule->power.profile);
+}

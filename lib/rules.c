@@ -1,0 +1,564 @@
+/* The rule set: which files, in which order, and the checks that span
+ * rules (duplicate names, shadowed rules). One file is parsed by
+ * rulefile.c. */
+#include <dirent.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "pattern.h"
+#include "rulefile.h"
+#include "rules.h"
+#include "util.h"
+
+struct rules_enum_table {
+	const char *const *names;
+	size_t count;
+};
+
+static const char *const rules_class_names[] = {
+	[RULE_CLASS_IDLE] = "idle",
+	[RULE_CLASS_BELOW_NORMAL] = "below-normal",
+	[RULE_CLASS_NORMAL] = "normal",
+	[RULE_CLASS_ABOVE_NORMAL] = "above-normal",
+	[RULE_CLASS_HIGH] = "high",
+	[RULE_CLASS_REALTIME] = "realtime",
+};
+
+static const char *const rules_policy_names[] = {
+	[RULE_POLICY_OTHER] = "other", [RULE_POLICY_BATCH] = "batch",
+	[RULE_POLICY_IDLE] = "idle",   [RULE_POLICY_FIFO] = "fifo",
+	[RULE_POLICY_RR] = "rr",
+};
+
+static const char *const rules_io_class_names[] = {
+	[RULE_IO_CLASS_REALTIME] = "realtime",
+	[RULE_IO_CLASS_BEST_EFFORT] = "best-effort",
+	[RULE_IO_CLASS_IDLE] = "idle",
+};
+
+static const char *const rules_cores_names[] = {
+	[RULE_CORES_ALL] = "all",
+	[RULE_CORES_PERFORMANCE] = "performance",
+	[RULE_CORES_EFFICIENCY] = "efficiency",
+};
+
+static const char *const rules_spread_names[] = {
+	[RULE_SPREAD_NONE] = "none",	   [RULE_SPREAD_NUMA] = "numa",
+	[RULE_SPREAD_PACKAGE] = "package", [RULE_SPREAD_KIND] = "kind",
+};
+
+static const char *const rules_parking_names[] = {
+	[RULE_PARKING_ON] = "on",
+	[RULE_PARKING_OFF] = "off",
+};
+
+/* The kernel's own cpufreq governors. */
+static const char *const rules_governor_names[] = {
+	"performance", "powersave",    "schedutil",
+	"ondemand",    "conservative", "userspace",
+};
+
+/* energy_performance_preference, as intel_pstate and amd-pstate take it. */
+static const char *const rules_epp_names[] = {
+	"default",	 "performance", "balance_performance",
+	"balance_power", "power",
+};
+
+/* ACPI platform_profile choices. */
+static const char *const rules_profile_names[] = {
+	"low-power", "cool",	    "quiet",
+	"balanced",  "balanced-performance", "performance",
+	"max-power",
+};
+
+#define RULES_TABLE(t) {t, ARRAY_SIZE(t)}
+
+static const struct rules_enum_table rules_enum_tables[] = {
+	[RULES_ENUM_CLASS] = RULES_TABLE(rules_class_names),
+	[RULES_ENUM_POLICY] = RULES_TABLE(rules_policy_names),
+	[RULES_ENUM_IO_CLASS] = RULES_TABLE(rules_io_class_names),
+	[RULES_ENUM_CORES] = RULES_TABLE(rules_cores_names),
+	[RULES_ENUM_SPREAD] = RULES_TABLE(rules_spread_names),
+	[RULES_ENUM_PARKING] = RULES_TABLE(rules_parking_names),
+	[RULES_ENUM_GOVERNOR] = RULES_TABLE(rules_governor_names),
+	[RULES_ENUM_EPP] = RULES_TABLE(rules_epp_names),
+	[RULES_ENUM_PROFILE] = RULES_TABLE(rules_profile_names),
+};
+
+const char *rules_enum_name(enum rules_enum which, int value)
+{
+	const struct rules_enum_table *t = &rules_enum_tables[which];
+
+	if (value < 0 || (size_t)value >= t->count || !t->names[value])
+		return "unset";
+	return t->names[value];
+}
+
+int rules_enum_lookup(enum rules_enum which, const char *name)
+{
+	const struct rules_enum_table *t = &rules_enum_tables[which];
+
+	for (size_t i = 0; i < t->count; i++) {
+		if (t->names[i] && strcmp(t->names[i], name) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+void rules_enum_list(enum rules_enum which, char *buf, size_t size)
+{
+	const struct rules_enum_table *t = &rules_enum_tables[which];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < t->count && used < size; i++) {
+		int n;
+
+		if (!t->names[i])
+			continue;
+		n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "",
+			     t->names[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+bool rules_has_power(const struct rule *rule)
+{
+	const struct rule_power *p = &rule->power;
+
+	return p->parking != RULE_PARKING_UNSET || p->min_online >= 0 ||
+	       p->idle_latency_us >= 0 || p->governor || p->epp ||
+	       p->profile || p->turbo != RULE_TURBO_UNSET;
+}
+
+bool rules_raises(const struct rule *rule)
+{
+	const struct rule_priority *p = &rule->priority;
+
+	return p->class == RULE_CLASS_ABOVE_NORMAL ||
+	       p->class == RULE_CLASS_HIGH || p->class == RULE_CLASS_REALTIME ||
+	       (p->has_nice && p->nice < 0) || p->policy == RULE_POLICY_FIFO ||
+	       p->policy == RULE_POLICY_RR ||
+	       p->io_class == RULE_IO_CLASS_REALTIME || rules_has_power(rule);
+}
+
+/* exe is the kernel's word; user, group and cgroup are granted, not chosen.
+ * Everything else a process (or whoever starts it) decides itself. */
+bool rules_spoofable(const struct rule *rule)
+{
+	const struct rule_match *m = &rule->match;
+
+	return !m->exe.count && !m->user.count && !m->group.count &&
+	       !m->cgroup.count;
+}
+
+void rules_init(struct rules *rules)
+{
+	*rules = (struct rules){0};
+	strmap_init(&rules->by_name);
+	strmap_init(&rules->exe_catchall);
+	strmap_init(&rules->ids);
+}
+
+struct rules_id_entry {
+	unsigned id;
+	bool known;
+	char key[]; /* "u:name" or "g:name" */
+};
+
+void rules_free(struct rules *rules)
+{
+	for (size_t i = 0; i < rules->count; i++)
+		rulefile_free_rule(&rules->list[i]);
+	free(rules->list);
+	for (size_t i = 0; i < rules->file_count; i++)
+		free(rules->files[i]);
+	free(rules->files);
+	for (size_t i = 0; i < rules->ids.capacity; i++)
+		free(rules->ids.slots[i].value);
+	strmap_free(&rules->by_name);
+	strmap_free(&rules->exe_catchall);
+	strmap_free(&rules->ids);
+	rules_init(rules);
+}
+
+/* getpwnam reads the user database on every call; 20,000 rules naming the
+ * same few users would spend most of the load there. */
+bool rules_resolve_id(struct rules *rules, bool group, const char *name,
+		      unsigned *id)
+{
+	char key[300];
+	struct rules_id_entry *entry;
+	size_t len;
+
+	snprintf(key, sizeof(key), "%c:%s", group ? 'g' : 'u', name);
+	entry = strmap_get(&rules->ids, key);
+	if (!entry) {
+		len = strlen(key) + 1;
+		entry = xmalloc(sizeof(*entry) + len);
+		memcpy(entry->key, key, len);
+		entry->known = false;
+		if (group) {
+			struct group *gr = getgrnam(name);
+
+			if (gr) {
+				entry->id = gr->gr_gid;
+				entry->known = true;
+			}
+		} else {
+			struct passwd *pw = getpwnam(name);
+
+			if (pw) {
+				entry->id = pw->pw_uid;
+				entry->known = true;
+			}
+		}
+		strmap_put(&rules->ids, entry->key, entry);
+	}
+	*id = entry->id;
+	return entry->known;
+}
+
+static bool rules_match_has_only_exe(const struct rule_match *m)
+{
+	return m->exe.count && !m->name.count && !m->cmdline.count &&
+	       !m->cgroup.count && !m->parent_exe.count && !m->user.count &&
+	       !m->group.count;
+}
+
+/* The maps hold index + 1 into rules->list, which moves as it grows. */
+static struct rule *rules_at(struct rules *rules, void *slot)
+{
+	return slot ? &rules->list[(uintptr_t)slot - 1] : NULL;
+}
+
+/* A rule is shadowed when every exe it names is already taken, without
+ * further conditions, by an earlier rule: first match wins. */
+static void rules_check_shadow(struct rules *rules, const struct rule *rule,
+			       struct diag *diag)
+{
+	struct rule *first = NULL;
+
+	if (!rule->match.exe.count)
+		return;
+	for (size_t i = 0; i < rule->match.exe.count; i++) {
+		const char *exe = rule->match.exe.values[i];
+
+		if (!pattern_is_literal(exe))
+			return;
+		first = rules_at(rules, strmap_get(&rules->exe_catchall, exe));
+		if (!first)
+			return;
+	}
+	diag_warning(diag, rule->file, rule->line,
+		     "rule '%s' never matches: rule '%s' (%s:%u) matches the "
+		     "same exe first",
+		     rule->name, first->name, first->file, first->line);
+}
+
+static void rules_index(struct rules *rules, size_t index, struct diag *diag)
+{
+	const struct rule *rule = &rules->list[index];
+	const struct rule *twin =
+		rules_at(rules, strmap_get(&rules->by_name, rule->name));
+	void *slot = (void *)(uintptr_t)(index + 1);
+
+	if (twin)
+		diag_error(diag, rule->file, rule->line,
+			   "duplicate rule name '%s' (first defined at %s:%u)",
+			   rule->name, twin->file, twin->line);
+	else
+		strmap_put(&rules->by_name, rule->name, slot);
+	rules_check_shadow(rules, rule, diag);
+	if (!rules_match_has_only_exe(&rule->match))
+		return;
+	for (size_t i = 0; i < rule->match.exe.count; i++) {
+		const char *exe = rule->match.exe.values[i];
+
+		if (pattern_is_literal(exe) &&
+		    !strmap_get(&rules->exe_catchall, exe))
+			strmap_put(&rules->exe_catchall, exe, slot);
+	}
+}
+
+void rules_add(struct rules *rules, struct rule *rule, const char *path,
+	       struct diag *diag)
+{
+	struct rule *slot;
+
+	if (!rules->file_count ||
+	    strcmp(rules->files[rules->file_count - 1], path) != 0) {
+		rules->files = xreallocarray(rules->files,
+					     rules->file_count + 1,
+					     sizeof(*rules->files));
+		rules->files[rules->file_count++] = xstrdup(path);
+	}
+	if (rules->count == rules->capacity) {
+		rules->capacity = rules->capacity ? rules->capacity * 2 : 64;
+		rules->list = xreallocarray(rules->list, rules->capacity,
+					    sizeof(*rules->list));
+	}
+	slot = &rules->list[rules->count];
+	*slot = *rule;
+	slot->file = rules->files[rules->file_count - 1];
+	rules_index(rules, rules->count++, diag);
+}
+
+void rules_load_text(struct rules *rules, const char *path, const char *text,
+		     size_t len, struct diag *diag)
+{
+	rules->files_read++;
+	rulefile_parse(rules, path, text, len, diag);
+}
+
+int rules_load_file(struct rules *rules, const char *path, struct diag *diag)
+{
+	char *text;
+	size_t len;
+
+	if (util_read_file(path, RULES_MAX_FILE_SIZE, &text, &len) < 0) {
+		diag_error(diag, path, 0, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	rules_load_text(rules, path, text, len, diag);
+	free(text);
+	return 0;
+}
+
+struct rules_entry {
+	char *base;
+	char *path;
+	size_t order;
+};
+
+struct rules_entries {
+	struct rules_entry *list;
+	size_t count;
+};
+
+static void rules_entries_add(struct rules_entries *e, const char *path,
+			      bool replace_same_name)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+
+	if (replace_same_name) {
+		for (size_t i = 0; i < e->count; i++) {
+			if (strcmp(e->list[i].base, base) == 0) {
+				free(e->list[i].path);
+				e->list[i].path = xstrdup(path);
+				return;
+			}
+		}
+	}
+	e->list = xreallocarray(e->list, e->count + 1, sizeof(*e->list));
+	e->list[e->count] = (struct rules_entry){
+		.base = xstrdup(base),
+		.path = xstrdup(path),
+		.order = e->count,
+	};
+	e->count++;
+}
+
+static bool rules_is_rule_file_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len > 6 && strcmp(name + len - 6, ".rules") == 0;
+}
+
+/* Regular files, or a character device: a link to /dev/null masks a vendor
+ * file of the same name, as in systemd's directories. */
+static bool rules_is_loadable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 &&
+	       (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode));
+}
+
+static int rules_collect_dir(struct rules_entries *e, const char *dir,
+			     bool must_exist, struct diag *diag)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		diag_error(diag, dir, 0, "cannot read directory: %s",
+			   strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dp))) {
+		char *path;
+
+		if (!rules_is_rule_file_name(d->d_name))
+			continue;
+		path = xasprintf("%s/%s", dir, d->d_name);
+		if (rules_is_loadable(path))
+			rules_entries_add(e, path, true);
+		free(path);
+	}
+	closedir(dp);
+	return 0;
+}
+
+static int rules_entry_compare(const void *a, const void *b)
+{
+	const struct rules_entry *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	if (c)
+		return c;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Directories are merged by file name, a later directory replacing an
+ * earlier one's file; files named on their own are always read. All are
+ * then read in lexical order of their file names. */
+int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
+		     bool must_exist, struct diag *diag)
+{
+	struct rules_entries e = {0};
+	int status = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < count; i++) {
+		if (stat(paths[i], &st) < 0) {
+			if (errno == ENOENT && !must_exist)
+				continue;
+			diag_error(diag, paths[i], 0, "%s", strerror(errno));
+			status = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			if (rules_collect_dir(&e, paths[i], must_exist, diag) <
+			    0)
+				status = -1;
+		} else {
+			rules_entries_add(&e, paths[i], false);
+		}
+	}
+	qsort(e.list, e.count, sizeof(*e.list), rules_entry_compare);
+	for (size_t i = 0; i < e.count; i++) {
+		if (rules_load_file(rules, e.list[i].path, diag) < 0)
+			status = -1;
+		free(e.list[i].base);
+		free(e.list[i].path);
+	}
+	free(e.list);
+	return status;
+}
+
+static void rules_print_patterns(FILE *out, const char *key,
+				 const struct rule_patterns *p)
+{
+	if (!p->count)
+		return;
+	fprintf(out, "  match.%s =", key);
+	for (size_t i = 0; i < p->count; i++)
+		fprintf(out, "%s \"%s\"", i ? "," : "", p->values[i]);
+	fputc('\n', out);
+}
+
+static void rules_print_ids(FILE *out, const char *key,
+			    const struct rule_ids *ids)
+{
+	if (!ids->count)
+		return;
+	fprintf(out, "  match.%s =", key);
+	for (size_t i = 0; i < ids->count; i++) {
+		const struct rule_id *id = &ids->values[i];
+
+		fprintf(out, "%s %s", i ? "," : "", id->name);
+		if (id->known)
+			fprintf(out, " (%u)", id->id);
+		else
+			fprintf(out, " (unknown)");
+	}
+	fputc('\n', out);
+}
+
+static void rules_print_priority(FILE *out, const struct rule_priority *p)
+{
+	if (p->class)
+		fprintf(out, "  priority.class = %s\n",
+			rules_enum_name(RULES_ENUM_CLASS, p->class));
+	if (p->has_nice)
+		fprintf(out, "  priority.nice = %d\n", p->nice);
+	if (p->policy)
+		fprintf(out, "  priority.policy = %s\n",
+			rules_enum_name(RULES_ENUM_POLICY, p->policy));
+	if (p->rt_priority)
+		fprintf(out, "  priority.rt_priority = %d\n", p->rt_priority);
+	if (p->io_class)
+		fprintf(out, "  priority.io_class = %s\n",
+			rules_enum_name(RULES_ENUM_IO_CLASS, p->io_class));
+	if (p->io_level >= 0)
+		fprintf(out, "  priority.io_level = %d\n", p->io_level);
+}
+
+static void rules_print_placement(FILE *out, const struct rule_placement *p)
+{
+	char cpus[256];
+
+	if (p->cores)
+		fprintf(out, "  placement.cores = %s\n",
+			rules_enum_name(RULES_ENUM_CORES, p->cores));
+	if (p->has_cpus) {
+		cpulist_format(&p->cpus, cpus, sizeof(cpus));
+		fprintf(out, "  placement.cpus = %s\n", cpus);
+	}
+	if (p->spread)
+		fprintf(out, "  placement.spread = %s\n",
+			rules_enum_name(RULES_ENUM_SPREAD, p->spread));
+}
+
+static void rules_print_power(FILE *out, const struct rule_power *p)
+{
+	if (p->parking)
+		fprintf(out, "  power.parking = %s\n",
+			rules_enum_name(RULES_ENUM_PARKING, p->parking));
+	if (p->min_online >= 0)
+		fprintf(out, "  power.min_online = %d\n", p->min_online);
+	if (p->idle_latency_us >= 0)
+		fprintf(out, "  power.idle_latency_us = %ld\n",
+			p->idle_latency_us);
+	if (p->governor)
+		fprintf(out, "  power.governor = %s\n", p->governor);
+	if (p->epp)
+		fprintf(out, "  power.epp = %s\n", p->epp);
+	if (p->profile)
+		fprintf(out, "  power.profile = %s\n", p->profile);
+	if (p->turbo)
+		fprintf(out, "  power.turbo = %s\n",
+			p->turbo == RULE_TURBO_ON ? "true" : "false");
+}
+
+/* The rule set as the daemon sees it, one key per line, in match order. */
+void rules_print(const struct rules *rules, FILE *out)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		const struct rule *r = &rules->list[i];
+
+		fprintf(out, "rule %s (%s:%u)\n", r->name, r->file, r->line);
+		rules_print_patterns(out, "exe", &r->match.exe);
+		rules_print_patterns(out, "name", &r->match.name);
+		rules_print_patterns(out, "cmdline", &r->match.cmdline);
+		rules_print_ids(out, "user", &r->match.user);
+		rules_print_ids(out, "group", &r->match.group);
+		rules_print_patterns(out, "cgroup", &r->match.cgroup);
+		rules_print_patterns(out, "parent_exe", &r->match.parent_exe);
+		rules_print_priority(out, &r->priority);
+		rules_print_placement(out, &r->placement);
+		rules_print_power(out, &r->power);
+		if (r->allow_spoofable)
+			fprintf(out, "  allow_spoofable = true\n");
+	}
+}

@@ -1,0 +1,174 @@
+/* The rule model (OS-neutral) and the rule set: files loaded in order,
+ * validated, with every problem reported as file:line. */
+#ifndef CPUPOLICY_RULES_H
+#define CPUPOLICY_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cpulist.h"
+#include "diag.h"
+#include "strmap.h"
+
+enum rule_class {
+	RULE_CLASS_UNSET,
+	RULE_CLASS_IDLE,
+	RULE_CLASS_BELOW_NORMAL,
+	RULE_CLASS_NORMAL,
+	RULE_CLASS_ABOVE_NORMAL,
+	RULE_CLASS_HIGH,
+	RULE_CLASS_REALTIME,
+};
+
+enum rule_policy {
+	RULE_POLICY_UNSET,
+	RULE_POLICY_OTHER,
+	RULE_POLICY_BATCH,
+	RULE_POLICY_IDLE,
+	RULE_POLICY_FIFO,
+	RULE_POLICY_RR,
+};
+
+enum rule_io_class {
+	RULE_IO_CLASS_UNSET,
+	RULE_IO_CLASS_REALTIME,
+	RULE_IO_CLASS_BEST_EFFORT,
+	RULE_IO_CLASS_IDLE,
+};
+
+enum rule_cores {
+	RULE_CORES_UNSET,
+	RULE_CORES_ALL,
+	RULE_CORES_PERFORMANCE,
+	RULE_CORES_EFFICIENCY,
+};
+
+enum rule_spread {
+	RULE_SPREAD_UNSET,
+	RULE_SPREAD_NONE,
+	RULE_SPREAD_NUMA,
+	RULE_SPREAD_PACKAGE,
+	RULE_SPREAD_KIND,
+};
+
+enum rule_parking {
+	RULE_PARKING_UNSET,
+	RULE_PARKING_ON,
+	RULE_PARKING_OFF,
+};
+
+enum rule_turbo {
+	RULE_TURBO_UNSET,
+	RULE_TURBO_ON,
+	RULE_TURBO_OFF,
+};
+
+/* A match key holds one value or a list; any value may match. */
+struct rule_patterns {
+	char **values;
+	size_t count;
+};
+
+struct rule_id {
+	char *name; /* as written: a name or a number */
+	unsigned id;
+	bool known; /* false: no such user/group now; matches nothing */
+};
+
+struct rule_ids {
+	struct rule_id *values;
+	size_t count;
+};
+
+struct rule_match {
+	struct rule_patterns exe, name, cmdline, cgroup, parent_exe;
+	struct rule_ids user, group;
+};
+
+struct rule_priority {
+	enum rule_class class;
+	bool has_nice;
+	int nice;
+	enum rule_policy policy;
+	int rt_priority; /* 0: unset */
+	enum rule_io_class io_class;
+	int io_level; /* -1: unset */
+};
+
+struct rule_placement {
+	enum rule_cores cores;
+	bool has_cpus;
+	struct cpulist cpus;
+	enum rule_spread spread;
+};
+
+struct rule_power {
+	enum rule_parking parking;
+	int min_online;      /* percent; -1: unset */
+	long idle_latency_us; /* -1: unset */
+	char *governor, *epp, *profile; /* NULL: unset */
+	enum rule_turbo turbo;
+};
+
+struct rule {
+	char *name;
+	const char *file; /* owned by the rule set */
+	unsigned line;
+	struct rule_match match;
+	struct rule_priority priority;
+	struct rule_placement placement;
+	struct rule_power power;
+	bool allow_spoofable;
+};
+
+struct rules {
+	struct rule *list;
+	size_t count, capacity;
+	char **files; /* the files that hold rules */
+	size_t file_count;
+	size_t files_read;
+	struct strmap by_name;      /* rule name -> index + 1 */
+	struct strmap exe_catchall; /* exact exe -> index + 1 of the first
+				       rule that matches on it alone */
+	struct strmap ids;          /* user/group name cache, see rules.c */
+};
+
+/* Valid names of each enum, for messages ("valid: a, b, c"). */
+enum rules_enum {
+	RULES_ENUM_CLASS,
+	RULES_ENUM_POLICY,
+	RULES_ENUM_IO_CLASS,
+	RULES_ENUM_CORES,
+	RULES_ENUM_SPREAD,
+	RULES_ENUM_PARKING,
+	RULES_ENUM_GOVERNOR,
+	RULES_ENUM_EPP,
+	RULES_ENUM_PROFILE,
+};
+
+/* A rule file larger than this is refused rather than half read. */
+#define RULES_MAX_FILE_SIZE (64u << 20)
+
+/* rules.c */
+void rules_init(struct rules *rules);
+void rules_free(struct rules *rules);
+int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
+		     bool must_exist, struct diag *diag);
+int rules_load_file(struct rules *rules, const char *path, struct diag *diag);
+void rules_load_text(struct rules *rules, const char *path, const char *text,
+		     size_t len, struct diag *diag);
+void rules_add(struct rules *rules, struct rule *rule, const char *path,
+	       struct diag *diag);
+bool rules_resolve_id(struct rules *rules, bool group, const char *name,
+		      unsigned *id);
+const char *rules_enum_name(enum rules_enum which, int value);
+int rules_enum_lookup(enum rules_enum which, const char *name);
+void rules_enum_list(enum rules_enum which, char *buf, size_t size);
+bool rules_raises(const struct rule *rule);
+bool rules_spoofable(const struct rule *rule);
+bool rules_has_power(const struct rule *rule);
+void rules_print(const struct rules *rules, FILE *out);
+
+#endif

@@ -1,0 +1,126 @@
+/* Small helpers shared by every part: allocation that cannot fail quietly,
+ * bounded file reads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "util.h"
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		fatal("malloc %zu", size);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+
+	if (!p)
+		fatal("calloc %zu x %zu", count, size);
+	return p;
+}
+
+void *xreallocarray(void *ptr, size_t count, size_t size)
+{
+	size_t total;
+	void *p;
+
+	if (size && count > SIZE_MAX / size) {
+		errno = ENOMEM;
+		fatal("reallocarray %zu x %zu", count, size);
+	}
+	total = count * size;
+	p = realloc(ptr, total ? total : 1);
+	if (!p)
+		fatal("reallocarray %zu x %zu", count, size);
+	return p;
+}
+
+char *xstrdup(const char *text)
+{
+	char *p = strdup(text);
+
+	if (!p)
+		fatal("strdup");
+	return p;
+}
+
+char *xstrndup(const char *text, size_t len)
+{
+	char *p = strndup(text, len);
+
+	if (!p)
+		fatal("strndup");
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatal("asprintf");
+	return p;
+}
+
+/* Reads at most max bytes; a longer file fails with EFBIG rather than being
+ * cut, so a caller never parses half a file. The text is NUL-terminated. */
+int util_read_file(const char *path, size_t max, char **text, size_t *len)
+{
+	size_t used = 0, cap = 4096;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n;
+
+		if (used == cap) {
+			if (cap >= max) {
+				free(buf);
+				close(fd);
+				errno = EFBIG;
+				return -1;
+			}
+			cap = cap * 2 > max ? max : cap * 2;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		n = read(fd, buf + used, cap - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+
+			free(buf);
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*text = buf;
+	*len = used;
+	return 0;
+}

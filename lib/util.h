@@ -1,0 +1,19 @@
+/* Small helpers shared by every part: allocation that cannot fail quietly,
+ * bounded file reads. */
+#ifndef CPUPOLICY_UTIL_H
+#define CPUPOLICY_UTIL_H
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* util.c */
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xreallocarray(void *ptr, size_t count, size_t size);
+char *xstrdup(const char *text);
+char *xstrndup(const char *text, size_t len);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int util_read_file(const char *path, size_t max, char **text, size_t *len);
+
+#endif
