@@ -84,18 +84,22 @@ $(BUILD)/%.o: %.c
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIBCP): $(LIB_OBJ)
-	rm -f $@
-	ar rcs $@ $^
+	@echo "  AR      $@"
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/cpupolicyd: $(POLICYD_OBJ) $(LIBCP)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(POLICYD_OBJ) $(LIBCP) $(PKG_LIBS)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(POLICYD_OBJ) $(LIBCP) $(PKG_LIBS)
 
 $(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBCP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
+	@echo "  TEST    $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
 		$(shell pkg-config --cflags cmocka) -o $@ $< $(LIBCP) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
 
@@ -105,12 +109,14 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) \
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) \
 		$(PKG_LIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBCP) $(LDFLAGS_ALL) \
+	@echo "  BENCH   $@"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBCP) $(LDFLAGS_ALL) \
 		$(PKG_LIBS) -lm
 
 # A fresh machine has no pkg-config data until deps ran: build in a second
@@ -134,7 +140,7 @@ fuzz: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules
-	$(BUILD)/bench/bench_rules
+	$(BUILD)/bench/bench_rules $(BUILD)/cpupolicyctl
 
 FORMAT_SRC = $(wildcard lib/*.[ch] ctl/*.[ch] policyd/*.[ch] tests/*/*.[ch])
 format:

@@ -30,8 +30,8 @@ static int check_load(struct ctl *ctl, int count, char **paths,
 		return rules_load_paths(rules, paths, (size_t)count, true,
 					diag);
 	conf_init(&conf);
-	status = conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit,
-				diag);
+	status =
+		conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit, diag);
 	if (status == 0 && !diag->errors)
 		status = rules_load_paths(rules, conf.rules_dirs,
 					  conf.rules_dir_count, false, diag);
@@ -53,7 +53,7 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 	struct diag diag;
 	int c, status, result;
 
-	while ((c = getopt_long(argc, argv, "+sqph", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sqph", options, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			strict = true;
@@ -75,7 +75,8 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 	rules_init(&rules);
 	diag_init(&diag);
 	status = check_load(ctl, argc - optind, argv + optind, &rules, &diag);
-	diag_print(&diag, stderr, !quiet);
+	/* Under --strict a warning fails the check: --quiet still shows it. */
+	diag_print(&diag, stderr, !quiet || strict);
 	if (status < 0)
 		result = CTL_EXIT_USAGE;
 	else if (diag.errors || (strict && diag.warnings))
@@ -88,8 +89,9 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		printf("%zu rules in %zu files: OK\n", rules.count,
 		       rules.files_read);
 	else if (result == CTL_EXIT_FAIL && !quiet)
-		fprintf(stderr, "%zu errors, %zu warnings%s\n", diag.errors,
-			diag.warnings,
+		fprintf(stderr, "%zu error%s, %zu warning%s%s\n", diag.errors,
+			diag.errors == 1 ? "" : "s", diag.warnings,
+			diag.warnings == 1 ? "" : "s",
 			strict && !diag.errors ? " (--strict)" : "");
 	diag_free(&diag);
 	rules_free(&rules);

@@ -18,11 +18,12 @@ static const struct {
 
 static void ctl_usage(FILE *out)
 {
-	fprintf(out, "usage: cpupolicyctl [-c FILE] [-S SOCKET] COMMAND "
-		     "[ARGS...]\n"
-		     "  -c FILE    daemon config (default %s)\n"
-		     "  -S SOCKET  control socket (default: from the config)\n"
-		     "commands:\n",
+	fprintf(out,
+		"usage: cpupolicyctl [-c FILE] [-S SOCKET] COMMAND "
+		"[ARGS...]\n"
+		"  -c FILE    daemon config (default %s)\n"
+		"  -S SOCKET  control socket (default: from the config)\n"
+		"commands:\n",
 		CONF_DEFAULT_PATH);
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
 		fprintf(out, "  %-10s %s\n", ctl_commands[i].name,

@@ -80,9 +80,9 @@ static void conf_clear_rules_dirs(struct conf *conf)
 
 void conf_add_rules_dir(struct conf *conf, const char *dir)
 {
-	conf->rules_dirs = xreallocarray(conf->rules_dirs,
-					 conf->rules_dir_count + 1,
-					 sizeof(*conf->rules_dirs));
+	conf->rules_dirs =
+		xreallocarray(conf->rules_dirs, conf->rules_dir_count + 1,
+			      sizeof(*conf->rules_dirs));
 	conf->rules_dirs[conf->rules_dir_count++] = xstrdup(dir);
 }
 
@@ -152,13 +152,14 @@ static int conf_parse_bool(const char *value, bool *out)
 static void conf_rules_dirs(struct conf_parser *p, const char *value)
 {
 	char *copy = xstrdup(value), *save = NULL;
+	size_t count = 0;
 	bool ok = true;
 
 	for (char *dir = strtok_r(copy, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save))
+	     dir = strtok_r(NULL, ":", &save), count++)
 		ok = conf_absolute(p, "rules_dirs", dir) && ok;
 	free(copy);
-	if (!*value) {
+	if (!count) {
 		diag_error(p->diag, p->path, p->line,
 			   "rules_dirs: needs at least one directory");
 		ok = false;
@@ -373,12 +374,14 @@ static char *conf_reader(char *buf, int size, void *stream)
 	p->pos += n + (p->pos + n < p->len);
 	p->line++;
 	buf[0] = '\0';
-	if (p->line == 1 && line_len >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) {
+	if (p->line == 1 && line_len >= 3 &&
+	    memcmp(start, "\xef\xbb\xbf", 3) == 0) {
 		start += 3; /* a UTF-8 byte order mark */
 		line_len -= 3;
 	}
 	if (memchr(start, '\0', line_len)) {
-		diag_error(p->diag, p->path, p->line, "line contains a NUL byte");
+		diag_error(p->diag, p->path, p->line,
+			   "line contains a NUL byte");
 		return buf;
 	}
 	if (line_len + 2 > (size_t)size) {

@@ -16,12 +16,12 @@
 #define CONF_DEFAULT_RULES_DIRS                                                \
 	"/usr/share/cpupolicy/rules.d:/etc/cpupolicy/rules.d"
 #endif
-#define CONF_DEFAULT_SOCKET	      "/run/cpupolicy/cpupolicyd.sock"
-#define CONF_DEFAULT_STATE_DIR	      "/var/lib/cpupolicy"
-#define CONF_DEFAULT_RESCAN_MS	      10000
-#define CONF_MAX_RESCAN_MS	      86400000
-#define CONF_MIN_RESCAN_MS	      100
-#define CONF_MAX_FILE_SIZE	      (1u << 20)
+#define CONF_DEFAULT_SOCKET    "/run/cpupolicy/cpupolicyd.sock"
+#define CONF_DEFAULT_STATE_DIR "/var/lib/cpupolicy"
+#define CONF_DEFAULT_RESCAN_MS 10000
+#define CONF_MAX_RESCAN_MS     86400000
+#define CONF_MIN_RESCAN_MS     100
+#define CONF_MAX_FILE_SIZE     (1u << 20)
 
 struct conf {
 	char **rules_dirs;

@@ -72,8 +72,8 @@ void diag_warning(struct diag *diag, const char *file, unsigned line,
 
 void diag_format(const struct diag_entry *entry, char *buf, size_t size)
 {
-	const char *what = entry->severity == DIAG_SEVERITY_ERROR ? "error"
-								  : "warning";
+	const char *what =
+		entry->severity == DIAG_SEVERITY_ERROR ? "error" : "warning";
 
 	if (entry->line)
 		snprintf(buf, size, "%s:%u: %s: %s", entry->file, entry->line,

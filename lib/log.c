@@ -47,8 +47,8 @@ enum log_level log_get_level(void)
 
 int log_level_parse(const char *text, enum log_level *level)
 {
-	for (size_t i = 0; i < sizeof(log_level_names) / sizeof(*log_level_names);
-	     i++) {
+	for (size_t i = 0;
+	     i < sizeof(log_level_names) / sizeof(*log_level_names); i++) {
 		if (strcasecmp(text, log_level_names[i]) == 0) {
 			*level = (enum log_level)i;
 			return 0;

@@ -14,8 +14,8 @@ static const char *const pattern_classes[] = {
 
 static bool pattern_class_known(const char *name, size_t len)
 {
-	for (size_t i = 0; i < sizeof(pattern_classes) / sizeof(*pattern_classes);
-	     i++) {
+	for (size_t i = 0;
+	     i < sizeof(pattern_classes) / sizeof(*pattern_classes); i++) {
 		if (strlen(pattern_classes[i]) == len &&
 		    strncmp(pattern_classes[i], name, len) == 0)
 			return true;
@@ -66,8 +66,8 @@ int pattern_check(const char *pattern, char *why, size_t why_size)
 			}
 			i++;
 		} else if (pattern[i] == '[') {
-			size_t len = pattern_bracket_end(pattern + i, why,
-							 why_size);
+			size_t len =
+				pattern_bracket_end(pattern + i, why, why_size);
 
 			if (!len)
 				return -1;

@@ -23,19 +23,26 @@ struct rulefile {
 	struct diag *diag;
 	/* Lines whose integer the prescan found too big: libconfig holds a
 	 * wrapped value there, which must not be reported a second time. */
-	unsigned overflow_lines[8];
+	struct {
+		unsigned line;
+		char key[64];
+	} overflows[8];
 	size_t overflow_count;
+	char last_key[64]; /* the prescan's most recent setting name */
+	const char *text;
+	size_t len;
+	size_t *line_starts; /* offset of each line's first byte */
+	unsigned line_count;
 };
 
-static void rulefile_error(struct rulefile *rf, unsigned line,
-			   const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void rulefile_error(struct rulefile *rf, unsigned line, const char *fmt,
+			   ...) __attribute__((format(printf, 3, 4)));
 static void rulefile_warning(struct rulefile *rf, unsigned line,
 			     const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void rulefile_error(struct rulefile *rf, unsigned line,
-			   const char *fmt, ...)
+static void rulefile_error(struct rulefile *rf, unsigned line, const char *fmt,
+			   ...)
 {
 	char message[512];
 	va_list ap;
@@ -58,9 +65,48 @@ static void rulefile_warning(struct rulefile *rf, unsigned line,
 	diag_warning(rf->diag, rf->path, line, "%s", message);
 }
 
-static unsigned rulefile_line(const config_setting_t *s)
+static bool rulefile_line_has_content(const char *line, const char *end)
 {
-	return config_setting_source_line(s);
+	for (const char *c = line; c < end && *c != '\n'; c++) {
+		if (*c == '#' || (*c == '/' && c + 1 < end && c[1] == '/'))
+			return false;
+		if (!isspace((unsigned char)*c))
+			return true;
+	}
+	return false;
+}
+
+/* libconfig joins adjacent strings, so it reads past a string to the next
+ * token and records that token's line: the last element of a list closed
+ * on the next line would be blamed on the line of the ']'. A string sits
+ * on the last line with content before the one recorded, unless the
+ * recorded line holds a quote itself. */
+static unsigned rulefile_string_line(const struct rulefile *rf, unsigned line)
+{
+	unsigned recorded = line;
+	const char *start;
+
+	if (line == 0 || line > rf->line_count)
+		return line;
+	start = rf->text + rf->line_starts[line - 1];
+	if (memchr(start, '"', (size_t)(strchrnul(start, '\n') - start)))
+		return line;
+	while (--line > 0) {
+		start = rf->text + rf->line_starts[line - 1];
+		if (rulefile_line_has_content(start, rf->text + rf->len))
+			return line;
+	}
+	return recorded;
+}
+
+static unsigned rulefile_line(const struct rulefile *rf,
+			      const config_setting_t *s)
+{
+	unsigned line = config_setting_source_line(s);
+
+	if (config_setting_type(s) == CONFIG_TYPE_STRING)
+		return rulefile_string_line(rf, line);
+	return line;
 }
 
 /* The dotted path of a setting inside its rule ("priority.nice",
@@ -127,11 +173,11 @@ static bool rulefile_expect(struct rulefile *rf, const config_setting_t *s,
 	char key[128];
 	int got = config_setting_type(s);
 
-	if (got == type || (type == CONFIG_TYPE_INT &&
-			    got == CONFIG_TYPE_INT64))
+	if (got == type ||
+	    (type == CONFIG_TYPE_INT && got == CONFIG_TYPE_INT64))
 		return true;
 	rulefile_key(s, key, sizeof(key));
-	rulefile_error(rf, rulefile_line(s), "%s: expected %s, got %s", key,
+	rulefile_error(rf, rulefile_line(rf, s), "%s: expected %s, got %s", key,
 		       wanted, rulefile_type_name(got));
 	return false;
 }
@@ -163,7 +209,7 @@ static bool rulefile_keys_known(struct rulefile *rf,
 			used += (size_t)n;
 		}
 		rulefile_key(s, key, sizeof(key));
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "unknown key '%s' (valid here: %s)", key, list);
 		ok = false;
 	}
@@ -179,13 +225,19 @@ static bool rulefile_int(struct rulefile *rf, const config_setting_t *s,
 	if (!rulefile_expect(rf, s, CONFIG_TYPE_INT, "an integer"))
 		return false;
 	for (size_t i = 0; i < rf->overflow_count; i++) {
-		if (rf->overflow_lines[i] == rulefile_line(s))
+		const config_setting_t *named = s;
+
+		while (named && !config_setting_name(named))
+			named = config_setting_parent(named);
+		if (rf->overflows[i].line == rulefile_line(rf, s) && named &&
+		    strcmp(rf->overflows[i].key, config_setting_name(named)) ==
+			    0)
 			return false;
 	}
 	value = config_setting_get_int64(s);
 	if (value < min || value > max) {
 		rulefile_key(s, key, sizeof(key));
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: %lld is out of range (%lld..%lld)", key,
 			       value, min, max);
 		return false;
@@ -217,7 +269,7 @@ static bool rulefile_enum(struct rulefile *rf, const config_setting_t *s,
 	if (value < 0) {
 		rulefile_key(s, key, sizeof(key));
 		rules_enum_list(which, valid, sizeof(valid));
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: '%.64s' is not valid (valid: %s)", key,
 			       text, valid);
 		return false;
@@ -242,7 +294,7 @@ static bool rulefile_values(struct rulefile *rf, const config_setting_t *s,
 	n = config_setting_length(s);
 	if (n == 0) {
 		rulefile_key(s, key, sizeof(key));
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: empty list matches nothing", key);
 		return false;
 	}
@@ -268,24 +320,25 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 
 	rulefile_key(s, key, sizeof(key));
 	if (len == 0) {
-		rulefile_error(rf, rulefile_line(s), "%s: empty pattern", key);
+		rulefile_error(rf, rulefile_line(rf, s), "%s: empty pattern",
+			       key);
 		return false;
 	}
 	if (len >= PATH_MAX) {
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: longer than %d characters", key,
 			       PATH_MAX - 1);
 		return false;
 	}
 	if (pattern_check(text, why, sizeof(why)) < 0) {
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: invalid glob '%.64s': %s", key, text, why);
 		return false;
 	}
 	switch (kind) {
 	case RULEFILE_PATTERN_KIND_PATH:
 		if (text[0] != '/') {
-			rulefile_error(rf, rulefile_line(s),
+			rulefile_error(rf, rulefile_line(rf, s),
 				       "%s: '%.64s' is not an absolute path",
 				       key, text);
 			return false;
@@ -294,7 +347,7 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 	case RULEFILE_PATTERN_KIND_COMM:
 		if (pattern_is_literal(text) && len > RULEFILE_COMM_MAX)
 			rulefile_warning(
-				rf, rulefile_line(s),
+				rf, rulefile_line(rf, s),
 				"%s: '%.64s' is longer than %d characters and "
 				"never matches: the kernel cuts process names "
 				"to %d (match on exe instead)",
@@ -350,17 +403,17 @@ static void rulefile_ids(struct rulefile *rf, const config_setting_t *s,
 			const char *name = config_setting_get_string(v);
 
 			if (!*name || strlen(name) > 256) {
-				rulefile_error(rf, rulefile_line(v),
+				rulefile_error(rf, rulefile_line(rf, v),
 					       "%s: not a valid %s name", key,
 					       what);
 				continue;
 			}
 			id->name = xstrdup(name);
-			id->known =
-				rules_resolve_id(rf->rules, group, name, &id->id);
+			id->known = rules_resolve_id(rf->rules, group, name,
+						     &id->id);
 			if (!id->known)
 				rulefile_warning(
-					rf, rulefile_line(v),
+					rf, rulefile_line(rf, v),
 					"%s: unknown %s '%.64s': it matches "
 					"nothing until it exists and the rules "
 					"are reloaded",
@@ -374,12 +427,12 @@ static void rulefile_ids(struct rulefile *rf, const config_setting_t *s,
 			id->id = (unsigned)number;
 			id->known = true;
 		} else {
-			rulefile_error(rf, rulefile_line(v),
-				       "%s: expected a %s name or number, got "
-				       "%s",
-				       key, what,
-				       rulefile_type_name(
-					       config_setting_type(v)));
+			rulefile_error(
+				rf, rulefile_line(rf, v),
+				"%s: expected a %s name or number, got "
+				"%s",
+				key, what,
+				rulefile_type_name(config_setting_type(v)));
 			continue;
 		}
 		out->count++;
@@ -400,7 +453,7 @@ static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
 	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
 		return;
 	if (config_setting_length(g) == 0) {
-		rulefile_error(rf, rulefile_line(g),
+		rulefile_error(rf, rulefile_line(rf, g),
 			       "match is empty: the rule would apply to every "
 			       "process");
 		return;
@@ -436,7 +489,7 @@ static void rulefile_conflict(struct rulefile *rf, const config_setting_t *g,
 		return;
 	rulefile_key(sa, key_a, sizeof(key_a));
 	rulefile_key(sb, key_b, sizeof(key_b));
-	rulefile_error(rf, rulefile_line(sb), "%s conflicts with %s (%s)",
+	rulefile_error(rf, rulefile_line(rf, sb), "%s conflicts with %s (%s)",
 		       key_b, key_a, why);
 }
 
@@ -444,7 +497,8 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			      struct rule *rule)
 {
 	static const char *const keys[] = {
-		"class", "nice", "policy", "rt_priority", "io_class", "io_level",
+		"class",       "nice",	   "policy",
+		"rt_priority", "io_class", "io_level",
 	};
 	struct rule_priority *p = &rule->priority;
 	const config_setting_t *s;
@@ -454,7 +508,7 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
 		return;
 	if (config_setting_length(g) == 0)
-		rulefile_warning(rf, rulefile_line(g),
+		rulefile_warning(rf, rulefile_line(rf, g),
 				 "priority is empty and sets nothing");
 	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
 	if ((s = config_setting_get_member(g, "class")) &&
@@ -474,7 +528,7 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 		if (p->policy != RULE_POLICY_FIFO &&
 		    p->policy != RULE_POLICY_RR &&
 		    p->class != RULE_CLASS_REALTIME)
-			rulefile_error(rf, rulefile_line(s),
+			rulefile_error(rf, rulefile_line(rf, s),
 				       "priority.rt_priority needs policy "
 				       "\"fifo\" or \"rr\", or class "
 				       "\"realtime\"");
@@ -486,7 +540,7 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 	    rulefile_int(rf, s, 0, 7, &number)) {
 		p->io_level = (int)number;
 		if (p->io_class == RULE_IO_CLASS_IDLE)
-			rulefile_error(rf, rulefile_line(s),
+			rulefile_error(rf, rulefile_line(rf, s),
 				       "priority.io_level has no meaning with "
 				       "io_class \"idle\"");
 	}
@@ -494,13 +548,13 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			  "the class sets nice; use one of them");
 	rulefile_conflict(rf, g, "class", "policy",
 			  "the class sets the policy; use one of them");
-	if (p->has_nice && (p->policy == RULE_POLICY_FIFO ||
-			    p->policy == RULE_POLICY_RR))
-		rulefile_warning(rf,
-				 rulefile_line(config_setting_get_member(
-					 g, "nice")),
-				 "priority.nice has no effect with a realtime "
-				 "policy");
+	if (p->has_nice &&
+	    (p->policy == RULE_POLICY_FIFO || p->policy == RULE_POLICY_RR))
+		rulefile_warning(
+			rf,
+			rulefile_line(rf, config_setting_get_member(g, "nice")),
+			"priority.nice has no effect with a realtime "
+			"policy");
 }
 
 static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
@@ -515,7 +569,7 @@ static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
 	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
 		return;
 	if (config_setting_length(g) == 0)
-		rulefile_warning(rf, rulefile_line(g),
+		rulefile_warning(rf, rulefile_line(rf, g),
 				 "placement is empty and sets nothing");
 	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
 	if ((s = config_setting_get_member(g, "cores")) &&
@@ -525,7 +579,7 @@ static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
 	    rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string")) {
 		if (cpulist_parse(config_setting_get_string(s), &p->cpus, why,
 				  sizeof(why)) < 0)
-			rulefile_error(rf, rulefile_line(s),
+			rulefile_error(rf, rulefile_line(rf, s),
 				       "placement.cpus: '%.64s': %s",
 				       config_setting_get_string(s), why);
 		else
@@ -565,7 +619,7 @@ static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
 	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
 		return;
 	if (config_setting_length(g) == 0)
-		rulefile_warning(rf, rulefile_line(g),
+		rulefile_warning(rf, rulefile_line(rf, g),
 				 "power is empty and sets nothing");
 	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
 	if ((s = config_setting_get_member(g, "parking")) &&
@@ -622,7 +676,7 @@ static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 				 "(allow_spoofable = true)",
 				 rule->name);
 	else if (opt && rule->allow_spoofable)
-		rulefile_warning(rf, rulefile_line(opt),
+		rulefile_warning(rf, rulefile_line(rf, opt),
 				 "allow_spoofable has no effect: rule '%s' %s",
 				 rule->name,
 				 raises ? "matches on exe, user, group or "
@@ -638,13 +692,13 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 	};
 	const config_setting_t *s;
 	struct rule rule = {
-		.line = rulefile_line(g),
+		.line = rulefile_line(rf, g),
 		.priority = {.io_level = -1},
 		.power = {.min_online = -1, .idle_latency_us = -1},
 	};
 
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-		rulefile_error(rf, rulefile_line(g),
+		rulefile_error(rf, rulefile_line(rf, g),
 			       "rules[%d]: each rule must be a group { ... }, "
 			       "got %s",
 			       config_setting_index(g),
@@ -657,7 +711,7 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 		rulefile_error(rf, rule.line, "rule has no name");
 	else if (rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string")) {
 		if (!rulefile_name_valid(config_setting_get_string(s)))
-			rulefile_error(rf, rulefile_line(s),
+			rulefile_error(rf, rulefile_line(rf, s),
 				       "name: '%.64s' is not a valid rule name "
 				       "(1 to %d of A-Z a-z 0-9 _ . : + -)",
 				       config_setting_get_string(s),
@@ -694,7 +748,7 @@ static void rulefile_root(struct rulefile *rf, const config_setting_t *root)
 	rulefile_keys_known(rf, root, keys, ARRAY_SIZE(keys));
 	if ((s = config_setting_get_member(root, "version")) &&
 	    rulefile_int(rf, s, INT_MIN, INT_MAX, &version) && version != 1)
-		rulefile_error(rf, rulefile_line(s),
+		rulefile_error(rf, rulefile_line(rf, s),
 			       "version: %lld is not supported (this cpupolicy "
 			       "reads version 1)",
 			       version);
@@ -704,7 +758,8 @@ static void rulefile_root(struct rulefile *rf, const config_setting_t *root)
 	/* An empty "rules = [];" is an array; anything else must be a list. */
 	if (config_setting_is_array(s) && config_setting_length(s) == 0)
 		return;
-	if (!rulefile_expect(rf, s, CONFIG_TYPE_LIST, "a list ( { ... }, ... )"))
+	if (!rulefile_expect(rf, s, CONFIG_TYPE_LIST,
+			     "a list ( { ... }, ... )"))
 		return;
 	for (int i = 0; i < config_setting_length(s); i++)
 		rulefile_rule(rf, config_setting_get_elem(s, i));
@@ -760,19 +815,23 @@ static size_t rulefile_scan_number(struct rulefile *rf, const char *p,
 	if (is_float)
 		return len;
 	if (is_long)
-		overflow = overflow || value > (unsigned long long)LLONG_MAX +
-							 negative;
+		overflow = overflow ||
+			   value > (unsigned long long)LLONG_MAX + negative;
 	else
-		overflow = overflow || value > (unsigned long long)INT32_MAX +
-							 negative;
-	if (overflow && rf->overflow_count < ARRAY_SIZE(rf->overflow_lines))
-		rf->overflow_lines[rf->overflow_count++] = line;
+		overflow = overflow ||
+			   value > (unsigned long long)INT32_MAX + negative;
+	if (overflow && rf->overflow_count < ARRAY_SIZE(rf->overflows)) {
+		rf->overflows[rf->overflow_count].line = line;
+		memcpy(rf->overflows[rf->overflow_count].key, rf->last_key,
+		       sizeof(rf->last_key));
+		rf->overflow_count++;
+	}
 	if (overflow)
-		rulefile_error(rf, line,
-			       "integer %.*s is out of range (%s)", (int)len,
-			       p,
-			       is_long ? "64 bits" : "32 bits; add an L suffix "
-						    "for 64");
+		rulefile_error(rf, line, "integer %.*s is out of range (%s)",
+			       (int)len, p,
+			       is_long ? "64 bits"
+				       : "32 bits; add an L suffix "
+					 "for 64");
 	return len;
 }
 
@@ -800,14 +859,14 @@ static bool rulefile_prescan(struct rulefile *rf, const char *text, size_t len)
 					line++;
 			}
 			i++;
-		} else if (*p == '#' || (*p == '/' && i + 1 < len &&
-					 p[1] == '/')) {
+		} else if (*p == '#' ||
+			   (*p == '/' && i + 1 < len && p[1] == '/')) {
 			while (i < len && text[i] != '\n')
 				i++;
 		} else if (*p == '/' && i + 1 < len && p[1] == '*') {
-			for (i += 2; i < len && !(text[i] == '*' &&
-						  i + 1 < len &&
-						  text[i + 1] == '/');
+			for (i += 2;
+			     i < len && !(text[i] == '*' && i + 1 < len &&
+					  text[i + 1] == '/');
 			     i++)
 				line += text[i] == '\n';
 			i += 2;
@@ -820,9 +879,13 @@ static bool rulefile_prescan(struct rulefile *rf, const char *text, size_t len)
 			i++;
 		} else if (isalpha((unsigned char)*p) || *p == '*' ||
 			   *p == '_') {
+			size_t start = i;
+
 			while (i < len && (isalnum((unsigned char)text[i]) ||
 					   strchr("_-*", text[i])))
 				i++;
+			snprintf(rf->last_key, sizeof(rf->last_key), "%.*s",
+				 (int)(i - start), text + start);
 		} else if (rulefile_number_start(p, text)) {
 			i += rulefile_scan_number(rf, p, line);
 		} else {
@@ -832,23 +895,56 @@ static bool rulefile_prescan(struct rulefile *rf, const char *text, size_t len)
 	return ok;
 }
 
+static void rulefile_index_lines(struct rulefile *rf)
+{
+	size_t capacity = 64;
+
+	rf->line_starts = xcalloc(capacity, sizeof(*rf->line_starts));
+	rf->line_count = 1;
+	for (size_t i = 0; i < rf->len; i++) {
+		if (rf->text[i] != '\n')
+			continue;
+		if (rf->line_count == capacity) {
+			capacity *= 2;
+			rf->line_starts =
+				xreallocarray(rf->line_starts, capacity,
+					      sizeof(*rf->line_starts));
+		}
+		rf->line_starts[rf->line_count++] = i + 1;
+	}
+}
+
 void rulefile_parse(struct rules *rules, const char *path, const char *text,
 		    size_t len, struct diag *diag)
 {
-	struct rulefile rf = {.rules = rules, .path = path, .diag = diag};
+	struct rulefile rf = {
+		.rules = rules,
+		.path = path,
+		.diag = diag,
+		.text = text,
+		.len = len,
+	};
 	size_t first = diag->count;
 	config_t config;
 
 	if (!rulefile_prescan(&rf, text, len))
 		return;
+	rulefile_index_lines(&rf);
 	config_init(&config);
 	if (!config_read_string(&config, text)) {
-		rulefile_error(&rf, (unsigned)config_error_line(&config), "%s",
-			       config_error_text(&config));
+		const char *why = config_error_text(&config);
+
+		rulefile_error(&rf, (unsigned)config_error_line(&config),
+			       "%s%s", why,
+			       strstr(why, "mismatched element type")
+				       ? " (an array [ ] holds one type; "
+					 "mix names and numbers in a list ( ))"
+				       : "");
 	} else {
 		rulefile_root(&rf, config_root_setting(&config));
 	}
 	config_destroy(&config);
+	free(rf.line_starts);
 	diag_sort_lines(diag, first);
 }
 

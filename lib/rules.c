@@ -48,8 +48,10 @@ static const char *const rules_cores_names[] = {
 };
 
 static const char *const rules_spread_names[] = {
-	[RULE_SPREAD_NONE] = "none",	   [RULE_SPREAD_NUMA] = "numa",
-	[RULE_SPREAD_PACKAGE] = "package", [RULE_SPREAD_KIND] = "kind",
+	[RULE_SPREAD_NONE] = "none",
+	[RULE_SPREAD_NUMA] = "numa",
+	[RULE_SPREAD_PACKAGE] = "package",
+	[RULE_SPREAD_KIND] = "kind",
 };
 
 static const char *const rules_parking_names[] = {
@@ -71,12 +73,14 @@ static const char *const rules_epp_names[] = {
 
 /* ACPI platform_profile choices. */
 static const char *const rules_profile_names[] = {
-	"low-power", "cool",	    "quiet",
-	"balanced",  "balanced-performance", "performance",
-	"max-power",
+	"low-power",   "cool",	    "quiet", "balanced", "balanced-performance",
+	"performance", "max-power",
 };
 
-#define RULES_TABLE(t) {t, ARRAY_SIZE(t)}
+#define RULES_TABLE(t)                                                         \
+	{                                                                      \
+		t, ARRAY_SIZE(t)                                               \
+	}
 
 static const struct rules_enum_table rules_enum_tables[] = {
 	[RULES_ENUM_CLASS] = RULES_TABLE(rules_class_names),
@@ -134,8 +138,8 @@ bool rules_has_power(const struct rule *rule)
 	const struct rule_power *p = &rule->power;
 
 	return p->parking != RULE_PARKING_UNSET || p->min_online >= 0 ||
-	       p->idle_latency_us >= 0 || p->governor || p->epp ||
-	       p->profile || p->turbo != RULE_TURBO_UNSET;
+	       p->idle_latency_us >= 0 || p->governor || p->epp || p->profile ||
+	       p->turbo != RULE_TURBO_UNSET;
 }
 
 bool rules_raises(const struct rule *rule)
@@ -295,9 +299,9 @@ void rules_add(struct rules *rules, struct rule *rule, const char *path,
 
 	if (!rules->file_count ||
 	    strcmp(rules->files[rules->file_count - 1], path) != 0) {
-		rules->files = xreallocarray(rules->files,
-					     rules->file_count + 1,
-					     sizeof(*rules->files));
+		rules->files =
+			xreallocarray(rules->files, rules->file_count + 1,
+				      sizeof(*rules->files));
 		rules->files[rules->file_count++] = xstrdup(path);
 	}
 	if (rules->count == rules->capacity) {
@@ -336,6 +340,7 @@ struct rules_entry {
 	char *base;
 	char *path;
 	size_t order;
+	bool from_dir;
 };
 
 struct rules_entries {
@@ -343,15 +348,18 @@ struct rules_entries {
 	size_t count;
 };
 
+/* A directory's file replaces an earlier directory's file of that name;
+ * a file named on its own is never replaced. */
 static void rules_entries_add(struct rules_entries *e, const char *path,
-			      bool replace_same_name)
+			      bool from_dir)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 
-	if (replace_same_name) {
+	if (from_dir) {
 		for (size_t i = 0; i < e->count; i++) {
-			if (strcmp(e->list[i].base, base) == 0) {
+			if (e->list[i].from_dir &&
+			    strcmp(e->list[i].base, base) == 0) {
 				free(e->list[i].path);
 				e->list[i].path = xstrdup(path);
 				return;
@@ -363,6 +371,7 @@ static void rules_entries_add(struct rules_entries *e, const char *path,
 		.base = xstrdup(base),
 		.path = xstrdup(path),
 		.order = e->count,
+		.from_dir = from_dir,
 	};
 	e->count++;
 }
@@ -371,7 +380,8 @@ static bool rules_is_rule_file_name(const char *name)
 {
 	size_t len = strlen(name);
 
-	return name[0] != '.' && len > 6 && strcmp(name + len - 6, ".rules") == 0;
+	return name[0] != '.' && len > 6 &&
+	       strcmp(name + len - 6, ".rules") == 0;
 }
 
 /* Regular files, or a character device: a link to /dev/null masks a vendor
@@ -445,7 +455,8 @@ int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 			rules_entries_add(&e, paths[i], false);
 		}
 	}
-	qsort(e.list, e.count, sizeof(*e.list), rules_entry_compare);
+	if (e.count)
+		qsort(e.list, e.count, sizeof(*e.list), rules_entry_compare);
 	for (size_t i = 0; i < e.count; i++) {
 		if (rules_load_file(rules, e.list[i].path, diag) < 0)
 			status = -1;

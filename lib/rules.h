@@ -106,8 +106,8 @@ struct rule_placement {
 
 struct rule_power {
 	enum rule_parking parking;
-	int min_online;      /* percent; -1: unset */
-	long idle_latency_us; /* -1: unset */
+	int min_online;			/* percent; -1: unset */
+	long idle_latency_us;		/* -1: unset */
 	char *governor, *epp, *profile; /* NULL: unset */
 	enum rule_turbo turbo;
 };
@@ -129,10 +129,10 @@ struct rules {
 	char **files; /* the files that hold rules */
 	size_t file_count;
 	size_t files_read;
-	struct strmap by_name;      /* rule name -> index + 1 */
+	struct strmap by_name;	    /* rule name -> index + 1 */
 	struct strmap exe_catchall; /* exact exe -> index + 1 of the first
 				       rule that matches on it alone */
-	struct strmap ids;          /* user/group name cache, see rules.c */
+	struct strmap ids;	    /* user/group name cache, see rules.c */
 };
 
 /* Valid names of each enum, for messages ("valid: a, b, c"). */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "conf.h"
 #include "log.h"
@@ -86,6 +87,12 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			exit(2);
 		}
 	}
+	if (opt->socket &&
+	    strlen(opt->socket) >=
+		    sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		fprintf(stderr, "cpupolicyd: -S: socket path too long\n");
+		exit(2);
+	}
 	if (optind < argc) {
 		fprintf(stderr, "cpupolicyd: unexpected argument '%s'\n",
 			argv[optind]);
@@ -126,8 +133,11 @@ static int check_configuration(const struct options *opt)
 	rules_init(&rules);
 	status = load_conf(opt, &conf, &diag);
 	if (status == 0 && !diag.errors)
+		/* A directory named with -r must exist; the config's may
+		 * not yet (/etc/cpupolicy/rules.d on a fresh install). */
 		status = rules_load_paths(&rules, conf.rules_dirs,
-					  conf.rules_dir_count, false, &diag);
+					  conf.rules_dir_count,
+					  opt->rules_dir_count > 0, &diag);
 	diag_print(&diag, stderr, true);
 	if (status == 0 && !diag.errors)
 		printf("configuration OK (%zu rules in %zu files)\n",

@@ -1,0 +1,164 @@
+#!/bin/bash
+# cpupolicyctl check and cpupolicyd -n, as a person runs them: exit
+# statuses, every problem of every file in one run, the summary lines.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/good" "$TMP/bad" "$TMP/etc"
+cat >"$TMP/good/10-a.rules" <<'R'
+version = 1;
+rules = ( { name = "a"; match = { exe = "/usr/bin/a"; }; priority = { nice = 5; }; } );
+R
+cat >"$TMP/good/20-b.rules" <<'R'
+rules = (
+  { name = "b"; match = { exe = "/usr/bin/b"; user = "no-such-user-x"; };
+    priority = { nice = 5; }; }
+);
+R
+cat >"$TMP/bad/10-x.rules" <<'R'
+rules = (
+  { name = "x"; match = { exe = "bin/x"; };
+    priority = { nice = 99; }; }
+);
+R
+cat >"$TMP/bad/20-y.rules" <<'R'
+rules = (
+  { name = "x"; match = { name = "game"; };
+    priority = { class = "high"; };
+  },
+R
+
+run "$CTL" check "$TMP/good/10-a.rules"
+expect_status "valid file: exit 0" 0 &&
+	expect_contains "valid file: summary" "$out" "1 rules in 1 files: OK" &&
+	ok "valid file: exit 0 and summary"
+
+run "$CTL" check "$TMP/good"
+expect_status "warning only: exit 0" 0 &&
+	expect_contains "warning printed" "$err" "20-b.rules:2: warning: match.user: unknown user 'no-such-user-x'" &&
+	expect_contains "warning only: summary" "$out" "2 rules in 2 files: OK" &&
+	ok "warnings allowed without --strict"
+
+run "$CTL" check --strict "$TMP/good"
+expect_status "--strict fails on a warning" 1 &&
+	expect_not_contains "--strict: no OK line" "$out" "OK" &&
+	ok "--strict turns warnings into failure"
+
+run "$CTL" check --quiet "$TMP/good"
+expect_status "--quiet exit" 0 &&
+	[ -z "$out$err" ] && ok "--quiet prints nothing when valid" ||
+	not_ok "--quiet prints nothing when valid" "stdout: $out stderr: $err"
+
+run "$CTL" check "$TMP/bad" "$TMP/good"
+expect_status "invalid: exit 1" 1 &&
+	expect_contains "all errors: relative exe" "$err" "$TMP/bad/10-x.rules:2: error: match.exe: 'bin/x' is not an absolute path" &&
+	expect_contains "all errors: range" "$err" "$TMP/bad/10-x.rules:3: error: priority.nice: 99 is out of range (-20..19)" &&
+	expect_contains "all errors: second file" "$err" "$TMP/bad/20-y.rules:5: error: syntax error" &&
+	expect_contains "all errors: warning of a third" "$err" "20-b.rules:2: warning:" &&
+	ok "every error of every file in one run, with lines"
+
+cat >"$TMP/bad/20-y.rules" <<'R'
+rules = (
+  { name = "x"; match = { name = "game"; };
+    priority = { class = "high"; }; }
+);
+R
+run "$CTL" check "$TMP/bad"
+expect_status "cross-file: exit 1" 1 &&
+	expect_contains "duplicate name across files" "$err" "20-y.rules:2: error: duplicate rule name 'x' (first defined at $TMP/bad/10-x.rules:2)" &&
+	expect_contains "spoofable raise" "$err" "20-y.rules:2: error: rule 'x' raises priority or power but matches only on name" &&
+	expect_contains "failure summary" "$err" "4 errors, 0 warnings" &&
+	ok "duplicate names across files and spoofable raises"
+
+run "$CTL" check "$TMP/nonexistent.rules"
+expect_status "missing file: exit 2" 2 &&
+	expect_contains "missing file message" "$err" "$TMP/nonexistent.rules: error: No such file or directory" &&
+	ok "a missing path is an I/O error (exit 2)"
+
+chmod 000 "$TMP/good/10-a.rules"
+if [ "$(id -u)" -eq 0 ]; then
+	ok "unreadable file (skipped: root reads everything) # SKIP"
+else
+	run "$CTL" check "$TMP/good"
+	expect_status "unreadable: exit 2" 2 && ok "an unreadable file is an I/O error (exit 2)"
+fi
+chmod 644 "$TMP/good/10-a.rules"
+
+mkdir -p "$TMP/other"
+sed 's/name = "a"/name = "other-a"/; s|/usr/bin/a|/usr/bin/oa|' "$TMP/good/10-a.rules" >"$TMP/other/10-a.rules"
+run "$CTL" check "$TMP/good/10-a.rules" "$TMP/other" --strict --print
+expect_status "named file kept: exit 0" 0 &&
+	expect_contains "named file kept: its rule" "$out" "rule a ($TMP/good/10-a.rules:2)" &&
+	expect_contains "named file kept: the directory's rule" "$out" "rule other-a ($TMP/other/10-a.rules:2)" &&
+	expect_contains "named file kept: both files" "$out" "2 rules in 2 files: OK" &&
+	ok "a named file is read even beside a same-named file of a directory; options may follow paths"
+
+run "$CTL" check --strict --quiet "$TMP/good"
+expect_status "--strict --quiet" 1 &&
+	expect_contains "--strict --quiet shows the failing warning" "$err" "warning: match.user" &&
+	ok "--strict --quiet still shows the warnings that fail it"
+
+run "$CTL" check --frobnicate
+expect_status "bad option: exit 2" 2 &&
+	expect_contains "usage shown" "$err" "usage: cpupolicyctl check" &&
+	ok "an unknown option is a usage error (exit 2)"
+
+run "$CTL" frobnicate
+expect_status "bad command: exit 2" 2 &&
+	expect_contains "unknown command named" "$err" "unknown command 'frobnicate'" &&
+	ok "an unknown command is a usage error (exit 2)"
+
+# Without PATH, check reads the directories the config names; /etc's file
+# of the same name replaces the vendor's.
+cp "$TMP/good/10-a.rules" "$TMP/etc/20-b.rules"
+sed -i 's/name = "a"/name = "b-local"/; s|/usr/bin/a|/usr/bin/b|' "$TMP/etc/20-b.rules"
+cat >"$TMP/c.conf" <<C
+[daemon]
+rules_dirs = $TMP/good:$TMP/etc:$TMP/absent
+C
+run "$CTL" -c "$TMP/c.conf" check --strict --print
+expect_status "config dirs: exit 0" 0 &&
+	expect_contains "config dirs: override" "$out" "rule b-local ($TMP/etc/20-b.rules:2)" &&
+	expect_not_contains "config dirs: vendor replaced" "$out" "no-such-user-x" &&
+	expect_contains "config dirs: summary" "$out" "2 rules in 2 files: OK" &&
+	ok "no PATH: the config's rules_dirs, later directories override"
+
+run "$CTL" -c "$TMP/missing.conf" check
+expect_status "missing -c file: exit 2" 2 && ok "a missing -c config is an I/O error"
+
+run "$CTL" check --strict "$SRCDIR/rules"
+expect_status "shipped rules strict" 0 && ok "shipped rules pass check --strict"
+
+# cpupolicyd -n
+run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$SRCDIR/rules"
+expect_status "cpupolicyd -n: exit 0" 0 &&
+	expect_contains "configuration OK" "$out" "configuration OK" &&
+	ok "cpupolicyd -n on the shipped config and rules"
+
+cat >"$TMP/bad.conf" <<'C'
+[daemon]
+log_level = chatty
+rescan_interval_ms = 10
+[extra]
+C
+run "$DAEMON" -n -c "$TMP/bad.conf" -r "$SRCDIR/rules"
+expect_status "bad config: exit 1" 1 &&
+	expect_contains "bad config: line 2" "$err" "$TMP/bad.conf:2: error: log_level: 'chatty' is not valid" &&
+	expect_contains "bad config: line 3" "$err" "$TMP/bad.conf:3: error: rescan_interval_ms" &&
+	expect_contains "bad config: line 4" "$err" "$TMP/bad.conf:4: error: unknown section [extra]" &&
+	expect_not_contains "bad config: no OK" "$out" "OK" &&
+	ok "cpupolicyd -n reports every config error with its line"
+
+run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$TMP/bad"
+expect_status "bad rules: exit 1" 1 &&
+	expect_contains "cpupolicyd -n shows rule errors" "$err" "10-x.rules:3: error: priority.nice" &&
+	ok "cpupolicyd -n reports rule errors"
+
+run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$TMP/no-such-dir"
+expect_status "cpupolicyd -r missing" 1 &&
+	expect_contains "cpupolicyd -r missing: named" "$err" "$TMP/no-such-dir: error: No such file or directory" &&
+	ok "cpupolicyd -n: a missing -r directory is an error"
+
+run "$DAEMON" --bogus
+expect_status "cpupolicyd bad option" 2 && ok "cpupolicyd: unknown option is a usage error"
+
+finish

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Runs every test and ends with "N passed, N failed". Unit tests speak TAP
+# (cmocka's CMOCKA_MESSAGE_OUTPUT=TAP), integration scripts print TAP lines
+# of their own, each fuzz target and the format check count as one test.
+# Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+BUILD=${BUILD:-build}
+FUZZ_SECONDS=${FUZZ_SECONDS:-5}
+export BUILD SRCDIR="$top"
+# Under SAN=1: a leak fails the program, except libconfig's own (see there).
+export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+passed=0
+failed=0
+failures=()
+
+count_tap() { # suite, file with its output, exit status
+	local suite=$1 out=$2 status=$3 ok notok
+	ok=$(grep -cE '^ok ' "$out")
+	notok=$(grep -cE '^not ok ' "$out")
+	passed=$((passed + ok))
+	failed=$((failed + notok))
+	while IFS= read -r line; do
+		failures+=("$suite: ${line#not ok }")
+	done < <(grep -E '^not ok ' "$out")
+	# A crash or an early exit leaves no "not ok" line behind.
+	if [ "$status" -ne 0 ] && [ "$notok" -eq 0 ]; then
+		failed=$((failed + 1))
+		failures+=("$suite: exited with status $status")
+	fi
+}
+
+single() { # name, command...
+	local name=$1 log
+	shift
+	log=$(mktemp)
+	if "$@" >"$log" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok - $name"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "not ok - $name"
+		sed 's/^/#   /' "$log" | tail -n 40
+	fi
+	rm -f "$log"
+}
+
+echo "# unit tests"
+for t in "$BUILD"/tests/test_*; do
+	case $t in *.d) continue ;; esac
+	out=$(mktemp)
+	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$out" 2>&1
+	status=$?
+	grep -vE '^(1\.\.|# )' "$out" | sed "s|^|$(basename "$t"): |"
+	count_tap "$(basename "$t")" "$out" "$status"
+	rm -f "$out"
+done
+
+echo "# integration tests"
+for t in tests/integration/*.sh; do
+	[ "$(basename "$t")" = lib.sh ] && continue
+	out=$(mktemp)
+	bash "$t" >"$out" 2>&1
+	status=$?
+	sed "s|^|$(basename "$t" .sh): |" "$out"
+	count_tap "$(basename "$t" .sh)" "$out" "$status"
+	rm -f "$out"
+done
+
+echo "# fuzz targets, ${FUZZ_SECONDS}s each"
+for f in "$BUILD"/fuzz/fuzz_*; do
+	[ -x "$f" ] && [ -f "$f" ] || continue
+	single "fuzz $(basename "$f")" tests/fuzz/run-fuzz.sh "$f" "$FUZZ_SECONDS"
+done
+
+echo "# style"
+single "clang-format clean" make --no-print-directory -s format-check
+
+for f in "${failures[@]}"; do
+	echo "FAILED: $f"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

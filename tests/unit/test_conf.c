@@ -1,0 +1,213 @@
+/* Daemon config: every setting, and each kind of mistake on its line. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conf.h"
+
+struct conf_case {
+	const char *name;
+	const char *text;
+	size_t errors;
+	unsigned line;
+	const char *message;
+};
+
+static const struct conf_case conf_cases[] = {
+	{"empty file", "", 0, 0, NULL},
+	{"every setting",
+	 "[daemon]\nrules_dirs = /a:/b\nsocket = /run/x.sock\nsocket_group = "
+	 "root\nstate_dir = /var/lib/x\nrescan_interval_ms = 500\nlog_level = "
+	 "debug\ndry_run = yes\n[paths]\nsysfs = /tmp/sys\nprocfs = "
+	 "/tmp/proc\n",
+	 0, 0, NULL},
+	{"comments and indentation",
+	 "# top\n; also\n[daemon] # section\n  log_level = warning   # inline\n"
+	 "\tdry_run = off ; inline\n",
+	 0, 0, NULL},
+	{"unknown section", "[daemon]\n[deamon]\nlog_level = info\n", 1, 2,
+	 "unknown section [deamon] (valid: daemon, paths)"},
+	{"unknown key", "[daemon]\nlog_level = info\nloglevel = info\n", 1, 3,
+	 "unknown key 'loglevel' in [daemon]"},
+	{"key in the wrong section", "[paths]\nsocket = /x\n", 1, 2,
+	 "unknown key 'socket' in [paths]"},
+	{"key outside sections", "log_level = info\n", 1, 1,
+	 "outside any section"},
+	{"duplicate key", "[daemon]\ndry_run = 1\n\ndry_run = 0\n", 1, 4,
+	 "dry_run is already set on line 2"},
+	{"not a key line", "[daemon]\nlog_level info\n", 1, 2,
+	 "expected 'key = value' or '[section]'"},
+	{"malformed section", "[daemon\n", 1, 1, "malformed section header"},
+	{"relative rules dir", "[daemon]\nrules_dirs = /a:rules\n", 1, 2,
+	 "rules_dirs: 'rules' is not an absolute path"},
+	{"empty rules dirs", "[daemon]\nrules_dirs =\n", 1, 2,
+	 "needs at least one directory"},
+	{"rules dirs of colons only", "[daemon]\nrules_dirs = ::\n", 1, 2,
+	 "needs at least one directory"},
+	{"relative socket", "[daemon]\nsocket = x.sock\n", 1, 2,
+	 "socket: 'x.sock' is not an absolute path"},
+	{"socket path too long",
+	 "[daemon]\nsocket = /"
+	 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+	 1, 2, "socket: path longer than 107 characters"},
+	{"unknown socket group", "[daemon]\nsocket_group = no-such-group-x\n",
+	 1, 2, "socket_group: unknown group 'no-such-group-x'"},
+	{"rescan too short", "[daemon]\nrescan_interval_ms = 50\n", 1, 2,
+	 "rescan_interval_ms: '50' is not 0 (off) or a number"},
+	{"rescan not a number", "[daemon]\nrescan_interval_ms = 1s\n", 1, 2,
+	 "rescan_interval_ms: '1s'"},
+	{"rescan negative", "[daemon]\nrescan_interval_ms = -1\n", 1, 2,
+	 "rescan_interval_ms: '-1'"},
+	{"bad log level", "[daemon]\nlog_level = loud\n", 1, 2,
+	 "log_level: 'loud' is not valid"},
+	{"bad boolean", "[daemon]\ndry_run = maybe\n", 1, 2,
+	 "dry_run: 'maybe' is not a boolean"},
+	{"relative sysfs", "[paths]\nsysfs = sys\n", 1, 2,
+	 "sysfs: 'sys' is not an absolute path"},
+	{"relative state dir", "[daemon]\nstate_dir = state\n", 1, 2,
+	 "state_dir: 'state' is not an absolute path"},
+	{"line too long",
+	 "[daemon]\nrules_dirs = /"
+	 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	 "\nlog_level = x\n",
+	 2, 2, "line longer than"},
+	{"all errors reported", "[daemon]\nfoo = 1\nlog_level = x\n[bar]\n", 3,
+	 2, "unknown key 'foo'"},
+};
+
+static void test_conf_case(void **state)
+{
+	const struct conf_case *c = *state;
+	struct conf conf;
+	struct diag diag;
+
+	conf_init(&conf);
+	diag_init(&diag);
+	conf_load_text(&conf, "t.conf", c->text, strlen(c->text), &diag);
+	if (diag.errors != c->errors) {
+		diag_print(&diag, stderr, true);
+		fail_msg("%s: %zu errors, expected %zu", c->name, diag.errors,
+			 c->errors);
+	}
+	if (c->message) {
+		assert_int_equal(diag.entries[0].line, c->line);
+		if (!strstr(diag.entries[0].message, c->message))
+			fail_msg("%s: got '%s', expected '%s'", c->name,
+				 diag.entries[0].message, c->message);
+	}
+	diag_free(&diag);
+	conf_free(&conf);
+}
+
+static void test_defaults(void **state)
+{
+	struct conf conf;
+
+	(void)state;
+	conf_init(&conf);
+	assert_int_equal(conf.rules_dir_count, 2);
+	assert_string_equal(conf.rules_dirs[0], "/usr/share/cpupolicy/rules.d");
+	assert_string_equal(conf.rules_dirs[1], "/etc/cpupolicy/rules.d");
+	assert_string_equal(conf.socket, "/run/cpupolicy/cpupolicyd.sock");
+	assert_null(conf.socket_group);
+	assert_string_equal(conf.state_dir, "/var/lib/cpupolicy");
+	assert_int_equal(conf.rescan_interval_ms, 10000);
+	assert_int_equal(conf.log_level, LOG_LEVEL_INFO);
+	assert_false(conf.dry_run);
+	assert_string_equal(conf.sysfs, "/sys");
+	assert_string_equal(conf.procfs, "/proc");
+	conf_free(&conf);
+}
+
+static void test_values(void **state)
+{
+	static const char text[] =
+		"\xef\xbb\xbf[daemon]\nrules_dirs = /a:/b::/c\nsocket_group = "
+		"root\nrescan_interval_ms = 0\nlog_level = ERROR\ndry_run = "
+		"TRUE\n[paths]\nprocfs = /tmp/p # fake\n";
+	struct conf conf;
+	struct diag diag;
+
+	(void)state;
+	conf_init(&conf);
+	diag_init(&diag);
+	conf_load_text(&conf, "t.conf", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(conf.rules_dir_count, 3);
+	assert_string_equal(conf.rules_dirs[2], "/c");
+	assert_string_equal(conf.socket_group, "root");
+	assert_int_equal(conf.socket_gid, 0);
+	assert_int_equal(conf.rescan_interval_ms, 0);
+	assert_int_equal(conf.log_level, LOG_LEVEL_ERROR);
+	assert_true(conf.dry_run);
+	assert_string_equal(conf.procfs, "/tmp/p");
+	diag_free(&diag);
+	conf_free(&conf);
+}
+
+/* A bad value leaves the default in place rather than half a value. */
+static void test_bad_value_keeps_default(void **state)
+{
+	static const char text[] = "[daemon]\nrules_dirs = /a:b\n";
+	struct conf conf;
+	struct diag diag;
+
+	(void)state;
+	conf_init(&conf);
+	diag_init(&diag);
+	conf_load_text(&conf, "t.conf", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 1);
+	assert_int_equal(conf.rules_dir_count, 2);
+	diag_free(&diag);
+	conf_free(&conf);
+}
+
+static void test_missing_file(void **state)
+{
+	struct conf conf;
+	struct diag diag;
+
+	(void)state;
+	conf_init(&conf);
+	diag_init(&diag);
+	assert_int_equal(
+		conf_load_file(&conf, "/nonexistent/x.conf", false, &diag), 0);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(
+		conf_load_file(&conf, "/nonexistent/x.conf", true, &diag), -1);
+	assert_int_equal(diag.errors, 1);
+	assert_non_null(strstr(diag.entries[0].message, "cannot read"));
+	diag_free(&diag);
+	conf_free(&conf);
+}
+
+int main(void)
+{
+	size_t n = sizeof(conf_cases) / sizeof(*conf_cases);
+	struct CMUnitTest *tests = calloc(n + 4, sizeof(*tests));
+	size_t count = 0;
+	int failed;
+
+	for (size_t i = 0; i < n; i++) {
+		tests[count].name = conf_cases[i].name;
+		tests[count].test_func = test_conf_case;
+		tests[count].initial_state = (void *)&conf_cases[i];
+		count++;
+	}
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_defaults);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_values);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(
+		test_bad_value_keeps_default);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_missing_file);
+	failed = _cmocka_run_group_tests("conf", tests, count, NULL, NULL);
+	free(tests);
+	return failed;
+}

@@ -1,0 +1,195 @@
+/* Golden tests: every shipped rule file and the shipped config parse
+ * cleanly, directory precedence holds, and the normalised form of a rule
+ * file matches the stored one. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "conf.h"
+#include "rules.h"
+#include "util.h"
+
+static void test_shipped_rules_strict(void **state)
+{
+	char *dirs[] = {SRCDIR "/rules"};
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	diag_init(&diag);
+	assert_int_equal(rules_load_paths(&rules, dirs, 1, true, &diag), 0);
+	diag_print(&diag, stderr, true);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(diag.warnings, 0);
+	assert_true(rules.files_read >= 3);
+	assert_true(rules.count >= 4);
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+/* Examples name users that do not exist here (a warning), nothing worse. */
+static void test_examples(void **state)
+{
+	const char *dir = SRCDIR "/rules/examples";
+	struct dirent *d;
+	size_t files = 0;
+	DIR *dp;
+
+	(void)state;
+	dp = opendir(dir);
+	assert_non_null(dp);
+	while ((d = readdir(dp))) {
+		char *path = xasprintf("%s/%s", dir, d->d_name);
+		struct rules rules;
+		struct diag diag;
+
+		if (d->d_name[0] != '.') {
+			rules_init(&rules);
+			diag_init(&diag);
+			assert_int_equal(rules_load_file(&rules, path, &diag),
+					 0);
+			diag_print(&diag, stderr, false);
+			assert_int_equal(diag.errors, 0);
+			assert_int_equal(rules.count, 1);
+			diag_free(&diag);
+			rules_free(&rules);
+			files++;
+		}
+		free(path);
+	}
+	closedir(dp);
+	assert_true(files >= 2);
+}
+
+/* The shipped file documents the defaults: it must say what conf_init
+ * says. */
+static void test_shipped_conf(void **state)
+{
+	struct conf shipped, defaults;
+	struct diag diag;
+
+	(void)state;
+	conf_init(&shipped);
+	conf_init(&defaults);
+	diag_init(&diag);
+	assert_int_equal(conf_load_file(&shipped,
+					SRCDIR "/conf/cpupolicyd.conf", true,
+					&diag),
+			 0);
+	diag_print(&diag, stderr, true);
+	assert_int_equal(diag.errors + diag.warnings, 0);
+	assert_int_equal(shipped.rules_dir_count, defaults.rules_dir_count);
+	for (size_t i = 0; i < shipped.rules_dir_count; i++)
+		assert_string_equal(shipped.rules_dirs[i],
+				    defaults.rules_dirs[i]);
+	assert_string_equal(shipped.socket, defaults.socket);
+	assert_null(shipped.socket_group);
+	assert_string_equal(shipped.state_dir, defaults.state_dir);
+	assert_int_equal(shipped.rescan_interval_ms,
+			 defaults.rescan_interval_ms);
+	assert_int_equal(shipped.log_level, defaults.log_level);
+	assert_int_equal(shipped.dry_run, defaults.dry_run);
+	assert_string_equal(shipped.sysfs, defaults.sysfs);
+	assert_string_equal(shipped.procfs, defaults.procfs);
+	diag_free(&diag);
+	conf_free(&shipped);
+	conf_free(&defaults);
+}
+
+/* Lexical order across directories; /etc replaces a vendor file of the same
+ * name; a link to /dev/null masks one; hidden and non-.rules files are not
+ * read. */
+static void test_precedence(void **state)
+{
+	char *dirs[] = {
+		SRCDIR "/tests/data/precedence/vendor",
+		SRCDIR "/tests/data/precedence/etc",
+		SRCDIR "/tests/data/precedence/missing",
+	};
+	static const char *const order[] = {"a", "c", "b-local"};
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	diag_init(&diag);
+	assert_int_equal(rules_load_paths(&rules, dirs, 3, false, &diag), 0);
+	assert_int_equal(diag.errors + diag.warnings, 0);
+	assert_int_equal(rules.count, 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(rules.list[i].name, order[i]);
+	assert_non_null(strstr(rules.list[2].file, "/etc/20-b.rules"));
+	assert_int_equal(rules.files_read, 4);
+	diag_free(&diag);
+	rules_free(&rules);
+
+	/* A missing directory named on the command line is an I/O error. */
+	rules_init(&rules);
+	diag_init(&diag);
+	assert_int_equal(rules_load_paths(&rules, dirs + 2, 1, true, &diag),
+			 -1);
+	assert_int_equal(diag.errors, 1);
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+static char *golden_print(const char *name)
+{
+	char *path = xasprintf(SRCDIR "/tests/data/golden/%s", name);
+	struct rules rules;
+	struct diag diag;
+	char *text, *out = NULL;
+	size_t len, out_len;
+	FILE *f;
+
+	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, name, text, len, &diag);
+	assert_int_equal(diag.errors, 0);
+	f = open_memstream(&out, &out_len);
+	rules_print(&rules, f);
+	fclose(f);
+	diag_free(&diag);
+	rules_free(&rules);
+	free(text);
+	free(path);
+	return out;
+}
+
+static void test_normalised_form(void **state)
+{
+	char *expected, *got;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(util_read_file(SRCDIR
+					"/tests/data/golden/all-keys.expected",
+					1 << 20, &expected, &len),
+			 0);
+	got = golden_print("all-keys.rules");
+	assert_string_equal(got, expected);
+	free(got);
+	free(expected);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped_rules_strict),
+		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_shipped_conf),
+		cmocka_unit_test(test_precedence),
+		cmocka_unit_test(test_normalised_form),
+	};
+
+	return cmocka_run_group_tests_name("golden", tests, NULL, NULL);
+}

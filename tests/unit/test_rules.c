@@ -1,0 +1,431 @@
+/* Rule parser and validator: one named case per error class, each with the
+ * line it must be reported on. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rules.h"
+
+struct rule_case {
+	const char *name;
+	const char *text;
+	size_t errors, warnings;
+	unsigned line;	     /* of the first diagnostic */
+	const char *message; /* a part of it */
+};
+
+#define HEAD "version = 1;\nrules = (\n"
+/* A rule on line 3, with the key under test on line 4. */
+#define RULE(match, rest)                                                      \
+	HEAD "{ name = \"r\"; match = { " match " };\n" rest "\n}\n);\n"
+#define EXE "exe = \"/usr/bin/x\";"
+
+static const struct rule_case rule_cases[] = {
+	{"valid rule", RULE(EXE, "priority = { nice = 5; };"), 0, 0, 0, NULL},
+	{"valid everything",
+	 RULE(EXE " user = \"root\"; group = 0; cgroup = \"/system.slice/*\";",
+	      "priority = { class = \"high\"; io_class = \"best-effort\"; "
+	      "io_level = 2; };\nplacement = { cores = \"performance\"; "
+	      "spread = \"numa\"; };\npower = { parking = \"off\"; "
+	      "min_online = 50; idle_latency_us = 0; governor = "
+	      "\"performance\"; epp = \"performance\"; profile = "
+	      "\"performance\"; turbo = true; };"),
+	 0, 0, 0, NULL},
+	{"empty file", "", 0, 0, 0, NULL},
+	{"empty rules array", "rules = [];\n", 0, 0, 0, NULL},
+	{"syntax error", HEAD "{ name = \"r\" match = };\n);\n", 1, 0, 3,
+	 "syntax error"},
+	{"duplicate setting", RULE(EXE, "priority = { nice = 1; nice = 2; };"),
+	 1, 0, 4, "duplicate setting"},
+	{"unknown top-level key", "version = 1;\nrulez = ();\n", 1, 0, 2,
+	 "unknown key 'rulez' (valid here: version, rules)"},
+	{"unknown rule key", RULE(EXE, "priorty = { nice = 5; };"), 1, 0, 4,
+	 "unknown key 'priorty'"},
+	{"unknown match key",
+	 HEAD "{ name = \"r\";\nmatch = { " EXE "\n exec = \"/x\"; };\n}\n);\n",
+	 1, 0, 5, "unknown key 'match.exec'"},
+	{"unknown priority key", RULE(EXE, "priority = { nicety = 5; };"), 1, 0,
+	 4, "unknown key 'priority.nicety'"},
+	{"unknown placement key", RULE(EXE, "placement = { cpu = \"0\"; };"), 1,
+	 0, 4, "unknown key 'placement.cpu' (valid here: cores, cpus, spread)"},
+	{"unknown power key", RULE(EXE, "power = { parkin = \"off\"; };"), 1, 0,
+	 4, "unknown key 'power.parkin'"},
+	{"string for integer", RULE(EXE, "priority = { nice = \"5\"; };"), 1, 0,
+	 4, "priority.nice: expected an integer, got a string"},
+	{"float for integer", RULE(EXE, "priority = { nice = 5.0; };"), 1, 0, 4,
+	 "priority.nice: expected an integer, got a float"},
+	{"integer for string", RULE("exe = 5;", "priority = { nice = 5; };"), 1,
+	 0, 3, "match.exe: expected a string, got an integer"},
+	{"string for boolean",
+	 RULE(EXE, "priority = { nice = 5; };\nallow_spoofable = \"yes\";"), 1,
+	 0, 5, "allow_spoofable: expected true or false, got a string"},
+	{"scalar for group", HEAD "{ name = \"r\";\nmatch = \"/x\"; }\n);\n", 1,
+	 0, 4, "match: expected a group"},
+	{"group for rules list", "rules = { a = 1; };\n", 1, 0, 1,
+	 "rules: expected a list"},
+	{"rule not a group", HEAD "\"r\"\n);\n", 1, 0, 3,
+	 "each rule must be a group"},
+	{"nice too high", RULE(EXE, "priority = { nice = 20; };"), 1, 0, 4,
+	 "priority.nice: 20 is out of range (-20..19)"},
+	{"nice too low", RULE(EXE, "priority = { nice = -21; };"), 1, 0, 4,
+	 "out of range (-20..19)"},
+	{"nice wrapped by libconfig",
+	 RULE(EXE, "priority = { nice = 4294967297; };"), 1, 0, 4,
+	 "integer 4294967297 is out of range"},
+	{"hex wrapped by libconfig",
+	 RULE(EXE, "priority = { nice = 0xffffffff; };"), 1, 0, 4,
+	 "integer 0xffffffff is out of range"},
+	{"wrapped integer hides nothing else on its line",
+	 RULE(EXE, "power = { min_online = 101; idle_latency_us = "
+		   "4294967297; };"),
+	 2, 0, 4, "integer 4294967297 is out of range"},
+	{"64-bit integer", RULE(EXE, "priority = { nice = 5L; };"), 0, 0, 0,
+	 NULL},
+	{"io_level too high",
+	 RULE(EXE, "priority = { io_class = \"best-effort\"; io_level = 8; };"),
+	 1, 0, 4, "priority.io_level: 8 is out of range (0..7)"},
+	{"rt_priority zero",
+	 RULE(EXE, "priority = { policy = \"fifo\"; rt_priority = 0; };"), 1, 0,
+	 4, "priority.rt_priority: 0 is out of range (1..99)"},
+	{"rt_priority too high",
+	 RULE(EXE, "priority = { policy = \"rr\"; rt_priority = 100; };"), 1, 0,
+	 4, "(1..99)"},
+	{"min_online over 100", RULE(EXE, "power = { min_online = 101; };"), 1,
+	 0, 4, "power.min_online: 101 is out of range (0..100)"},
+	{"idle latency negative",
+	 RULE(EXE, "power = { idle_latency_us = -1; };"), 1, 0, 4,
+	 "power.idle_latency_us: -1 is out of range"},
+	{"bad class", RULE(EXE, "priority = { class = \"hgh\"; };"), 1, 0, 4,
+	 "priority.class: 'hgh' is not valid (valid: idle, below-normal, "
+	 "normal, above-normal, high, realtime)"},
+	{"bad policy", RULE(EXE, "priority = { policy = \"deadline\"; };"), 1,
+	 0, 4, "(valid: other, batch, idle, fifo, rr)"},
+	{"bad io_class", RULE(EXE, "priority = { io_class = \"none\"; };"), 1,
+	 0, 4, "(valid: realtime, best-effort, idle)"},
+	{"bad cores", RULE(EXE, "placement = { cores = \"big\"; };"), 1, 0, 4,
+	 "(valid: all, performance, efficiency)"},
+	{"bad spread", RULE(EXE, "placement = { spread = \"socket\"; };"), 1, 0,
+	 4, "(valid: none, numa, package, kind)"},
+	{"bad parking", RULE(EXE, "power = { parking = \"no\"; };"), 1, 0, 4,
+	 "(valid: on, off)"},
+	{"bad governor", RULE(EXE, "power = { governor = \"turbo\"; };"), 1, 0,
+	 4, "power.governor: 'turbo' is not valid (valid: performance,"},
+	{"bad epp", RULE(EXE, "power = { epp = \"fast\"; };"), 1, 0, 4,
+	 "power.epp: 'fast' is not valid"},
+	{"bad profile", RULE(EXE, "power = { profile = \"silent\"; };"), 1, 0,
+	 4, "power.profile: 'silent' is not valid"},
+	{"turbo not boolean", RULE(EXE, "power = { turbo = \"on\"; };"), 1, 0,
+	 4, "power.turbo: expected true or false"},
+	{"relative exe", RULE("exe = \"bin/x\";", "priority = { nice = 5; };"),
+	 1, 0, 3, "match.exe: 'bin/x' is not an absolute path"},
+	{"relative parent_exe",
+	 RULE(EXE " parent_exe = \"bash\";", "priority = { nice = 5; };"), 1, 0,
+	 3, "match.parent_exe: 'bash' is not an absolute path"},
+	{"relative cgroup",
+	 RULE(EXE " cgroup = \"user.slice\";", "priority = { nice = 5; };"), 1,
+	 0, 3, "match.cgroup: 'user.slice' is not an absolute path"},
+	{"unclosed bracket glob",
+	 RULE("exe = \"/usr/bin/[ab\";", "priority = { nice = 5; };"), 1, 0, 3,
+	 "match.exe: invalid glob '/usr/bin/[ab': '[' is never closed"},
+	{"trailing backslash glob",
+	 RULE(EXE " name = \"x\\\\\";", "priority = { nice = 5; };"), 1, 0, 3,
+	 "ends with a lone backslash"},
+	{"unknown character class",
+	 RULE(EXE " name = \"[[:letter:]]*\";", "priority = { nice = 5; };"), 1,
+	 0, 3, "unknown character class '[:letter:]'"},
+	{"mixed array", RULE(EXE " user = [\"root\", 0];", ""), 1, 0, 3,
+	 "mix names and numbers in a list"},
+	{"string at the end of a multi-line list",
+	 HEAD
+	 "{ name = \"r\";\n match = { exe = [ \"/a\",\n \"b\" # comment\n\n"
+	 " ]; }; }\n);\n",
+	 1, 0, 5, "match.exe[1]: 'b' is not an absolute path"},
+	{"glob in list element",
+	 RULE("exe = [\"/a\", \"/b[\"];", "priority = { nice = 5; };"), 1, 0, 3,
+	 "match.exe[1]: invalid glob"},
+	{"empty list", RULE("exe = [];", "priority = { nice = 5; };"), 1, 0, 3,
+	 "match.exe: empty list matches nothing"},
+	{"empty pattern", RULE("exe = \"\";", "priority = { nice = 5; };"), 1,
+	 0, 3, "match.exe: empty pattern"},
+	{"duplicate rule name",
+	 HEAD "{ name = \"r\"; match = { " EXE " }; },\n{ name = \"r\"; "
+	      "match = { exe = \"/y\"; }; }\n);\n",
+	 1, 0, 4, "duplicate rule name 'r' (first defined at t.rules:3)"},
+	{"empty match", RULE("", "priority = { nice = 5; };"), 1, 0, 3,
+	 "match is empty"},
+	{"missing match",
+	 HEAD "{ name = \"r\";\n priority = { nice = 5; }; }\n);\n", 1, 0, 3,
+	 "rule has no match"},
+	{"missing name", HEAD "{ match = { " EXE " }; }\n);\n", 1, 0, 3,
+	 "rule has no name"},
+	{"bad rule name", HEAD "{ name = \"a b\"; match = { " EXE " }; }\n);\n",
+	 1, 0, 3, "name: 'a b' is not a valid rule name"},
+	{"class with nice",
+	 RULE(EXE, "priority = { class = \"high\";\nnice = -5; };"), 1, 0, 5,
+	 "priority.nice conflicts with priority.class"},
+	{"class with policy",
+	 RULE(EXE, "priority = { class = \"idle\"; policy = \"batch\"; };"), 1,
+	 0, 4, "priority.policy conflicts with priority.class"},
+	{"cores with cpus",
+	 RULE(EXE, "placement = { cores = \"all\"; cpus = \"0\"; };"), 1, 0, 4,
+	 "placement.cpus conflicts with placement.cores"},
+	{"rt_priority without realtime policy",
+	 RULE(EXE, "priority = { rt_priority = 10; };"), 1, 0, 4,
+	 "rt_priority needs policy"},
+	{"rt_priority with realtime class",
+	 RULE(EXE, "priority = { class = \"realtime\"; rt_priority = 10; };"),
+	 0, 0, 0, NULL},
+	{"io_level with idle io_class",
+	 RULE(EXE, "priority = { io_class = \"idle\"; io_level = 3; };"), 1, 0,
+	 4, "io_level has no meaning with io_class \"idle\""},
+	{"nice with fifo",
+	 RULE(EXE, "priority = { policy = \"fifo\"; nice = 3; };"), 0, 1, 4,
+	 "priority.nice has no effect with a realtime policy"},
+	{"malformed cpus", RULE(EXE, "placement = { cpus = \"0-3,x\"; };"), 1,
+	 0, 4, "placement.cpus: '0-3,x': expected a CPU number"},
+	{"backwards cpus", RULE(EXE, "placement = { cpus = \"3-1\"; };"), 1, 0,
+	 4, "range 3-1 runs backwards"},
+	{"cpu out of range", RULE(EXE, "placement = { cpus = \"9000\"; };"), 1,
+	 0, 4, "CPU number out of range (0..8191)"},
+	{"unknown user",
+	 RULE(EXE " user = \"no-such-user-x\";", "priority = { nice = 5; };"),
+	 0, 1, 3, "match.user: unknown user 'no-such-user-x'"},
+	{"unknown group",
+	 RULE(EXE " group = [\"root\", \"no-such-group-x\"];",
+	      "priority = { nice = 5; };"),
+	 0, 1, 3, "match.group[1]: unknown group 'no-such-group-x'"},
+	{"negative uid", RULE(EXE " user = -1;", "priority = { nice = 5; };"),
+	 1, 0, 3, "match.user: -1 is out of range"},
+	{"shadowed rule",
+	 HEAD "{ name = \"a\"; match = { " EXE " }; },\n{ name = \"b\"; match "
+	      "= { " EXE
+	      " user = \"root\"; }; priority = { nice = 1; }; }\n);\n",
+	 0, 1, 4, "rule 'b' never matches: rule 'a' (t.rules:3)"},
+	{"not shadowed by a narrower rule",
+	 HEAD "{ name = \"a\"; match = { " EXE
+	      " user = \"root\"; }; },\n{ name "
+	      "= \"b\"; match = { " EXE " }; }\n);\n",
+	 0, 0, 0, NULL},
+	{"not shadowed by a glob",
+	 HEAD "{ name = \"a\"; match = { exe = \"/usr/bin/*\"; }; },\n{ name "
+	      "= \"b\"; match = { " EXE " }; }\n);\n",
+	 0, 0, 0, NULL},
+	{"spoofable raise by name",
+	 RULE("name = \"game\";", "priority = { nice = -5; };"), 1, 0, 3,
+	 "rule 'r' raises priority or power but matches only on name"},
+	{"spoofable raise by class",
+	 RULE("cmdline = \"*server*\";", "priority = { class = \"high\"; };"),
+	 1, 0, 3, "add exe, user, group or cgroup"},
+	{"spoofable realtime policy",
+	 RULE("name = \"x\";", "priority = { policy = \"rr\"; };"), 1, 0, 3,
+	 "raises priority or power"},
+	{"spoofable power",
+	 RULE("name = \"x\"; parent_exe = \"/usr/bin/bash\";",
+	      "power = { governor = \"performance\"; };"),
+	 1, 0, 3, "raises priority or power"},
+	{"spoofable allowed",
+	 RULE("name = \"x\";",
+	      "priority = { nice = -5; };\nallow_spoofable = true;"),
+	 0, 1, 3, "can be triggered by any process"},
+	{"name raise limited by user",
+	 RULE("name = \"x\"; user = \"root\";", "priority = { nice = -5; };"),
+	 0, 0, 0, NULL},
+	{"name lowering is fine",
+	 RULE("name = \"x\";", "priority = { class = \"idle\"; };"), 0, 0, 0,
+	 NULL},
+	{"allow_spoofable not needed",
+	 RULE(EXE, "priority = { nice = -5; };\nallow_spoofable = true;"), 0, 1,
+	 5, "allow_spoofable has no effect"},
+	{"long process name",
+	 RULE(EXE " name = \"averyveryverylongname\";",
+	      "priority = { nice = 5; };"),
+	 0, 1, 3, "longer than 15 characters and never matches"},
+	{"empty priority", RULE(EXE, "priority = { };"), 0, 1, 4,
+	 "priority is empty"},
+	{"version 2", "version = 2;\nrules = ();\n", 1, 0, 1,
+	 "version: 2 is not supported"},
+	{"include", "version = 1;\n@include \"/etc/passwd\"\n", 1, 0, 2,
+	 "@include is not supported"},
+	{"all errors of a file",
+	 HEAD "{ name = \"a\"; match = { exe = \"x\"; }; },\n{ name = \"b\"; "
+	      "match = { " EXE " }; priority = { nice = 99; }; },\n{ name = "
+	      "\"c\"; match = { " EXE " }; placement = { spread = \"x\"; }; }"
+	      "\n);\n",
+	 3, 1, 3, "match.exe: 'x' is not an absolute path"},
+};
+
+static void test_rule_case(void **state)
+{
+	const struct rule_case *c = *state;
+	struct rules rules;
+	struct diag diag;
+	char first[1024] = "";
+
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", c->text, strlen(c->text), &diag);
+	if (diag.count)
+		diag_format(&diag.entries[0], first, sizeof(first));
+	if (diag.errors != c->errors || diag.warnings != c->warnings) {
+		diag_print(&diag, stderr, true);
+		fail_msg("%s: %zu errors, %zu warnings; expected %zu, %zu",
+			 c->name, diag.errors, diag.warnings, c->errors,
+			 c->warnings);
+	}
+	if (c->message) {
+		assert_int_equal(diag.entries[0].line, c->line);
+		if (!strstr(diag.entries[0].message, c->message))
+			fail_msg("%s: got '%s', expected it to contain '%s'",
+				 c->name, first, c->message);
+	}
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+/* A NUL in the text would end libconfig's string early: what follows it
+ * would never be checked. */
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "version = 1;\n\n\0rules = ();\n";
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, sizeof(text) - 1, &diag);
+	assert_int_equal(diag.errors, 1);
+	assert_int_equal(diag.entries[0].line, 3);
+	assert_non_null(strstr(diag.entries[0].message, "NUL"));
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+static void test_duplicate_across_files(void **state)
+{
+	static const char a[] =
+		HEAD "{ name = \"x\"; match = { " EXE " }; }\n);\n";
+	static const char b[] =
+		HEAD "\n{ name = \"x\"; match = { exe = \"/y\"; "
+		     "}; }\n);\n";
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "a.rules", a, strlen(a), &diag);
+	rules_load_text(&rules, "b.rules", b, strlen(b), &diag);
+	assert_int_equal(diag.errors, 1);
+	assert_string_equal(diag.entries[0].file, "b.rules");
+	assert_int_equal(diag.entries[0].line, 4);
+	assert_string_equal(diag.entries[0].message,
+			    "duplicate rule name 'x' (first defined at "
+			    "a.rules:3)");
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+static void test_values_parsed(void **state)
+{
+	static const char text[] = RULE(
+		EXE " user = (\"root\", 1234);",
+		"priority = { policy = \"fifo\"; rt_priority = 7; io_class = "
+		"\"realtime\"; io_level = 1; };\nplacement = { cpus = "
+		"\"8,0-3,2-5\"; spread = \"package\"; };\npower = { turbo = "
+		"false; idle_latency_us = 20; };");
+	const struct rule *r;
+	struct rules rules;
+	struct diag diag;
+	char cpus[64];
+
+	(void)state;
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.errors + diag.warnings, 0);
+	assert_int_equal(rules.count, 1);
+	r = &rules.list[0];
+	assert_string_equal(r->name, "r");
+	assert_int_equal(r->line, 3);
+	assert_int_equal(r->match.user.count, 2);
+	assert_int_equal(r->match.user.values[0].id, 0);
+	assert_int_equal(r->match.user.values[1].id, 1234);
+	assert_int_equal(r->priority.policy, RULE_POLICY_FIFO);
+	assert_int_equal(r->priority.rt_priority, 7);
+	assert_int_equal(r->priority.io_class, RULE_IO_CLASS_REALTIME);
+	assert_int_equal(r->priority.io_level, 1);
+	assert_false(r->priority.has_nice);
+	cpulist_format(&r->placement.cpus, cpus, sizeof(cpus));
+	assert_string_equal(cpus, "0-5,8");
+	assert_int_equal(r->placement.spread, RULE_SPREAD_PACKAGE);
+	assert_int_equal(r->power.turbo, RULE_TURBO_OFF);
+	assert_int_equal(r->power.idle_latency_us, 20);
+	assert_int_equal(r->power.min_online, -1);
+	assert_true(rules_raises(r));
+	assert_false(rules_spoofable(r));
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+/* Enough rules to move the rule array several times while the name and
+ * exe maps point into it. */
+static void test_many_rules(void **state)
+{
+	size_t n = 5000, cap = n * 80 + 64, used = 0;
+	char *text = malloc(cap);
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	used += (size_t)snprintf(text, cap, "rules = (\n");
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(text + used, cap - used,
+					 "{ name = \"r%zu\"; match = { exe = "
+					 "\"/bin/p%zu\"; }; },\n",
+					 i, i % (n - 1));
+	snprintf(text + used - 2, cap - used + 2, "\n);\n");
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	/* The last rule repeats the first one's exe. */
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(diag.warnings, 1);
+	assert_non_null(strstr(diag.entries[0].message,
+			       "rule 'r4999' never matches: rule 'r0'"));
+	assert_int_equal(rules.count, n);
+	diag_free(&diag);
+	rules_free(&rules);
+	free(text);
+}
+
+int main(void)
+{
+	size_t n = sizeof(rule_cases) / sizeof(*rule_cases);
+	struct CMUnitTest *tests = calloc(n + 4, sizeof(*tests));
+	size_t count = 0;
+	int failed;
+
+	for (size_t i = 0; i < n; i++) {
+		tests[count].name = rule_cases[i].name;
+		tests[count].test_func = test_rule_case;
+		tests[count].initial_state = (void *)&rule_cases[i];
+		count++;
+	}
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_nul_byte);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(
+		test_duplicate_across_files);
+	tests[count++] =
+		(struct CMUnitTest)cmocka_unit_test(test_values_parsed);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
+	failed = _cmocka_run_group_tests("rules", tests, count, NULL, NULL);
+	free(tests);
+	return failed;
+}
