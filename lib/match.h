@@ -1,0 +1,70 @@
+/* Matching: process facts x rules -> the first matching rule. Pure: the
+ * facts come through a fetch callback, so the matcher asks only for what
+ * the candidate rules need and does no I/O itself. */
+#ifndef CPUPOLICY_MATCH_H
+#define CPUPOLICY_MATCH_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "rules.h"
+#include "strmap.h"
+
+enum match_fact {
+	MATCH_FACT_EXE = 1 << 0,
+	MATCH_FACT_COMM = 1 << 1,
+	MATCH_FACT_CMDLINE = 1 << 2,
+	MATCH_FACT_CREDS = 1 << 3,
+	MATCH_FACT_CGROUP = 1 << 4,
+	MATCH_FACT_PARENT_EXE = 1 << 5,
+};
+
+#define MATCH_COMM_MAX	  16
+#define MATCH_CMDLINE_MAX 4096
+#define MATCH_CGROUP_MAX  4096
+#define MATCH_GROUPS_MAX  64
+
+/* What is known of one process. Strings are NUL-terminated and bounded;
+ * cgroups holds one path per line. */
+struct facts {
+	unsigned have;	 /* enum match_fact bits fetched */
+	unsigned failed; /* bits that could not be read */
+	char exe[PATH_MAX];
+	char comm[MATCH_COMM_MAX];
+	char cmdline[MATCH_CMDLINE_MAX];
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[MATCH_GROUPS_MAX];
+	size_t group_count;
+	char cgroups[MATCH_CGROUP_MAX];
+	char parent_exe[PATH_MAX];
+};
+
+/* Fills the facts named by the bits it is asked for; sets have or failed
+ * for each. */
+typedef void (*match_fetch_fn)(void *ctx, unsigned wanted, struct facts *facts);
+
+struct match_bucket {
+	size_t *rules; /* indexes into rules->list, ascending */
+	size_t count;
+};
+
+struct match_index {
+	const struct rules *rules;
+	struct strmap by_exe;  /* literal exe -> struct match_bucket */
+	struct strmap by_comm; /* literal name -> struct match_bucket */
+	size_t *scan;	       /* every other rule, ascending */
+	size_t scan_count;
+};
+
+/* match.c */
+void match_index_build(struct match_index *index, const struct rules *rules);
+void match_index_free(struct match_index *index);
+long match_first(const struct match_index *index, struct facts *facts,
+		 match_fetch_fn fetch, void *ctx);
+bool match_rule(const struct rule *rule, struct facts *facts,
+		match_fetch_fn fetch, void *ctx, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,302 @@
+/* Facts about a process, read from /proc (under a configurable root).
+ * Everything read is bounded and treated as hostile: names, command lines
+ * and paths are chosen by whoever started the process. A process that is
+ * gone (ENOENT, ESRCH) is normal: the caller sees a failed fact. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procinfo.h"
+#include "util.h"
+
+/* Reads at most size - 1 bytes and NUL-terminates them. */
+int procinfo_read(const char *path, char *buf, size_t size, size_t *len)
+{
+	size_t used = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	while (used + 1 < size) {
+		ssize_t n = read(fd, buf + used, size - 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	if (len)
+		*len = used;
+	return 0;
+}
+
+static int procinfo_exe(const char *procfs, pid_t pid, char *exe, size_t size)
+{
+	static const char deleted[] = " (deleted)";
+	char path[64 + PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/exe", procfs, (int)pid);
+	n = readlink(path, exe, size - 1);
+	/* Kernel threads have no exe; a path that fills the buffer may have
+	 * been cut, and a cut path must not match a rule. */
+	if (n <= 0 || (size_t)n >= size - 1)
+		return -1;
+	exe[n] = '\0';
+	/* A binary replaced or removed since the process started; match the
+	 * path it was started from. */
+	if ((size_t)n > sizeof(deleted) - 1 &&
+	    strcmp(exe + n - (sizeof(deleted) - 1), deleted) == 0)
+		exe[n - (sizeof(deleted) - 1)] = '\0';
+	return 0;
+}
+
+static int procinfo_comm(const char *procfs, pid_t pid, char *comm, size_t size)
+{
+	char path[64 + PATH_MAX];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%d/comm", procfs, (int)pid);
+	if (procinfo_read(path, comm, size, &len) < 0)
+		return -1;
+	if (len && comm[len - 1] == '\n')
+		comm[len - 1] = '\0';
+	return 0;
+}
+
+/* Arguments are NUL-separated: join them with single spaces. */
+static int procinfo_cmdline(const char *procfs, pid_t pid, char *cmdline,
+			    size_t size)
+{
+	char path[64 + PATH_MAX];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", procfs, (int)pid);
+	if (procinfo_read(path, cmdline, size, &len) < 0)
+		return -1;
+	while (len && cmdline[len - 1] == '\0')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	}
+	cmdline[len] = '\0';
+	return 0;
+}
+
+/* The second field of "Uid:" and "Gid:" is the effective id. */
+static int procinfo_creds(const char *procfs, pid_t pid, struct facts *facts)
+{
+	char path[64 + PATH_MAX], status[4096];
+	bool uid = false, gid = false;
+	char *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/%d/status", procfs, (int)pid);
+	if (procinfo_read(path, status, sizeof(status), NULL) < 0)
+		return -1;
+	facts->group_count = 0;
+	for (line = strtok_r(status, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned real, effective;
+
+		if (sscanf(line, "Uid: %u %u", &real, &effective) == 2) {
+			facts->uid = effective;
+			uid = true;
+		} else if (sscanf(line, "Gid: %u %u", &real, &effective) == 2) {
+			facts->gid = effective;
+			gid = true;
+		} else if (strncmp(line, "Groups:", 7) == 0) {
+			char *p = line + 7, *end;
+
+			while (facts->group_count < MATCH_GROUPS_MAX) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				facts->groups[facts->group_count++] = (gid_t)g;
+				p = end;
+			}
+		}
+	}
+	if (!uid || !gid) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Every hierarchy's path, one per line: "N:controllers:path". */
+static int procinfo_cgroups(const char *procfs, pid_t pid, char *out,
+			    size_t size)
+{
+	char path[64 + PATH_MAX], text[MATCH_CGROUP_MAX];
+	char *line, *save = NULL;
+	size_t used = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs, (int)pid);
+	if (procinfo_read(path, text, sizeof(text), NULL) < 0)
+		return -1;
+	out[0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		char *cgroup = colon ? strchr(colon + 1, ':') : NULL;
+		size_t len;
+
+		if (!cgroup)
+			continue;
+		cgroup++;
+		len = strlen(cgroup);
+		if (used + len + 2 > size)
+			break;
+		memcpy(out + used, cgroup, len);
+		used += len;
+		out[used++] = '\n';
+		out[used] = '\0';
+	}
+	return 0;
+}
+
+/* The fields after the command name, which may hold spaces and ')'. */
+int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
+		  unsigned long long *start)
+{
+	char path[96], stat[1024];
+	const char *p;
+	int field = 2, parent = 0;
+	unsigned long long started = 0;
+
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", procfs,
+			 (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/stat", procfs, (int)pid);
+	if (procinfo_read(path, stat, sizeof(stat), NULL) < 0)
+		return -1;
+	p = strrchr(stat, ')');
+	if (!p) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (p++; *p && field < 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (field + 1 == 4)
+			parent = atoi(p);
+		if (field + 1 == 22)
+			started = strtoull(p, NULL, 10);
+		while (*p && *p != ' ')
+			p++;
+	}
+	if (field < 22 || !started) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ppid)
+		*ppid = parent;
+	if (start)
+		*start = started;
+	return 0;
+}
+
+int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+			unsigned long long *start)
+{
+	return procinfo_stat(procfs, pid, tid, NULL, start);
+}
+
+void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
+{
+	const struct procinfo *pi = ctx;
+	pid_t ppid;
+	int status = 0;
+
+	if (wanted & MATCH_FACT_EXE)
+		status = procinfo_exe(pi->procfs, pi->pid, facts->exe,
+				      sizeof(facts->exe));
+	else if (wanted & MATCH_FACT_COMM)
+		status = procinfo_comm(pi->procfs, pi->pid, facts->comm,
+				       sizeof(facts->comm));
+	else if (wanted & MATCH_FACT_CMDLINE)
+		status = procinfo_cmdline(pi->procfs, pi->pid, facts->cmdline,
+					  sizeof(facts->cmdline));
+	else if (wanted & MATCH_FACT_CREDS)
+		status = procinfo_creds(pi->procfs, pi->pid, facts);
+	else if (wanted & MATCH_FACT_CGROUP)
+		status = procinfo_cgroups(pi->procfs, pi->pid, facts->cgroups,
+					  sizeof(facts->cgroups));
+	else if (wanted & MATCH_FACT_PARENT_EXE)
+		status = procinfo_stat(pi->procfs, pi->pid, 0, &ppid, NULL) <
+						 0 ||
+					 ppid <= 0
+				 ? -1
+				 : procinfo_exe(pi->procfs, ppid,
+						facts->parent_exe,
+						sizeof(facts->parent_exe));
+	else
+		return;
+	if (status < 0)
+		facts->failed |= wanted & -wanted;
+	else
+		facts->have |= wanted & -wanted;
+	/* One fact per call: ask again for the rest. */
+	if (wanted & (wanted - 1))
+		procinfo_fetch(ctx, wanted & (wanted - 1), facts);
+}
+
+static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
+{
+	size_t capacity = 0;
+	struct dirent *d;
+	DIR *dp = opendir(path);
+
+	*out = NULL;
+	*count = 0;
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		char *end;
+		long n;
+
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		n = strtol(d->d_name, &end, 10);
+		if (*end || n <= 0)
+			continue;
+		if (*count == capacity) {
+			capacity = capacity ? capacity * 2 : 64;
+			*out = xreallocarray(*out, capacity, sizeof(**out));
+		}
+		(*out)[(*count)++] = (pid_t)n;
+	}
+	closedir(dp);
+	return 0;
+}
+
+int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s/%d/task", procfs, (int)pid);
+	return procinfo_numbers(path, tids, count);
+}
+
+int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+{
+	return procinfo_numbers(procfs, pids, count);
+}

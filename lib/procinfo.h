@@ -1,0 +1,28 @@
+/* Facts about a process, read from /proc (under a configurable root).
+ * Everything read is bounded and treated as hostile: names, command lines
+ * and paths are chosen by whoever started the process. */
+#ifndef CPUPOLICY_PROCINFO_H
+#define CPUPOLICY_PROCINFO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "match.h"
+
+struct procinfo {
+	const char *procfs;
+	pid_t pid;
+};
+
+/* procinfo.c */
+void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts);
+int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+			unsigned long long *start);
+int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
+		  unsigned long long *start);
+int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
+		     size_t *count);
+int procinfo_pids(const char *procfs, pid_t **pids, size_t *count);
+int procinfo_read(const char *path, char *buf, size_t size, size_t *len);
+
+#endif

@@ -1,0 +1,269 @@
+/* Matching: first match in rule order, every key, the exe/name index, and
+ * that facts are fetched only when a candidate rule needs them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "match.h"
+
+static const char rules_text[] =
+	"rules = (\n"
+	"{ name = \"xz\"; match = { exe = \"/usr/bin/xz\"; }; },\n"
+	"{ name = \"xz-root\"; match = { exe = \"/usr/bin/xz\"; user = 0; }; "
+	"},\n"
+	"{ name = \"gcc\"; match = { exe = \"/usr/lib/gcc/*/cc1\"; }; },\n"
+	"{ name = \"game\"; match = { name = [\"game\", \"game2\"]; user = 1; "
+	"}; },\n"
+	"{ name = \"svc\"; match = { cgroup = \"/system.slice/svc.service\"; "
+	"}; },\n"
+	"{ name = \"grp\"; match = { group = 100; cmdline = \"* --batch*\"; }; "
+	"},\n"
+	"{ name = \"child\"; match = { parent_exe = \"/usr/bin/make\"; name = "
+	"\"sh\"; }; },\n"
+	"{ name = \"java\"; match = { exe = \"/usr/bin/java\"; cmdline = "
+	"\"*Indexer*\"; }; },\n"
+	"{ name = \"name-late\"; match = { name = \"xz\"; }; }\n"
+	");\n";
+
+struct fake {
+	struct facts truth;
+	unsigned unreadable;
+	unsigned fetched; /* bits asked for */
+};
+
+static void fake_fetch(void *ctx, unsigned wanted, struct facts *facts)
+{
+	struct fake *fake = ctx;
+	unsigned have = facts->have, failed = facts->failed;
+
+	fake->fetched |= wanted;
+	*facts = fake->truth;
+	facts->have = have | (wanted & ~fake->unreadable);
+	facts->failed = failed | (wanted & fake->unreadable);
+}
+
+struct match_case {
+	const char *name;
+	struct facts truth;
+	unsigned unreadable;
+	const char *expected; /* NULL: no rule */
+	unsigned not_fetched; /* facts that must not have been read */
+};
+
+static const struct match_case match_cases[] = {
+	{"exact exe",
+	 {.exe = "/usr/bin/xz", .comm = "xz", .uid = 1000},
+	 0,
+	 "xz",
+	 MATCH_FACT_CMDLINE | MATCH_FACT_CGROUP | MATCH_FACT_CREDS},
+	{"first rule wins over a later narrower one",
+	 {.exe = "/usr/bin/xz", .uid = 0},
+	 0,
+	 "xz",
+	 MATCH_FACT_CREDS},
+	{"glob exe",
+	 {.exe = "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", .comm = "cc1"},
+	 0,
+	 "gcc",
+	 0},
+	{"name is not exe",
+	 {.exe = "/tmp/fake/xz", .comm = "xz"},
+	 0,
+	 "name-late",
+	 0},
+	{"name and user",
+	 {.exe = "/opt/game", .comm = "game2", .uid = 1},
+	 0,
+	 "game",
+	 0},
+	{"name but not user",
+	 {.exe = "/opt/game", .comm = "game", .uid = 2},
+	 0,
+	 NULL,
+	 0},
+	{"cgroup among several",
+	 {.exe = "/usr/sbin/svc",
+	  .comm = "svc",
+	  .cgroups = "/\n/system.slice/svc.service\n"},
+	 0,
+	 "svc",
+	 0},
+	{"supplementary group and cmdline",
+	 {.exe = "/usr/bin/tool",
+	  .comm = "tool",
+	  .gid = 5,
+	  .groups = {7, 100},
+	  .group_count = 2,
+	  .cmdline = "tool --batch --x"},
+	 0,
+	 "grp",
+	 0},
+	{"group matches but cmdline does not",
+	 {.exe = "/usr/bin/tool",
+	  .comm = "tool",
+	  .gid = 100,
+	  .cmdline = "tool --interactive"},
+	 0,
+	 NULL,
+	 0},
+	{"parent exe",
+	 {.exe = "/usr/bin/dash", .comm = "sh", .parent_exe = "/usr/bin/make"},
+	 0,
+	 "child",
+	 0},
+	{"exe and cmdline",
+	 {.exe = "/usr/bin/java", .comm = "java", .cmdline = "java Indexer"},
+	 0,
+	 "java",
+	 0},
+	{"unreadable exe skips exe rules",
+	 {.exe = "/usr/bin/xz", .comm = "xz"},
+	 MATCH_FACT_EXE,
+	 "name-late",
+	 0},
+	{"kernel thread", {.comm = "kworker/0:1"}, MATCH_FACT_EXE, NULL, 0},
+	{"nothing matches",
+	 {.exe = "/usr/bin/true", .comm = "true", .cgroups = "/\n"},
+	 0,
+	 NULL,
+	 MATCH_FACT_PARENT_EXE},
+};
+
+static struct rules test_rules;
+static struct match_index test_index;
+
+static int setup(void **state)
+{
+	struct diag diag;
+
+	(void)state;
+	rules_init(&test_rules);
+	diag_init(&diag);
+	rules_load_text(&test_rules, "t.rules", rules_text, strlen(rules_text),
+			&diag);
+	diag_print(&diag, stderr, false);
+	if (diag.errors)
+		return -1;
+	diag_free(&diag);
+	match_index_build(&test_index, &test_rules);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	match_index_free(&test_index);
+	rules_free(&test_rules);
+	return 0;
+}
+
+static void test_match_case(void **state)
+{
+	const struct match_case *c = *state;
+	struct fake fake = {.truth = c->truth, .unreadable = c->unreadable};
+	struct facts facts = {0};
+	long rule = match_first(&test_index, &facts, fake_fetch, &fake);
+
+	if (!c->expected) {
+		if (rule >= 0)
+			fail_msg("%s: matched '%s'", c->name,
+				 test_rules.list[rule].name);
+	} else {
+		assert_true(rule >= 0);
+		assert_string_equal(test_rules.list[rule].name, c->expected);
+	}
+	assert_int_equal(fake.fetched & c->not_fetched, 0);
+}
+
+static void test_index_shape(void **state)
+{
+	(void)state;
+	/* xz, xz-root and java by exe; game, child and name-late by name;
+	 * gcc (a glob), svc and grp scanned. */
+	assert_int_equal(test_index.by_exe.count, 2);
+	assert_int_equal(test_index.by_comm.count, 4);
+	assert_int_equal(test_index.scan_count, 3);
+}
+
+static void test_explanation(void **state)
+{
+	struct fake fake = {
+		.truth = {.exe = "/usr/bin/xz", .uid = 1000},
+	};
+	struct facts facts = {0};
+	char why[512];
+
+	(void)state;
+	assert_false(match_rule(&test_rules.list[1], &facts, fake_fetch, &fake,
+				why, sizeof(why)));
+	assert_non_null(strstr(why, "exe '/usr/bin/xz' matches '/usr/bin/xz'"));
+	assert_non_null(strstr(why, "uid 1000 is not one of the rule's"));
+	facts.uid = 0;
+	fake.truth.uid = 0;
+	assert_true(match_rule(&test_rules.list[1], &facts, fake_fetch, &fake,
+			       why, sizeof(why)));
+	assert_non_null(strstr(why, "uid 0 is '0'"));
+}
+
+/* 20,000 rules keyed on exact exes: a lookup tries only its own. */
+static void test_large_index(void **state)
+{
+	size_t n = 20000, cap = n * 80 + 64, used = 0;
+	char *text = malloc(cap);
+	struct match_index index;
+	struct rules rules;
+	struct diag diag;
+	struct fake fake = {.truth = {.exe = "/opt/p19999", .comm = "p"}};
+	struct facts facts = {0};
+	long rule;
+
+	(void)state;
+	used += (size_t)snprintf(text, cap, "rules = (\n");
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(text + used, cap - used,
+					 "{ name = \"r%zu\"; match = { exe = "
+					 "\"/opt/p%zu\"; }; }%s\n",
+					 i, i, i + 1 < n ? "," : "");
+	snprintf(text + used, cap - used, ");\n");
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	match_index_build(&index, &rules);
+	assert_int_equal(index.scan_count, 0);
+	rule = match_first(&index, &facts, fake_fetch, &fake);
+	assert_int_equal(rule, 19999);
+	assert_int_equal(fake.fetched & ~MATCH_FACT_EXE, 0);
+	match_index_free(&index);
+	diag_free(&diag);
+	rules_free(&rules);
+	free(text);
+}
+
+int main(void)
+{
+	size_t n = sizeof(match_cases) / sizeof(*match_cases);
+	struct CMUnitTest *tests = calloc(n + 3, sizeof(*tests));
+	size_t count = 0;
+	int failed;
+
+	for (size_t i = 0; i < n; i++) {
+		tests[count].name = match_cases[i].name;
+		tests[count].test_func = test_match_case;
+		tests[count].initial_state = (void *)&match_cases[i];
+		count++;
+	}
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_index_shape);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_explanation);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_large_index);
+	failed =
+		_cmocka_run_group_tests("match", tests, count, setup, teardown);
+	free(tests);
+	return failed;
+}
