@@ -14,6 +14,11 @@ static const struct {
 	const char *summary;
 } ctl_commands[] = {
 	{"check", check_main, "validate rule files"},
+	{"status", remote_status_main, "the daemon's counters"},
+	{"explain", remote_explain_main,
+	 "why a process got (or did not get) a rule"},
+	{"reload", remote_reload_main, "reload the daemon's rules"},
+	{"apply", apply_main, "apply the rules once, without a daemon"},
 };
 
 static void ctl_usage(FILE *out)

@@ -17,7 +17,17 @@ struct ctl {
 	const char *socket; /* NULL: from the config */
 };
 
+/* apply.c */
+int apply_main(struct ctl *ctl, int argc, char **argv);
+
 /* check.c */
 int check_main(struct ctl *ctl, int argc, char **argv);
+
+/* remote.c */
+char *remote_socket_path(const struct ctl *ctl);
+int remote_connect(const char *path);
+int remote_status_main(struct ctl *ctl, int argc, char **argv);
+int remote_explain_main(struct ctl *ctl, int argc, char **argv);
+int remote_reload_main(struct ctl *ctl, int argc, char **argv);
 
 #endif

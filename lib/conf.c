@@ -31,6 +31,9 @@ enum conf_key {
 	CONF_KEY_RESCAN_INTERVAL_MS,
 	CONF_KEY_LOG_LEVEL,
 	CONF_KEY_DRY_RUN,
+	CONF_KEY_RESPECT_CHANGES,
+	CONF_KEY_SELF_REALTIME,
+	CONF_KEY_GROUP_MAY_RELOAD,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_COUNT,
@@ -48,6 +51,9 @@ static const struct {
 					 "rescan_interval_ms"},
 	[CONF_KEY_LOG_LEVEL] = {CONF_SECTION_DAEMON, "log_level"},
 	[CONF_KEY_DRY_RUN] = {CONF_SECTION_DAEMON, "dry_run"},
+	[CONF_KEY_RESPECT_CHANGES] = {CONF_SECTION_DAEMON, "respect_changes"},
+	[CONF_KEY_SELF_REALTIME] = {CONF_SECTION_DAEMON, "self_realtime"},
+	[CONF_KEY_GROUP_MAY_RELOAD] = {CONF_SECTION_DAEMON, "group_may_reload"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 };
@@ -102,6 +108,7 @@ void conf_init(struct conf *conf)
 	*conf = (struct conf){
 		.rescan_interval_ms = CONF_DEFAULT_RESCAN_MS,
 		.log_level = LOG_LEVEL_INFO,
+		.respect_changes = true,
 	};
 	conf_set_rules_dirs(conf, CONF_DEFAULT_RULES_DIRS);
 	conf_set_string(&conf->socket, CONF_DEFAULT_SOCKET);
@@ -147,6 +154,15 @@ static int conf_parse_bool(const char *value, bool *out)
 		}
 	}
 	return -1;
+}
+
+static void conf_bool(struct conf_parser *p, const char *key, const char *value,
+		      bool *out)
+{
+	if (conf_parse_bool(value, out) < 0)
+		diag_error(p->diag, p->path, p->line,
+			   "%s: '%.64s' is not a boolean (true or false)", key,
+			   value);
 }
 
 static void conf_rules_dirs(struct conf_parser *p, const char *value)
@@ -250,11 +266,17 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 				   value);
 		break;
 	case CONF_KEY_DRY_RUN:
-		if (conf_parse_bool(value, &conf->dry_run) < 0)
-			diag_error(p->diag, p->path, p->line,
-				   "dry_run: '%.64s' is not a boolean (true or "
-				   "false)",
-				   value);
+		conf_bool(p, "dry_run", value, &conf->dry_run);
+		break;
+	case CONF_KEY_RESPECT_CHANGES:
+		conf_bool(p, "respect_changes", value, &conf->respect_changes);
+		break;
+	case CONF_KEY_SELF_REALTIME:
+		conf_bool(p, "self_realtime", value, &conf->self_realtime);
+		break;
+	case CONF_KEY_GROUP_MAY_RELOAD:
+		conf_bool(p, "group_may_reload", value,
+			  &conf->group_may_reload);
 		break;
 	case CONF_KEY_SYSFS:
 		if (conf_absolute(p, "sysfs", value))

@@ -33,6 +33,9 @@ struct conf {
 	unsigned rescan_interval_ms; /* 0: no periodic rescan */
 	enum log_level log_level;
 	bool dry_run;
+	bool respect_changes;  /* leave alone threads others changed */
+	bool self_realtime;    /* run the daemon itself under SCHED_FIFO */
+	bool group_may_reload; /* socket_group may reload, not only root */
 	char *sysfs;
 	char *procfs;
 };

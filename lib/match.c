@@ -231,6 +231,9 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 				    facts->parent_exe, why, why_size))
 			return false;
 	}
+	/* Each matching key said "...; ": drop the last separator. */
+	if (why && strlen(why) >= 2 && strcmp(why + strlen(why) - 2, "; ") == 0)
+		why[strlen(why) - 2] = '\0';
 	return true;
 }
 

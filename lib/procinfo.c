@@ -3,6 +3,7 @@
  * and paths are chosen by whoever started the process. A process that is
  * gone (ENOENT, ESRCH) is normal: the caller sees a failed fact. */
 #include <ctype.h>
+#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -140,7 +141,19 @@ static int procinfo_creds(const char *procfs, pid_t pid, struct facts *facts)
 	return 0;
 }
 
-/* Every hierarchy's path, one per line: "N:controllers:path". */
+static bool procinfo_has_line(const char *lines, const char *line, size_t len)
+{
+	for (const char *p = lines; *p;) {
+		const char *end = strchrnul(p, '\n');
+
+		if ((size_t)(end - p) == len && memcmp(p, line, len) == 0)
+			return true;
+		p = *end ? end + 1 : end;
+	}
+	return false;
+}
+
+/* Every hierarchy's path, once each: "N:controllers:path" lines. */
 static int procinfo_cgroups(const char *procfs, pid_t pid, char *out,
 			    size_t size)
 {
@@ -162,6 +175,8 @@ static int procinfo_cgroups(const char *procfs, pid_t pid, char *out,
 			continue;
 		cgroup++;
 		len = strlen(cgroup);
+		if (procinfo_has_line(out, cgroup, len))
+			continue;
 		if (used + len + 2 > size)
 			break;
 		memcpy(out + used, cgroup, len);

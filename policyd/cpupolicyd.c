@@ -1,25 +1,19 @@
-/* cpupolicyd: applies the rules to processes as they start. */
+/* cpupolicyd: applies the rules to processes as they start. Set-up opens
+ * everything first (proc connector, control socket), then keeps only the
+ * capabilities the rules need, then scans /proc and follows the kernel's
+ * process events. */
+#include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <unistd.h>
 
-#include "conf.h"
 #include "log.h"
-#include "rules.h"
+#include "policyd.h"
 #include "util.h"
-
-struct options {
-	const char *conf_path;
-	bool conf_explicit;
-	bool check_only;
-	int verbose;
-	char **rules_dirs;
-	size_t rules_dir_count;
-	const char *socket;
-	const char *state_dir;
-};
 
 static void usage(FILE *out)
 {
@@ -122,46 +116,214 @@ static int load_conf(const struct options *opt, struct conf *conf,
 	return 0;
 }
 
+/* A directory named with -r must exist; the config's may not yet
+ * (/etc/cpupolicy/rules.d on a fresh install). */
+static struct rules *load_rules(const struct options *opt,
+				const struct conf *conf, struct diag *diag)
+{
+	struct rules *rules = xmalloc(sizeof(*rules));
+
+	rules_init(rules);
+	if (rules_load_paths(rules, conf->rules_dirs, conf->rules_dir_count,
+			     opt->rules_dir_count > 0, diag) < 0 ||
+	    diag->errors) {
+		rules_free(rules);
+		free(rules);
+		return NULL;
+	}
+	return rules;
+}
+
 static int check_configuration(const struct options *opt)
 {
+	struct rules *rules = NULL;
 	struct conf conf;
-	struct rules rules;
 	struct diag diag;
-	int status;
 
 	diag_init(&diag);
-	rules_init(&rules);
-	status = load_conf(opt, &conf, &diag);
-	if (status == 0 && !diag.errors)
-		/* A directory named with -r must exist; the config's may
-		 * not yet (/etc/cpupolicy/rules.d on a fresh install). */
-		status = rules_load_paths(&rules, conf.rules_dirs,
-					  conf.rules_dir_count,
-					  opt->rules_dir_count > 0, &diag);
+	if (load_conf(opt, &conf, &diag) == 0 && !diag.errors)
+		rules = load_rules(opt, &conf, &diag);
 	diag_print(&diag, stderr, true);
-	if (status == 0 && !diag.errors)
+	if (rules)
 		printf("configuration OK (%zu rules in %zu files)\n",
-		       rules.count, rules.files_read);
-	status = status == 0 && !diag.errors ? 0 : 1;
-	rules_free(&rules);
+		       rules->count, rules->files_read);
+	if (rules)
+		rules_free(rules);
+	free(rules);
 	conf_free(&conf);
 	diag_free(&diag);
-	return status;
+	return rules ? 0 : 1;
+}
+
+static bool rules_need_placement(const struct rules *rules)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		const struct rule_placement *p = &rules->list[i].placement;
+
+		if (p->cores || p->has_cpus || p->spread)
+			return true;
+	}
+	return false;
+}
+
+/* hwloc only when a rule places threads: it costs memory and start-up. */
+static int ensure_topology(struct daemon *d, const struct rules *rules)
+{
+	if (d->have_topology || !rules_need_placement(rules))
+		return 0;
+	if (place_topology_load(&d->topology, NULL, NULL) < 0) {
+		log_warn("cannot read the CPU topology");
+		return -1;
+	}
+	d->have_topology = true;
+	d->manage.topology = &d->topology;
+	return 0;
+}
+
+int daemon_reload(struct daemon *d, struct diag *diag)
+{
+	cap_value_t need[8], missing;
+	size_t need_count;
+	struct rules *rules = load_rules(&d->options, &d->conf, diag);
+
+	if (!rules)
+		return -1;
+	need_count = caps_needed(rules, need, ARRAY_SIZE(need));
+	if (!caps_cover(d->caps, d->cap_count, need, need_count, &missing)) {
+		char *name = cap_to_name(missing);
+
+		diag_error(diag, "rules", 0,
+			   "the new rules need %s, which cpupolicyd gave up "
+			   "at start; restart it to load them",
+			   name ? name : "a capability");
+		cap_free(name);
+		goto fail;
+	}
+	if (ensure_topology(d, rules) < 0) {
+		diag_error(diag, "rules", 0,
+			   "the new rules place threads, but the CPU topology "
+			   "cannot be read");
+		goto fail;
+	}
+	manage_set_rules(&d->manage, rules);
+	rules_free(d->rules);
+	free(d->rules);
+	d->rules = rules;
+	d->reloads++;
+	log_info("rules reloaded: %zu rules in %zu files", rules->count,
+		 rules->files_read);
+	return 0;
+fail:
+	rules_free(rules);
+	free(rules);
+	return -1;
+}
+
+static void describe_caps(const struct daemon *d, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->cap_count && used < size; i++) {
+		char *name = cap_to_name(d->caps[i]);
+		int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+				 name ? name : "?");
+
+		cap_free(name);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	if (!d->cap_count)
+		snprintf(buf, size, "none");
+}
+
+static void setup(struct daemon *d)
+{
+	struct diag diag;
+	char caps[256];
+
+	diag_init(&diag);
+	if (load_conf(&d->options, &d->conf, &diag) < 0 || diag.errors ||
+	    !(d->rules = load_rules(&d->options, &d->conf, &diag))) {
+		diag_print(&diag, stderr, true);
+		exit(1);
+	}
+	diag_print(&diag, stderr, true);
+	diag_free(&diag);
+	log_set_level(d->conf.log_level);
+	manage_init(&d->manage,
+		    &(struct manage_options){
+			    .procfs = d->conf.procfs,
+			    .sysfs = d->conf.sysfs,
+			    .dry_run = d->conf.dry_run,
+			    .respect_changes = d->conf.respect_changes,
+		    },
+		    NULL);
+	if (ensure_topology(d, d->rules) < 0)
+		exit(1);
+	if (events_open(&d->events) < 0) {
+		log_warn("no process events from the kernel (proc connector); "
+			 "polling /proc every second instead");
+		d->polling = true;
+	}
+	if (control_open(d) < 0)
+		exit(1);
+	if (d->conf.self_realtime &&
+	    sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){1}) < 0)
+		fatal("self_realtime: cannot run under SCHED_FIFO");
+	d->cap_count = caps_needed(d->rules, d->caps, ARRAY_SIZE(d->caps));
+	if (caps_keep_only(d->caps, d->cap_count) < 0)
+		fatalx("cannot drop capabilities: not running with more "
+		       "privileges than the rules need");
+	describe_caps(d, caps, sizeof(caps));
+	if (loop_setup(d) < 0)
+		fatal("cannot set up the event loop");
+	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	log_info("cpupolicyd %s: %zu rules in %zu files, events from %s, "
+		 "capabilities kept: %s%s",
+		 CPUPOLICY_VERSION, d->rules->count, d->rules->files_read,
+		 d->polling ? "polling /proc" : "the proc connector", caps,
+		 d->conf.dry_run ? " (dry run: nothing is changed)" : "");
+	manage_set_rules(&d->manage, d->rules);
+}
+
+static void teardown(struct daemon *d)
+{
+	loop_teardown(d);
+	control_close(d);
+	events_close(&d->events);
+	manage_free(&d->manage);
+	if (d->have_topology)
+		place_topology_free(&d->topology);
+	rules_free(d->rules);
+	free(d->rules);
+	conf_free(&d->conf);
+	free(d->options.rules_dirs);
 }
 
 int main(int argc, char **argv)
 {
-	struct options opt = {.conf_path = CONF_DEFAULT_PATH};
+	struct daemon d = {
+		.options = {.conf_path = CONF_DEFAULT_PATH},
+		.epoll_fd = -1,
+		.signal_fd = -1,
+		.timer_fd = -1,
+		.listen_fd = -1,
+		.events = {.fd = -1},
+	};
 	int status;
 
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
-	parse_options(argc, argv, &opt);
-	if (opt.check_only) {
-		status = check_configuration(&opt);
-		free(opt.rules_dirs);
+	parse_options(argc, argv, &d.options);
+	if (d.options.check_only) {
+		status = check_configuration(&d.options);
+		free(d.options.rules_dirs);
 		return status;
 	}
-	free(opt.rules_dirs);
-	fatalx("only -n (check the configuration) is available in this "
-	       "version");
+	setup(&d);
+	loop_run(&d);
+	log_info("stopped");
+	teardown(&d);
+	return 0;
 }

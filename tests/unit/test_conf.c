@@ -68,6 +68,8 @@ static const struct conf_case conf_cases[] = {
 	 "log_level: 'loud' is not valid"},
 	{"bad boolean", "[daemon]\ndry_run = maybe\n", 1, 2,
 	 "dry_run: 'maybe' is not a boolean"},
+	{"bad respect_changes", "[daemon]\nrespect_changes = sometimes\n", 1, 2,
+	 "respect_changes: 'sometimes' is not a boolean"},
 	{"relative sysfs", "[paths]\nsysfs = sys\n", 1, 2,
 	 "sysfs: 'sys' is not an absolute path"},
 	{"relative state dir", "[daemon]\nstate_dir = state\n", 1, 2,
@@ -122,6 +124,9 @@ static void test_defaults(void **state)
 	assert_int_equal(conf.rescan_interval_ms, 10000);
 	assert_int_equal(conf.log_level, LOG_LEVEL_INFO);
 	assert_false(conf.dry_run);
+	assert_true(conf.respect_changes);
+	assert_false(conf.self_realtime);
+	assert_false(conf.group_may_reload);
 	assert_string_equal(conf.sysfs, "/sys");
 	assert_string_equal(conf.procfs, "/proc");
 	conf_free(&conf);

@@ -97,6 +97,9 @@ static void test_shipped_conf(void **state)
 			 defaults.rescan_interval_ms);
 	assert_int_equal(shipped.log_level, defaults.log_level);
 	assert_int_equal(shipped.dry_run, defaults.dry_run);
+	assert_int_equal(shipped.respect_changes, defaults.respect_changes);
+	assert_int_equal(shipped.self_realtime, defaults.self_realtime);
+	assert_int_equal(shipped.group_may_reload, defaults.group_may_reload);
 	assert_string_equal(shipped.sysfs, defaults.sysfs);
 	assert_string_equal(shipped.procfs, defaults.procfs);
 	diag_free(&diag);

@@ -1,0 +1,126 @@
+/* cpupolicyctl apply: the rules applied once to the running processes,
+ * without a daemon (and refused while one runs: two appliers would each
+ * take the other's settings for someone else's). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "ctl.h"
+#include "log.h"
+#include "manage.h"
+#include "rules.h"
+#include "util.h"
+
+static void apply_usage(FILE *out)
+{
+	fprintf(out, "usage: cpupolicyctl apply [--dry-run] [PATH...]\n"
+		     "  PATH       a rule file or directory (default: the "
+		     "config's rules_dirs)\n"
+		     "  --dry-run  say what would be set, set nothing\n");
+}
+
+static bool apply_needs_placement(const struct rules *rules)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		const struct rule_placement *p = &rules->list[i].placement;
+
+		if (p->cores || p->has_cpus || p->spread)
+			return true;
+	}
+	return false;
+}
+
+int apply_main(struct ctl *ctl, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"dry-run", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct place_topology topology, *topo = NULL;
+	bool dry_run = false;
+	struct manage m;
+	struct rules rules;
+	struct conf conf;
+	struct diag diag;
+	char *socket;
+	int c, fd, status;
+
+	while ((c = getopt_long(argc, argv, "nh", options, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			dry_run = true;
+			break;
+		case 'h':
+			apply_usage(stdout);
+			return CTL_EXIT_OK;
+		default:
+			apply_usage(stderr);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	socket = remote_socket_path(ctl);
+	fd = remote_connect(socket);
+	if (fd >= 0) {
+		close(fd);
+		fprintf(stderr,
+			"cpupolicyctl: cpupolicyd is running (it answers on "
+			"%s) and applies the rules itself; use "
+			"'cpupolicyctl reload' after changing them\n",
+			socket);
+		free(socket);
+		return CTL_EXIT_FAIL;
+	}
+	free(socket);
+	conf_init(&conf);
+	rules_init(&rules);
+	diag_init(&diag);
+	status = conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit,
+				&diag);
+	if (status == 0 && !diag.errors)
+		status = optind < argc
+				 ? rules_load_paths(&rules, argv + optind,
+						    (size_t)(argc - optind),
+						    true, &diag)
+				 : rules_load_paths(&rules, conf.rules_dirs,
+						    conf.rules_dir_count, false,
+						    &diag);
+	diag_print(&diag, stderr, true);
+	if (status < 0 || diag.errors) {
+		status = status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_FAIL;
+		goto out;
+	}
+	if (apply_needs_placement(&rules)) {
+		if (place_topology_load(&topology, NULL, NULL) < 0) {
+			fprintf(stderr, "cpupolicyctl: cannot read the CPU "
+					"topology\n");
+			status = CTL_EXIT_FAIL;
+			goto out;
+		}
+		topo = &topology;
+	}
+	manage_init(&m,
+		    &(struct manage_options){
+			    .procfs = conf.procfs,
+			    .sysfs = conf.sysfs,
+			    .dry_run = dry_run || conf.dry_run,
+			    .respect_changes = conf.respect_changes,
+		    },
+		    topo);
+	manage_set_rules(&m, &rules);
+	printf("%zu rules matched %llu processes; %llu threads set, %llu "
+	       "failures%s\n",
+	       rules.count, m.counters.matches, m.counters.applies,
+	       m.counters.failures, m.options.dry_run ? " (dry run)" : "");
+	status = m.counters.failures ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+	manage_free(&m);
+	if (topo)
+		place_topology_free(topo);
+out:
+	diag_free(&diag);
+	rules_free(&rules);
+	conf_free(&conf);
+	return status;
+}

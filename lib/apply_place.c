@@ -1,0 +1,88 @@
+/* Linux: thread affinity, and the CPUs a process's cpuset allows. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hwloc/glibc-sched.h>
+
+#include "cpulist.h"
+#include "place.h"
+#include "procinfo.h"
+
+/* Room for Linux's largest NR_CPUS. */
+#define APPLY_PLACE_CPUS (CPULIST_MAX_CPU + 1)
+
+int apply_place_read(pid_t tid, hwloc_bitmap_t set)
+{
+	size_t size = CPU_ALLOC_SIZE(APPLY_PLACE_CPUS);
+	cpu_set_t *mask = CPU_ALLOC(APPLY_PLACE_CPUS);
+	int status = -1;
+
+	if (!mask)
+		return -1;
+	if (sched_getaffinity(tid, size, mask) == 0)
+		status = hwloc_cpuset_from_glibc_sched_affinity(NULL, set, mask,
+								(int)size);
+	CPU_FREE(mask);
+	return status;
+}
+
+int apply_place_write(pid_t tid, hwloc_const_bitmap_t set)
+{
+	size_t size = CPU_ALLOC_SIZE(APPLY_PLACE_CPUS);
+	cpu_set_t *mask = CPU_ALLOC(APPLY_PLACE_CPUS);
+	int status = -1;
+
+	if (!mask)
+		return -1;
+	if (hwloc_cpuset_to_glibc_sched_affinity(NULL, set, mask, size) == 0)
+		status = sched_setaffinity(tid, size, mask);
+	CPU_FREE(mask);
+	return status;
+}
+
+static int apply_place_list_file(const char *path, hwloc_bitmap_t set)
+{
+	char text[4096];
+	size_t len;
+
+	if (procinfo_read(path, text, sizeof(text), &len) < 0)
+		return -1;
+	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	if (!len || hwloc_bitmap_list_sscanf(set, text) < 0)
+		return -1;
+	return 0;
+}
+
+/* The kernel keeps every thread inside its cpuset whatever affinity is
+ * asked for; plan within it so that spread deals over CPUs that can run.
+ * Looks where cgroup v1 (cpuset hierarchy), v2 and the hybrid layout
+ * mount it; a process without a readable cpuset may use every CPU. */
+int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set)
+{
+	static const char *const files[] = {
+		"%s/fs/cgroup/cpuset%s/cpuset.effective_cpus",
+		"%s/fs/cgroup%s/cpuset.cpus.effective",
+		"%s/fs/cgroup/unified%s/cpuset.cpus.effective",
+	};
+	char path[64 + 4096], cpuset[4096];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%d/cpuset", procfs, (int)pid);
+	if (procinfo_read(path, cpuset, sizeof(cpuset), &len) < 0)
+		return -1;
+	while (len && cpuset[len - 1] == '\n')
+		cpuset[--len] = '\0';
+	if (strcmp(cpuset, "/") == 0)
+		cpuset[0] = '\0';
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		snprintf(path, sizeof(path), files[i], sysfs, cpuset);
+		if (apply_place_list_file(path, set) == 0)
+			return 0;
+	}
+	errno = ENOENT;
+	return -1;
+}

@@ -1,0 +1,109 @@
+/* Linux: a thread's nice value, scheduling policy and I/O priority. All
+ * three are per thread: setpriority, sched_setscheduler and ioprio_set
+ * given a thread id change that thread only. */
+#include <errno.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/ioprio.h>
+
+#include "prio.h"
+
+static const int apply_prio_policies[] = {
+	[RULE_POLICY_OTHER] = SCHED_OTHER, [RULE_POLICY_BATCH] = SCHED_BATCH,
+	[RULE_POLICY_IDLE] = SCHED_IDLE,   [RULE_POLICY_FIFO] = SCHED_FIFO,
+	[RULE_POLICY_RR] = SCHED_RR,
+};
+
+static const int apply_prio_io_classes[] = {
+	[RULE_IO_CLASS_UNSET] = IOPRIO_CLASS_NONE,
+	[RULE_IO_CLASS_REALTIME] = IOPRIO_CLASS_RT,
+	[RULE_IO_CLASS_BEST_EFFORT] = IOPRIO_CLASS_BE,
+	[RULE_IO_CLASS_IDLE] = IOPRIO_CLASS_IDLE,
+};
+
+static enum rule_policy apply_prio_policy_from(int policy)
+{
+	switch (policy & ~SCHED_RESET_ON_FORK) {
+	case SCHED_BATCH:
+		return RULE_POLICY_BATCH;
+	case SCHED_IDLE:
+		return RULE_POLICY_IDLE;
+	case SCHED_FIFO:
+		return RULE_POLICY_FIFO;
+	case SCHED_RR:
+		return RULE_POLICY_RR;
+	}
+	return RULE_POLICY_OTHER; /* also SCHED_DEADLINE: not ours to set */
+}
+
+int apply_prio_read(pid_t tid, struct prio_state *state)
+{
+	struct sched_param param;
+	int policy, ioprio;
+
+	errno = 0;
+	state->nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (state->nice == -1 && errno)
+		return -1;
+	policy = sched_getscheduler(tid);
+	if (policy < 0 || sched_getparam(tid, &param) < 0)
+		return -1;
+	state->policy = apply_prio_policy_from(policy);
+	state->rt_priority = param.sched_priority;
+	ioprio = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, tid);
+	if (ioprio < 0)
+		return -1;
+	switch (IOPRIO_PRIO_CLASS(ioprio)) {
+	case IOPRIO_CLASS_RT:
+		state->io_class = RULE_IO_CLASS_REALTIME;
+		break;
+	case IOPRIO_CLASS_BE:
+		state->io_class = RULE_IO_CLASS_BEST_EFFORT;
+		break;
+	case IOPRIO_CLASS_IDLE:
+		state->io_class = RULE_IO_CLASS_IDLE;
+		break;
+	default:
+		state->io_class = RULE_IO_CLASS_UNSET;
+		break;
+	}
+	state->io_level = (int)IOPRIO_PRIO_DATA(ioprio);
+	if (state->io_class == RULE_IO_CLASS_IDLE)
+		state->io_level = 0;
+	return 0;
+}
+
+/* Writes only what differs. The policy goes first: the kernel refuses a
+ * realtime priority with a normal policy and ignores nice under a
+ * realtime one. ESRCH (the thread exited) is for the caller to judge. */
+int apply_prio_write(pid_t tid, const struct prio_state *now,
+		     const struct prio_state *wanted)
+{
+	if (now->policy != wanted->policy ||
+	    now->rt_priority != wanted->rt_priority) {
+		struct sched_param param = {.sched_priority =
+						    wanted->rt_priority};
+
+		if (sched_setscheduler(tid, apply_prio_policies[wanted->policy],
+				       &param) < 0)
+			return -1;
+	}
+	if (now->nice != wanted->nice &&
+	    setpriority(PRIO_PROCESS, (id_t)tid, wanted->nice) < 0)
+		return -1;
+	if (now->io_class != wanted->io_class ||
+	    (wanted->io_class && now->io_level != wanted->io_level)) {
+		/* "None" (derive from nice) takes no level. */
+		int level = wanted->io_class ? wanted->io_level : 0;
+
+		if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, tid,
+			    IOPRIO_PRIO_VALUE(
+				    apply_prio_io_classes[wanted->io_class],
+				    level)) < 0)
+			return -1;
+	}
+	return 0;
+}

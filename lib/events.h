@@ -1,0 +1,35 @@
+/* Process events from the kernel (the netlink proc connector): exec, new
+ * threads, renames and id changes, exits. Lost events are reported as an
+ * overflow, for the caller to rescan. */
+#ifndef CPUPOLICY_EVENTS_H
+#define CPUPOLICY_EVENTS_H
+
+#include <sys/types.h>
+
+enum events_kind {
+	EVENTS_KIND_EXEC,
+	EVENTS_KIND_THREAD, /* a new thread in an existing process */
+	EVENTS_KIND_RENAME, /* name, user or group of a process changed */
+	EVENTS_KIND_EXIT,   /* a thread exited; the process when tid == pid */
+};
+
+struct events_event {
+	enum events_kind kind;
+	pid_t pid; /* the process (thread group) */
+	pid_t tid;
+};
+
+typedef void (*events_fn)(void *ctx, const struct events_event *event);
+
+struct events {
+	int fd;
+	unsigned long long received, overflows;
+};
+
+/* events.c */
+int events_open(struct events *ev);
+void events_close(struct events *ev);
+int events_read(struct events *ev, events_fn fn, void *ctx);
+int events_parse(const void *buf, size_t len, events_fn fn, void *ctx);
+
+#endif

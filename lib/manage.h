@@ -1,0 +1,77 @@
+/* The managed processes: what each matched, what was applied to each of
+ * its threads, and the reactions to process events (exec, new thread,
+ * rename, exit), rescans and rule reloads. Shared by the daemon and the
+ * one-shot "cpupolicyctl apply". */
+#ifndef CPUPOLICY_MANAGE_H
+#define CPUPOLICY_MANAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "match.h"
+#include "pidmap.h"
+#include "place.h"
+#include "prio.h"
+#include "rules.h"
+
+struct manage_options {
+	const char *procfs;
+	const char *sysfs;
+	bool dry_run;
+	bool respect_changes; /* leave alone what someone else changed */
+};
+
+struct manage_thread {
+	pid_t tid;
+	bool prio_done;	 /* applied, or already as wanted */
+	bool left_alone; /* changed by someone else after we applied */
+	struct prio_state original, applied;
+	int slot; /* spread domain */
+	bool place_done;
+	hwloc_bitmap_t original_mask, applied_mask; /* NULL until placed */
+};
+
+struct manage_proc {
+	pid_t pid;
+	unsigned long long start_time; /* with pid: the identity */
+	const struct rule *rule;
+	struct prio_target prio;
+	struct place_plan place;
+	char exe[256];
+	unsigned next_slot;
+	unsigned long generation; /* last rescan that saw it */
+	struct manage_thread *threads;
+	size_t thread_count, thread_capacity;
+};
+
+struct manage_counters {
+	unsigned long long execs, threads, renames, exits;
+	unsigned long long matches, applies, failures, left_alone;
+	unsigned long long rescans, pid_reuse;
+};
+
+struct manage {
+	struct manage_options options;
+	const struct rules *rules;
+	struct match_index index;
+	struct place_topology *topology; /* NULL: placement not needed */
+	struct pidmap procs;		 /* pid -> struct manage_proc */
+	struct pidmap ignored; /* pid -> start time: matched nothing */
+	unsigned long generation;
+	struct manage_counters counters;
+};
+
+/* manage.c */
+void manage_init(struct manage *m, const struct manage_options *options,
+		 struct place_topology *topology);
+void manage_free(struct manage *m);
+void manage_set_rules(struct manage *m, const struct rules *rules);
+void manage_exec(struct manage *m, pid_t pid);
+void manage_thread_new(struct manage *m, pid_t pid, pid_t tid);
+void manage_rename(struct manage *m, pid_t pid);
+void manage_exit(struct manage *m, pid_t pid, pid_t tid);
+void manage_rescan(struct manage *m);
+const struct manage_proc *manage_find(const struct manage *m, pid_t pid);
+
+#endif

@@ -1,0 +1,54 @@
+/* Placement: which CPUs a matched process's threads get. The topology
+ * (NUMA nodes, packages, CPU kinds) comes from hwloc; planning is pure and
+ * OS-neutral, the applier (apply_place.c) sets thread affinity on Linux. */
+#ifndef CPUPOLICY_PLACE_H
+#define CPUPOLICY_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <hwloc.h>
+
+#include "rules.h"
+
+struct place_domains {
+	hwloc_bitmap_t *sets;
+	size_t count;
+};
+
+struct place_topology {
+	hwloc_topology_t topology;
+	hwloc_bitmap_t all;	    /* every CPU of the machine */
+	hwloc_bitmap_t performance; /* NULL: one kind of CPU */
+	hwloc_bitmap_t efficiency;
+	struct place_domains numa, package, kind;
+	bool one_kind_logged;
+};
+
+/* A process's plan: the CPUs the rule gives it within what its cpuset
+ * allows, and for spread the domains its threads are dealt over. */
+struct place_plan {
+	bool active;
+	hwloc_bitmap_t base;
+	struct place_domains domains;
+};
+
+/* place.c */
+int place_topology_load(struct place_topology *t, const char *xml,
+			const char *synthetic);
+void place_topology_free(struct place_topology *t);
+int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
+		    hwloc_const_bitmap_t allowed, struct place_plan *plan,
+		    char *why, size_t why_size);
+hwloc_const_bitmap_t place_plan_thread(const struct place_plan *plan, int slot);
+void place_plan_free(struct place_plan *plan);
+void place_format(hwloc_const_bitmap_t set, char *buf, size_t size);
+
+/* apply_place.c */
+int apply_place_read(pid_t tid, hwloc_bitmap_t set);
+int apply_place_write(pid_t tid, hwloc_const_bitmap_t set);
+int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set);
+
+#endif

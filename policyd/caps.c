@@ -1,0 +1,98 @@
+/* Capabilities: the daemon keeps only what its rules need, and gives up
+ * the rest for good (bounding set included) once its sockets are open. */
+#include <errno.h>
+#include <sys/prctl.h>
+
+#include "log.h"
+#include "policyd.h"
+#include "util.h"
+
+static void caps_add(cap_value_t *caps, size_t *count, size_t max,
+		     cap_value_t cap)
+{
+	for (size_t i = 0; i < *count; i++) {
+		if (caps[i] == cap)
+			return;
+	}
+	if (*count < max)
+		caps[(*count)++] = cap;
+}
+
+/* CAP_SYS_NICE: nice, policy, I/O priority and affinity of other users'
+ * processes. CAP_SYS_PTRACE: /proc/PID/exe of other users' processes (the
+ * kernel asks for ptrace read access). */
+size_t caps_needed(const struct rules *rules, cap_value_t *caps, size_t max)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < rules->count; i++) {
+		const struct rule *r = &rules->list[i];
+		const struct rule_priority *p = &r->priority;
+		const struct rule_placement *pl = &r->placement;
+
+		if (p->class || p->has_nice || p->policy || p->io_class ||
+		    p->io_level >= 0 || pl->cores || pl->has_cpus || pl->spread)
+			caps_add(caps, &count, max, CAP_SYS_NICE);
+		if (r->match.exe.count || r->match.parent_exe.count)
+			caps_add(caps, &count, max, CAP_SYS_PTRACE);
+	}
+	return count;
+}
+
+bool caps_cover(const cap_value_t *have, size_t have_count,
+		const cap_value_t *need, size_t need_count,
+		cap_value_t *missing)
+{
+	for (size_t n = 0; n < need_count; n++) {
+		bool found = false;
+
+		for (size_t h = 0; h < have_count && !found; h++)
+			found = have[h] == need[n];
+		if (!found) {
+			*missing = need[n];
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Drops every other capability from the bounding set, then sets
+ * permitted = effective = caps, inheritable empty. Any failure is fatal
+ * for the caller: a daemon that meant to drop privileges must not run on
+ * with them. */
+int caps_keep_only(const cap_value_t *caps, size_t count)
+{
+	cap_t state;
+	int status = -1;
+
+	for (cap_value_t cap = 0; cap <= CAP_LAST_CAP; cap++) {
+		bool keep = false;
+
+		for (size_t i = 0; i < count && !keep; i++)
+			keep = caps[i] == cap;
+		if (!keep && CAP_IS_SUPPORTED(cap) && cap_drop_bound(cap) < 0) {
+			log_warn("cannot drop capability %d from the bounding "
+				 "set",
+				 (int)cap);
+			return -1;
+		}
+	}
+	state = cap_init();
+	if (!state)
+		return -1;
+	if ((count == 0 || (cap_set_flag(state, CAP_PERMITTED, (int)count, caps,
+					 CAP_SET) == 0 &&
+			    cap_set_flag(state, CAP_EFFECTIVE, (int)count, caps,
+					 CAP_SET) == 0)) &&
+	    cap_set_proc(state) == 0)
+		status = 0;
+	else
+		log_warn("cannot set capabilities");
+	cap_free(state);
+	/* Our own later exec could not regain anything either. */
+	if (status == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		log_warn("cannot set no_new_privs");
+		status = -1;
+	}
+	return status;
+}

@@ -1,0 +1,185 @@
+/* The daemon's one loop: epoll over the proc connector, a signalfd
+ * (TERM/INT stop, HUP reload), a timerfd (rescans) and the control socket
+ * with its clients. Nothing runs in signal context. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policyd.h"
+
+/* epoll data: small numbers name the fixed sources, anything else is a
+ * client. */
+enum loop_source {
+	LOOP_SOURCE_EVENTS = 1,
+	LOOP_SOURCE_SIGNAL,
+	LOOP_SOURCE_TIMER,
+	LOOP_SOURCE_LISTEN,
+};
+
+/* Without process events, polling /proc is all there is: do it often. */
+#define LOOP_POLL_MS 1000
+
+static int loop_watch(struct daemon *d, int fd, uint64_t data)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = data};
+
+	return epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int loop_arm_timer(struct daemon *d)
+{
+	unsigned ms = d->conf.rescan_interval_ms;
+	struct itimerspec its = {0};
+
+	if (d->polling && (!ms || ms > LOOP_POLL_MS))
+		ms = LOOP_POLL_MS;
+	its.it_value.tv_sec = ms / 1000;
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+	/* The control clients' deadlines need a tick even without rescans. */
+	if (!ms)
+		its.it_value.tv_sec = 1;
+	its.it_interval = its.it_value;
+	return timerfd_settime(d->timer_fd, 0, &its, NULL);
+}
+
+int loop_setup(struct daemon *d)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -1;
+	signal(SIGPIPE, SIG_IGN);
+	d->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->signal_fd < 0 || d->timer_fd < 0 || d->epoll_fd < 0)
+		return -1;
+	if (loop_watch(d, d->signal_fd, LOOP_SOURCE_SIGNAL) < 0 ||
+	    loop_watch(d, d->timer_fd, LOOP_SOURCE_TIMER) < 0 ||
+	    loop_watch(d, d->listen_fd, LOOP_SOURCE_LISTEN) < 0 ||
+	    (!d->polling &&
+	     loop_watch(d, d->events.fd, LOOP_SOURCE_EVENTS) < 0))
+		return -1;
+	return loop_arm_timer(d);
+}
+
+void loop_teardown(struct daemon *d)
+{
+	if (d->epoll_fd >= 0)
+		close(d->epoll_fd);
+	if (d->signal_fd >= 0)
+		close(d->signal_fd);
+	if (d->timer_fd >= 0)
+		close(d->timer_fd);
+}
+
+static void loop_event(void *ctx, const struct events_event *e)
+{
+	struct manage *m = ctx;
+
+	switch (e->kind) {
+	case EVENTS_KIND_EXEC:
+		manage_exec(m, e->pid);
+		break;
+	case EVENTS_KIND_THREAD:
+		manage_thread_new(m, e->pid, e->tid);
+		break;
+	case EVENTS_KIND_RENAME:
+		manage_rename(m, e->pid);
+		break;
+	case EVENTS_KIND_EXIT:
+		manage_exit(m, e->pid, e->tid);
+		break;
+	}
+}
+
+static void loop_events(struct daemon *d)
+{
+	int status = events_read(&d->events, loop_event, &d->manage);
+
+	if (status > 0) {
+		log_info("the kernel dropped process events: rescanning");
+		manage_rescan(&d->manage);
+	} else if (status < 0) {
+		log_warn("process events failed; polling /proc from now on");
+		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
+		events_close(&d->events);
+		d->polling = true;
+		loop_arm_timer(d);
+	}
+}
+
+static void loop_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+	struct diag diag;
+
+	while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			diag_init(&diag);
+			if (daemon_reload(d, &diag) < 0)
+				log_error("reload failed; the previous rules "
+					  "stay in force");
+			diag_free(&diag);
+		} else {
+			log_info("signal %u: stopping", si.ssi_signo);
+			d->stop = true;
+		}
+	}
+}
+
+static void loop_timer(struct daemon *d)
+{
+	uint64_t expirations;
+
+	if (read(d->timer_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	control_expire(d);
+	if (d->conf.rescan_interval_ms || d->polling)
+		manage_rescan(&d->manage);
+}
+
+void loop_run(struct daemon *d)
+{
+	struct epoll_event events[32];
+
+	while (!d->stop) {
+		int n = epoll_wait(d->epoll_fd, events, 32, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_warn("epoll_wait");
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t source = events[i].data.u64;
+
+			if (source == LOOP_SOURCE_EVENTS)
+				loop_events(d);
+			else if (source == LOOP_SOURCE_SIGNAL)
+				loop_signal(d);
+			else if (source == LOOP_SOURCE_TIMER)
+				loop_timer(d);
+			else if (source == LOOP_SOURCE_LISTEN)
+				control_accept(d);
+			else
+				control_client_io(
+					d,
+					(struct control_client *)(uintptr_t)
+						source,
+					events[i].events);
+		}
+	}
+}

@@ -1,0 +1,350 @@
+/* What the control socket reports: status (counters) and explain (one
+ * process: its facts, the rule that matched and why, what was applied,
+ * and the kernel's current state of each thread), as text or JSON. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "match.h"
+#include "policyd.h"
+#include "procinfo.h"
+#include "util.h"
+
+static void report_threads_total(const struct manage *m, size_t *procs,
+				 size_t *threads)
+{
+	*procs = m->procs.count;
+	*threads = 0;
+	for (size_t i = 0; i < m->procs.capacity; i++) {
+		const struct manage_proc *p = m->procs.slots[i].value;
+
+		if (m->procs.slots[i].key)
+			*threads += p->thread_count;
+	}
+}
+
+static long long report_uptime(const struct daemon *d)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - d->started.tv_sec);
+}
+
+#define REPORT_COUNTERS(X)                                                     \
+	X("execs", c->execs)                                                   \
+	X("new_threads", c->threads)                                           \
+	X("renames", c->renames)                                               \
+	X("exits", c->exits)                                                   \
+	X("matches", c->matches)                                               \
+	X("applies", c->applies)                                               \
+	X("failures", c->failures)                                             \
+	X("left_alone", c->left_alone)                                         \
+	X("rescans", c->rescans)                                               \
+	X("pid_reuse", c->pid_reuse)
+
+void report_status(struct daemon *d, bool json, FILE *out)
+{
+	const struct manage_counters *c = &d->manage.counters;
+	size_t procs, threads;
+	long long up = report_uptime(d);
+
+	report_threads_total(&d->manage, &procs, &threads);
+	if (json) {
+		fprintf(out,
+			"{\"version\":\"%s\",\"pid\":%d,\"uptime_s\":%lld,"
+			"\"events\":\"%s\",\"dry_run\":%s,\"rules\":%zu,"
+			"\"rule_files\":%zu,\"managed_processes\":%zu,"
+			"\"managed_threads\":%zu,\"events_received\":%llu,"
+			"\"overflows\":%llu,\"reloads\":%llu",
+			CPUPOLICY_VERSION, (int)getpid(), up,
+			d->polling ? "polling" : "netlink",
+			d->conf.dry_run ? "true" : "false", d->rules->count,
+			d->rules->files_read, procs, threads,
+			d->events.received, d->events.overflows, d->reloads);
+#define REPORT_JSON(name, value) fprintf(out, ",\"%s\":%llu", name, value);
+		REPORT_COUNTERS(REPORT_JSON)
+		fprintf(out, "}\n");
+		return;
+	}
+	fprintf(out, "cpupolicyd %s, pid %d, up %lldh%02lldm%02llds%s\n",
+		CPUPOLICY_VERSION, (int)getpid(), up / 3600, up / 60 % 60,
+		up % 60, d->conf.dry_run ? " (dry run)" : "");
+	fprintf(out, "events:   %s, %llu received, %llu overflows\n",
+		d->polling ? "polling /proc (no proc connector)" : "netlink",
+		d->events.received, d->events.overflows);
+	fprintf(out, "rules:    %zu rules in %zu files, %llu reloads\n",
+		d->rules->count, d->rules->files_read, d->reloads);
+	fprintf(out, "managed:  %zu processes, %zu threads\n", procs, threads);
+	fprintf(out, "counters:");
+#define REPORT_TEXT(name, value) fprintf(out, " %s %llu", name, value);
+	REPORT_COUNTERS(REPORT_TEXT)
+	fprintf(out, "\n");
+}
+
+static void report_facts(struct procinfo *pi, struct facts *facts)
+{
+	procinfo_fetch(pi,
+		       MATCH_FACT_EXE | MATCH_FACT_COMM | MATCH_FACT_CMDLINE |
+			       MATCH_FACT_CREDS | MATCH_FACT_CGROUP |
+			       MATCH_FACT_PARENT_EXE,
+		       facts);
+}
+
+static const char *report_fact(const struct facts *f, unsigned bit,
+			       const char *value)
+{
+	return f->have & bit ? value : "(unreadable)";
+}
+
+static void report_cgroups_text(FILE *out, const char *cgroups)
+{
+	const char *line = cgroups;
+
+	while (*line) {
+		const char *end = strchrnul(line, '\n');
+
+		fprintf(out, " %.*s", (int)(end - line), line);
+		line = *end ? end + 1 : end;
+	}
+}
+
+struct report_thread {
+	pid_t tid;
+	char comm[MATCH_COMM_MAX];
+	struct prio_state now;
+	bool now_ok;
+	char cpus[256];
+	const struct manage_thread *managed;
+};
+
+static void report_thread_state(struct daemon *d, pid_t pid,
+				struct report_thread *t)
+{
+	char path[96], status[4096];
+	size_t len;
+	char *line;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", d->conf.procfs,
+		 (int)pid, (int)t->tid);
+	if (procinfo_read(path, t->comm, sizeof(t->comm), &len) == 0 && len &&
+	    t->comm[len - 1] == '\n')
+		t->comm[len - 1] = '\0';
+	t->now_ok = apply_prio_read(t->tid, &t->now) == 0;
+	snprintf(path, sizeof(path), "%s/%d/task/%d/status", d->conf.procfs,
+		 (int)pid, (int)t->tid);
+	t->cpus[0] = '\0';
+	if (procinfo_read(path, status, sizeof(status), NULL) == 0 &&
+	    (line = strstr(status, "Cpus_allowed_list:"))) {
+		line += strlen("Cpus_allowed_list:");
+		line += strspn(line, " \t");
+		snprintf(t->cpus, sizeof(t->cpus), "%.*s",
+			 (int)strcspn(line, "\n"), line);
+	}
+}
+
+static void report_thread_text(FILE *out, const struct report_thread *t)
+{
+	char now[128] = "(gone)", set[160] = "-";
+
+	if (t->now_ok)
+		prio_describe_state(&t->now, now, sizeof(now));
+	if (t->managed && t->managed->left_alone)
+		snprintf(set, sizeof(set), "left alone (changed by another)");
+	else if (t->managed &&
+		 (t->managed->prio_done || t->managed->place_done))
+		snprintf(set, sizeof(set), "set by the rule");
+	fprintf(out, "  %-8d %-16s %-36s %-12s %s\n", (int)t->tid, t->comm, now,
+		t->cpus, set);
+}
+
+static void report_thread_json(FILE *out, const struct report_thread *t,
+			       bool first)
+{
+	char now[128] = "";
+
+	if (t->now_ok)
+		prio_describe_state(&t->now, now, sizeof(now));
+	fprintf(out, "%s{\"tid\":%d,\"name\":", first ? "" : ",", (int)t->tid);
+	proto_json_string(out, t->comm);
+	if (t->now_ok)
+		fprintf(out,
+			",\"nice\":%d,\"policy\":\"%s\",\"rt_priority\":%d,"
+			"\"io_class\":\"%s\",\"io_level\":%d,\"priority\":",
+			t->now.nice,
+			rules_enum_name(RULES_ENUM_POLICY, (int)t->now.policy),
+			t->now.rt_priority,
+			t->now.io_class ? rules_enum_name(RULES_ENUM_IO_CLASS,
+							  (int)t->now.io_class)
+					: "none",
+			t->now.io_level);
+	if (t->now_ok)
+		proto_json_string(out, now);
+	fprintf(out, ",\"cpus\":");
+	proto_json_string(out, t->cpus);
+	fprintf(out, ",\"set_by_rule\":%s,\"left_alone\":%s}",
+		t->managed && (t->managed->prio_done || t->managed->place_done)
+			? "true"
+			: "false",
+		t->managed && t->managed->left_alone ? "true" : "false");
+}
+
+/* Which rules were close, and what kept each from matching. */
+static void report_near_misses(struct daemon *d, struct facts *facts,
+			       struct procinfo *pi, bool json, FILE *out)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < d->rules->count && shown < 10; i++) {
+		const struct rule *r = &d->rules->list[i];
+		char why[512];
+
+		match_rule(r, facts, procinfo_fetch, pi, why, sizeof(why));
+		/* A rule whose first key already fails is not close. */
+		if (!strstr(why, "matches '") && !strstr(why, " is '"))
+			continue;
+		if (json) {
+			fprintf(out, "%s{\"rule\":", shown ? "," : "");
+			proto_json_string(out, r->name);
+			fprintf(out, ",\"why_not\":");
+			proto_json_string(out, why);
+			fprintf(out, "}");
+		} else {
+			fprintf(out, "  rule %s (%s:%u): %s\n", r->name,
+				r->file, r->line, why);
+		}
+		shown++;
+	}
+	if (!shown && !json)
+		fprintf(out, "  no rule comes close: none matches its exe or "
+			     "name\n");
+}
+
+int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
+{
+	struct procinfo pi = {d->conf.procfs, pid};
+	struct facts facts = {0};
+	const struct manage_proc *p = manage_find(&d->manage, pid);
+	struct report_thread *threads = NULL;
+	unsigned long long start;
+	pid_t *tids = NULL;
+	size_t count = 0;
+	long rule;
+	char why[1024] = "", target[512] = "";
+
+	if (procinfo_start_time(d->conf.procfs, pid, 0, &start) < 0) {
+		fprintf(out, "no process %d\n", (int)pid);
+		return 1;
+	}
+	report_facts(&pi, &facts);
+	rule = match_first(&d->manage.index, &facts, procinfo_fetch, &pi);
+	if (rule >= 0)
+		match_rule(&d->rules->list[rule], &facts, procinfo_fetch, &pi,
+			   why, sizeof(why));
+	if (p && p->start_time != start)
+		p = NULL; /* a record of an earlier process with this pid */
+	if (p) {
+		prio_describe_target(&p->prio, target, sizeof(target));
+		if (p->place.active) {
+			char cpus[256];
+			size_t used = strlen(target);
+
+			place_format(p->place.base, cpus, sizeof(cpus));
+			snprintf(target + used, sizeof(target) - used,
+				 "%scpus %s%s", used ? ", " : "", cpus,
+				 p->place.domains.count > 1
+					 ? ", threads spread over domains"
+					 : "");
+		}
+	}
+	procinfo_threads(d->conf.procfs, pid, &tids, &count);
+	threads = xcalloc(count ? count : 1, sizeof(*threads));
+	for (size_t i = 0; i < count; i++) {
+		threads[i].tid = tids[i];
+		report_thread_state(d, pid, &threads[i]);
+		for (size_t k = 0; p && k < p->thread_count; k++) {
+			if (p->threads[k].tid == tids[i])
+				threads[i].managed = &p->threads[k];
+		}
+	}
+	if (json) {
+		fprintf(out,
+			"{\"pid\":%d,\"start_time\":%llu,\"exe\":", (int)pid,
+			start);
+		proto_json_string(
+			out, report_fact(&facts, MATCH_FACT_EXE, facts.exe));
+		fprintf(out, ",\"name\":");
+		proto_json_string(
+			out, report_fact(&facts, MATCH_FACT_COMM, facts.comm));
+		fprintf(out, ",\"cmdline\":");
+		proto_json_string(out, report_fact(&facts, MATCH_FACT_CMDLINE,
+						   facts.cmdline));
+		fprintf(out, ",\"uid\":%u,\"gid\":%u,\"cgroups\":",
+			(unsigned)facts.uid, (unsigned)facts.gid);
+		proto_json_string(out, facts.cgroups);
+		fprintf(out, ",\"parent_exe\":");
+		proto_json_string(out,
+				  report_fact(&facts, MATCH_FACT_PARENT_EXE,
+					      facts.parent_exe));
+		fprintf(out, ",\"rule\":");
+		if (rule >= 0) {
+			proto_json_string(out, d->rules->list[rule].name);
+			fprintf(out, ",\"rule_file\":");
+			proto_json_string(out, d->rules->list[rule].file);
+			fprintf(out, ",\"rule_line\":%u,\"why\":",
+				d->rules->list[rule].line);
+			proto_json_string(out, why);
+		} else {
+			fprintf(out, "null,\"near_misses\":[");
+			report_near_misses(d, &facts, &pi, true, out);
+			fprintf(out, "]");
+		}
+		fprintf(out,
+			",\"managed\":%s,\"applies\":", p ? "true" : "false");
+		proto_json_string(out, target);
+		fprintf(out, ",\"threads\":[");
+		for (size_t i = 0; i < count; i++)
+			report_thread_json(out, &threads[i], i == 0);
+		fprintf(out, "]}\n");
+	} else {
+		fprintf(out, "pid %d\n", (int)pid);
+		fprintf(out, "  exe        %s\n",
+			report_fact(&facts, MATCH_FACT_EXE, facts.exe));
+		fprintf(out, "  name       %s\n",
+			report_fact(&facts, MATCH_FACT_COMM, facts.comm));
+		fprintf(out, "  cmdline    %.200s\n",
+			report_fact(&facts, MATCH_FACT_CMDLINE, facts.cmdline));
+		fprintf(out, "  user       uid %u, gid %u\n",
+			(unsigned)facts.uid, (unsigned)facts.gid);
+		fprintf(out, "  cgroups   ");
+		report_cgroups_text(out, facts.cgroups);
+		fprintf(out, "\n  parent exe %s\n",
+			report_fact(&facts, MATCH_FACT_PARENT_EXE,
+				    facts.parent_exe));
+		if (rule >= 0) {
+			const struct rule *r = &d->rules->list[rule];
+
+			fprintf(out, "rule %s (%s:%u)\n  why        %s\n",
+				r->name, r->file, r->line, why);
+		} else {
+			fprintf(out, "no rule matches; the closest:\n");
+			report_near_misses(d, &facts, &pi, false, out);
+		}
+		if (p)
+			fprintf(out, "  applies    %s\n",
+				target[0] ? target : "nothing (an exclusion)");
+		else if (rule >= 0)
+			fprintf(out, "  applies    not yet (not managed)\n");
+		fprintf(out, "threads (the kernel's state now)\n");
+		fprintf(out, "  %-8s %-16s %-36s %-12s %s\n", "TID", "NAME",
+			"PRIORITY", "CPUS", "BY THE RULE");
+		for (size_t i = 0; i < count; i++)
+			report_thread_text(out, &threads[i]);
+	}
+	free(threads);
+	free(tids);
+	return 0;
+}

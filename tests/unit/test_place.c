@@ -1,0 +1,248 @@
+/* Placement planning on real machine topologies (hwloc XML exports in
+ * ../shared/topologies, copied under tests/data/topologies) and hwloc
+ * synthetic ones: CPU kinds for cores, even dealing for spread, always
+ * within the cpuset. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "place.h"
+
+#define TOPO(name) SRCDIR "/tests/data/topologies/" name
+
+struct place_case {
+	const char *name;
+	const char *xml, *synthetic;
+	struct rule_placement rule;
+	const char *allowed; /* NULL: the whole machine */
+	unsigned threads;    /* dealt */
+	const char *base;    /* expected CPUs of the plan */
+	size_t domains;
+	unsigned per_domain; /* threads each domain must get */
+};
+
+static const struct place_case place_cases[] = {
+	{"hybrid: performance is the P-cores and their siblings",
+	 TOPO("Intel-RaptorLake-Corei7-1370P.xml"),
+	 NULL,
+	 {.cores = RULE_CORES_PERFORMANCE},
+	 NULL,
+	 0,
+	 "0-11",
+	 0,
+	 0},
+	{"hybrid: efficiency is the E-cores",
+	 TOPO("Intel-RaptorLake-Corei7-1370P.xml"),
+	 NULL,
+	 {.cores = RULE_CORES_EFFICIENCY},
+	 NULL,
+	 0,
+	 "12-19",
+	 0,
+	 0},
+	{"hybrid: spread over kinds",
+	 TOPO("Intel-RaptorLake-Corei7-1370P.xml"),
+	 NULL,
+	 {.spread = RULE_SPREAD_KIND},
+	 NULL,
+	 20,
+	 "0-19",
+	 2,
+	 10},
+	{"three kinds: performance is the top one",
+	 TOPO("Intel-ArrowLake-CoreUltra5-225U.xml"),
+	 NULL,
+	 {.cores = RULE_CORES_PERFORMANCE},
+	 NULL,
+	 0,
+	 "0-3",
+	 0,
+	 0},
+	{"three kinds: efficiency is every other",
+	 TOPO("Intel-ArrowLake-CoreUltra5-225U.xml"),
+	 NULL,
+	 {.cores = RULE_CORES_EFFICIENCY},
+	 NULL,
+	 0,
+	 "4-13",
+	 0,
+	 0},
+	{"80-CPU dual Xeon: spread over both packages evenly",
+	 TOPO("Intel-CascadeLake-2xXeon6230.xml"),
+	 NULL,
+	 {.spread = RULE_SPREAD_PACKAGE},
+	 NULL,
+	 80,
+	 "0-79",
+	 2,
+	 40},
+	{"72-CPU dual Xeon: spread over both packages evenly",
+	 TOPO("Intel-Skylake-2xXeon6140.xml"),
+	 NULL,
+	 {.spread = RULE_SPREAD_PACKAGE},
+	 NULL,
+	 72,
+	 "0-71",
+	 2,
+	 36},
+	/* The packages interleave: even CPUs on one, odd on the other. */
+	{"72-CPU dual Xeon: spread within a cpuset of one package",
+	 TOPO("Intel-Skylake-2xXeon6140.xml"),
+	 NULL,
+	 {.spread = RULE_SPREAD_PACKAGE},
+	 "0x00000055,0x55555555,0x55555555",
+	 8,
+	 "=allowed",
+	 1,
+	 8},
+	{"384 CPUs: spread over 24 NUMA nodes",
+	 TOPO("192em64t-12gr2n8c2t.xml"),
+	 NULL,
+	 {.spread = RULE_SPREAD_NUMA},
+	 NULL,
+	 384,
+	 "0-383",
+	 24,
+	 16},
+	{"384 CPUs: one kind, performance means all",
+	 TOPO("192em64t-12gr2n8c2t.xml"),
+	 NULL,
+	 {.cores = RULE_CORES_PERFORMANCE},
+	 NULL,
+	 0,
+	 "0-383",
+	 0,
+	 0},
+	{"synthetic 88-CPU dual Xeon: numa spread",
+	 NULL,
+	 "pack:2 numa:1 core:22 pu:2",
+	 {.spread = RULE_SPREAD_NUMA},
+	 NULL,
+	 88,
+	 "0-87",
+	 2,
+	 44},
+	{"synthetic: cpus within the allowed set",
+	 NULL,
+	 "pack:2 numa:1 core:22 pu:2",
+	 {.has_cpus = true},
+	 "40-50",
+	 0,
+	 "40-47",
+	 0,
+	 0},
+	{"synthetic: nothing allowed",
+	 NULL,
+	 "pack:2 numa:1 core:22 pu:2",
+	 {.has_cpus = true},
+	 "60-70",
+	 0,
+	 NULL,
+	 0,
+	 0},
+};
+
+static struct cpulist_range place_cpus_0_47 = {0, 47};
+
+static void test_place_case(void **state)
+{
+	const struct place_case *c = *state;
+	struct rule_placement rule = c->rule;
+	struct place_topology topo;
+	struct place_plan plan;
+	hwloc_bitmap_t allowed;
+	unsigned *per = NULL;
+	char why[128], text[256];
+	int status;
+
+	if (rule.has_cpus) {
+		rule.cpus.ranges = &place_cpus_0_47;
+		rule.cpus.count = 1;
+	}
+	assert_int_equal(place_topology_load(&topo, c->xml, c->synthetic), 0);
+	allowed =
+		c->allowed ? hwloc_bitmap_alloc() : hwloc_bitmap_dup(topo.all);
+	if (c->allowed && strncmp(c->allowed, "0x", 2) == 0)
+		assert_int_equal(hwloc_bitmap_sscanf(allowed, c->allowed), 0);
+	else if (c->allowed)
+		assert_int_equal(hwloc_bitmap_list_sscanf(allowed, c->allowed),
+				 0);
+	status =
+		place_plan_make(&topo, &rule, allowed, &plan, why, sizeof(why));
+	if (!c->base) {
+		assert_int_equal(status, -1);
+		assert_non_null(strstr(why, "cpuset"));
+		goto out;
+	}
+	assert_int_equal(status, 0);
+	assert_true(plan.active);
+	place_format(plan.base, text, sizeof(text));
+	if (strcmp(c->base, "=allowed") == 0)
+		assert_true(hwloc_bitmap_isequal(plan.base, allowed));
+	else
+		assert_string_equal(text, c->base);
+	assert_int_equal(plan.domains.count, c->domains);
+	per = calloc(c->domains + 1, sizeof(*per));
+	for (unsigned t = 0; t < c->threads; t++) {
+		hwloc_const_bitmap_t set = place_plan_thread(&plan, (int)t);
+
+		assert_true(hwloc_bitmap_isincluded(set, plan.base));
+		for (size_t d = 0; d < plan.domains.count; d++)
+			per[d] +=
+				hwloc_bitmap_isequal(set, plan.domains.sets[d]);
+	}
+	for (size_t d = 0; c->threads && d < c->domains; d++)
+		assert_int_equal(per[d], c->per_domain);
+	/* Domains do not overlap: each CPU is in one. */
+	for (size_t a = 0; a < plan.domains.count; a++)
+		for (size_t b = a + 1; b < plan.domains.count; b++)
+			assert_false(hwloc_bitmap_intersects(
+				plan.domains.sets[a], plan.domains.sets[b]));
+	place_plan_free(&plan);
+out:
+	free(per);
+	hwloc_bitmap_free(allowed);
+	place_topology_free(&topo);
+}
+
+/* No placement keys: no plan, nothing to apply. */
+static void test_no_placement(void **state)
+{
+	struct rule_placement rule = {0};
+	struct place_topology topo;
+	struct place_plan plan;
+	char why[64];
+
+	(void)state;
+	assert_int_equal(place_topology_load(&topo, NULL, "pack:1 pu:4"), 0);
+	assert_int_equal(place_plan_make(&topo, &rule, topo.all, &plan, why,
+					 sizeof(why)),
+			 0);
+	assert_false(plan.active);
+	place_topology_free(&topo);
+}
+
+int main(void)
+{
+	size_t n = sizeof(place_cases) / sizeof(*place_cases);
+	struct CMUnitTest *tests = calloc(n + 1, sizeof(*tests));
+	size_t count = 0;
+	int failed;
+
+	for (size_t i = 0; i < n; i++) {
+		tests[count].name = place_cases[i].name;
+		tests[count].test_func = test_place_case;
+		tests[count].initial_state = (void *)&place_cases[i];
+		count++;
+	}
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_no_placement);
+	failed = _cmocka_run_group_tests("place", tests, count, NULL, NULL);
+	free(tests);
+	return failed;
+}
