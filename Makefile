@@ -57,6 +57,8 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
 POLICYD_OBJ := $(POLICYD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
+	$(wildcard tests/helpers/*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
@@ -113,6 +115,11 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) \
 		$(PKG_LIBS)
 
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	@echo "  HELPER  $@"
+	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) -lpthread
+
 $(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  BENCH   $@"
@@ -124,7 +131,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BIN) $(FUZZ_BIN)
+test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) tests/run-tests.sh
 
 run: deps
