@@ -146,8 +146,10 @@ fuzz: deps
 	done
 
 bench: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules
+	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules \
+		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker
 	$(BUILD)/bench/bench_rules $(BUILD)/cpupolicyctl
+	$(BUILD)/bench/bench_exec $(BUILD)/cpupolicyd $(BUILD)/helpers/worker
 
 FORMAT_SRC = $(wildcard lib/*.[ch] ctl/*.[ch] policyd/*.[ch] tests/*/*.[ch])
 format:

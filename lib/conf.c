@@ -34,6 +34,7 @@ enum conf_key {
 	CONF_KEY_RESPECT_CHANGES,
 	CONF_KEY_SELF_REALTIME,
 	CONF_KEY_GROUP_MAY_RELOAD,
+	CONF_KEY_BATCH_MS,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_COUNT,
@@ -54,6 +55,7 @@ static const struct {
 	[CONF_KEY_RESPECT_CHANGES] = {CONF_SECTION_DAEMON, "respect_changes"},
 	[CONF_KEY_SELF_REALTIME] = {CONF_SECTION_DAEMON, "self_realtime"},
 	[CONF_KEY_GROUP_MAY_RELOAD] = {CONF_SECTION_DAEMON, "group_may_reload"},
+	[CONF_KEY_BATCH_MS] = {CONF_SECTION_DAEMON, "batch_ms"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 };
@@ -109,6 +111,7 @@ void conf_init(struct conf *conf)
 		.rescan_interval_ms = CONF_DEFAULT_RESCAN_MS,
 		.log_level = LOG_LEVEL_INFO,
 		.respect_changes = true,
+		.self_realtime = true,
 	};
 	conf_set_rules_dirs(conf, CONF_DEFAULT_RULES_DIRS);
 	conf_set_string(&conf->socket, CONF_DEFAULT_SOCKET);
@@ -218,15 +221,24 @@ static void conf_socket_group(struct conf_parser *p, const char *value)
 	p->conf->socket_gid = gr->gr_gid;
 }
 
-static void conf_rescan(struct conf_parser *p, const char *value)
+static int conf_number(const char *value, unsigned long max, unsigned long *out)
 {
 	char *end;
-	unsigned long ms;
 
 	errno = 0;
-	ms = strtoul(value, &end, 10);
-	if (!isdigit((unsigned char)value[0]) || *end || errno ||
-	    (ms != 0 && (ms < CONF_MIN_RESCAN_MS || ms > CONF_MAX_RESCAN_MS))) {
+	*out = strtoul(value, &end, 10);
+	return isdigit((unsigned char)value[0]) && !*end && !errno &&
+			       *out <= max
+		       ? 0
+		       : -1;
+}
+
+static void conf_rescan(struct conf_parser *p, const char *value)
+{
+	unsigned long ms;
+
+	if (conf_number(value, CONF_MAX_RESCAN_MS, &ms) < 0 ||
+	    (ms != 0 && ms < CONF_MIN_RESCAN_MS)) {
 		diag_error(p->diag, p->path, p->line,
 			   "rescan_interval_ms: '%.64s' is not 0 (off) or a "
 			   "number of milliseconds from %d to %d",
@@ -234,6 +246,20 @@ static void conf_rescan(struct conf_parser *p, const char *value)
 		return;
 	}
 	p->conf->rescan_interval_ms = (unsigned)ms;
+}
+
+static void conf_batch(struct conf_parser *p, const char *value)
+{
+	unsigned long ms;
+
+	if (conf_number(value, CONF_MAX_BATCH_MS, &ms) < 0) {
+		diag_error(p->diag, p->path, p->line,
+			   "batch_ms: '%.64s' is not a number of milliseconds "
+			   "from 0 to %d",
+			   value, CONF_MAX_BATCH_MS);
+		return;
+	}
+	p->conf->batch_ms = (unsigned)ms;
 }
 
 static void conf_apply(struct conf_parser *p, enum conf_key key,
@@ -273,6 +299,9 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		break;
 	case CONF_KEY_SELF_REALTIME:
 		conf_bool(p, "self_realtime", value, &conf->self_realtime);
+		break;
+	case CONF_KEY_BATCH_MS:
+		conf_batch(p, value);
 		break;
 	case CONF_KEY_GROUP_MAY_RELOAD:
 		conf_bool(p, "group_may_reload", value,

@@ -22,6 +22,7 @@
 #define CONF_MAX_RESCAN_MS     86400000
 #define CONF_MIN_RESCAN_MS     100
 #define CONF_MAX_FILE_SIZE     (1u << 20)
+#define CONF_MAX_BATCH_MS      100
 
 struct conf {
 	char **rules_dirs;
@@ -36,6 +37,7 @@ struct conf {
 	bool respect_changes;  /* leave alone threads others changed */
 	bool self_realtime;    /* run the daemon itself under SCHED_FIFO */
 	bool group_may_reload; /* socket_group may reload, not only root */
+	unsigned batch_ms;     /* gather events this long after each wakeup */
 	char *sysfs;
 	char *procfs;
 };

@@ -2,6 +2,8 @@
  * Matching happens at exec, never at fork: a forked child still carries
  * its parent's name and exe, and its exec event is the one that counts. */
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,21 +20,85 @@
  * and then the caller rescans /proc. */
 #define EVENTS_RCVBUF (8 << 20)
 
-static int events_subscribe(int fd, enum proc_cn_mcast_op op)
+/* Linux 6.6 lets a listener say which events it wants (struct proc_input);
+ * older headers do not have it. */
+struct events_proc_input {
+	uint32_t mcast_op;
+	uint32_t event_type;
+};
+
+#define EVENTS_ALWAYS                                                          \
+	(PROC_EVENT_EXEC | PROC_EVENT_COMM | PROC_EVENT_UID | PROC_EVENT_GID)
+#define EVENTS_THREADS (PROC_EVENT_FORK | PROC_EVENT_EXIT)
+/* The kernel's PROC_EVENT_ALL: the only filter that lets acks through. */
+#define EVENTS_ALL 0xe00003c7u
+
+static int events_send(int fd, const void *payload, size_t len)
 {
 	struct {
 		struct nlmsghdr nl;
 		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
+		uint8_t data[sizeof(struct events_proc_input)];
 	} __attribute__((packed)) msg = {0};
+	size_t size = sizeof(msg.nl) + sizeof(msg.cn) + len;
 
-	msg.nl.nlmsg_len = sizeof(msg);
+	msg.nl.nlmsg_len = (uint32_t)size;
 	msg.nl.nlmsg_type = NLMSG_DONE;
 	msg.cn.id.idx = CN_IDX_PROC;
 	msg.cn.id.val = CN_VAL_PROC;
-	msg.cn.len = sizeof(msg.op);
-	msg.op = op;
-	return send(fd, &msg, sizeof(msg), 0) == (ssize_t)sizeof(msg) ? 0 : -1;
+	msg.cn.len = (uint16_t)len;
+	memcpy(msg.data, payload, len);
+	return send(fd, &msg, size, 0) == (ssize_t)size ? 0 : -1;
+}
+
+static int events_subscribe(int fd, enum proc_cn_mcast_op op)
+{
+	uint32_t value = op;
+
+	return events_send(fd, &value, sizeof(value));
+}
+
+static int events_filter(int fd, uint32_t wanted)
+{
+	struct events_proc_input input = {PROC_CN_MCAST_LISTEN, wanted};
+
+	return events_send(fd, &input, sizeof(input));
+}
+
+static void events_note_ack(void *ctx, const struct events_event *e)
+{
+	(void)ctx;
+	(void)e;
+}
+
+/* Only a kernel that reads struct proc_input acknowledges it (an older one
+ * drops the message without a word): wait briefly for the answer. The
+ * answer is itself an event that a narrower filter would hold back. */
+static bool events_filter_supported(struct events *ev)
+{
+	struct pollfd pfd = {.fd = ev->fd, .events = POLLIN};
+
+	if (events_filter(ev->fd, EVENTS_ALL) < 0)
+		return false;
+	ev->acks = 0;
+	for (int i = 0; i < 10 && !ev->acks; i++) {
+		if (poll(&pfd, 1, 20) > 0)
+			events_read(ev, events_note_ack, NULL);
+	}
+	return ev->acks > 0;
+}
+
+/* Process forks and exits only matter while a process is managed: then
+ * its new threads must be seen, and its exit. */
+int events_track_threads(struct events *ev, bool on)
+{
+	if (!ev->filtering || ev->fd < 0 || ev->tracking_threads == on)
+		return 0;
+	if (events_filter(ev->fd, EVENTS_ALWAYS | (on ? EVENTS_THREADS : 0)) <
+	    0)
+		return -1;
+	ev->tracking_threads = on;
+	return 0;
 }
 
 int events_open(struct events *ev)
@@ -52,13 +118,24 @@ int events_open(struct events *ev)
 	if (setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size,
 		       sizeof(size)) < 0)
 		setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (bind(ev->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    events_subscribe(ev->fd, PROC_CN_MCAST_LISTEN) < 0) {
+	if (bind(ev->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		int saved = errno;
 
 		close(ev->fd);
 		ev->fd = -1;
 		errno = saved;
+		return -1;
+	}
+	ev->filtering = events_filter_supported(ev);
+	if (ev->filtering)
+		ev->filtering =
+			events_filter(ev->fd, EVENTS_ALWAYS | EVENTS_THREADS) ==
+			0;
+	ev->tracking_threads = true;
+	if (!ev->filtering &&
+	    events_subscribe(ev->fd, PROC_CN_MCAST_LISTEN) < 0) {
+		close(ev->fd);
+		ev->fd = -1;
 		return -1;
 	}
 	return 0;
@@ -78,6 +155,8 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 	struct events_event e;
 
 	switch (pe->what) {
+	case PROC_EVENT_NONE: /* the answer to a subscription */
+		return;
 	case PROC_EVENT_FORK:
 		/* A new process is matched at its exec; only new threads of
 		 * existing processes matter here. */
@@ -124,7 +203,8 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 
 /* One datagram: netlink messages, each a connector message holding one
  * proc event. Anything short or malformed is skipped, never trusted. */
-int events_parse(const void *buf, size_t len, events_fn fn, void *ctx)
+int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
+		 unsigned *acks)
 {
 	const struct nlmsghdr *nl = buf;
 	int count = 0;
@@ -147,31 +227,43 @@ int events_parse(const void *buf, size_t len, events_fn fn, void *ctx)
 		/* cn->data sits 4 bytes off the event's 8-byte alignment. */
 		memcpy(&pe, cn->data,
 		       cn->len < sizeof(pe) ? cn->len : sizeof(pe));
+		if (pe.what == PROC_EVENT_NONE)
+			*acks += 1;
 		events_emit(&pe, fn, ctx);
 		count++;
 	}
 	return count;
 }
 
-/* Reads until nothing is left. Returns 1 when events were lost (the
- * caller must rescan), 0 otherwise, -1 when the socket failed. */
+/* Reads until nothing is left, many datagrams per system call. Returns 1
+ * when events were lost (the caller must rescan), 0 otherwise, -1 when
+ * the socket failed. */
 int events_read(struct events *ev, events_fn fn, void *ctx)
 {
+	enum {
+		BATCH = 64,
+		SIZE = 256
+	};
 	/* Aligned for struct nlmsghdr. */
-	static uint64_t buf[4096 / sizeof(uint64_t)];
+	static uint64_t bufs[BATCH][SIZE / sizeof(uint64_t)];
+	static struct sockaddr_nl from[BATCH];
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
 	int lost = 0;
 
 	for (;;) {
-		struct sockaddr_nl from;
-		struct iovec iov = {buf, sizeof(buf)};
-		struct msghdr msg = {
-			.msg_name = &from,
-			.msg_namelen = sizeof(from),
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-		};
-		ssize_t n = recvmsg(ev->fd, &msg, 0);
+		int n;
 
+		for (int i = 0; i < BATCH; i++) {
+			iov[i] = (struct iovec){bufs[i], SIZE};
+			msgs[i] = (struct mmsghdr){
+				.msg_hdr = {.msg_name = &from[i],
+					    .msg_namelen = sizeof(from[i]),
+					    .msg_iov = &iov[i],
+					    .msg_iovlen = 1},
+			};
+		}
+		n = recvmmsg(ev->fd, msgs, BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
@@ -183,10 +275,16 @@ int events_read(struct events *ev, events_fn fn, void *ctx)
 			return lost;
 		if (n < 0)
 			return -1;
-		/* Only the kernel speaks on this socket. */
-		if (msg.msg_namelen != sizeof(from) || from.nl_pid != 0)
-			continue;
-		ev->received += (unsigned long long)events_parse(buf, (size_t)n,
-								 fn, ctx);
+		for (int i = 0; i < n; i++) {
+			/* Only the kernel speaks on this socket. */
+			if (msgs[i].msg_hdr.msg_namelen != sizeof(from[i]) ||
+			    from[i].nl_pid != 0)
+				continue;
+			ev->received += (unsigned long long)events_parse(
+				bufs[i], msgs[i].msg_len, fn, ctx, &ev->acks);
+		}
+		/* A short batch drained the queue: no need to ask again. */
+		if (n < BATCH)
+			return lost;
 	}
 }

@@ -4,6 +4,8 @@
 #ifndef CPUPOLICY_EVENTS_H
 #define CPUPOLICY_EVENTS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 enum events_kind {
@@ -23,6 +25,9 @@ typedef void (*events_fn)(void *ctx, const struct events_event *event);
 
 struct events {
 	int fd;
+	bool filtering;	       /* the kernel filters events for us */
+	bool tracking_threads; /* forks and exits are subscribed */
+	unsigned acks;
 	unsigned long long received, overflows;
 };
 
@@ -30,6 +35,8 @@ struct events {
 int events_open(struct events *ev);
 void events_close(struct events *ev);
 int events_read(struct events *ev, events_fn fn, void *ctx);
-int events_parse(const void *buf, size_t len, events_fn fn, void *ctx);
+int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
+		 unsigned *acks);
+int events_track_threads(struct events *ev, bool on);
 
 #endif

@@ -320,6 +320,12 @@ static void manage_printable(char *text)
 	}
 }
 
+static void manage_tracking(struct manage *m, bool on)
+{
+	if (m->options.tracking)
+		m->options.tracking(m->options.tracking_ctx, on);
+}
+
 static void manage_forget(struct manage *m, pid_t pid, bool restore)
 {
 	struct manage_proc *p = pidmap_remove(&m->procs, pid);
@@ -329,6 +335,8 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 	for (size_t i = 0; restore && i < p->thread_count; i++)
 		manage_restore_thread(m, p, &p->threads[i]);
 	manage_proc_free(p);
+	if (!m->procs.count)
+		manage_tracking(m, false);
 }
 
 static bool manage_pidfd_exited(int pidfd)
@@ -369,20 +377,33 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p)
 {
 	struct procinfo pi = {m->options.procfs, pid};
-	struct facts facts = {0};
+	/* Only have/failed need clearing: a fact is read before it is used,
+	 * and zeroing all 13 KiB per exec showed in profiles. */
+	struct facts facts;
 	unsigned long long start;
 	size_t written;
 	int pidfd = pidfd_open(pid, 0);
 
+	facts.have = facts.failed = 0;
 	if (pidfd < 0)
 		return NULL;
 	if (match_first(&m->index, &facts, procinfo_fetch, &pi) != rule ||
 	    procinfo_start_time(m->options.procfs, pid, 0, &start) < 0 ||
-	    (p && p->start_time != start) || manage_pidfd_exited(pidfd)) {
+	    manage_pidfd_exited(pidfd)) {
 		close(pidfd);
 		return NULL;
 	}
+	/* A record of an earlier process that had this pid (its exit event
+	 * was lost): not this one. */
+	if (p && p->start_time != start) {
+		manage_forget(m, pid, false);
+		p = NULL;
+	}
 	if (!p) {
+		/* Thread events first, so that no thread created from here
+		 * on goes unseen. */
+		if (!m->procs.count)
+			manage_tracking(m, true);
 		p = xcalloc(1, sizeof(*p));
 		p->pid = pid;
 		p->start_time = start;
@@ -428,9 +449,10 @@ static void manage_evaluate(struct manage *m, pid_t pid, bool rescan,
 {
 	struct procinfo pi = {m->options.procfs, pid};
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
-	struct facts facts = {0};
+	struct facts facts;
 	long rule = -1;
 
+	facts.have = facts.failed = 0;
 	if (m->rules)
 		rule = match_first(&m->index, &facts, procinfo_fetch, &pi);
 	if (rule < 0) {

@@ -464,6 +464,12 @@ int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 		free(e.list[i].path);
 	}
 	free(e.list);
+	/* A daemon keeps the set for long: no spare capacity. */
+	if (rules->count && rules->count < rules->capacity) {
+		rules->list = xreallocarray(rules->list, rules->count,
+					    sizeof(*rules->list));
+		rules->capacity = rules->count;
+	}
 	return status;
 }
 

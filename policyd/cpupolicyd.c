@@ -4,6 +4,7 @@
  * process events. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,7 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 	free(d->rules);
 	d->rules = rules;
 	d->reloads++;
+	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_info("rules reloaded: %zu rules in %zu files", rules->count,
 		 rules->files_read);
 	return 0;
@@ -238,6 +240,14 @@ static void describe_caps(const struct daemon *d, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+static void track_threads(void *ctx, bool on)
+{
+	struct daemon *d = ctx;
+
+	if (!d->polling && events_track_threads(&d->events, on) < 0)
+		log_warn("cannot change the process events subscribed");
+}
+
 static void setup(struct daemon *d)
 {
 	struct diag diag;
@@ -251,6 +261,7 @@ static void setup(struct daemon *d)
 	}
 	diag_print(&diag, stderr, true);
 	diag_free(&diag);
+	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_set_level(d->conf.log_level);
 	manage_init(&d->manage,
 		    &(struct manage_options){
@@ -258,6 +269,8 @@ static void setup(struct daemon *d)
 			    .sysfs = d->conf.sysfs,
 			    .dry_run = d->conf.dry_run,
 			    .respect_changes = d->conf.respect_changes,
+			    .tracking = track_threads,
+			    .tracking_ctx = d,
 		    },
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
@@ -266,6 +279,9 @@ static void setup(struct daemon *d)
 		log_warn("no process events from the kernel (proc connector); "
 			 "polling /proc every second instead");
 		d->polling = true;
+	} else {
+		/* Nothing is managed yet. */
+		events_track_threads(&d->events, false);
 	}
 	if (control_open(d) < 0)
 		exit(1);

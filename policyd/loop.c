@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -107,6 +108,12 @@ static void loop_event(void *ctx, const struct events_event *e)
 static void loop_events(struct daemon *d)
 {
 	int status = events_read(&d->events, loop_event, &d->manage);
+
+	/* Let the next events gather: one wakeup then handles them all. */
+	if (d->conf.batch_ms && status >= 0)
+		nanosleep(&(struct timespec){.tv_nsec = (long)d->conf.batch_ms *
+							1000000L},
+			  NULL);
 
 	if (status > 0) {
 		log_info("the kernel dropped process events: rescanning");

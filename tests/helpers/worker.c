@@ -4,8 +4,9 @@
  *          [-s SECONDS]
  *   worker -w NICE [-T TIMEOUT_MS] [-e EXEC_NS]
  * With -w it spins until its nice value is NICE and exits 0 (1 on time
- * out), printing "LATENCY_NS BEFORE_MAIN" when -e gives the time of the
- * exec (CLOCK_MONOTONIC, from the parent). */
+ * out). With -e (the time just before its execve, CLOCK_MONOTONIC) it
+ * prints "EXEC_TO_MAIN_NS MAIN_TO_APPLIED_NS BEFORE_MAIN": the second is 0
+ * when the value was already in place as main() began. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,19 +46,16 @@ static void worker_threads(int count)
 
 static int worker_wait_nice(int nice, long timeout_ms, long long exec_ns)
 {
-	long long start = worker_now_ns(), now = start;
+	long long start = worker_now_ns();
 	int before_main = getpriority(PRIO_PROCESS, 0) == nice;
 
-	while (getpriority(PRIO_PROCESS, 0) != nice) {
-		now = worker_now_ns();
-		if (now - start > timeout_ms * 1000000LL)
+	while (!before_main && getpriority(PRIO_PROCESS, 0) != nice) {
+		if (worker_now_ns() - start > timeout_ms * 1000000LL)
 			return 1;
 	}
-	now = worker_now_ns();
 	if (exec_ns)
-		printf("%lld %d\n",
-		       before_main ? start - exec_ns : now - exec_ns,
-		       before_main);
+		printf("%lld %lld %d\n", start - exec_ns,
+		       before_main ? 0 : worker_now_ns() - start, before_main);
 	return 0;
 }
 

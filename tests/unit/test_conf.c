@@ -23,8 +23,9 @@ static const struct conf_case conf_cases[] = {
 	{"every setting",
 	 "[daemon]\nrules_dirs = /a:/b\nsocket = /run/x.sock\nsocket_group = "
 	 "root\nstate_dir = /var/lib/x\nrescan_interval_ms = 500\nlog_level = "
-	 "debug\ndry_run = yes\n[paths]\nsysfs = /tmp/sys\nprocfs = "
-	 "/tmp/proc\n",
+	 "debug\ndry_run = yes\nrespect_changes = no\nself_realtime = "
+	 "yes\ngroup_may_reload = on\nbatch_ms = 5\n[paths]\nsysfs = "
+	 "/tmp/sys\nprocfs = /tmp/proc\n",
 	 0, 0, NULL},
 	{"comments and indentation",
 	 "# top\n; also\n[daemon] # section\n  log_level = warning   # inline\n"
@@ -68,6 +69,8 @@ static const struct conf_case conf_cases[] = {
 	 "log_level: 'loud' is not valid"},
 	{"bad boolean", "[daemon]\ndry_run = maybe\n", 1, 2,
 	 "dry_run: 'maybe' is not a boolean"},
+	{"batch too long", "[daemon]\nbatch_ms = 101\n", 1, 2,
+	 "batch_ms: '101' is not a number of milliseconds from 0 to 100"},
 	{"bad respect_changes", "[daemon]\nrespect_changes = sometimes\n", 1, 2,
 	 "respect_changes: 'sometimes' is not a boolean"},
 	{"relative sysfs", "[paths]\nsysfs = sys\n", 1, 2,
@@ -125,7 +128,7 @@ static void test_defaults(void **state)
 	assert_int_equal(conf.log_level, LOG_LEVEL_INFO);
 	assert_false(conf.dry_run);
 	assert_true(conf.respect_changes);
-	assert_false(conf.self_realtime);
+	assert_true(conf.self_realtime);
 	assert_false(conf.group_may_reload);
 	assert_string_equal(conf.sysfs, "/sys");
 	assert_string_equal(conf.procfs, "/proc");
@@ -137,7 +140,8 @@ static void test_values(void **state)
 	static const char text[] =
 		"\xef\xbb\xbf[daemon]\nrules_dirs = /a:/b::/c\nsocket_group = "
 		"root\nrescan_interval_ms = 0\nlog_level = ERROR\ndry_run = "
-		"TRUE\n[paths]\nprocfs = /tmp/p # fake\n";
+		"TRUE\nbatch_ms = 7\nself_realtime = 0\n[paths]\nprocfs = "
+		"/tmp/p # fake\n";
 	struct conf conf;
 	struct diag diag;
 
@@ -153,6 +157,8 @@ static void test_values(void **state)
 	assert_int_equal(conf.rescan_interval_ms, 0);
 	assert_int_equal(conf.log_level, LOG_LEVEL_ERROR);
 	assert_true(conf.dry_run);
+	assert_int_equal(conf.batch_ms, 7);
+	assert_false(conf.self_realtime);
 	assert_string_equal(conf.procfs, "/tmp/p");
 	diag_free(&diag);
 	conf_free(&conf);

@@ -100,6 +100,7 @@ static void test_shipped_conf(void **state)
 	assert_int_equal(shipped.respect_changes, defaults.respect_changes);
 	assert_int_equal(shipped.self_realtime, defaults.self_realtime);
 	assert_int_equal(shipped.group_may_reload, defaults.group_may_reload);
+	assert_int_equal(shipped.batch_ms, defaults.batch_ms);
 	assert_string_equal(shipped.sysfs, defaults.sysfs);
 	assert_string_equal(shipped.procfs, defaults.procfs);
 	diag_free(&diag);
