@@ -35,20 +35,22 @@ struct events_proc_input {
 
 static int events_send(int fd, const void *payload, size_t len)
 {
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		uint8_t data[sizeof(struct events_proc_input)];
-	} __attribute__((packed)) msg = {0};
-	size_t size = sizeof(msg.nl) + sizeof(msg.cn) + len;
+	/* nlmsghdr, cn_msg, payload: built by hand, as cn_msg ends in a
+	 * flexible array. */
+	uint32_t buf[(NLMSG_HDRLEN + sizeof(struct cn_msg) +
+		      sizeof(struct events_proc_input) + 3) /
+		     4] = {0};
+	struct nlmsghdr *nl = (struct nlmsghdr *)buf;
+	struct cn_msg *cn = NLMSG_DATA(nl);
+	size_t size = NLMSG_HDRLEN + sizeof(*cn) + len;
 
-	msg.nl.nlmsg_len = (uint32_t)size;
-	msg.nl.nlmsg_type = NLMSG_DONE;
-	msg.cn.id.idx = CN_IDX_PROC;
-	msg.cn.id.val = CN_VAL_PROC;
-	msg.cn.len = (uint16_t)len;
-	memcpy(msg.data, payload, len);
-	return send(fd, &msg, size, 0) == (ssize_t)size ? 0 : -1;
+	nl->nlmsg_len = (uint32_t)size;
+	nl->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = (uint16_t)len;
+	memcpy(cn->data, payload, len);
+	return send(fd, buf, size, 0) == (ssize_t)size ? 0 : -1;
 }
 
 static int events_subscribe(int fd, enum proc_cn_mcast_op op)
@@ -209,28 +211,34 @@ int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
 	const struct nlmsghdr *nl = buf;
 	int count = 0;
 
-	for (; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
+	/* NLMSG_NEXT would step past the end (and len wrap around) when a
+	 * message claims more than is left: step by hand. */
+	while (NLMSG_OK(nl, len)) {
 		const struct cn_msg *cn = NLMSG_DATA(nl);
 		struct proc_event pe = {0};
-		size_t payload = NLMSG_PAYLOAD(nl, 0);
+		size_t payload = NLMSG_PAYLOAD(nl, 0), step;
 
-		if (nl->nlmsg_type == NLMSG_NOOP ||
-		    nl->nlmsg_type == NLMSG_ERROR)
-			continue;
 		/* Every event used here keeps its ids in the first 16 bytes
 		 * of event_data, whatever the kernel's version of the union. */
-		if (payload < sizeof(*cn) || cn->id.idx != CN_IDX_PROC ||
-		    cn->id.val != CN_VAL_PROC ||
-		    cn->len < offsetof(struct proc_event, event_data) + 16 ||
-		    payload - sizeof(*cn) < cn->len)
-			continue;
-		/* cn->data sits 4 bytes off the event's 8-byte alignment. */
-		memcpy(&pe, cn->data,
-		       cn->len < sizeof(pe) ? cn->len : sizeof(pe));
-		if (pe.what == PROC_EVENT_NONE)
-			*acks += 1;
-		events_emit(&pe, fn, ctx);
-		count++;
+		if (nl->nlmsg_type != NLMSG_NOOP &&
+		    nl->nlmsg_type != NLMSG_ERROR && payload >= sizeof(*cn) &&
+		    cn->id.idx == CN_IDX_PROC && cn->id.val == CN_VAL_PROC &&
+		    cn->len >= offsetof(struct proc_event, event_data) + 16 &&
+		    payload - sizeof(*cn) >= cn->len) {
+			/* cn->data sits 4 bytes off the event's 8-byte
+			 * alignment. */
+			memcpy(&pe, cn->data,
+			       cn->len < sizeof(pe) ? cn->len : sizeof(pe));
+			if (pe.what == PROC_EVENT_NONE)
+				*acks += 1;
+			events_emit(&pe, fn, ctx);
+			count++;
+		}
+		step = NLMSG_ALIGN(nl->nlmsg_len);
+		if (step >= len)
+			break;
+		len -= step;
+		nl = (const struct nlmsghdr *)((const char *)nl + step);
 	}
 	return count;
 }

@@ -81,6 +81,17 @@ static int procinfo_comm(const char *procfs, pid_t pid, char *comm, size_t size)
 }
 
 /* Arguments are NUL-separated: join them with single spaces. */
+void procinfo_parse_cmdline(char *cmdline, size_t len)
+{
+	while (len && cmdline[len - 1] == '\0')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	}
+	cmdline[len] = '\0';
+}
+
 static int procinfo_cmdline(const char *procfs, pid_t pid, char *cmdline,
 			    size_t size)
 {
@@ -90,26 +101,16 @@ static int procinfo_cmdline(const char *procfs, pid_t pid, char *cmdline,
 	snprintf(path, sizeof(path), "%s/%d/cmdline", procfs, (int)pid);
 	if (procinfo_read(path, cmdline, size, &len) < 0)
 		return -1;
-	while (len && cmdline[len - 1] == '\0')
-		len--;
-	for (size_t i = 0; i < len; i++) {
-		if (cmdline[i] == '\0')
-			cmdline[i] = ' ';
-	}
-	cmdline[len] = '\0';
+	procinfo_parse_cmdline(cmdline, len);
 	return 0;
 }
 
 /* The second field of "Uid:" and "Gid:" is the effective id. */
-static int procinfo_creds(const char *procfs, pid_t pid, struct facts *facts)
+int procinfo_parse_creds(char *status, struct facts *facts)
 {
-	char path[64 + PATH_MAX], status[4096];
 	bool uid = false, gid = false;
 	char *line, *save = NULL;
 
-	snprintf(path, sizeof(path), "%s/%d/status", procfs, (int)pid);
-	if (procinfo_read(path, status, sizeof(status), NULL) < 0)
-		return -1;
 	facts->group_count = 0;
 	for (line = strtok_r(status, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -141,6 +142,16 @@ static int procinfo_creds(const char *procfs, pid_t pid, struct facts *facts)
 	return 0;
 }
 
+static int procinfo_creds(const char *procfs, pid_t pid, struct facts *facts)
+{
+	char path[64 + PATH_MAX], status[4096];
+
+	snprintf(path, sizeof(path), "%s/%d/status", procfs, (int)pid);
+	if (procinfo_read(path, status, sizeof(status), NULL) < 0)
+		return -1;
+	return procinfo_parse_creds(status, facts);
+}
+
 static bool procinfo_has_line(const char *lines, const char *line, size_t len)
 {
 	for (const char *p = lines; *p;) {
@@ -154,16 +165,11 @@ static bool procinfo_has_line(const char *lines, const char *line, size_t len)
 }
 
 /* Every hierarchy's path, once each: "N:controllers:path" lines. */
-static int procinfo_cgroups(const char *procfs, pid_t pid, char *out,
-			    size_t size)
+void procinfo_parse_cgroups(char *text, char *out, size_t size)
 {
-	char path[64 + PATH_MAX], text[MATCH_CGROUP_MAX];
 	char *line, *save = NULL;
 	size_t used = 0;
 
-	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs, (int)pid);
-	if (procinfo_read(path, text, sizeof(text), NULL) < 0)
-		return -1;
 	out[0] = '\0';
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -184,25 +190,28 @@ static int procinfo_cgroups(const char *procfs, pid_t pid, char *out,
 		out[used++] = '\n';
 		out[used] = '\0';
 	}
+}
+
+static int procinfo_cgroups(const char *procfs, pid_t pid, char *out,
+			    size_t size)
+{
+	char path[64 + PATH_MAX], text[MATCH_CGROUP_MAX];
+
+	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs, (int)pid);
+	if (procinfo_read(path, text, sizeof(text), NULL) < 0)
+		return -1;
+	procinfo_parse_cgroups(text, out, size);
 	return 0;
 }
 
 /* The fields after the command name, which may hold spaces and ')'. */
-int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
-		  unsigned long long *start)
+int procinfo_parse_stat(const char *stat, pid_t *ppid,
+			unsigned long long *start)
 {
-	char path[96], stat[1024];
 	const char *p;
 	int field = 2, parent = 0;
 	unsigned long long started = 0;
 
-	if (tid)
-		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", procfs,
-			 (int)pid, (int)tid);
-	else
-		snprintf(path, sizeof(path), "%s/%d/stat", procfs, (int)pid);
-	if (procinfo_read(path, stat, sizeof(stat), NULL) < 0)
-		return -1;
 	p = strrchr(stat, ')');
 	if (!p) {
 		errno = EINVAL;
@@ -227,6 +236,21 @@ int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 	if (start)
 		*start = started;
 	return 0;
+}
+
+int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
+		  unsigned long long *start)
+{
+	char path[96], stat[1024];
+
+	if (tid)
+		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", procfs,
+			 (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "%s/%d/stat", procfs, (int)pid);
+	if (procinfo_read(path, stat, sizeof(stat), NULL) < 0)
+		return -1;
+	return procinfo_parse_stat(stat, ppid, start);
 }
 
 int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,

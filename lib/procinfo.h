@@ -24,5 +24,10 @@ int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
 		     size_t *count);
 int procinfo_pids(const char *procfs, pid_t **pids, size_t *count);
 int procinfo_read(const char *path, char *buf, size_t size, size_t *len);
+int procinfo_parse_stat(const char *stat, pid_t *ppid,
+			unsigned long long *start);
+int procinfo_parse_creds(char *status, struct facts *facts);
+void procinfo_parse_cgroups(char *text, char *out, size_t size);
+void procinfo_parse_cmdline(char *cmdline, size_t len);
 
 #endif

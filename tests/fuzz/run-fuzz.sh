@@ -26,6 +26,9 @@ fuzz_conf)
 	dict=
 	;;
 esac
+if [ -d "$top/tests/fuzz/seeds/$name" ]; then
+	cp "$top/tests/fuzz/seeds/$name"/* "$seeds/"
+fi
 export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 set -- -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 \
 	-print_final_stats=0 -artifact_prefix="$(dirname "$bin")/"

@@ -1,0 +1,186 @@
+/* /proc facts, read from a fake /proc tree with hostile contents: a name
+ * holding ") (" and a newline, arguments with empty ones, a replaced
+ * binary, cgroup v1 and v2 lines, a cut-off stat. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "procinfo.h"
+#include "util.h"
+
+static char root[] = "/tmp/cpupolicy-procinfo-XXXXXX";
+
+static void put(const char *rel, const char *text, size_t len)
+{
+	char *path = xasprintf("%s/%s", root, rel);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+	free(path);
+}
+
+static void dir(const char *rel)
+{
+	char *path = xasprintf("%s/%s", root, rel);
+
+	assert_int_equal(mkdir(path, 0755), 0);
+	free(path);
+}
+
+static void link_to(const char *rel, const char *target)
+{
+	char *path = xasprintf("%s/%s", root, rel);
+
+	assert_int_equal(symlink(target, path), 0);
+	free(path);
+}
+
+#define PUT(rel, literal) put(rel, literal, sizeof(literal) - 1)
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(root))
+		return -1;
+	dir("4242");
+	dir("4242/task");
+	dir("4242/task/4242");
+	dir("4242/task/4243");
+	dir("1");
+	dir("77");
+	dir("self-ish");
+	PUT("4242/stat",
+	    "4242 (a) (b\n c) S 1 4242 4242 0 -1 4194560 100 0 "
+	    "0 0 1 2 0 0 20 0 2 0 123456 1000 10 18446744073709551615\n");
+	PUT("4242/comm", "a) (b\n");
+	PUT("4242/cmdline", "prog\0--flag\0\0last\0");
+	PUT("4242/status",
+	    "Name:\tprog\nUid:\t1000\t1001\t1000\t1000\nGid:\t100\t101\t100\t"
+	    "100\nGroups:\t4 24 27 \n");
+	PUT("4242/cgroup", "12:cpu,cpuacct:/batch\n1:name=systemd:/user.slice/"
+			   "x.scope\n0::/user.slice/x.scope\n");
+	link_to("4242/exe", "/opt/app/bin/server (deleted)");
+	link_to("1/exe", "/usr/lib/systemd/systemd");
+	PUT("77/stat", "77 (short) S 1 77\n");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char *cmd = xasprintf("rm -rf %s", root);
+
+	(void)state;
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return 0;
+}
+
+static void test_facts(void **state)
+{
+	struct procinfo pi = {root, 4242};
+	struct facts f = {0};
+
+	(void)state;
+	procinfo_fetch(&pi,
+		       MATCH_FACT_EXE | MATCH_FACT_COMM | MATCH_FACT_CMDLINE |
+			       MATCH_FACT_CREDS | MATCH_FACT_CGROUP |
+			       MATCH_FACT_PARENT_EXE,
+		       &f);
+	assert_int_equal(f.failed, 0);
+	assert_string_equal(f.exe, "/opt/app/bin/server");
+	assert_string_equal(f.comm, "a) (b");
+	assert_string_equal(f.cmdline, "prog --flag  last");
+	assert_int_equal(f.uid, 1001);
+	assert_int_equal(f.gid, 101);
+	assert_int_equal(f.group_count, 3);
+	assert_int_equal(f.groups[2], 27);
+	assert_string_equal(f.cgroups, "/batch\n/user.slice/x.scope\n");
+	assert_string_equal(f.parent_exe, "/usr/lib/systemd/systemd");
+}
+
+static void test_stat(void **state)
+{
+	unsigned long long start;
+	pid_t ppid;
+
+	(void)state;
+	assert_int_equal(procinfo_stat(root, 4242, 0, &ppid, &start), 0);
+	assert_int_equal(ppid, 1);
+	assert_int_equal(start, 123456);
+	/* Cut off before the start time: not an identity. */
+	assert_int_equal(procinfo_stat(root, 77, 0, &ppid, &start), -1);
+	assert_int_equal(procinfo_stat(root, 99, 0, &ppid, &start), -1);
+	assert_int_equal(procinfo_parse_stat("no parenthesis", &ppid, &start),
+			 -1);
+}
+
+static void test_missing_process(void **state)
+{
+	struct procinfo pi = {root, 99};
+	struct facts f = {0};
+
+	(void)state;
+	procinfo_fetch(&pi, MATCH_FACT_EXE | MATCH_FACT_COMM, &f);
+	assert_int_equal(f.have, 0);
+	assert_int_equal(f.failed, MATCH_FACT_EXE | MATCH_FACT_COMM);
+}
+
+static void test_threads_and_pids(void **state)
+{
+	pid_t *ids;
+	size_t count;
+
+	(void)state;
+	assert_int_equal(procinfo_threads(root, 4242, &ids, &count), 0);
+	assert_int_equal(count, 2);
+	free(ids);
+	/* "self-ish" is not a number. */
+	assert_int_equal(procinfo_pids(root, &ids, &count), 0);
+	assert_int_equal(count, 3);
+	free(ids);
+}
+
+/* A status without Uid or Gid lines is not trusted at all. */
+static void test_bad_status(void **state)
+{
+	char text[] = "Name:\tx\nGid:\t1\t2\t3\t4\n";
+	struct facts f = {0};
+
+	(void)state;
+	assert_int_equal(procinfo_parse_creds(text, &f), -1);
+}
+
+/* More cgroups than fit: cut at a whole line. */
+static void test_cgroups_bounded(void **state)
+{
+	char text[] = "1:a:/one\n2:b:/two\n3:c:/three\nbroken line\n";
+	char out[12];
+
+	(void)state;
+	procinfo_parse_cgroups(text, out, sizeof(out));
+	assert_string_equal(out, "/one\n/two\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_missing_process),
+		cmocka_unit_test(test_threads_and_pids),
+		cmocka_unit_test(test_bad_status),
+		cmocka_unit_test(test_cgroups_bounded),
+	};
+
+	return cmocka_run_group_tests_name("procinfo", tests, setup, teardown);
+}
