@@ -4,7 +4,7 @@
 #   make          build build/cpupolicyd and build/cpupolicyctl
 #   make test     deps, build, then unit, integration and fuzz tests
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
-#   make run      check the tree's rules, then run the daemon on them
+#   make run      check the tree's rules, then run the daemon on them (root)
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
 #   make bench    the benchmarks whose figures are in README.md
 #   make format   clang-format every source file in place
@@ -134,10 +134,12 @@ test: deps
 test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) tests/run-tests.sh
 
+# The daemon in the foreground on the tree's config and rules, one log line
+# per decision; Ctrl-C stops it.
 run: deps
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/cpupolicyctl check --strict rules
-	$(BUILD)/cpupolicyd -n -c conf/cpupolicyd.conf -r $(CURDIR)/rules
+	$(BUILD)/cpupolicyd -c conf/cpupolicyd.conf -r $(CURDIR)/rules
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
