@@ -35,6 +35,7 @@ enum conf_key {
 	CONF_KEY_SELF_REALTIME,
 	CONF_KEY_GROUP_MAY_RELOAD,
 	CONF_KEY_BATCH_MS,
+	CONF_KEY_EVENT_BUFFER_KB,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_COUNT,
@@ -56,6 +57,7 @@ static const struct {
 	[CONF_KEY_SELF_REALTIME] = {CONF_SECTION_DAEMON, "self_realtime"},
 	[CONF_KEY_GROUP_MAY_RELOAD] = {CONF_SECTION_DAEMON, "group_may_reload"},
 	[CONF_KEY_BATCH_MS] = {CONF_SECTION_DAEMON, "batch_ms"},
+	[CONF_KEY_EVENT_BUFFER_KB] = {CONF_SECTION_DAEMON, "event_buffer_kb"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 };
@@ -112,6 +114,7 @@ void conf_init(struct conf *conf)
 		.log_level = LOG_LEVEL_INFO,
 		.respect_changes = true,
 		.self_realtime = true,
+		.event_buffer_kb = CONF_DEFAULT_EVENT_BUFFER_KB,
 	};
 	conf_set_rules_dirs(conf, CONF_DEFAULT_RULES_DIRS);
 	conf_set_string(&conf->socket, CONF_DEFAULT_SOCKET);
@@ -262,6 +265,22 @@ static void conf_batch(struct conf_parser *p, const char *value)
 	p->conf->batch_ms = (unsigned)ms;
 }
 
+static void conf_event_buffer(struct conf_parser *p, const char *value)
+{
+	unsigned long kb;
+
+	if (conf_number(value, CONF_MAX_EVENT_BUFFER_KB, &kb) < 0 ||
+	    kb < CONF_MIN_EVENT_BUFFER_KB) {
+		diag_error(p->diag, p->path, p->line,
+			   "event_buffer_kb: '%.64s' is not a size in KiB from "
+			   "%d to %d",
+			   value, CONF_MIN_EVENT_BUFFER_KB,
+			   CONF_MAX_EVENT_BUFFER_KB);
+		return;
+	}
+	p->conf->event_buffer_kb = (unsigned)kb;
+}
+
 static void conf_apply(struct conf_parser *p, enum conf_key key,
 		       const char *value)
 {
@@ -302,6 +321,9 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		break;
 	case CONF_KEY_BATCH_MS:
 		conf_batch(p, value);
+		break;
+	case CONF_KEY_EVENT_BUFFER_KB:
+		conf_event_buffer(p, value);
 		break;
 	case CONF_KEY_GROUP_MAY_RELOAD:
 		conf_bool(p, "group_may_reload", value,

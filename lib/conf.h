@@ -16,13 +16,16 @@
 #define CONF_DEFAULT_RULES_DIRS                                                \
 	"/usr/share/cpupolicy/rules.d:/etc/cpupolicy/rules.d"
 #endif
-#define CONF_DEFAULT_SOCKET    "/run/cpupolicy/cpupolicyd.sock"
-#define CONF_DEFAULT_STATE_DIR "/var/lib/cpupolicy"
-#define CONF_DEFAULT_RESCAN_MS 10000
-#define CONF_MAX_RESCAN_MS     86400000
-#define CONF_MIN_RESCAN_MS     100
-#define CONF_MAX_FILE_SIZE     (1u << 20)
-#define CONF_MAX_BATCH_MS      100
+#define CONF_DEFAULT_SOCKET	     "/run/cpupolicy/cpupolicyd.sock"
+#define CONF_DEFAULT_STATE_DIR	     "/var/lib/cpupolicy"
+#define CONF_DEFAULT_RESCAN_MS	     10000
+#define CONF_MAX_RESCAN_MS	     86400000
+#define CONF_MIN_RESCAN_MS	     100
+#define CONF_MAX_FILE_SIZE	     (1u << 20)
+#define CONF_MAX_BATCH_MS	     100
+#define CONF_DEFAULT_EVENT_BUFFER_KB 8192
+#define CONF_MIN_EVENT_BUFFER_KB     4
+#define CONF_MAX_EVENT_BUFFER_KB     262144
 
 struct conf {
 	char **rules_dirs;
@@ -38,6 +41,7 @@ struct conf {
 	bool self_realtime;    /* run the daemon itself under SCHED_FIFO */
 	bool group_may_reload; /* socket_group may reload, not only root */
 	unsigned batch_ms;     /* gather events this long after each wakeup */
+	unsigned event_buffer_kb; /* the kernel's queue of process events */
 	char *sysfs;
 	char *procfs;
 };

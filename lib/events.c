@@ -16,10 +16,6 @@
 
 #include "events.h"
 
-/* Bursts of thousands of execs must fit: what does not is lost (ENOBUFS),
- * and then the caller rescans /proc. */
-#define EVENTS_RCVBUF (8 << 20)
-
 /* Linux 6.6 lets a listener say which events it wants (struct proc_input);
  * older headers do not have it. */
 struct events_proc_input {
@@ -103,13 +99,15 @@ int events_track_threads(struct events *ev, bool on)
 	return 0;
 }
 
-int events_open(struct events *ev)
+/* buffer_kb: the socket's receive buffer. Bursts must fit: what does not
+ * is lost (ENOBUFS), and then the caller rescans /proc. */
+int events_open(struct events *ev, unsigned buffer_kb)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
 		.nl_groups = CN_IDX_PROC,
 	};
-	int size = EVENTS_RCVBUF;
+	int size = (int)buffer_kb * 1024;
 
 	*ev = (struct events){.fd = -1};
 	ev->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,

@@ -275,7 +275,7 @@ static void setup(struct daemon *d)
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
-	if (events_open(&d->events) < 0) {
+	if (events_open(&d->events, d->conf.event_buffer_kb) < 0) {
 		log_warn("no process events from the kernel (proc connector); "
 			 "polling /proc every second instead");
 		d->polling = true;

@@ -243,6 +243,33 @@ else
 	not_ok "exec storm" "xargs status $failed; $(grep -c . "$TMP/storm.out") lines of output"
 fi
 
+# The same with a small queue and the daemon stopped for half a second in
+# the middle: events are lost, the daemon rescans at once, and still no
+# process goes without its policy.
+stop_daemon
+# No periodic rescans: only the one the overflow triggers can save them.
+sed -i 's/^rescan_interval_ms = 1000/rescan_interval_ms = 0/' "$TMP/test.conf"
+echo "event_buffer_kb = 4" >>"$TMP/test.conf"
+start_daemon || { finish; exit 1; }
+(seq "$storm" | xargs -P 64 -I{} "$TMP/bin/worker" -w 9 -T 5000 \
+	>"$TMP/storm.out" 2>&1) &
+storm_pid=$!
+sleep 0.3
+kill -STOP "$daemon_pid"
+sleep 0.5
+kill -CONT "$daemon_pid"
+wait "$storm_pid"
+failed=$?
+run ctl status --json
+overflows=$(grep -o '"overflows":[0-9]*' <<<"$out" | cut -d: -f2)
+if [ "$failed" -eq 0 ] && [ "${overflows:-0}" -gt 0 ]; then
+	ok "exec storm through a 4 KiB queue: $overflows overflows, rescans, no process missed"
+else
+	not_ok "storm with overflows" "xargs status $failed, overflows ${overflows:-none}"
+fi
+sed -i '/^event_buffer_kb/d; s/^rescan_interval_ms = 0/rescan_interval_ms = 1000/' \
+	"$TMP/test.conf"
+
 # Privileges: kept capabilities follow the rules. CAP_SYS_NICE is bit 23,
 # CAP_SYS_PTRACE bit 19.
 capeff() { awk '/^CapEff/ { print $2 }' /proc/"$daemon_pid"/status; }

@@ -24,7 +24,8 @@ static const struct conf_case conf_cases[] = {
 	 "[daemon]\nrules_dirs = /a:/b\nsocket = /run/x.sock\nsocket_group = "
 	 "root\nstate_dir = /var/lib/x\nrescan_interval_ms = 500\nlog_level = "
 	 "debug\ndry_run = yes\nrespect_changes = no\nself_realtime = "
-	 "yes\ngroup_may_reload = on\nbatch_ms = 5\n[paths]\nsysfs = "
+	 "yes\ngroup_may_reload = on\nbatch_ms = 5\nevent_buffer_kb = 64\n"
+	 "[paths]\nsysfs = "
 	 "/tmp/sys\nprocfs = /tmp/proc\n",
 	 0, 0, NULL},
 	{"comments and indentation",
@@ -69,6 +70,8 @@ static const struct conf_case conf_cases[] = {
 	 "log_level: 'loud' is not valid"},
 	{"bad boolean", "[daemon]\ndry_run = maybe\n", 1, 2,
 	 "dry_run: 'maybe' is not a boolean"},
+	{"event buffer too small", "[daemon]\nevent_buffer_kb = 1\n", 1, 2,
+	 "event_buffer_kb: '1' is not a size in KiB from 4 to 262144"},
 	{"batch too long", "[daemon]\nbatch_ms = 101\n", 1, 2,
 	 "batch_ms: '101' is not a number of milliseconds from 0 to 100"},
 	{"bad respect_changes", "[daemon]\nrespect_changes = sometimes\n", 1, 2,

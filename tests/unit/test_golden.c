@@ -101,6 +101,7 @@ static void test_shipped_conf(void **state)
 	assert_int_equal(shipped.self_realtime, defaults.self_realtime);
 	assert_int_equal(shipped.group_may_reload, defaults.group_may_reload);
 	assert_int_equal(shipped.batch_ms, defaults.batch_ms);
+	assert_int_equal(shipped.event_buffer_kb, defaults.event_buffer_kb);
 	assert_string_equal(shipped.sysfs, defaults.sysfs);
 	assert_string_equal(shipped.procfs, defaults.procfs);
 	diag_free(&diag);
