@@ -1,7 +1,9 @@
 /* cpupolicyctl apply: the rules applied once to the running processes,
  * without a daemon (and refused while one runs: two appliers would each
  * take the other's settings for someone else's). */
+#include <errno.h>
 #include <getopt.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -19,17 +21,6 @@ static void apply_usage(FILE *out)
 		     "  PATH       a rule file or directory (default: the "
 		     "config's rules_dirs)\n"
 		     "  --dry-run  say what would be set, set nothing\n");
-}
-
-static bool apply_needs_placement(const struct rules *rules)
-{
-	for (size_t i = 0; i < rules->count; i++) {
-		const struct rule_placement *p = &rules->list[i].placement;
-
-		if (p->cores || p->has_cpus || p->spread)
-			return true;
-	}
-	return false;
 }
 
 int apply_main(struct ctl *ctl, int argc, char **argv)
@@ -63,6 +54,15 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 	}
 	socket = remote_socket_path(ctl);
 	fd = remote_connect(socket);
+	/* Only "nobody listens there" means there is no daemon. */
+	if (fd < 0 && errno != ENOENT && errno != ECONNREFUSED) {
+		fprintf(stderr,
+			"cpupolicyctl: cannot tell whether cpupolicyd runs "
+			"(%s: %s)\n",
+			socket, strerror(errno));
+		free(socket);
+		return CTL_EXIT_USAGE;
+	}
 	if (fd >= 0) {
 		close(fd);
 		fprintf(stderr,
@@ -92,7 +92,8 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 		status = status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_FAIL;
 		goto out;
 	}
-	if (apply_needs_placement(&rules)) {
+	log_set_level(conf.log_level);
+	if (rules_have_placement(&rules)) {
 		if (place_topology_load(&topology, NULL, NULL) < 0) {
 			fprintf(stderr, "cpupolicyctl: cannot read the CPU "
 					"topology\n");
@@ -110,9 +111,9 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 		    },
 		    topo);
 	manage_set_rules(&m, &rules);
-	printf("%zu rules matched %llu processes; %llu threads set, %llu "
-	       "failures%s\n",
-	       rules.count, m.counters.matches, m.counters.applies,
+	printf("%llu processes matched one of %zu rules; %llu threads set, "
+	       "%llu failures%s\n",
+	       m.counters.matches, rules.count, m.counters.applies,
 	       m.counters.failures, m.options.dry_run ? " (dry run)" : "");
 	status = m.counters.failures ? CTL_EXIT_FAIL : CTL_EXIT_OK;
 	manage_free(&m);

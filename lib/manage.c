@@ -144,13 +144,16 @@ static void manage_failed(struct manage *m, struct manage_proc *p, pid_t tid,
 		 (int)tid, p->exe, what, p->rule->name);
 }
 
-/* Returns 1 when written, 0 when nothing was needed, -1 on failure. */
+/* Returns 1 when written, 0 when nothing was needed, -1 on failure.
+ * What the rule sets is laid over the thread's original values, so that
+ * after a switch of rules nothing of the old rule stays behind. In a dry
+ * run the thread's values are recorded as they are. */
 static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 			     struct manage_thread *t)
 {
 	struct prio_state now, wanted;
 
-	if (prio_target_empty(&p->prio) || t->left_alone)
+	if (t->left_alone || (prio_target_empty(&p->prio) && !t->prio_done))
 		return 0;
 	if (apply_prio_read(t->tid, &now) < 0) {
 		manage_failed(m, p, t->tid, "priority");
@@ -161,9 +164,9 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	else if (!prio_state_equal(&now, &t->applied) &&
 		 manage_respect(m, p, t, "priority"))
 		return 0;
-	prio_expected(&p->prio, &now, &wanted);
-	t->applied = wanted;
-	t->prio_done = true;
+	prio_expected(&p->prio, &t->original, &wanted);
+	t->prio_done = !prio_target_empty(&p->prio);
+	t->applied = m->options.dry_run ? now : wanted;
 	if (prio_state_equal(&now, &wanted) || m->options.dry_run)
 		return 0;
 	if (apply_prio_write(t->tid, &now, &wanted) < 0) {
@@ -173,6 +176,12 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	return 1;
 }
 
+static void manage_set_mask(hwloc_bitmap_t *slot, hwloc_const_bitmap_t set)
+{
+	hwloc_bitmap_free(*slot);
+	*slot = set ? hwloc_bitmap_dup(set) : NULL;
+}
+
 static int manage_apply_place(struct manage *m, struct manage_proc *p,
 			      struct manage_thread *t)
 {
@@ -180,26 +189,26 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 	hwloc_bitmap_t now;
 	int status = 0;
 
-	if (!p->place.active || t->left_alone)
+	if (t->left_alone || (!p->place.active && !t->place_done))
 		return 0;
-	wanted = place_plan_thread(&p->place, t->slot);
 	now = hwloc_bitmap_alloc();
 	if (apply_place_read(t->tid, now) < 0) {
 		manage_failed(m, p, t->tid, "placement");
 		hwloc_bitmap_free(now);
 		return -1;
 	}
-	if (!t->original_mask) {
-		t->original_mask = hwloc_bitmap_dup(now);
-	} else if (t->applied_mask &&
-		   !hwloc_bitmap_isequal(now, t->applied_mask) &&
+	if (!t->place_done) {
+		manage_set_mask(&t->original_mask, now);
+	} else if (!hwloc_bitmap_isequal(now, t->applied_mask) &&
 		   manage_respect(m, p, t, "placement")) {
 		hwloc_bitmap_free(now);
 		return 0;
 	}
-	hwloc_bitmap_free(t->applied_mask);
-	t->applied_mask = hwloc_bitmap_dup(wanted);
-	t->place_done = true;
+	/* A rule that places nothing any more: the original comes back. */
+	wanted = p->place.active ? place_plan_thread(&p->place, t->slot)
+				 : t->original_mask;
+	t->place_done = p->place.active;
+	manage_set_mask(&t->applied_mask, m->options.dry_run ? now : wanted);
 	if (!hwloc_bitmap_isequal(now, wanted) && !m->options.dry_run) {
 		status = apply_place_write(t->tid, wanted) < 0 ? -1 : 1;
 		if (status < 0)
@@ -210,8 +219,7 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 }
 
 /* Puts back what a thread had, where it still holds what we set. */
-static void manage_restore_thread(struct manage *m, struct manage_proc *p,
-				  struct manage_thread *t)
+static void manage_restore_thread(struct manage *m, struct manage_thread *t)
 {
 	struct prio_state now;
 	hwloc_bitmap_t mask;
@@ -229,7 +237,6 @@ static void manage_restore_thread(struct manage *m, struct manage_proc *p,
 			apply_place_write(t->tid, t->original_mask);
 		hwloc_bitmap_free(mask);
 	}
-	(void)p;
 }
 
 static void manage_apply_thread(struct manage *m, struct manage_proc *p,
@@ -259,7 +266,7 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 		log_warnx("tid %d was reused while rule %s was applied: "
 			  "restored",
 			  (int)tid, p->rule->name);
-		manage_restore_thread(m, p, t);
+		manage_restore_thread(m, t);
 	}
 	manage_thread_remove(p, tid);
 }
@@ -333,7 +340,7 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 	if (!p)
 		return;
 	for (size_t i = 0; restore && i < p->thread_count; i++)
-		manage_restore_thread(m, p, &p->threads[i]);
+		manage_restore_thread(m, &p->threads[i]);
 	manage_proc_free(p);
 	if (!m->procs.count)
 		manage_tracking(m, false);
@@ -354,9 +361,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 	int status;
 
 	place_plan_free(&p->place);
-	if (!m->topology ||
-	    (!rule->placement.cores && !rule->placement.has_cpus &&
-	     !rule->placement.spread))
+	if (!m->topology || !rules_places(rule))
 		return 0;
 	allowed = hwloc_bitmap_alloc();
 	if (apply_place_allowed(m->options.procfs, m->options.sysfs, p->pid,
@@ -382,6 +387,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	struct facts facts;
 	unsigned long long start;
 	size_t written;
+	bool changed;
 	int pidfd = pidfd_open(pid, 0);
 
 	facts.have = facts.failed = 0;
@@ -399,6 +405,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		manage_forget(m, pid, false);
 		p = NULL;
 	}
+	changed = !p || p->rule != &m->rules->list[rule];
 	if (!p) {
 		/* Thread events first, so that no thread created from here
 		 * on goes unseen. */
@@ -418,7 +425,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	manage_printable(p->exe);
 	prio_target_from_rule(&p->rule->priority, &p->prio);
 	manage_plan(m, p, p->rule);
-	m->counters.matches++;
+	m->counters.matches += changed;
 	written = manage_apply_all(m, p);
 	if (manage_pidfd_exited(pidfd)) {
 		unsigned long long now;
@@ -440,7 +447,8 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		return NULL;
 	}
 	close(pidfd);
-	manage_log_decision(m, p, written);
+	if (changed || written)
+		manage_log_decision(m, p, written);
 	return p;
 }
 
@@ -489,20 +497,9 @@ void manage_thread_new(struct manage *m, pid_t pid, pid_t tid)
 /* A new name, user or group may change which rule matches. */
 void manage_rename(struct manage *m, pid_t pid)
 {
-	struct manage_proc *p = pidmap_get(&m->procs, pid);
-	const struct rule *before = p ? p->rule : NULL;
-
 	m->counters.renames++;
 	pidmap_remove(&m->ignored, pid);
-	if (!p) {
-		manage_evaluate(m, pid, false, 0);
-		return;
-	}
-	p->rule = NULL;
 	manage_evaluate(m, pid, false, 0);
-	p = pidmap_get(&m->procs, pid);
-	if (p && !p->rule)
-		p->rule = before;
 }
 
 void manage_exit(struct manage *m, pid_t pid, pid_t tid)
@@ -574,11 +571,16 @@ void manage_rescan(struct manage *m)
 			manage_forget(m, pids[i], false);
 			p = NULL;
 		}
-		if (p) {
+		if (p && m->options.polling) {
+			/* No exec events: the program may have changed. */
+			p->generation = m->generation;
+			manage_evaluate(m, pids[i], true, start);
+		} else if (p) {
 			p->generation = m->generation;
 			manage_sync_threads(m, p);
-		} else if ((uintptr_t)pidmap_get(&seen_ignored, pids[i]) ==
-			   start) {
+		} else if (!m->options.polling &&
+			   (uintptr_t)pidmap_get(&seen_ignored, pids[i]) ==
+				   start) {
 			pidmap_put(&m->ignored, pids[i],
 				   (void *)(uintptr_t)start);
 		} else {

@@ -20,6 +20,7 @@ struct manage_options {
 	const char *sysfs;
 	bool dry_run;
 	bool respect_changes; /* leave alone what someone else changed */
+	bool polling;	      /* no exec events: rescans match everything */
 	/* Told before the first process is managed and after the last one
 	 * went: the daemon then needs (or no longer needs) thread events. */
 	void (*tracking)(void *ctx, bool on);

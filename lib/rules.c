@@ -153,6 +153,22 @@ bool rules_raises(const struct rule *rule)
 	       p->io_class == RULE_IO_CLASS_REALTIME || rules_has_power(rule);
 }
 
+bool rules_places(const struct rule *rule)
+{
+	const struct rule_placement *p = &rule->placement;
+
+	return p->cores || p->has_cpus || p->spread;
+}
+
+bool rules_have_placement(const struct rules *rules)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		if (rules_places(&rules->list[i]))
+			return true;
+	}
+	return false;
+}
+
 /* exe is the kernel's word; user, group and cgroup are granted, not chosen.
  * Everything else a process (or whoever starts it) decides itself. */
 bool rules_spoofable(const struct rule *rule)

@@ -18,7 +18,6 @@
 
 #include "log.h"
 #include "policyd.h"
-#include "procinfo.h"
 #include "util.h"
 
 #define CONTROL_TIMEOUT_S 5
@@ -145,33 +144,12 @@ void control_accept(struct daemon *d)
 static bool control_in_group(const struct daemon *d,
 			     const struct control_client *c)
 {
-	gid_t groups[256];
-	int count;
-	char path[64], status[4096];
-	char *line;
-
 	if (!d->conf.socket_group)
 		return false;
 	if (c->gid == d->conf.socket_gid)
 		return true;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)c->pid);
-	if (procinfo_read(path, status, sizeof(status), NULL) < 0)
-		return false;
-	line = strstr(status, "\nGroups:");
-	if (!line)
-		return false;
-	count = 0;
-	for (char *p = line + 8; count < 256;) {
-		char *end;
-		unsigned long g = strtoul(p, &end, 10);
-
-		if (end == p)
-			break;
-		groups[count++] = (gid_t)g;
-		p = end;
-	}
-	for (int i = 0; i < count; i++) {
-		if (groups[i] == d->conf.socket_gid)
+	for (size_t i = 0; i < c->group_count; i++) {
+		if (c->groups[i] == d->conf.socket_gid)
 			return true;
 	}
 	return false;

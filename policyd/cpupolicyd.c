@@ -156,21 +156,10 @@ static int check_configuration(const struct options *opt)
 	return rules ? 0 : 1;
 }
 
-static bool rules_need_placement(const struct rules *rules)
-{
-	for (size_t i = 0; i < rules->count; i++) {
-		const struct rule_placement *p = &rules->list[i].placement;
-
-		if (p->cores || p->has_cpus || p->spread)
-			return true;
-	}
-	return false;
-}
-
 /* hwloc only when a rule places threads: it costs memory and start-up. */
 static int ensure_topology(struct daemon *d, const struct rules *rules)
 {
-	if (d->have_topology || !rules_need_placement(rules))
+	if (d->have_topology || !rules_have_placement(rules))
 		return 0;
 	if (place_topology_load(&d->topology, NULL, NULL) < 0) {
 		log_warn("cannot read the CPU topology");
@@ -269,6 +258,7 @@ static void setup(struct daemon *d)
 			    .sysfs = d->conf.sysfs,
 			    .dry_run = d->conf.dry_run,
 			    .respect_changes = d->conf.respect_changes,
+			    .polling = false,
 			    .tracking = track_threads,
 			    .tracking_ctx = d,
 		    },
@@ -279,15 +269,18 @@ static void setup(struct daemon *d)
 		log_warn("no process events from the kernel (proc connector); "
 			 "polling /proc every second instead");
 		d->polling = true;
+		d->manage.options.polling = true;
 	} else {
 		/* Nothing is managed yet. */
 		events_track_threads(&d->events, false);
 	}
 	if (control_open(d) < 0)
 		exit(1);
+	/* Refused in some containers: run on, only later than it could. */
 	if (d->conf.self_realtime &&
 	    sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){1}) < 0)
-		fatal("self_realtime: cannot run under SCHED_FIFO");
+		log_warn("self_realtime: cannot run under SCHED_FIFO; running "
+			 "as a normal process");
 	d->cap_count = caps_needed(d->rules, d->caps, ARRAY_SIZE(d->caps));
 	if (caps_keep_only(d->caps, d->cap_count) < 0)
 		fatalx("cannot drop capabilities: not running with more "
@@ -338,8 +331,8 @@ int main(int argc, char **argv)
 		return status;
 	}
 	setup(&d);
-	loop_run(&d);
+	status = loop_run(&d) < 0 ? 1 : 0;
 	log_info("stopped");
 	teardown(&d);
-	return 0;
+	return status;
 }

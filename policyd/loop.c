@@ -33,19 +33,29 @@ static int loop_watch(struct daemon *d, int fd, uint64_t data)
 	return epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int loop_arm_timer(struct daemon *d)
+/* Milliseconds between rescans; 0: none. */
+static unsigned loop_rescan_ms(const struct daemon *d)
 {
 	unsigned ms = d->conf.rescan_interval_ms;
-	struct itimerspec its = {0};
 
 	if (d->polling && (!ms || ms > LOOP_POLL_MS))
 		ms = LOOP_POLL_MS;
+	return ms;
+}
+
+/* One tick a second at most apart: rescans fall due on it, and control
+ * clients that stall are dropped on it. */
+static int loop_arm_timer(struct daemon *d)
+{
+	unsigned ms = loop_rescan_ms(d);
+	struct itimerspec its = {0};
+
+	if (!ms || ms > 1000)
+		ms = 1000;
 	its.it_value.tv_sec = ms / 1000;
 	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
-	/* The control clients' deadlines need a tick even without rescans. */
-	if (!ms)
-		its.it_value.tv_sec = 1;
 	its.it_interval = its.it_value;
+	clock_gettime(CLOCK_MONOTONIC, &d->last_rescan);
 	return timerfd_settime(d->timer_fd, 0, &its, NULL);
 }
 
@@ -123,6 +133,7 @@ static void loop_events(struct daemon *d)
 		epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
 		events_close(&d->events);
 		d->polling = true;
+		d->manage.options.polling = true;
 		loop_arm_timer(d);
 	}
 }
@@ -131,6 +142,7 @@ static void loop_signal(struct daemon *d)
 {
 	struct signalfd_siginfo si;
 	struct diag diag;
+	char line[1024];
 
 	while (read(d->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
@@ -138,6 +150,11 @@ static void loop_signal(struct daemon *d)
 			if (daemon_reload(d, &diag) < 0)
 				log_error("reload failed; the previous rules "
 					  "stay in force");
+			for (size_t i = 0; i < diag.count; i++) {
+				diag_format(&diag.entries[i], line,
+					    sizeof(line));
+				log_error("%s", line);
+			}
 			diag_free(&diag);
 		} else {
 			log_info("signal %u: stopping", si.ssi_signo);
@@ -148,16 +165,25 @@ static void loop_signal(struct daemon *d)
 
 static void loop_timer(struct daemon *d)
 {
+	unsigned ms = loop_rescan_ms(d);
 	uint64_t expirations;
+	struct timespec now;
+	long long elapsed_ms;
 
 	if (read(d->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	control_expire(d);
-	if (d->conf.rescan_interval_ms || d->polling)
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	elapsed_ms = (now.tv_sec - d->last_rescan.tv_sec) * 1000LL +
+		     (now.tv_nsec - d->last_rescan.tv_nsec) / 1000000L;
+	/* A tick early by a hair still counts. */
+	if (ms && elapsed_ms + 10 >= ms) {
 		manage_rescan(&d->manage);
+		d->last_rescan = now;
+	}
 }
 
-void loop_run(struct daemon *d)
+int loop_run(struct daemon *d)
 {
 	struct epoll_event events[32];
 
@@ -168,7 +194,7 @@ void loop_run(struct daemon *d)
 			continue;
 		if (n < 0) {
 			log_warn("epoll_wait");
-			break;
+			return -1;
 		}
 		for (int i = 0; i < n; i++) {
 			uint64_t source = events[i].data.u64;
@@ -189,4 +215,5 @@ void loop_run(struct daemon *d)
 					events[i].events);
 		}
 	}
+	return 0;
 }

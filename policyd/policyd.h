@@ -27,11 +27,15 @@ struct options {
 
 #define CONTROL_MAX_CLIENTS 16
 
+#define CONTROL_MAX_GROUPS 64
+
 struct control_client {
 	int fd;
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
+	gid_t groups[CONTROL_MAX_GROUPS]; /* supplementary, at connect */
+	size_t group_count;
 	char request[PROTO_MAX_REQUEST];
 	size_t request_len;
 	char *response;
@@ -52,7 +56,7 @@ struct daemon {
 	struct control_client clients[CONTROL_MAX_CLIENTS];
 	cap_value_t caps[8];
 	size_t cap_count;
-	struct timespec started;
+	struct timespec started, last_rescan;
 	unsigned long long reloads;
 	bool stop;
 };
@@ -62,7 +66,7 @@ int daemon_reload(struct daemon *d, struct diag *diag);
 
 /* loop.c */
 int loop_setup(struct daemon *d);
-void loop_run(struct daemon *d);
+int loop_run(struct daemon *d);
 void loop_teardown(struct daemon *d);
 
 /* control.c */

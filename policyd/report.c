@@ -219,8 +219,17 @@ static void report_near_misses(struct daemon *d, struct facts *facts,
 		shown++;
 	}
 	if (!shown && !json)
-		fprintf(out, "  no rule comes close: none matches its exe or "
-			     "name\n");
+		fprintf(out, "  none: no rule's first key matches\n");
+}
+
+static const char *report_nothing(const struct rule *rule)
+{
+	if (rules_places(rule))
+		return "nothing: the placement does not fit the process's "
+		       "cpuset (see the log)";
+	if (rules_has_power(rule))
+		return "nothing per process (power settings only)";
+	return "nothing: the rule only keeps later rules from matching";
 }
 
 int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
@@ -282,8 +291,12 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 		fprintf(out, ",\"cmdline\":");
 		proto_json_string(out, report_fact(&facts, MATCH_FACT_CMDLINE,
 						   facts.cmdline));
-		fprintf(out, ",\"uid\":%u,\"gid\":%u,\"cgroups\":",
-			(unsigned)facts.uid, (unsigned)facts.gid);
+		if (facts.have & MATCH_FACT_CREDS)
+			fprintf(out, ",\"uid\":%u,\"gid\":%u",
+				(unsigned)facts.uid, (unsigned)facts.gid);
+		else
+			fprintf(out, ",\"uid\":null,\"gid\":null");
+		fprintf(out, ",\"cgroups\":");
 		proto_json_string(out, facts.cgroups);
 		fprintf(out, ",\"parent_exe\":");
 		proto_json_string(out,
@@ -317,8 +330,11 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			report_fact(&facts, MATCH_FACT_COMM, facts.comm));
 		fprintf(out, "  cmdline    %.200s\n",
 			report_fact(&facts, MATCH_FACT_CMDLINE, facts.cmdline));
-		fprintf(out, "  user       uid %u, gid %u\n",
-			(unsigned)facts.uid, (unsigned)facts.gid);
+		if (facts.have & MATCH_FACT_CREDS)
+			fprintf(out, "  user       uid %u, gid %u\n",
+				(unsigned)facts.uid, (unsigned)facts.gid);
+		else
+			fprintf(out, "  user       (unreadable)\n");
 		fprintf(out, "  cgroups   ");
 		report_cgroups_text(out, facts.cgroups);
 		fprintf(out, "\n  parent exe %s\n",
@@ -334,8 +350,11 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			report_near_misses(d, &facts, &pi, false, out);
 		}
 		if (p)
-			fprintf(out, "  applies    %s\n",
-				target[0] ? target : "nothing (an exclusion)");
+			fprintf(out, "  applies    %s%s\n",
+				target[0] ? target : report_nothing(p->rule),
+				d->conf.dry_run ? " (dry run: nothing is "
+						  "written)"
+						: "");
 		else if (rule >= 0)
 			fprintf(out, "  applies    not yet (not managed)\n");
 		fprintf(out, "threads (the kernel's state now)\n");

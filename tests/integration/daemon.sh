@@ -332,7 +332,7 @@ workers+=("$w5")
 sleep 0.2
 run "$CTL" -c "$TMP/test.conf" apply "$TMP/rules"
 expect_status "apply: exit 0" 0 &&
-	expect_contains "apply summary" "$out" "1 rules matched" &&
+	expect_contains "apply summary" "$out" "processes matched one of 1 rules" &&
 	[ "$(awk '{ sub(/.*\) /, ""); print $17 }' /proc/"$w5"/task/*/stat | sort -u)" = 5 ] &&
 	ok "apply without a daemon sets the rules on running processes" ||
 	not_ok "apply without daemon" "$(thread_prio "$w5")"
