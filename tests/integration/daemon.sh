@@ -188,6 +188,19 @@ else
 	not_ok "left alone" "$(grep "tid $tid" "$TMP/daemon.log")"
 fi
 
+# With respect_changes = false the next rescan sets it again.
+stop_daemon
+echo "respect_changes = false" >>"$TMP/test.conf"
+start_daemon || { finish; exit 1; }
+renice -n 2 -p "$tid" >/dev/null
+reasserted() { [ "$(awk '{ sub(/.*\) /, ""); print $17 }' /proc/"$w"/task/"$tid"/stat)" = 7 ]; }
+if wait_until 5 reasserted; then
+	ok "respect_changes = false: a changed thread is set again at the next rescan"
+else
+	not_ok "respect_changes = false" "$(thread_prio "$w")"
+fi
+sed -i '/^respect_changes/d' "$TMP/test.conf"
+
 # Reload with a broken file keeps the old rules.
 cat >"$TMP/rules/20-broken.rules" <<'EOF'
 rules = ( { name = "broken"; match = { exe = "relative"; }; } );
