@@ -354,7 +354,7 @@ static bool manage_pidfd_exited(int pidfd)
 }
 
 static int manage_plan(struct manage *m, struct manage_proc *p,
-		       const struct rule *rule)
+		       const struct rule *rule, bool say)
 {
 	hwloc_bitmap_t allowed;
 	char why[128];
@@ -369,7 +369,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 		hwloc_bitmap_copy(allowed, m->topology->all);
 	status = place_plan_make(m->topology, &rule->placement, allowed,
 				 &p->place, why, sizeof(why));
-	if (status < 0)
+	if (status < 0 && say)
 		log_info("pid %d %s: rule %s: placement not applied: %s",
 			 (int)p->pid, p->exe, rule->name, why);
 	hwloc_bitmap_free(allowed);
@@ -424,7 +424,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		 facts.have & MATCH_FACT_EXE ? facts.exe : "(no exe)");
 	manage_printable(p->exe);
 	prio_target_from_rule(&p->rule->priority, &p->prio);
-	manage_plan(m, p, p->rule);
+	manage_plan(m, p, p->rule, changed);
 	m->counters.matches += changed;
 	written = manage_apply_all(m, p);
 	if (manage_pidfd_exited(pidfd)) {

@@ -131,6 +131,11 @@ void control_accept(struct daemon *d)
 					     .uid = cred.uid,
 					     .gid = cred.gid,
 					     .pid = cred.pid};
+		len = sizeof(c->groups);
+		/* The peer's supplementary groups as they were at connect. */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &len) ==
+		    0)
+			c->group_count = len / sizeof(*c->groups);
 		clock_gettime(CLOCK_MONOTONIC, &c->deadline);
 		c->deadline.tv_sec += CONTROL_TIMEOUT_S;
 		ev.data.u64 = (uint64_t)(uintptr_t)c;

@@ -328,6 +328,9 @@ chmod 711 "$TMP" # the socket's own mode and group decide, not its directory
 start_daemon || { finish; exit 1; }
 run setpriv --reuid=nobody --regid=nogroup --clear-groups "$CTL" -S "$SOCK" status
 expect_status "group member: status" 0 && ok "a member of socket_group may read status"
+run setpriv --reuid=nobody --regid=daemon --groups=nogroup "$CTL" -S "$SOCK" status
+expect_status "supplementary member: status" 0 &&
+	ok "a supplementary member of socket_group may read status too"
 run setpriv --reuid=nobody --regid=nogroup --clear-groups "$CTL" -S "$SOCK" reload
 expect_status "group member: reload" 1 &&
 	expect_contains "permission denied" "$err" "permission denied" &&
