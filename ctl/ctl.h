@@ -23,6 +23,9 @@ int apply_main(struct ctl *ctl, int argc, char **argv);
 /* check.c */
 int check_main(struct ctl *ctl, int argc, char **argv);
 
+/* restore.c */
+int restore_main(struct ctl *ctl, int argc, char **argv);
+
 /* remote.c */
 char *remote_socket_path(const struct ctl *ctl);
 int remote_connect(const char *path);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdint.h>
 #include <sys/un.h>
 
 #include <ini.h>
@@ -20,7 +21,14 @@ enum conf_section {
 	CONF_SECTION_NONE,
 	CONF_SECTION_DAEMON,
 	CONF_SECTION_PATHS,
+	CONF_SECTION_POWER,
 	CONF_SECTION_UNKNOWN,
+};
+
+static const char *const conf_section_names[] = {
+	[CONF_SECTION_NONE] = "",	    [CONF_SECTION_DAEMON] = "daemon",
+	[CONF_SECTION_PATHS] = "paths",	    [CONF_SECTION_POWER] = "power",
+	[CONF_SECTION_UNKNOWN] = "unknown",
 };
 
 enum conf_key {
@@ -38,6 +46,16 @@ enum conf_key {
 	CONF_KEY_EVENT_BUFFER_KB,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
+	CONF_KEY_DEV,
+	CONF_KEY_PARKING,
+	CONF_KEY_MIN_ONLINE,
+	CONF_KEY_IDLE_LATENCY_US,
+	CONF_KEY_GOVERNOR,
+	CONF_KEY_EPP,
+	CONF_KEY_PROFILE,
+	CONF_KEY_TURBO,
+	CONF_KEY_REASSERT,
+	CONF_KEY_PARKING_LATENCY_US,
 	CONF_KEY_COUNT,
 };
 
@@ -60,6 +78,17 @@ static const struct {
 	[CONF_KEY_EVENT_BUFFER_KB] = {CONF_SECTION_DAEMON, "event_buffer_kb"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
+	[CONF_KEY_DEV] = {CONF_SECTION_PATHS, "dev"},
+	[CONF_KEY_PARKING] = {CONF_SECTION_POWER, "parking"},
+	[CONF_KEY_MIN_ONLINE] = {CONF_SECTION_POWER, "min_online"},
+	[CONF_KEY_IDLE_LATENCY_US] = {CONF_SECTION_POWER, "idle_latency_us"},
+	[CONF_KEY_GOVERNOR] = {CONF_SECTION_POWER, "governor"},
+	[CONF_KEY_EPP] = {CONF_SECTION_POWER, "epp"},
+	[CONF_KEY_PROFILE] = {CONF_SECTION_POWER, "profile"},
+	[CONF_KEY_TURBO] = {CONF_SECTION_POWER, "turbo"},
+	[CONF_KEY_REASSERT] = {CONF_SECTION_POWER, "reassert"},
+	[CONF_KEY_PARKING_LATENCY_US] = {CONF_SECTION_POWER,
+					 "parking_latency_us"},
 };
 
 struct conf_parser {
@@ -114,6 +143,8 @@ void conf_init(struct conf *conf)
 		.log_level = LOG_LEVEL_INFO,
 		.respect_changes = true,
 		.self_realtime = true,
+		.base_power = {.min_online = -1, .idle_latency_us = -1},
+		.parking_latency_us = CONF_DEFAULT_PARKING_LATENCY_US,
 		.event_buffer_kb = CONF_DEFAULT_EVENT_BUFFER_KB,
 	};
 	conf_set_rules_dirs(conf, CONF_DEFAULT_RULES_DIRS);
@@ -121,6 +152,7 @@ void conf_init(struct conf *conf)
 	conf_set_string(&conf->state_dir, CONF_DEFAULT_STATE_DIR);
 	conf_set_string(&conf->sysfs, "/sys");
 	conf_set_string(&conf->procfs, "/proc");
+	conf_set_string(&conf->dev, "/dev");
 }
 
 void conf_free(struct conf *conf)
@@ -131,6 +163,7 @@ void conf_free(struct conf *conf)
 	free(conf->state_dir);
 	free(conf->sysfs);
 	free(conf->procfs);
+	free(conf->dev);
 	*conf = (struct conf){0};
 }
 
@@ -281,6 +314,103 @@ static void conf_event_buffer(struct conf_parser *p, const char *value)
 	p->conf->event_buffer_kb = (unsigned)kb;
 }
 
+/* A word of the rule language's power keys: the same names are valid. */
+static void conf_power_word(struct conf_parser *p, const char *key,
+			    const char *value, enum rules_enum which,
+			    const char **out)
+{
+	char valid[256];
+	int index = rules_enum_lookup(which, value);
+
+	if (index < 0) {
+		rules_enum_list(which, valid, sizeof(valid));
+		diag_error(p->diag, p->path, p->line,
+			   "%s: '%.64s' is not valid (valid: %s)", key, value,
+			   valid);
+		return;
+	}
+	*out = rules_enum_name(which, index);
+}
+
+static void conf_power_number(struct conf_parser *p, const char *key,
+			      const char *value, unsigned long max, long *out)
+{
+	unsigned long n;
+
+	if (conf_number(value, max, &n) < 0) {
+		diag_error(p->diag, p->path, p->line,
+			   "%s: '%.64s' is not a number from 0 to %lu", key,
+			   value, max);
+		return;
+	}
+	*out = (long)n;
+}
+
+static void conf_power(struct conf_parser *p, enum conf_key key,
+		       const char *value)
+{
+	struct rule_power *base = &p->conf->base_power;
+	const char *word = NULL;
+	long number = -1;
+	bool flag;
+
+	switch (key) {
+	case CONF_KEY_PARKING:
+		conf_power_word(p, "parking", value, RULES_ENUM_PARKING, &word);
+		if (word)
+			base->parking = (enum rule_parking)rules_enum_lookup(
+				RULES_ENUM_PARKING, word);
+		break;
+	case CONF_KEY_MIN_ONLINE:
+		conf_power_number(p, "min_online", value, 100, &number);
+		if (number >= 0)
+			base->min_online = (int)number;
+		break;
+	case CONF_KEY_IDLE_LATENCY_US:
+		conf_power_number(p, "idle_latency_us", value, INT32_MAX,
+				  &number);
+		if (number >= 0)
+			base->idle_latency_us = number;
+		break;
+	case CONF_KEY_GOVERNOR:
+		conf_power_word(p, "governor", value, RULES_ENUM_GOVERNOR,
+				&word);
+		if (word)
+			base->governor = word;
+		break;
+	case CONF_KEY_EPP:
+		conf_power_word(p, "epp", value, RULES_ENUM_EPP, &word);
+		if (word)
+			base->epp = word;
+		break;
+	case CONF_KEY_PROFILE:
+		conf_power_word(p, "profile", value, RULES_ENUM_PROFILE, &word);
+		if (word)
+			base->profile = word;
+		break;
+	case CONF_KEY_TURBO:
+		if (conf_parse_bool(value, &flag) < 0)
+			diag_error(p->diag, p->path, p->line,
+				   "turbo: '%.64s' is not a boolean (true or "
+				   "false)",
+				   value);
+		else
+			base->turbo = flag ? RULE_TURBO_ON : RULE_TURBO_OFF;
+		break;
+	case CONF_KEY_REASSERT:
+		conf_bool(p, "reassert", value, &p->conf->power_reassert);
+		break;
+	case CONF_KEY_PARKING_LATENCY_US:
+		conf_power_number(p, "parking_latency_us", value, INT32_MAX,
+				  &number);
+		if (number >= 0)
+			p->conf->parking_latency_us = number;
+		break;
+	default:
+		break;
+	}
+}
+
 static void conf_apply(struct conf_parser *p, enum conf_key key,
 		       const char *value)
 {
@@ -337,6 +467,21 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		if (conf_absolute(p, "procfs", value))
 			conf_set_string(&conf->procfs, value);
 		break;
+	case CONF_KEY_DEV:
+		if (conf_absolute(p, "dev", value))
+			conf_set_string(&conf->dev, value);
+		break;
+	case CONF_KEY_PARKING:
+	case CONF_KEY_MIN_ONLINE:
+	case CONF_KEY_IDLE_LATENCY_US:
+	case CONF_KEY_GOVERNOR:
+	case CONF_KEY_EPP:
+	case CONF_KEY_PROFILE:
+	case CONF_KEY_TURBO:
+	case CONF_KEY_REASSERT:
+	case CONF_KEY_PARKING_LATENCY_US:
+		conf_power(p, key, value);
+		break;
 	case CONF_KEY_COUNT:
 		break;
 	}
@@ -354,7 +499,7 @@ static int conf_handler(void *user, const char *section, const char *name,
 	if (p->section == CONF_SECTION_NONE) {
 		diag_error(p->diag, p->path, p->line,
 			   "'%.64s' is outside any section (start with "
-			   "[daemon] or [paths])",
+			   "[daemon], [paths] or [power])",
 			   name);
 		return 1;
 	}
@@ -366,8 +511,7 @@ static int conf_handler(void *user, const char *section, const char *name,
 	if (key == CONF_KEY_COUNT) {
 		diag_error(p->diag, p->path, p->line,
 			   "unknown key '%.64s' in [%s]", name,
-			   p->section == CONF_SECTION_DAEMON ? "daemon"
-							     : "paths");
+			   conf_section_names[p->section]);
 		return 1;
 	}
 	if (p->key_lines[key]) {
@@ -396,9 +540,12 @@ static void conf_section_header(struct conf_parser *p, char *line)
 		p->section = CONF_SECTION_DAEMON;
 	else if (strcmp(line + 1, "paths") == 0)
 		p->section = CONF_SECTION_PATHS;
+	else if (strcmp(line + 1, "power") == 0)
+		p->section = CONF_SECTION_POWER;
 	else {
 		diag_error(p->diag, p->path, p->line,
-			   "unknown section [%.64s] (valid: daemon, paths)",
+			   "unknown section [%.64s] (valid: daemon, paths, "
+			   "power)",
 			   line + 1);
 		p->section = CONF_SECTION_UNKNOWN;
 	}

@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "log.h"
+#include "rules.h"
 
 #ifndef CONF_DEFAULT_PATH
 #define CONF_DEFAULT_PATH "/etc/cpupolicy/cpupolicyd.conf"
@@ -16,16 +17,17 @@
 #define CONF_DEFAULT_RULES_DIRS                                                \
 	"/usr/share/cpupolicy/rules.d:/etc/cpupolicy/rules.d"
 #endif
-#define CONF_DEFAULT_SOCKET	     "/run/cpupolicy/cpupolicyd.sock"
-#define CONF_DEFAULT_STATE_DIR	     "/var/lib/cpupolicy"
-#define CONF_DEFAULT_RESCAN_MS	     10000
-#define CONF_MAX_RESCAN_MS	     86400000
-#define CONF_MIN_RESCAN_MS	     100
-#define CONF_MAX_FILE_SIZE	     (1u << 20)
-#define CONF_MAX_BATCH_MS	     100
-#define CONF_DEFAULT_EVENT_BUFFER_KB 8192
-#define CONF_MIN_EVENT_BUFFER_KB     4
-#define CONF_MAX_EVENT_BUFFER_KB     262144
+#define CONF_DEFAULT_SOCKET		"/run/cpupolicy/cpupolicyd.sock"
+#define CONF_DEFAULT_STATE_DIR		"/var/lib/cpupolicy"
+#define CONF_DEFAULT_RESCAN_MS		10000
+#define CONF_MAX_RESCAN_MS		86400000
+#define CONF_MIN_RESCAN_MS		100
+#define CONF_MAX_FILE_SIZE		(1u << 20)
+#define CONF_DEFAULT_PARKING_LATENCY_US 20
+#define CONF_MAX_BATCH_MS		100
+#define CONF_DEFAULT_EVENT_BUFFER_KB	8192
+#define CONF_MIN_EVENT_BUFFER_KB	4
+#define CONF_MAX_EVENT_BUFFER_KB	262144
 
 struct conf {
 	char **rules_dirs;
@@ -44,6 +46,11 @@ struct conf {
 	unsigned event_buffer_kb; /* the kernel's queue of process events */
 	char *sysfs;
 	char *procfs;
+	char *dev;
+	/* [power]: the base policy, held from start to stop. */
+	struct rule_power base_power;
+	bool power_reassert;
+	long parking_latency_us;
 };
 
 /* conf.c */

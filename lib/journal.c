@@ -41,7 +41,8 @@ static void journal_add(struct journal *j, const char *path,
 {
 	struct journal_entry *e;
 
-	j->entries = xreallocarray(j->entries, j->count + 1, sizeof(*j->entries));
+	j->entries =
+		xreallocarray(j->entries, j->count + 1, sizeof(*j->entries));
 	e = &j->entries[j->count++];
 	e->path = xstrdup(path);
 	snprintf(e->original, sizeof(e->original), "%s", original);

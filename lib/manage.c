@@ -330,7 +330,14 @@ static void manage_printable(char *text)
 static void manage_tracking(struct manage *m, bool on)
 {
 	if (m->options.tracking)
-		m->options.tracking(m->options.tracking_ctx, on);
+		m->options.tracking(m->options.hook_ctx, on);
+}
+
+static void manage_hold(struct manage *m, struct manage_proc *p, bool on)
+{
+	if ((on || p->holds_power) && m->options.hold)
+		m->options.hold(m->options.hook_ctx, p, on);
+	p->holds_power = on;
 }
 
 static void manage_forget(struct manage *m, pid_t pid, bool restore)
@@ -339,6 +346,7 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 
 	if (!p)
 		return;
+	manage_hold(m, p, false);
 	for (size_t i = 0; restore && i < p->thread_count; i++)
 		manage_restore_thread(m, &p->threads[i]);
 	manage_proc_free(p);
@@ -447,6 +455,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		return NULL;
 	}
 	close(pidfd);
+	manage_hold(m, p, rules_has_power(p->rule));
 	if (changed || written)
 		manage_log_decision(m, p, written);
 	return p;

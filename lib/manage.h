@@ -15,6 +15,8 @@
 #include "prio.h"
 #include "rules.h"
 
+struct manage_proc;
+
 struct manage_options {
 	const char *procfs;
 	const char *sysfs;
@@ -24,7 +26,10 @@ struct manage_options {
 	/* Told before the first process is managed and after the last one
 	 * went: the daemon then needs (or no longer needs) thread events. */
 	void (*tracking)(void *ctx, bool on);
-	void *tracking_ctx;
+	/* Told when a managed process starts or stops holding its rule's
+	 * power settings (also on a change of rule). */
+	void (*hold)(void *ctx, const struct manage_proc *p, bool on);
+	void *hook_ctx;
 };
 
 struct manage_thread {
@@ -45,6 +50,7 @@ struct manage_proc {
 	struct place_plan place;
 	char exe[256];
 	unsigned next_slot;
+	bool holds_power;
 	unsigned long generation; /* last rescan that saw it */
 	struct manage_thread *threads;
 	size_t thread_count, thread_capacity;

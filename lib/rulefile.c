@@ -594,13 +594,13 @@ static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
 
 static void rulefile_power_string(struct rulefile *rf,
 				  const config_setting_t *g, const char *name,
-				  enum rules_enum which, char **out)
+				  enum rules_enum which, const char **out)
 {
 	const config_setting_t *s = config_setting_get_member(g, name);
 	int value;
 
 	if (s && rulefile_enum(rf, s, which, &value))
-		*out = xstrdup(rules_enum_name(which, value));
+		*out = rules_enum_name(which, value);
 }
 
 static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
@@ -973,7 +973,4 @@ void rulefile_free_rule(struct rule *rule)
 	rulefile_free_ids(&rule->match.user);
 	rulefile_free_ids(&rule->match.group);
 	cpulist_free(&rule->placement.cpus);
-	free(rule->power.governor);
-	free(rule->power.epp);
-	free(rule->power.profile);
 }

@@ -106,9 +106,10 @@ struct rule_placement {
 
 struct rule_power {
 	enum rule_parking parking;
-	int min_online;			/* percent; -1: unset */
-	long idle_latency_us;		/* -1: unset */
-	char *governor, *epp, *profile; /* NULL: unset */
+	int min_online;	      /* percent; -1: unset */
+	long idle_latency_us; /* -1: unset */
+	/* NULL: unset; else the rule tables' static names */
+	const char *governor, *epp, *profile;
 	enum rule_turbo turbo;
 };
 

@@ -133,8 +133,8 @@ void control_accept(struct daemon *d)
 					     .pid = cred.pid};
 		len = sizeof(c->groups);
 		/* The peer's supplementary groups as they were at connect. */
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &len) ==
-		    0)
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups,
+			       &len) == 0)
 			c->group_count = len / sizeof(*c->groups);
 		clock_gettime(CLOCK_MONOTONIC, &c->deadline);
 		c->deadline.tv_sec += CONTROL_TIMEOUT_S;

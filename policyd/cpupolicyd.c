@@ -237,6 +237,25 @@ static void track_threads(void *ctx, bool on)
 		log_warn("cannot change the process events subscribed");
 }
 
+/* Before anything else: whatever an earlier run left changed (killed, or
+ * crashed) goes back first. Without a usable journal no power setting is
+ * ever changed, as it could not be restored. */
+static void setup_power(struct daemon *d)
+{
+	int restored;
+
+	if (apply_power_open(&d->power, d->conf.sysfs, d->conf.dev,
+			     d->conf.procfs, d->conf.state_dir) < 0)
+		log_warnx("power settings will not be changed: no journal in "
+			  "%s",
+			  d->conf.state_dir);
+	d->power.reassert = d->conf.power_reassert;
+	restored = apply_power_restore_all(&d->power);
+	if (restored > 0)
+		log_info("restored %d settings an earlier run left changed",
+			 restored);
+}
+
 static void setup(struct daemon *d)
 {
 	struct diag diag;
@@ -252,6 +271,7 @@ static void setup(struct daemon *d)
 	diag_free(&diag);
 	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_set_level(d->conf.log_level);
+	setup_power(d);
 	manage_init(&d->manage,
 		    &(struct manage_options){
 			    .procfs = d->conf.procfs,
@@ -260,7 +280,8 @@ static void setup(struct daemon *d)
 			    .respect_changes = d->conf.respect_changes,
 			    .polling = false,
 			    .tracking = track_threads,
-			    .tracking_ctx = d,
+			    .hold = hold_update,
+			    .hook_ctx = d,
 		    },
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
@@ -294,11 +315,14 @@ static void setup(struct daemon *d)
 		 CPUPOLICY_VERSION, d->rules->count, d->rules->files_read,
 		 d->polling ? "polling /proc" : "the proc connector", caps,
 		 d->conf.dry_run ? " (dry run: nothing is changed)" : "");
+	hold_apply(d); /* the config's base policy */
 	manage_set_rules(&d->manage, d->rules);
 }
 
 static void teardown(struct daemon *d)
 {
+	apply_power_close(&d->power); /* every original back */
+	free(d->holds);
 	loop_teardown(d);
 	control_close(d);
 	events_close(&d->events);

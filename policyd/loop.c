@@ -173,6 +173,8 @@ static void loop_timer(struct daemon *d)
 	if (read(d->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	control_expire(d);
+	if (!d->conf.dry_run)
+		apply_power_check(&d->power);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	elapsed_ms = (now.tv_sec - d->last_rescan.tv_sec) * 1000LL +
 		     (now.tv_nsec - d->last_rescan.tv_nsec) / 1000000L;

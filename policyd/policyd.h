@@ -11,6 +11,7 @@
 #include "events.h"
 #include "manage.h"
 #include "place.h"
+#include "power.h"
 #include "proto.h"
 #include "rules.h"
 
@@ -43,6 +44,12 @@ struct control_client {
 	struct timespec deadline;
 };
 
+struct hold {
+	pid_t pid;
+	char rule[72];
+	struct rule_power power;
+};
+
 struct daemon {
 	struct options options;
 	struct conf conf;
@@ -51,6 +58,9 @@ struct daemon {
 	struct place_topology topology;
 	bool have_topology;
 	struct events events;
+	struct power power;
+	struct hold *holds;
+	size_t hold_count;
 	bool polling; /* no proc connector: rescans do all the work */
 	int epoll_fd, signal_fd, timer_fd, listen_fd;
 	struct control_client clients[CONTROL_MAX_CLIENTS];
@@ -63,6 +73,11 @@ struct daemon {
 
 /* cpupolicyd.c */
 int daemon_reload(struct daemon *d, struct diag *diag);
+
+/* hold.c */
+void hold_apply(struct daemon *d);
+struct hold *hold_find(struct daemon *d, pid_t pid);
+void hold_update(void *ctx, const struct manage_proc *p, bool on);
 
 /* loop.c */
 int loop_setup(struct daemon *d);

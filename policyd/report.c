@@ -46,6 +46,91 @@ static long long report_uptime(const struct daemon *d)
 	X("rescans", c->rescans)                                               \
 	X("pid_reuse", c->pid_reuse)
 
+/* Holds (who wants what) and the settings held (where, what, the
+ * original that comes back). */
+static void report_power(struct daemon *d, bool json, FILE *out)
+{
+	struct power_want base;
+	char what[256];
+
+	power_want_init(&base);
+	power_want_add(&base, &d->conf.base_power, d->conf.parking_latency_us);
+	if (json)
+		fprintf(out, ",\"holds\":[");
+	else
+		fprintf(out, "power:    %zu holds, %zu settings held\n",
+			d->hold_count + !power_want_empty(&base),
+			d->power.knob_count + (d->power.latency_fd >= 0));
+	for (size_t i = 0; i <= d->hold_count; i++) {
+		struct power_want want;
+		const char *rule =
+			i < d->hold_count ? d->holds[i].rule : "(config)";
+
+		if (i < d->hold_count) {
+			power_want_init(&want);
+			power_want_add(&want, &d->holds[i].power,
+				       d->conf.parking_latency_us);
+		} else if (power_want_empty(&base)) {
+			break;
+		} else {
+			want = base;
+		}
+		power_want_describe(&want, what, sizeof(what));
+		if (json) {
+			fprintf(out, "%s{\"pid\":%d,\"rule\":", i ? "," : "",
+				i < d->hold_count ? (int)d->holds[i].pid : 0);
+			proto_json_string(out, rule);
+			fprintf(out, ",\"wants\":");
+			proto_json_string(out, what);
+			fprintf(out, "}");
+		} else if (i < d->hold_count) {
+			fprintf(out, "  hold     pid %d, rule %s: %s\n",
+				(int)d->holds[i].pid, rule, what);
+		} else {
+			fprintf(out,
+				"  hold     base policy of the config: %s\n",
+				what);
+		}
+	}
+	if (json)
+		fprintf(out, "],\"settings\":[");
+	for (size_t i = 0; i < d->power.knob_count; i++) {
+		const struct power_knob *k = &d->power.knobs[i];
+		struct journal_entry *e =
+			journal_find(&d->power.journal, k->path);
+
+		if (json) {
+			fprintf(out, "%s{\"path\":", i ? "," : "");
+			proto_json_string(out, k->path);
+			fprintf(out, ",\"value\":");
+			proto_json_string(out, k->value);
+			fprintf(out, ",\"original\":");
+			proto_json_string(out, e ? e->original : k->value);
+			fprintf(out, ",\"yielded\":%s}",
+				k->yielded ? "true" : "false");
+		} else {
+			fprintf(out, "  setting  %s = %s (original %s)%s\n",
+				k->path, k->value, e ? e->original : k->value,
+				k->yielded ? ", changed by another: theirs now"
+					   : "");
+		}
+	}
+	if (d->power.latency_fd >= 0 && json)
+		fprintf(out,
+			"%s{\"path\":\"%s/cpu_dma_latency\",\"value\":"
+			"\"%ld\",\"original\":null,\"yielded\":false}",
+			d->power.knob_count ? "," : "", d->power.dev,
+			d->power.latency_us);
+	else if (d->power.latency_fd >= 0)
+		fprintf(out,
+			"  setting  %s/cpu_dma_latency = %ld us (held open; "
+			"the "
+			"kernel drops it when the daemon goes)\n",
+			d->power.dev, d->power.latency_us);
+	if (json)
+		fprintf(out, "]");
+}
+
 void report_status(struct daemon *d, bool json, FILE *out)
 {
 	const struct manage_counters *c = &d->manage.counters;
@@ -67,6 +152,7 @@ void report_status(struct daemon *d, bool json, FILE *out)
 			d->events.received, d->events.overflows, d->reloads);
 #define REPORT_JSON(name, value) fprintf(out, ",\"%s\":%llu", name, value);
 		REPORT_COUNTERS(REPORT_JSON)
+		report_power(d, true, out);
 		fprintf(out, "}\n");
 		return;
 	}
@@ -83,6 +169,7 @@ void report_status(struct daemon *d, bool json, FILE *out)
 #define REPORT_TEXT(name, value) fprintf(out, " %s %llu", name, value);
 	REPORT_COUNTERS(REPORT_TEXT)
 	fprintf(out, "\n");
+	report_power(d, false, out);
 }
 
 static void report_facts(struct procinfo *pi, struct facts *facts)
@@ -242,7 +329,8 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 	pid_t *tids = NULL;
 	size_t count = 0;
 	long rule;
-	char why[1024] = "", target[512] = "";
+	char why[1024] = "", target[512] = "", held[256] = "";
+	const struct hold *hold;
 
 	if (procinfo_start_time(d->conf.procfs, pid, 0, &start) < 0) {
 		fprintf(out, "no process %d\n", (int)pid);
@@ -268,6 +356,14 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 					 ? ", threads spread over domains"
 					 : "");
 		}
+	}
+	hold = p ? hold_find(d, pid) : NULL;
+	if (hold) {
+		struct power_want want;
+
+		power_want_init(&want);
+		power_want_add(&want, &hold->power, d->conf.parking_latency_us);
+		power_want_describe(&want, held, sizeof(held));
 	}
 	procinfo_threads(d->conf.procfs, pid, &tids, &count);
 	threads = xcalloc(count ? count : 1, sizeof(*threads));
@@ -357,6 +453,11 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 						: "");
 		else if (rule >= 0)
 			fprintf(out, "  applies    not yet (not managed)\n");
+		if (p && hold)
+			fprintf(out,
+				"  holds      %s (while it runs; see "
+				"cpupolicyctl status)\n",
+				held);
 		fprintf(out, "threads (the kernel's state now)\n");
 		fprintf(out, "  %-8s %-16s %-36s %-12s %s\n", "TID", "NAME",
 			"PRIORITY", "CPUS", "BY THE RULE");

@@ -1,0 +1,62 @@
+/* cpupolicyctl restore: put back every system setting the journal says a
+ * daemon changed, without a daemon (after a crash, or before removing the
+ * package). Refused while a daemon runs: it holds them, and gives them
+ * back itself when it stops. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "ctl.h"
+#include "power.h"
+#include "util.h"
+
+int restore_main(struct ctl *ctl, int argc, char **argv)
+{
+	struct conf conf;
+	struct diag diag;
+	char *socket;
+	int fd, restored;
+
+	if (argc > 1) {
+		fprintf(stderr, "usage: cpupolicyctl restore\n");
+		return strcmp(argv[1], "--help") == 0 ? CTL_EXIT_OK
+						      : CTL_EXIT_USAGE;
+	}
+	socket = remote_socket_path(ctl);
+	fd = remote_connect(socket);
+	if (fd >= 0) {
+		close(fd);
+		fprintf(stderr,
+			"cpupolicyctl: cpupolicyd is running (it answers on "
+			"%s): it holds these settings and restores them when "
+			"it stops\n",
+			socket);
+		free(socket);
+		return CTL_EXIT_FAIL;
+	}
+	free(socket);
+	conf_init(&conf);
+	diag_init(&diag);
+	if (conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit, &diag) <
+		    0 ||
+	    diag.errors) {
+		diag_print(&diag, stderr, false);
+		diag_free(&diag);
+		conf_free(&conf);
+		return CTL_EXIT_USAGE;
+	}
+	restored = apply_power_restore_journal(conf.state_dir);
+	if (restored < 0)
+		fprintf(stderr, "cpupolicyctl: cannot use the journal in %s\n",
+			conf.state_dir);
+	else if (restored == 0)
+		printf("nothing to restore\n");
+	else
+		printf("restored %d settings\n", restored);
+	diag_free(&diag);
+	conf_free(&conf);
+	return restored < 0 ? CTL_EXIT_FAIL : CTL_EXIT_OK;
+}
