@@ -290,7 +290,9 @@ static void manage_describe(const struct manage_proc *p, char *buf, size_t size)
 	size_t used;
 
 	prio_describe_target(&p->prio, prio, sizeof(prio));
-	snprintf(buf, size, "%s", prio);
+	snprintf(buf, size, "%s%s%s", prio,
+		 prio[0] && rules_has_power(p->rule) ? ", " : "",
+		 rules_has_power(p->rule) ? "power held while it runs" : "");
 	used = strlen(buf);
 	if (!p->place.active || used + 1 >= size)
 		return;
