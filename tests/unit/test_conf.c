@@ -33,7 +33,7 @@ static const struct conf_case conf_cases[] = {
 	 "\tdry_run = off ; inline\n",
 	 0, 0, NULL},
 	{"unknown section", "[daemon]\n[deamon]\nlog_level = info\n", 1, 2,
-	 "unknown section [deamon] (valid: daemon, paths)"},
+	 "unknown section [deamon] (valid: daemon, paths, power)"},
 	{"unknown key", "[daemon]\nlog_level = info\nloglevel = info\n", 1, 3,
 	 "unknown key 'loglevel' in [daemon]"},
 	{"key in the wrong section", "[paths]\nsocket = /x\n", 1, 2,
@@ -74,6 +74,17 @@ static const struct conf_case conf_cases[] = {
 	 "event_buffer_kb: '1' is not a size in KiB from 4 to 262144"},
 	{"batch too long", "[daemon]\nbatch_ms = 101\n", 1, 2,
 	 "batch_ms: '101' is not a number of milliseconds from 0 to 100"},
+	{"power base policy",
+	 "[power]\nparking = off\nmin_online = 50\nidle_latency_us = 10\n"
+	 "governor = performance\nepp = balance_performance\nprofile = "
+	 "balanced\nturbo = true\nreassert = yes\nparking_latency_us = 5\n",
+	 0, 0, NULL},
+	{"bad power governor", "[power]\ngovernor = turbo\n", 1, 2,
+	 "governor: 'turbo' is not valid (valid: performance,"},
+	{"power min_online over 100", "[power]\nmin_online = 101\n", 1, 2,
+	 "min_online: '101' is not a number from 0 to 100"},
+	{"unknown power key", "[power]\nparkin = off\n", 1, 2,
+	 "unknown key 'parkin' in [power]"},
 	{"bad respect_changes", "[daemon]\nrespect_changes = sometimes\n", 1, 2,
 	 "respect_changes: 'sometimes' is not a boolean"},
 	{"relative sysfs", "[paths]\nsysfs = sys\n", 1, 2,
@@ -168,6 +179,33 @@ static void test_values(void **state)
 }
 
 /* A bad value leaves the default in place rather than half a value. */
+static void test_power_values(void **state)
+{
+	static const char text[] = "[power]\nparking = off\nmin_online = "
+				   "50\ngovernor = performance\nturbo = "
+				   "false\nreassert = true\n[paths]\ndev = "
+				   "/tmp/dev\n";
+	struct conf conf;
+	struct diag diag;
+
+	(void)state;
+	conf_init(&conf);
+	diag_init(&diag);
+	conf_load_text(&conf, "t.conf", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(conf.base_power.parking, RULE_PARKING_OFF);
+	assert_int_equal(conf.base_power.min_online, 50);
+	assert_int_equal(conf.base_power.idle_latency_us, -1);
+	assert_string_equal(conf.base_power.governor, "performance");
+	assert_null(conf.base_power.epp);
+	assert_int_equal(conf.base_power.turbo, RULE_TURBO_OFF);
+	assert_true(conf.power_reassert);
+	assert_int_equal(conf.parking_latency_us, 20);
+	assert_string_equal(conf.dev, "/tmp/dev");
+	diag_free(&diag);
+	conf_free(&conf);
+}
+
 static void test_bad_value_keeps_default(void **state)
 {
 	static const char text[] = "[daemon]\nrules_dirs = /a:b\n";
@@ -206,7 +244,7 @@ static void test_missing_file(void **state)
 int main(void)
 {
 	size_t n = sizeof(conf_cases) / sizeof(*conf_cases);
-	struct CMUnitTest *tests = calloc(n + 4, sizeof(*tests));
+	struct CMUnitTest *tests = calloc(n + 5, sizeof(*tests));
 	size_t count = 0;
 	int failed;
 
@@ -221,6 +259,7 @@ int main(void)
 	tests[count++] = (struct CMUnitTest)cmocka_unit_test(
 		test_bad_value_keeps_default);
 	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_missing_file);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_power_values);
 	failed = _cmocka_run_group_tests("conf", tests, count, NULL, NULL);
 	free(tests);
 	return failed;

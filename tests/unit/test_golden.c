@@ -104,6 +104,13 @@ static void test_shipped_conf(void **state)
 	assert_int_equal(shipped.event_buffer_kb, defaults.event_buffer_kb);
 	assert_string_equal(shipped.sysfs, defaults.sysfs);
 	assert_string_equal(shipped.procfs, defaults.procfs);
+	assert_string_equal(shipped.dev, defaults.dev);
+	assert_int_equal(shipped.power_reassert, defaults.power_reassert);
+	assert_int_equal(shipped.parking_latency_us,
+			 defaults.parking_latency_us);
+	assert_int_equal(memcmp(&shipped.base_power, &defaults.base_power,
+				sizeof(shipped.base_power)),
+			 0);
 	diag_free(&diag);
 	conf_free(&shipped);
 	conf_free(&defaults);
