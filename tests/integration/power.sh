@@ -178,4 +178,35 @@ stop_daemon
 [ "$(cpu1)" = 0 ] && ok "stopped: cpu1 back to its original" ||
 	not_ok "stop after reassert" "cpu1 is $(cpu1)"
 
+# A knob the daemon may not write (a read-only file in a fake sysfs; the
+# daemon keeps no CAP_DAC_OVERRIDE): a clear line, no crash, no journal.
+mkdir -p "$TMP/fakesys/firmware/acpi"
+echo balanced >"$TMP/fakesys/firmware/acpi/platform_profile"
+echo "low-power balanced performance" >"$TMP/fakesys/firmware/acpi/platform_profile_choices"
+chmod 444 "$TMP/fakesys/firmware/acpi/platform_profile"
+cat >"$TMP/test.conf" <<EOF
+[daemon]
+socket = $SOCK
+state_dir = $TMP/state
+[paths]
+sysfs = $TMP/fakesys
+EOF
+cat >"$TMP/rules/10-power.rules" <<EOF
+rules = ( { name = "holder"; match = { exe = "$TMP/holder"; };
+            power = { profile = "performance"; }; } );
+EOF
+start_daemon || { finish; exit 1; }
+start_holder
+sleep 0.5
+run ctl status
+if grep -q "platform_profile: cannot set performance: Permission denied" "$TMP/daemon.log" &&
+	[ "$status" -eq 0 ] && [ ! -e "$TMP/state/journal" ] &&
+	[ "$(cat "$TMP/fakesys/firmware/acpi/platform_profile")" = balanced ]; then
+	ok "a read-only setting: a clear error, the daemon runs on, no journal"
+else
+	not_ok "read-only setting" "$(tail -n 5 "$TMP/daemon.log")"
+fi
+stop_holder
+stop_daemon
+
 finish
