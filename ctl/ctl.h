@@ -23,6 +23,9 @@ int apply_main(struct ctl *ctl, int argc, char **argv);
 /* check.c */
 int check_main(struct ctl *ctl, int argc, char **argv);
 
+/* saturate.c */
+int saturate_main(struct ctl *ctl, int argc, char **argv);
+
 /* restore.c */
 int restore_main(struct ctl *ctl, int argc, char **argv);
 

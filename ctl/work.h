@@ -1,0 +1,55 @@
+/* The saturation check's load and latency probe (work.c). */
+#ifndef CPUPOLICY_WORK_H
+#define CPUPOLICY_WORK_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define WORK_MAX_THREADS 1024
+#define WORK_PROBE_MAX	 (1u << 20)
+
+enum work_kind {
+	WORK_KIND_TAN,
+	WORK_KIND_INT,
+	WORK_KIND_MEM,
+};
+
+/* Shared between cpupolicyctl and the worker process. */
+struct work_shared {
+	volatile int ready, start, stop;
+	unsigned long long count[WORK_MAX_THREADS];
+	double cpu_s[WORK_MAX_THREADS];
+	unsigned long long sink; /* keeps the work from being optimised out */
+};
+
+struct work_spec {
+	unsigned threads;
+	enum work_kind kind;
+	/* In the worker process, before its threads start (its priority),
+	 * and for each thread (its placement). Return -1 to fail. */
+	int (*setup)(void *ctx);
+	int (*thread_setup)(void *ctx, pthread_t thread, unsigned index);
+	void *setup_ctx;
+};
+
+struct work_probe {
+	volatile int stop;
+	long long period_ns;
+	unsigned count;
+	long long at[WORK_PROBE_MAX];	/* when each wake-up was due */
+	long long late[WORK_PROBE_MAX]; /* how late it came, ns */
+};
+
+/* work.c */
+long long work_now_ns(void);
+struct work_shared *work_shared_new(void);
+void work_shared_free(struct work_shared *sh);
+unsigned long long work_total(const struct work_shared *sh, unsigned threads);
+pid_t work_start(const struct work_spec *spec, struct work_shared *sh);
+int work_stop(pid_t pid, struct work_shared *sh);
+struct work_probe *work_probe_new(void);
+void work_probe_free(struct work_probe *probe);
+pid_t work_probe_start(struct work_probe *probe, long period_us);
+
+#endif

@@ -1,0 +1,32 @@
+/* Per-CPU time from /proc/stat: busy, idle and steal, and the share of
+ * each between two samples. */
+#ifndef CPUPOLICY_PROCSTAT_H
+#define CPUPOLICY_PROCSTAT_H
+
+#include <stddef.h>
+
+struct procstat_cpu {
+	int cpu; /* -1: unused slot */
+	unsigned long long busy, idle, steal;
+};
+
+struct procstat {
+	struct procstat_cpu *cpus;
+	size_t count;
+};
+
+/* Shares of the time between two samples, 0..1 each. */
+struct procstat_share {
+	int cpu;
+	double busy, idle, steal;
+};
+
+/* procstat.c */
+int procstat_parse(const char *text, struct procstat *stat);
+int procstat_read(const char *procfs, struct procstat *stat);
+void procstat_free(struct procstat *stat);
+size_t procstat_diff(const struct procstat *before,
+		     const struct procstat *after, struct procstat_share *out,
+		     size_t max);
+
+#endif
