@@ -3,6 +3,7 @@
  * package). Refused while a daemon runs: it holds them, and gives them
  * back itself when it stops. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,24 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 	int fd, restored;
 
 	if (argc > 1) {
-		fprintf(stderr, "usage: cpupolicyctl restore\n");
-		return strcmp(argv[1], "--help") == 0 ? CTL_EXIT_OK
-						      : CTL_EXIT_USAGE;
+		bool help = strcmp(argv[1], "--help") == 0 ||
+			    strcmp(argv[1], "-h") == 0;
+
+		fprintf(help ? stdout : stderr,
+			"usage: cpupolicyctl restore\n");
+		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 	}
 	socket = remote_socket_path(ctl);
 	fd = remote_connect(socket);
+	/* Only "nobody listens there" means there is no daemon. */
+	if (fd < 0 && errno != ENOENT && errno != ECONNREFUSED) {
+		fprintf(stderr,
+			"cpupolicyctl: cannot tell whether cpupolicyd runs "
+			"(%s: %s)\n",
+			socket, strerror(errno));
+		free(socket);
+		return CTL_EXIT_USAGE;
+	}
 	if (fd >= 0) {
 		close(fd);
 		fprintf(stderr,
@@ -50,7 +63,9 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 	}
 	restored = apply_power_restore_journal(conf.state_dir);
 	if (restored < 0)
-		fprintf(stderr, "cpupolicyctl: cannot use the journal in %s\n",
+		fprintf(stderr,
+			"cpupolicyctl: not every setting in the journal in %s "
+			"could be restored (see above); it keeps them\n",
 			conf.state_dir);
 	else if (restored == 0)
 		printf("nothing to restore\n");

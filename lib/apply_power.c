@@ -245,6 +245,19 @@ static bool apply_power_choice_ok(const char *choices_path, const char *value)
 	return false;
 }
 
+/* Said again only when the value asked for changes. */
+static void apply_power_not_offered(struct power *pw, const char *path,
+				    const char *value, const char *list)
+{
+	char key[sizeof(pw->refused)];
+
+	snprintf(key, sizeof(key), "%s=%s", path, value);
+	if (strcmp(key, pw->refused) == 0)
+		return;
+	snprintf(pw->refused, sizeof(pw->refused), "%s", key);
+	log_warnx("%s: '%s' is not offered (see %s)", path, value, list);
+}
+
 /* Every cpufreq policy's file, where the value is one it offers. */
 static void apply_power_plan_policies(struct power *pw, const char *file,
 				      const char *choices, const char *value,
@@ -265,8 +278,7 @@ static void apply_power_plan_policies(struct power *pw, const char *file,
 			if (apply_power_choice_ok(list, value))
 				apply_power_plan_add(plan, path, value);
 			else
-				log_warnx("%s: '%s' is not offered (see %s)",
-					  path, value, list);
+				apply_power_not_offered(pw, path, value, list);
 		}
 		free(path);
 		free(list);
@@ -308,8 +320,7 @@ static void apply_power_plan_profile(struct power *pw, const char *profile,
 		log_once(log_warnx, "profile: this machine has no ACPI "
 				    "platform_profile");
 	else if (!apply_power_choice_ok(choices, profile))
-		log_warnx("%s: '%s' is not offered (see %s)", path, profile,
-			  choices);
+		apply_power_not_offered(pw, path, profile, choices);
 	else
 		apply_power_plan_add(plan, path, profile);
 	free(path);
@@ -390,8 +401,16 @@ static void apply_power_plan(struct power *pw, const struct power_want *want,
 	if (want->governor || want->epp || want->profile || want->turbo)
 		pw->owners = apply_power_owners(pw);
 	apply_power_plan_online(pw, want, plan);
-	if (want->idle_latency_us >= 0 && access(dma, F_OK) < 0)
+	if (want->idle_latency_us >= 0 && access(dma, F_OK) < 0) {
+		size_t before = plan->count;
+
 		apply_power_plan_pm_qos(pw, want->idle_latency_us, plan);
+		if (plan->count == before)
+			log_once(log_warnx,
+				 "idle_latency_us: this machine has neither "
+				 "%s nor per-CPU pm_qos_resume_latency_us",
+				 dma);
+	}
 	if (want->governor &&
 	    !apply_power_owned(pw, "governor", 1, POWER_OWNER_TUNED))
 		apply_power_plan_policies(pw, "scaling_governor",
@@ -423,16 +442,24 @@ static void apply_power_release(struct power *pw, struct power_knob *k)
 	apply_power_step(pw, "releasing");
 	if (!k->yielded && e &&
 	    apply_power_read(k->path, now, sizeof(now)) == 0) {
-		if (strcmp(now, k->value) != 0)
+		if (strcmp(now, k->value) != 0) {
 			log_info("%s: %s now, not %s as held: left as it is",
 				 k->path, now, k->value);
-		else if (apply_power_write(k->path, e->original) < 0)
+		} else if (apply_power_write(k->path, e->original) < 0) {
+			/* The journal keeps it: the next start or
+			 * "cpupolicyctl restore" tries again. */
 			log_warn("%s: cannot restore %s", k->path, e->original);
-		else
+			e = NULL;
+		} else {
 			log_info("%s: restored %s", k->path, e->original);
+		}
 		apply_power_step(pw, "restored");
-	} else if (!k->yielded && e) {
+	} else if (!k->yielded && e && errno == ENOENT) {
 		log_warn("%s: gone; cannot restore %s", k->path, e->original);
+	} else if (!k->yielded && e) {
+		log_warn("%s: cannot read; %s stays in the journal", k->path,
+			 e->original);
+		e = NULL;
 	}
 	if (e) {
 		journal_forget(&pw->journal, k->path);
@@ -449,12 +476,16 @@ static void apply_power_take(struct power *pw, const char *path,
 	struct journal_entry *e;
 	char now[JOURNAL_VALUE_MAX];
 
+	char before[JOURNAL_VALUE_MAX] = "";
+
 	if (k && (k->yielded || strcmp(k->value, value) == 0))
 		return;
 	if (apply_power_read(path, now, sizeof(now)) < 0) {
 		log_warn("%s: cannot read", path);
 		return;
 	}
+	if (k)
+		snprintf(before, sizeof(before), "%s", k->value);
 	if (!k) {
 		pw->knobs = xreallocarray(pw->knobs, pw->knob_count + 1,
 					  sizeof(*pw->knobs));
@@ -478,6 +509,12 @@ static void apply_power_take(struct power *pw, const char *path,
 	apply_power_step(pw, "journaled");
 	if (apply_power_write(path, value) < 0) {
 		log_warn("%s: cannot set %s", path, value);
+		if (before[0]) {
+			/* Still ours at the value held before. */
+			snprintf(k->value, sizeof(k->value), "%s", before);
+			journal_record(&pw->journal, path, e->original, before);
+			return;
+		}
 		/* Nothing of ours is there: nothing to restore. */
 		if (!e)
 			journal_forget(&pw->journal, path);
@@ -504,9 +541,11 @@ static void apply_power_latency(struct power *pw, long latency_us)
 			log_warn("%s: cannot open", dma);
 		else if (pw->latency_fd >= 0 &&
 			 write(pw->latency_fd, &value, sizeof(value)) !=
-				 (ssize_t)sizeof(value))
+				 (ssize_t)sizeof(value)) {
 			log_warn("%s: cannot request %ld us", dma, latency_us);
-		else if (pw->latency_fd >= 0)
+			close(pw->latency_fd);
+			pw->latency_fd = -1;
+		} else if (pw->latency_fd >= 0)
 			log_info("%s: idle latency limited to %ld us", dma,
 				 latency_us);
 	}
@@ -576,35 +615,50 @@ void apply_power_check(struct power *pw)
  * else, and by "cpupolicyctl restore". */
 int apply_power_restore_all(struct power *pw)
 {
-	int restored = 0;
+	size_t count = pw->journal.count;
+	char **paths = xcalloc(count ? count : 1, sizeof(*paths));
+	int restored = 0, failed = 0;
 
-	while (pw->journal.count) {
-		struct journal_entry *e = &pw->journal.entries[0];
+	for (size_t i = 0; i < count; i++)
+		paths[i] = xstrdup(pw->journal.entries[i].path);
+	for (size_t i = 0; i < count; i++) {
+		struct journal_entry *e = journal_find(&pw->journal, paths[i]);
 		char now[JOURNAL_VALUE_MAX];
-		char *path = xstrdup(e->path);
+		bool keep = false;
 
-		if (apply_power_read(path, now, sizeof(now)) < 0) {
-			log_warn("%s: gone; cannot restore %s", path,
+		if (apply_power_read(paths[i], now, sizeof(now)) < 0 &&
+		    errno == ENOENT) {
+			/* A CPU that is gone cannot be restored, ever. */
+			log_warn("%s: gone; cannot restore %s", paths[i],
 				 e->original);
+		} else if (apply_power_read(paths[i], now, sizeof(now)) < 0) {
+			log_warn("%s: cannot read; %s stays in the journal",
+				 paths[i], e->original);
+			keep = true;
+			failed++;
 		} else if (strcmp(now, e->original) != 0) {
-			if (apply_power_write(path, e->original) < 0) {
-				log_warn("%s: cannot restore %s", path,
+			if (apply_power_write(paths[i], e->original) < 0) {
+				log_warn("%s: cannot restore %s", paths[i],
 					 e->original);
+				keep = true;
+				failed++;
 			} else {
-				log_info("%s: restored %s (was %s)", path,
+				log_info("%s: restored %s (was %s)", paths[i],
 					 e->original, now);
 				restored++;
 			}
 			apply_power_step(pw, "restored");
 		}
-		if (journal_forget(&pw->journal, path) < 0) {
-			free(path);
-			return -1;
+		if (!keep) {
+			if (journal_forget(&pw->journal, paths[i]) < 0)
+				failed++;
+			apply_power_step(pw, "forgotten");
 		}
-		apply_power_step(pw, "forgotten");
-		free(path);
 	}
-	return restored;
+	for (size_t i = 0; i < count; i++)
+		free(paths[i]);
+	free(paths);
+	return failed ? -1 : restored;
 }
 
 int apply_power_open(struct power *pw, const char *sysfs, const char *dev,

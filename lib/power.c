@@ -58,9 +58,10 @@ void power_want_add(struct power_want *want, const struct rule_power *rule,
 {
 	long latency = rule->idle_latency_us;
 
+	/* The rule's own idle_latency_us, if it gives one, is its cap. */
 	if (rule->parking == RULE_PARKING_OFF) {
 		want->all_online = true;
-		if (latency < 0 || parking_latency_us < latency)
+		if (latency < 0)
 			latency = parking_latency_us;
 	}
 	if (rule->min_online > want->min_online)

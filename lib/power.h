@@ -41,6 +41,7 @@ struct power {
 	long parking_latency_us; /* idle cap that parking = "off" implies */
 	unsigned owners;	 /* POWER_OWNER_* seen running */
 	unsigned refusals_said;	 /* keys refused (and logged) for them */
+	char refused[512];	 /* the last "not offered" said */
 	/* Tests stop here to simulate a crash between two steps. */
 	void (*step_hook)(const char *step);
 };

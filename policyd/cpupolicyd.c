@@ -254,6 +254,9 @@ static void setup_power(struct daemon *d)
 	if (restored > 0)
 		log_info("restored %d settings an earlier run left changed",
 			 restored);
+	else if (restored < 0)
+		log_error("some settings an earlier run changed could not be "
+			  "restored; the journal keeps them");
 }
 
 static void setup(struct daemon *d)
@@ -271,6 +274,10 @@ static void setup(struct daemon *d)
 	diag_free(&diag);
 	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_set_level(d->conf.log_level);
+	/* First of all, refuse to run beside another daemon: it would have
+	 * its held settings "restored" from under it. */
+	if (control_open(d) < 0)
+		exit(1);
 	setup_power(d);
 	manage_init(&d->manage,
 		    &(struct manage_options){
@@ -295,8 +302,6 @@ static void setup(struct daemon *d)
 		/* Nothing is managed yet. */
 		events_track_threads(&d->events, false);
 	}
-	if (control_open(d) < 0)
-		exit(1);
 	/* Refused in some containers: run on, only later than it could. */
 	if (d->conf.self_realtime &&
 	    sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){1}) < 0)

@@ -42,7 +42,15 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on)
 {
 	struct daemon *d = ctx;
 	struct hold *h = hold_find(d, p->pid);
+	struct power_want want;
 
+	/* parking = "on" alone asks for nothing: no hold. */
+	if (on) {
+		power_want_init(&want);
+		power_want_add(&want, &p->rule->power,
+			       d->conf.parking_latency_us);
+		on = !power_want_empty(&want);
+	}
 	if (!on && !h)
 		return;
 	if (!on) {

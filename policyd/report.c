@@ -105,14 +105,21 @@ static void report_power(struct daemon *d, bool json, FILE *out)
 			fprintf(out, ",\"value\":");
 			proto_json_string(out, k->value);
 			fprintf(out, ",\"original\":");
-			proto_json_string(out, e ? e->original : k->value);
+			if (k->yielded)
+				fprintf(out, "null");
+			else
+				proto_json_string(out,
+						  e ? e->original : k->value);
 			fprintf(out, ",\"yielded\":%s}",
 				k->yielded ? "true" : "false");
+		} else if (k->yielded) {
+			fprintf(out,
+				"  setting  %s: changed by another, theirs "
+				"now (was held at %s)\n",
+				k->path, k->value);
 		} else {
-			fprintf(out, "  setting  %s = %s (original %s)%s\n",
-				k->path, k->value, e ? e->original : k->value,
-				k->yielded ? ", changed by another: theirs now"
-					   : "");
+			fprintf(out, "  setting  %s = %s (original %s)\n",
+				k->path, k->value, e ? e->original : k->value);
 		}
 	}
 	if (d->power.latency_fd >= 0 && json)

@@ -94,6 +94,17 @@ grep -q "^$CPU1	0	1$" "$TMP/state/journal" &&
 	ok "the original is in the journal while held" ||
 	not_ok "journal while held" "$(cat "$TMP/state/journal" 2>&1)"
 
+# A second daemon on the same config must not "restore" what the first
+# one holds: it refuses to start before it touches anything.
+run "$DAEMON" -c "$TMP/test.conf" -r "$TMP/rules"
+if [ "$status" -eq 1 ] && [ "$(cpu1)" = 1 ] &&
+	grep -q "^$CPU1	0	1$" "$TMP/state/journal" &&
+	expect_contains "second daemon" "$err" "another cpupolicyd answers"; then
+	ok "a second daemon refuses to start and leaves the first one's holds alone"
+else
+	not_ok "second daemon" "exit $status, cpu1 $(cpu1); $err"
+fi
+
 stop_holder
 if wait_cpu1 0 && [ ! -e "$TMP/state/journal" ]; then
 	ok "the holder exits: cpu1 offline again, journal empty"

@@ -338,6 +338,33 @@ static void test_someone_else(void **state_)
 	apply_power_close(&pw);
 }
 
+/* A restore that fails keeps the original in the journal, for the next
+ * try; "nothing to restore" is never said of it. */
+static void test_failed_restore_kept(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.profile = "performance";
+	set(&pw, &a, NULL);
+	assert_int_equal(pw.journal.count, 1);
+	run("mv %s/sys/firmware/acpi/platform_profile %s/saved && mkdir "
+	    "%s/sys/firmware/acpi/platform_profile",
+	    root, root, root);
+	set(&pw, NULL, NULL);
+	assert_int_equal(pw.journal.count, 1);
+	assert_int_equal(apply_power_restore_all(&pw), -1);
+	assert_int_equal(pw.journal.count, 1);
+	run("rmdir %s/sys/firmware/acpi/platform_profile && mv %s/saved "
+	    "%s/sys/firmware/acpi/platform_profile",
+	    root, root, root);
+	assert_int_equal(apply_power_restore_all(&pw), 1);
+	assert_originals();
+	apply_power_close(&pw);
+}
+
 static void test_owner_refused(void **state_)
 {
 	struct rule_power a = want_of();
@@ -441,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_disappears),
 		cmocka_unit_test(test_unwritable_knob),
 		cmocka_unit_test(test_someone_else),
+		cmocka_unit_test(test_failed_restore_kept),
 		cmocka_unit_test(test_owner_refused),
 		cmocka_unit_test(test_crash_at_each_step),
 	};
