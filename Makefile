@@ -28,11 +28,14 @@ endif
 # libcap drops capabilities, hwloc gives topology and CPU kinds (and the
 # synthetic topologies tests use), cmocka runs unit tests, clang with its
 # runtime (libclang-rt) builds the libFuzzer targets, clang-format keeps the
-# style checked, hwloc's tools (hwloc-calc) cross-check topology tests.
+# style checked, hwloc's tools (hwloc-calc) cross-check topology tests;
+# libsystemd tells systemd the daemon is ready (sd_notify) and hands it
+# the sockets of socket activation (sd_listen_fds).
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
-	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc
+	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
+	libsystemd-dev
 
-PKGS := libconfig inih libcap hwloc
+PKGS := libconfig inih libcap hwloc libsystemd
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))

@@ -2,6 +2,7 @@
  * Matching happens at exec, never at fork: a forked child still carries
  * its parent's name and exe, and its exec event is the one that counts. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,6 +100,31 @@ int events_track_threads(struct events *ev, bool on)
 	return 0;
 }
 
+/* A bound socket (ours, or the service manager's): buffer, subscribe. */
+static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
+{
+	int size = (int)buffer_kb * 1024;
+
+	ev->fd = fd;
+	/* FORCE goes past rmem_max; without the privilege take what we get. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	ev->filtering = events_filter_supported(ev);
+	if (ev->filtering)
+		ev->filtering =
+			events_filter(fd, EVENTS_ALWAYS | EVENTS_THREADS) == 0;
+	ev->tracking_threads = true;
+	if (!ev->filtering && events_subscribe(fd, PROC_CN_MCAST_LISTEN) < 0) {
+		int saved = errno;
+
+		close(fd);
+		ev->fd = -1;
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
 /* buffer_kb: the socket's receive buffer. Bursts must fit: what does not
  * is lost (ENOBUFS), and then the caller rescans /proc. */
 int events_open(struct events *ev, unsigned buffer_kb)
@@ -107,38 +133,34 @@ int events_open(struct events *ev, unsigned buffer_kb)
 		.nl_family = AF_NETLINK,
 		.nl_groups = CN_IDX_PROC,
 	};
-	int size = (int)buffer_kb * 1024;
+	int fd;
 
 	*ev = (struct events){.fd = -1};
-	ev->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-			NETLINK_CONNECTOR);
-	if (ev->fd < 0)
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    NETLINK_CONNECTOR);
+	if (fd < 0)
 		return -1;
-	/* FORCE goes past rmem_max; without the privilege take what we get. */
-	if (setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size,
-		       sizeof(size)) < 0)
-		setsockopt(ev->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (bind(ev->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		int saved = errno;
 
-		close(ev->fd);
-		ev->fd = -1;
+		close(fd);
 		errno = saved;
 		return -1;
 	}
-	ev->filtering = events_filter_supported(ev);
-	if (ev->filtering)
-		ev->filtering =
-			events_filter(ev->fd, EVENTS_ALWAYS | EVENTS_THREADS) ==
-			0;
-	ev->tracking_threads = true;
-	if (!ev->filtering &&
-	    events_subscribe(ev->fd, PROC_CN_MCAST_LISTEN) < 0) {
-		close(ev->fd);
-		ev->fd = -1;
+	return events_setup(ev, fd, buffer_kb);
+}
+
+/* A socket the service manager opened and bound to the proc connector's
+ * group (ListenNetlink=connector 1): it lives in the host's network
+ * namespace, so the daemon itself may run in a private one. */
+int events_adopt(struct events *ev, int fd, unsigned buffer_kb)
+{
+	int flags = fcntl(fd, F_GETFL);
+
+	*ev = (struct events){.fd = -1};
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
 		return -1;
-	}
-	return 0;
+	return events_setup(ev, fd, buffer_kb);
 }
 
 void events_close(struct events *ev)

@@ -33,6 +33,7 @@ struct events {
 
 /* events.c */
 int events_open(struct events *ev, unsigned buffer_kb);
+int events_adopt(struct events *ev, int fd, unsigned buffer_kb);
 void events_close(struct events *ev);
 int events_read(struct events *ev, events_fn fn, void *ctx);
 int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,

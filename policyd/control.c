@@ -60,6 +60,15 @@ int control_open(struct daemon *d)
 
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
 		d->clients[i].fd = -1;
+	/* Passed by the service manager, with its mode and group set. */
+	if (d->socket_passed) {
+		int flags = fcntl(d->listen_fd, F_GETFL);
+
+		return flags < 0 || fcntl(d->listen_fd, F_SETFL,
+					  flags | O_NONBLOCK) < 0
+			       ? -1
+			       : 0;
+	}
 	if (control_answers(path)) {
 		log_error("another cpupolicyd answers on %s", path);
 		errno = EADDRINUSE;
@@ -76,9 +85,10 @@ int control_open(struct daemon *d)
 	if (d->listen_fd < 0)
 		return -1;
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	/* chown only when a group is asked for: it takes CAP_CHOWN. */
 	if (bind(d->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    chown(path, 0, d->conf.socket_gid) < 0 || chmod(path, 0660) < 0 ||
-	    listen(d->listen_fd, 16) < 0) {
+	    (d->conf.socket_group && chown(path, 0, d->conf.socket_gid) < 0) ||
+	    chmod(path, 0660) < 0 || listen(d->listen_fd, 16) < 0) {
 		log_warn("cannot listen on %s", path);
 		return -1;
 	}
@@ -101,7 +111,8 @@ void control_close(struct daemon *d)
 		control_drop(d, &d->clients[i]);
 	if (d->listen_fd >= 0) {
 		close(d->listen_fd);
-		unlink(d->conf.socket);
+		if (!d->socket_passed)
+			unlink(d->conf.socket);
 	}
 	d->listen_fd = -1;
 }

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include <systemd/sd-daemon.h>
 
 #include "log.h"
 #include "policyd.h"
@@ -174,11 +177,18 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 {
 	cap_value_t need[8], missing;
 	size_t need_count;
-	struct rules *rules = load_rules(&d->options, &d->conf, diag);
+	struct rules *rules;
 
-	if (!rules)
+	sd_notify(0, "RELOADING=1");
+	rules = load_rules(&d->options, &d->conf, diag);
+	if (!rules) {
+		sd_notify(0,
+			  "READY=1\nSTATUS=reload failed: the previous rules "
+			  "stay in force");
 		return -1;
-	need_count = caps_needed(rules, need, ARRAY_SIZE(need));
+	}
+	need_count = caps_needed(rules, caps_proc_hidden(d->conf.procfs), need,
+				 ARRAY_SIZE(need));
 	if (!caps_cover(d->caps, d->cap_count, need, need_count, &missing)) {
 		char *name = cap_to_name(missing);
 
@@ -203,10 +213,15 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_info("rules reloaded: %zu rules in %zu files", rules->count,
 		 rules->files_read);
+	sd_notifyf(0, "READY=1\nSTATUS=%zu rules in %zu files", rules->count,
+		   rules->files_read);
 	return 0;
 fail:
 	rules_free(rules);
 	free(rules);
+	sd_notify(0,
+		  "READY=1\nSTATUS=reload failed: the previous rules stay in "
+		  "force");
 	return -1;
 }
 
@@ -259,6 +274,27 @@ static void setup_power(struct daemon *d)
 			  "restored; the journal keeps them");
 }
 
+/* Sockets a service manager passed (socket activation): the control
+ * socket, and the proc connector bound in the host's network namespace. */
+static void take_sockets(struct daemon *d)
+{
+	int count = sd_listen_fds(1);
+
+	for (int i = 0; i < count; i++) {
+		int fd = SD_LISTEN_FDS_START + i;
+
+		if (sd_is_socket(fd, AF_NETLINK, 0, -1) > 0)
+			d->netlink_fd = fd;
+		else if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) > 0)
+			d->listen_fd = fd;
+		else
+			log_warnx("passed file descriptor %d is not a socket "
+				  "cpupolicyd uses",
+				  fd);
+	}
+	d->socket_passed = d->listen_fd >= 0;
+}
+
 static void setup(struct daemon *d)
 {
 	struct diag diag;
@@ -274,6 +310,7 @@ static void setup(struct daemon *d)
 	diag_free(&diag);
 	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_set_level(d->conf.log_level);
+	take_sockets(d);
 	/* First of all, refuse to run beside another daemon: it would have
 	 * its held settings "restored" from under it. */
 	if (control_open(d) < 0)
@@ -293,7 +330,10 @@ static void setup(struct daemon *d)
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
-	if (events_open(&d->events, d->conf.event_buffer_kb) < 0) {
+	if ((d->netlink_fd >= 0
+		     ? events_adopt(&d->events, d->netlink_fd,
+				    d->conf.event_buffer_kb)
+		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
 		log_warn("no process events from the kernel (proc connector); "
 			 "polling /proc every second instead");
 		d->polling = true;
@@ -307,7 +347,8 @@ static void setup(struct daemon *d)
 	    sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){1}) < 0)
 		log_warn("self_realtime: cannot run under SCHED_FIFO; running "
 			 "as a normal process");
-	d->cap_count = caps_needed(d->rules, d->caps, ARRAY_SIZE(d->caps));
+	d->cap_count = caps_needed(d->rules, caps_proc_hidden(d->conf.procfs),
+				   d->caps, ARRAY_SIZE(d->caps));
 	if (caps_keep_only(d->caps, d->cap_count) < 0)
 		fatalx("cannot drop capabilities: not running with more "
 		       "privileges than the rules need");
@@ -322,6 +363,8 @@ static void setup(struct daemon *d)
 		 d->conf.dry_run ? " (dry run: nothing is changed)" : "");
 	hold_apply(d); /* the config's base policy */
 	manage_set_rules(&d->manage, d->rules);
+	sd_notifyf(0, "READY=1\nSTATUS=%zu rules in %zu files", d->rules->count,
+		   d->rules->files_read);
 }
 
 static void teardown(struct daemon *d)
@@ -348,6 +391,7 @@ int main(int argc, char **argv)
 		.signal_fd = -1,
 		.timer_fd = -1,
 		.listen_fd = -1,
+		.netlink_fd = -1,
 		.events = {.fd = -1},
 	};
 	int status;
@@ -361,6 +405,7 @@ int main(int argc, char **argv)
 	}
 	setup(&d);
 	status = loop_run(&d) < 0 ? 1 : 0;
+	sd_notify(0, "STOPPING=1");
 	log_info("stopped");
 	teardown(&d);
 	return status;

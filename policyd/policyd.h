@@ -63,6 +63,8 @@ struct daemon {
 	size_t hold_count;
 	bool polling; /* no proc connector: rescans do all the work */
 	int epoll_fd, signal_fd, timer_fd, listen_fd;
+	int netlink_fd;	    /* passed by the service manager, or -1 */
+	bool socket_passed; /* the control socket is the service manager's */
 	struct control_client clients[CONTROL_MAX_CLIENTS];
 	cap_value_t caps[8];
 	size_t cap_count;
@@ -93,7 +95,9 @@ void control_client_io(struct daemon *d, struct control_client *c,
 void control_expire(struct daemon *d);
 
 /* caps.c */
-size_t caps_needed(const struct rules *rules, cap_value_t *caps, size_t max);
+size_t caps_needed(const struct rules *rules, bool proc_hidden,
+		   cap_value_t *caps, size_t max);
+bool caps_proc_hidden(const char *procfs);
 int caps_keep_only(const cap_value_t *caps, size_t count);
 bool caps_cover(const cap_value_t *have, size_t have_count,
 		const cap_value_t *need, size_t need_count,

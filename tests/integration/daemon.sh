@@ -375,4 +375,31 @@ else
 	ok "polling fallback (skipped: no network namespaces) # SKIP"
 fi
 
+# Socket activation as systemd does it (cpupolicyd.socket): the control
+# socket and a proc connector socket passed in, the daemon itself in a
+# network namespace of its own (PrivateNetwork=yes), readiness and status
+# sent to NOTIFY_SOCKET.
+stop_daemon 2>/dev/null
+"$BUILD/helpers/activate" "$TMP/passed.sock" "$TMP/notify" "$DAEMON" \
+	-c "$TMP/test.conf" -r "$TMP/rules" >"$TMP/activate.out" 2>"$TMP/activate.err" &
+activator=$!
+"$TMP/bin/worker" -n renamed-x -s 10 &
+w7=$!
+workers+=("$w7")
+activated() { [ "$(awk '{ sub(/.*\) /, ""); print $17 }' /proc/"$w7"/stat)" = 5 ]; }
+run wait_until 5 activated
+if [ "$status" -eq 0 ] && grep -q "notify: READY=1 STATUS=1 rules in 1 files" "$TMP/activate.out" &&
+	grep -q "events from the proc connector" "$TMP/activate.err" &&
+	! grep -q "polling" "$TMP/activate.err" &&
+	"$CTL" -S "$TMP/passed.sock" status >/dev/null; then
+	ok "socket-activated in a private network namespace: events flow, READY=1 sent, the passed control socket answers"
+else
+	not_ok "socket activation" "$(cat "$TMP/activate.out" "$TMP/activate.err")"
+fi
+pkill -TERM -P "$activator"
+wait "$activator" 2>/dev/null
+grep -q "notify: STOPPING=1" "$TMP/activate.out" && [ -S "$TMP/passed.sock" ] &&
+	ok "stopping: STOPPING=1 sent, the service manager's socket left in place" ||
+	not_ok "stopping under activation" "$(cat "$TMP/activate.out")"
+
 finish
