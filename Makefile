@@ -10,8 +10,17 @@
 #   make format   clang-format every source file in place
 
 VERSION := 0.1.0
-PREFIX ?= /usr/local
+# Where "make install" puts things (DESTDIR in front of all of them).
+PREFIX ?= /usr
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/cpupolicy
 SYSCONFDIR ?= /etc
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 FUZZ_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
 
@@ -43,8 +52,9 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 CC ?= gcc
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wformat=2 -Wno-format-nonliteral -Wundef -Wvla -Werror=implicit
-CPPFLAGS_ALL = -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
+CPPFLAGS_ALL = $(CPPFLAGS) -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
 	-DCONF_DEFAULT_PATH='"$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf"' \
+	-DCONF_DEFAULT_RULES_DIRS='"$(DATADIR)/cpupolicy/rules.d:$(SYSCONFDIR)/cpupolicy/rules.d"' \
 	-Ilib $(PKG_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS_ALL = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
@@ -65,7 +75,8 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
-.PHONY: all deps test test-run run fuzz bench format format-check clean
+.PHONY: all deps test test-run run fuzz bench format format-check clean \
+	install deb rpm
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
 
@@ -162,6 +173,52 @@ format:
 
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRC)
+
+# The config names the vendor rules directory: it follows DATADIR.
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
+		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0755 $(BUILD)/cpupolicyd $(DESTDIR)$(SBINDIR)/cpupolicyd
+	install -m 0755 $(BUILD)/cpupolicyctl $(DESTDIR)$(BINDIR)/cpupolicyctl
+	sed 's|/usr/share/cpupolicy/rules.d|$(DATADIR)/cpupolicy/rules.d|; s|/etc/cpupolicy/rules.d|$(SYSCONFDIR)/cpupolicy/rules.d|' \
+		conf/cpupolicyd.conf >$(DESTDIR)$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf
+	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf
+	install -m 0644 rules/*.rules $(DESTDIR)$(DATADIR)/cpupolicy/rules.d/
+	install -m 0644 rules/examples/*.rules $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 rules/cpupolicy.rules.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 ctl/cpupolicyctl.8 policyd/cpupolicyd.8 \
+		$(DESTDIR)$(MANDIR)/man8/
+	sed 's|@SBINDIR@|$(SBINDIR)|g; s|@BINDIR@|$(BINDIR)|g' \
+		packaging/systemd/cpupolicyd.service.in \
+		>$(DESTDIR)$(UNITDIR)/cpupolicyd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cpupolicyd.service
+	install -m 0644 packaging/systemd/cpupolicyd.socket $(DESTDIR)$(UNITDIR)/
+	install -m 0644 packaging/systemd/cpupolicy.tmpfiles \
+		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
+	install -m 0644 packaging/bash-completion/cpupolicyctl \
+		$(DESTDIR)$(COMPLETIONDIR)/cpupolicyctl
+
+# Packages, built from the committed tree: packaging/debian becomes the
+# source's debian/ in a copy under build/.
+PKG_TREE := $(BUILD)/pkg/cpupolicy-$(VERSION)
+deb:
+	rm -rf $(BUILD)/pkg && mkdir -p $(PKG_TREE)
+	git archive HEAD | tar -x -C $(PKG_TREE)
+	cp -r packaging/debian $(PKG_TREE)/debian
+	cd $(PKG_TREE) && dpkg-buildpackage -us -uc -b
+	@ls $(BUILD)/pkg/*.deb
+
+rpm:
+	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
+	git archive --prefix=cpupolicy-$(VERSION)/ -o \
+		$(BUILD)/rpm/SOURCES/cpupolicy-$(VERSION).tar.gz HEAD
+	rpmbuild -bb --nodeps --define "_topdir $(CURDIR)/$(BUILD)/rpm" \
+		packaging/rpm/cpupolicy.spec
+	@find $(BUILD)/rpm/RPMS -name '*.rpm'
 
 clean:
 	rm -rf build build-san

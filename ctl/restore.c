@@ -21,14 +21,22 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 	char *socket;
 	int fd, restored;
 
-	if (argc > 1) {
+	bool force = argc == 2 && strcmp(argv[1], "--force") == 0;
+
+	if (argc > 1 && !force) {
 		bool help = strcmp(argv[1], "--help") == 0 ||
 			    strcmp(argv[1], "-h") == 0;
 
 		fprintf(help ? stdout : stderr,
-			"usage: cpupolicyctl restore\n");
+			"usage: cpupolicyctl restore [--force]\n"
+			"  --force  even if something answers on the control "
+			"socket (for the\n"
+			"           service manager once the daemon stopped: it "
+			"keeps the socket)\n");
 		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 	}
+	if (force)
+		goto restore;
 	socket = remote_socket_path(ctl);
 	fd = remote_connect(socket);
 	/* Only "nobody listens there" means there is no daemon. */
@@ -51,6 +59,7 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 		return CTL_EXIT_FAIL;
 	}
 	free(socket);
+restore:
 	conf_init(&conf);
 	diag_init(&diag);
 	if (conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit, &diag) <
