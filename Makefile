@@ -39,10 +39,14 @@ endif
 # runtime (libclang-rt) builds the libFuzzer targets, clang-format keeps the
 # style checked, hwloc's tools (hwloc-calc) cross-check topology tests;
 # libsystemd tells systemd the daemon is ready (sd_notify) and hands it
-# the sockets of socket activation (sd_listen_fds).
+# the sockets of socket activation (sd_listen_fds). The package tests:
+# debhelper and dpkg-dev build the .deb, lintian checks it, man-db renders
+# the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
+# scores the unit's hardening, ansible-core runs the fleet role.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
-	libsystemd-dev
+	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
+	systemd ansible-core
 
 PKGS := libconfig inih libcap hwloc libsystemd
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -216,7 +220,7 @@ rpm:
 	rm -rf $(BUILD)/rpm && mkdir -p $(BUILD)/rpm/SOURCES
 	git archive --prefix=cpupolicy-$(VERSION)/ -o \
 		$(BUILD)/rpm/SOURCES/cpupolicy-$(VERSION).tar.gz HEAD
-	rpmbuild -bb --nodeps --define "_topdir $(CURDIR)/$(BUILD)/rpm" \
+	rpmbuild -bb --nodeps --define "_topdir $(abspath $(BUILD)/rpm)" \
 		packaging/rpm/cpupolicy.spec
 	@find $(BUILD)/rpm/RPMS -name '*.rpm'
 

@@ -1,0 +1,100 @@
+#!/bin/bash
+# The packages, as a fleet gets them: the .deb built with
+# dpkg-buildpackage, lintian clean, installed on this machine with dpkg,
+# its cpupolicyctl checking its rules and its cpupolicyd checking its
+# config, its systemd unit's exposure score, then purged without a trace;
+# the .rpm built with rpmbuild.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(id -u)" -ne 0 ] || ! command -v dpkg-buildpackage >/dev/null ||
+	! git -C "$SRCDIR" rev-parse HEAD >/dev/null 2>&1; then
+	ok "packages need root, dpkg-buildpackage and a git checkout # SKIP"
+	finish
+	exit 0
+fi
+cleanup() {
+	dpkg --purge cpupolicy >/dev/null 2>&1
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+cd "$SRCDIR" || exit 1
+dpkg --purge cpupolicy >/dev/null 2>&1
+
+run make -s deb BUILD="$TMP/build"
+deb="$TMP/build/pkg/cpupolicy_0.1.0_$(dpkg --print-architecture).deb"
+if [ "$status" -eq 0 ] && [ -f "$deb" ]; then
+	ok "dpkg-buildpackage -us -uc -b builds the .deb"
+else
+	not_ok "deb build" "$(tail -n 20 <<<"$out$err")"
+	finish
+	exit 1
+fi
+
+if command -v lintian >/dev/null; then
+	run lintian "$deb"
+	tags=$(grep -E '^[EW]: ' <<<"$out$err")
+	[ -z "$tags" ] && ok "lintian: no errors or warnings" ||
+		not_ok "lintian" "$tags"
+else
+	ok "lintian (not installed) # SKIP"
+fi
+
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' \
+	>"$TMP/files"
+run dpkg -i "$deb"
+expect_status "dpkg -i" 0 && ok "dpkg -i installs it"
+
+run cpupolicyctl check --strict
+expect_status "installed check" 0 &&
+	expect_contains "installed check output" "$out" "4 rules in 3 files: OK" &&
+	ok "the installed cpupolicyctl checks the installed rules (from the installed config)"
+run /usr/sbin/cpupolicyd -n
+expect_status "installed -n" 0 &&
+	expect_contains "installed -n output" "$out" "configuration OK (4 rules in 3 files)" &&
+	ok "the installed cpupolicyd -n accepts the installed config and rules"
+run man -l /usr/share/man/man8/cpupolicyd.8.gz
+[ "$status" -eq 0 ] && ok "the installed man pages render" ||
+	not_ok "man pages" "$err"
+
+if command -v systemd-analyze >/dev/null; then
+	run systemd-analyze security --offline=yes /lib/systemd/system/cpupolicyd.service
+	score=$(grep -o 'exposure level for cpupolicyd.service: [0-9.]*' <<<"$out" | awk '{ print $NF }')
+	if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 1.5) }'; then
+		ok "systemd-analyze security --offline=yes: exposure $score (at most 1.5)"
+	else
+		not_ok "unit exposure" "score '$score'; $(grep '✗' <<<"$out")"
+	fi
+else
+	ok "unit exposure (systemd-analyze not installed) # SKIP"
+fi
+
+run dpkg --purge cpupolicy
+left=""
+while read -r f; do
+	[ -e "$f" ] && left="$left $f"
+done <"$TMP/files"
+for d in /etc/cpupolicy /var/lib/cpupolicy /usr/share/cpupolicy \
+	/usr/share/doc/cpupolicy /etc/systemd/system/multi-user.target.wants/cpupolicyd.service \
+	/etc/systemd/system/sockets.target.wants/cpupolicyd.socket; do
+	[ -e "$d" ] && left="$left $d"
+done
+if [ "$status" -eq 0 ] && [ -z "$left" ] && ! dpkg -s cpupolicy >/dev/null 2>&1; then
+	ok "dpkg --purge leaves nothing behind"
+else
+	not_ok "purge" "left:$left"
+fi
+
+if command -v rpmbuild >/dev/null; then
+	run make -s rpm BUILD="$TMP/build"
+	rpm=$(find "$TMP/build/rpm/RPMS" -name 'cpupolicy-0.1.0-*.rpm' 2>/dev/null | head -n 1)
+	if [ "$status" -eq 0 ] && [ -n "$rpm" ] &&
+		rpm -qlp "$rpm" 2>/dev/null | grep -q '^/usr/sbin/cpupolicyd$'; then
+		ok "rpmbuild -bb builds the .rpm, with the daemon in it"
+	else
+		not_ok "rpm build" "$(tail -n 20 <<<"$out$err")"
+	fi
+else
+	ok "rpm (rpmbuild not installed) # SKIP"
+fi
+
+finish
