@@ -19,6 +19,8 @@ static const struct {
 	 "why a process got (or did not get) a rule"},
 	{"reload", remote_reload_main, "reload the daemon's rules"},
 	{"apply", apply_main, "apply the rules once, without a daemon"},
+	{"metrics", remote_metrics_main,
+	 "Prometheus text: counters, holds, last saturation check"},
 	{"saturate", saturate_main,
 	 "check that every CPU really works, and why not"},
 	{"restore", restore_main,

@@ -3,6 +3,7 @@
 #define CPUPOLICY_CTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Exit statuses every subcommand keeps to. */
 enum ctl_exit {
@@ -30,10 +31,14 @@ int saturate_main(struct ctl *ctl, int argc, char **argv);
 int restore_main(struct ctl *ctl, int argc, char **argv);
 
 /* remote.c */
+struct proto_request;
+int remote_call(const struct ctl *ctl, const struct proto_request *req,
+		bool loud, int *status, char **text, size_t *text_len);
 char *remote_socket_path(const struct ctl *ctl);
 int remote_connect(const char *path);
 int remote_status_main(struct ctl *ctl, int argc, char **argv);
 int remote_explain_main(struct ctl *ctl, int argc, char **argv);
 int remote_reload_main(struct ctl *ctl, int argc, char **argv);
+int remote_metrics_main(struct ctl *ctl, int argc, char **argv);
 
 #endif

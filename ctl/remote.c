@@ -1,6 +1,7 @@
 /* cpupolicyctl status, explain and reload: requests to the daemon over its
  * control socket. */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "proto.h"
+#include "procinfo.h"
 #include "util.h"
 
 /* The socket named with -S, else the config's. */
@@ -57,28 +59,34 @@ int remote_connect(const char *path)
 	return fd;
 }
 
-static int remote_request(const struct ctl *ctl,
-			  const struct proto_request *req)
+/* One request; the answer's exit status and text. -1 when the daemon
+ * cannot be reached or does not answer properly (said on stderr when
+ * loud). */
+int remote_call(const struct ctl *ctl, const struct proto_request *req,
+		bool loud, int *status, char **text, size_t *text_len)
 {
 	char line[PROTO_MAX_REQUEST], *path = remote_socket_path(ctl);
 	char *response = NULL;
 	size_t len = 0, capacity = 0, body;
-	int fd, status;
+	int fd;
 
 	fd = remote_connect(path);
 	if (fd < 0) {
-		fprintf(stderr,
-			"cpupolicyctl: cannot reach cpupolicyd at %s: %s\n",
-			path, strerror(errno));
+		if (loud)
+			fprintf(stderr,
+				"cpupolicyctl: cannot reach cpupolicyd at %s: "
+				"%s\n",
+				path, strerror(errno));
 		free(path);
-		return CTL_EXIT_USAGE;
+		return -1;
 	}
 	free(path);
 	proto_format_request(req, line, sizeof(line));
 	if (write(fd, line, strlen(line)) < 0) {
-		perror("cpupolicyctl: write");
+		if (loud)
+			perror("cpupolicyctl: write");
 		close(fd);
-		return CTL_EXIT_USAGE;
+		return -1;
 	}
 	for (;;) {
 		ssize_t n;
@@ -96,14 +104,30 @@ static int remote_request(const struct ctl *ctl,
 	}
 	close(fd);
 	if (!response ||
-	    proto_parse_response(response, len, &status, &body) < 0) {
-		fprintf(stderr, "cpupolicyctl: no valid answer from the "
-				"daemon\n");
+	    proto_parse_response(response, len, status, &body) < 0) {
+		if (loud)
+			fprintf(stderr, "cpupolicyctl: no valid answer from "
+					"the daemon\n");
 		free(response);
-		return CTL_EXIT_USAGE;
+		return -1;
 	}
-	fwrite(response + body, 1, len - body, status ? stderr : stdout);
-	free(response);
+	memmove(response, response + body, len - body);
+	*text = response;
+	*text_len = len - body;
+	return 0;
+}
+
+static int remote_request(const struct ctl *ctl,
+			  const struct proto_request *req)
+{
+	char *text;
+	size_t len;
+	int status;
+
+	if (remote_call(ctl, req, true, &status, &text, &len) < 0)
+		return CTL_EXIT_USAGE;
+	fwrite(text, 1, len, status ? stderr : stdout);
+	free(text);
 	return status;
 }
 
@@ -168,4 +192,66 @@ int remote_reload_main(struct ctl *ctl, int argc, char **argv)
 {
 	return remote_simple(ctl, argc, argv, PROTO_VERB_RELOAD, false,
 			     "cpupolicyctl reload");
+}
+
+/* Prometheus text exposition, for node_exporter's textfile collector: the
+ * daemon's counters, holds and settings (cpupolicy_up 0 without a daemon),
+ * and the last saturation check's efficiency from the state directory. */
+int remote_metrics_main(struct ctl *ctl, int argc, char **argv)
+{
+	struct proto_request req = {.verb = PROTO_VERB_METRICS};
+	struct conf conf;
+	struct diag diag;
+	char *text, *path, last[256];
+	double efficiency, threshold, when;
+	unsigned threads;
+	size_t len;
+	int status;
+
+	if (argc > 1) {
+		bool help = strcmp(argv[1], "--help") == 0 ||
+			    strcmp(argv[1], "-h") == 0;
+
+		fprintf(help ? stdout : stderr,
+			"usage: cpupolicyctl metrics\n");
+		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+	}
+	if (remote_call(ctl, &req, false, &status, &text, &len) == 0 &&
+	    status == 0) {
+		fwrite(text, 1, len, stdout);
+		free(text);
+	} else {
+		if (status == 0)
+			text = NULL;
+		free(text);
+		printf("# HELP cpupolicy_up Whether cpupolicyd answered.\n"
+		       "# TYPE cpupolicy_up gauge\ncpupolicy_up 0\n");
+	}
+	conf_init(&conf);
+	diag_init(&diag);
+	conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit, &diag);
+	diag_free(&diag);
+	path = xasprintf("%s/saturate.last", conf.state_dir);
+	if (procinfo_read(path, last, sizeof(last), NULL) == 0 &&
+	    sscanf(last, "%lf %lf %u %lf", &efficiency, &threshold, &threads,
+		   &when) == 4)
+		printf("# HELP cpupolicy_saturate_efficiency Efficiency of the "
+		       "last saturation check (1: every CPU worked).\n"
+		       "# TYPE cpupolicy_saturate_efficiency gauge\n"
+		       "cpupolicy_saturate_efficiency %.4f\n"
+		       "# HELP cpupolicy_saturate_threshold Its threshold.\n"
+		       "# TYPE cpupolicy_saturate_threshold gauge\n"
+		       "cpupolicy_saturate_threshold %.4f\n"
+		       "# HELP cpupolicy_saturate_threads Its worker threads.\n"
+		       "# TYPE cpupolicy_saturate_threads gauge\n"
+		       "cpupolicy_saturate_threads %u\n"
+		       "# HELP cpupolicy_saturate_timestamp_seconds When it "
+		       "ran "
+		       "(Unix time).\n"
+		       "# TYPE cpupolicy_saturate_timestamp_seconds gauge\n"
+		       "cpupolicy_saturate_timestamp_seconds %.0f\n",
+		       efficiency, threshold, threads, when);
+	free(path);
+	conf_free(&conf);
+	return CTL_EXIT_OK;
 }

@@ -31,7 +31,8 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 			"usage: cpupolicyctl restore [--force]\n"
 			"  --force  even if something answers on the control "
 			"socket (for the\n"
-			"           service manager once the daemon stopped: it "
+			"           service manager once the daemon stopped: "
+			"it "
 			"keeps the socket)\n");
 		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 	}

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -412,6 +413,30 @@ static int saturate_measure(struct saturate_env *env,
 	return 0;
 }
 
+/* For "cpupolicyctl metrics": the last result, where it may be written
+ * (the state directory is root's). */
+static void saturate_remember(struct saturate_env *env,
+			      const struct saturate_input *in)
+{
+	char *path = xasprintf("%s/saturate.last", env->conf.state_dir);
+	char *tmp = xasprintf("%s.new", path);
+	FILE *f;
+
+	mkdir(env->conf.state_dir, 0700); /* as the daemon makes it */
+	f = fopen(tmp, "w");
+
+	if (f) {
+		fprintf(f, "%.4f %.4f %u %lld\n", saturate_efficiency(in),
+			in->threshold, in->threads, (long long)time(NULL));
+		if (fclose(f) == 0)
+			rename(tmp, path);
+		else
+			unlink(tmp);
+	}
+	free(tmp);
+	free(path);
+}
+
 static int saturate_check(struct saturate_env *env,
 			  const struct saturate_opts *o)
 {
@@ -465,6 +490,7 @@ static int saturate_check(struct saturate_env *env,
 				     &findings, stdout);
 	status = saturate_efficiency(&in) >= o->threshold ? CTL_EXIT_OK
 							  : CTL_EXIT_FAIL;
+	saturate_remember(env, &in);
 	saturate_findings_free(&findings);
 	free(in.cpus);
 	free(in.competitors);

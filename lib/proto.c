@@ -11,10 +11,9 @@
 #include "util.h"
 
 static const char *const proto_verbs[] = {
-	[PROTO_VERB_PING] = "ping",
-	[PROTO_VERB_STATUS] = "status",
-	[PROTO_VERB_EXPLAIN] = "explain",
-	[PROTO_VERB_RELOAD] = "reload",
+	[PROTO_VERB_PING] = "ping",	  [PROTO_VERB_STATUS] = "status",
+	[PROTO_VERB_EXPLAIN] = "explain", [PROTO_VERB_RELOAD] = "reload",
+	[PROTO_VERB_METRICS] = "metrics",
 };
 
 const char *proto_verb_name(enum proto_verb verb)

@@ -17,6 +17,7 @@ enum proto_verb {
 	PROTO_VERB_STATUS,
 	PROTO_VERB_EXPLAIN,
 	PROTO_VERB_RELOAD,
+	PROTO_VERB_METRICS,
 };
 
 struct proto_request {

@@ -181,6 +181,7 @@ static bool control_allowed(const struct daemon *d,
 	case PROTO_VERB_PING:
 	case PROTO_VERB_STATUS:
 	case PROTO_VERB_EXPLAIN:
+	case PROTO_VERB_METRICS:
 		return control_in_group(d, c);
 	case PROTO_VERB_RELOAD:
 		return d->conf.group_may_reload && control_in_group(d, c);
@@ -243,6 +244,9 @@ static void control_answer(struct daemon *d, struct control_client *c)
 			log_info("control: reload from uid %u (pid %d)", c->uid,
 				 (int)c->pid);
 			status = control_reload(d, out);
+			break;
+		case PROTO_VERB_METRICS:
+			report_metrics(d, out);
 			break;
 		}
 	}

@@ -106,5 +106,6 @@ bool caps_cover(const cap_value_t *have, size_t have_count,
 /* report.c */
 void report_status(struct daemon *d, bool json, FILE *out);
 int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out);
+void report_metrics(struct daemon *d, FILE *out);
 
 #endif

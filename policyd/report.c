@@ -475,3 +475,80 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 	free(tids);
 	return 0;
 }
+
+static void report_metric(FILE *out, const char *name, const char *type,
+			  const char *help, double value)
+{
+	fprintf(out,
+		"# HELP cpupolicy_%s %s\n# TYPE cpupolicy_%s %s\n"
+		"cpupolicy_%s %.17g\n",
+		name, help, name, type, name, value);
+}
+
+/* A label value in the exposition format: backslash, quote and newline
+ * escaped. */
+static void report_label(FILE *out, const char *value)
+{
+	for (const char *c = value; *c; c++) {
+		if (*c == '\\' || *c == '"')
+			fprintf(out, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*c, out);
+	}
+}
+
+/* Prometheus text exposition of the counters, the holds and the settings
+ * held; "cpupolicyctl metrics" adds the last saturation check. */
+void report_metrics(struct daemon *d, FILE *out)
+{
+	const struct manage_counters *c = &d->manage.counters;
+	size_t procs, threads;
+
+	report_threads_total(&d->manage, &procs, &threads);
+	report_metric(out, "up", "gauge", "Whether cpupolicyd answered.", 1);
+	report_metric(out, "uptime_seconds", "gauge",
+		      "Seconds since cpupolicyd started.",
+		      (double)report_uptime(d));
+	report_metric(out, "rules", "gauge", "Rules loaded.",
+		      (double)d->rules->count);
+	report_metric(out, "managed_processes", "gauge",
+		      "Processes a rule manages.", (double)procs);
+	report_metric(out, "managed_threads", "gauge",
+		      "Threads of the managed processes.", (double)threads);
+	report_metric(out, "events_total", "counter",
+		      "Process events received from the kernel.",
+		      (double)d->events.received);
+	report_metric(out, "overflows_total", "counter",
+		      "Times the kernel dropped process events.",
+		      (double)d->events.overflows);
+	report_metric(out, "reloads_total", "counter", "Rule sets reloaded.",
+		      (double)d->reloads);
+#define REPORT_METRIC(name, value)                                             \
+	report_metric(out, name "_total", "counter",                           \
+		      "Counter " name " of cpupolicyd status.",                \
+		      (double)(value));
+	REPORT_COUNTERS(REPORT_METRIC)
+	report_metric(out, "power_holds", "gauge",
+		      "Processes holding power settings.",
+		      (double)d->hold_count);
+	fprintf(out, "# HELP cpupolicy_power_setting A system setting held, "
+		     "with its value and original.\n"
+		     "# TYPE cpupolicy_power_setting gauge\n");
+	for (size_t i = 0; i < d->power.knob_count; i++) {
+		const struct power_knob *k = &d->power.knobs[i];
+		struct journal_entry *e =
+			journal_find(&d->power.journal, k->path);
+
+		if (k->yielded)
+			continue;
+		fprintf(out, "cpupolicy_power_setting{path=\"");
+		report_label(out, k->path);
+		fprintf(out, "\",value=\"");
+		report_label(out, k->value);
+		fprintf(out, "\",original=\"");
+		report_label(out, e ? e->original : k->value);
+		fprintf(out, "\"} 1\n");
+	}
+}

@@ -1,0 +1,114 @@
+#!/bin/bash
+# cpupolicyctl metrics: Prometheus text exposition, with a daemon holding
+# power settings (on a fake sysfs tree) and without one; checked by
+# promtool where Debian's prometheus package is installed, and always by
+# the parser below.
+. "$(dirname "$0")/lib.sh"
+
+daemon_pid=
+cleanup() {
+	[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
+	[ -n "${holder:-}" ] && kill -KILL "$holder" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# The exposition format: HELP and TYPE before a metric's samples, names
+# and label sets well formed, values numbers, counters named *_total,
+# every series once.
+check_exposition() {
+	awk '
+	function fail(why) { print "line " NR ": " why ": " $0; bad = 1 }
+	/^# HELP / { if ($3 !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*$/) fail("bad name"); help[$3] = 1; next }
+	/^# TYPE / {
+		if ($3 in type) fail("second TYPE")
+		if ($4 !~ /^(counter|gauge|histogram|summary|untyped)$/) fail("bad type")
+		if ($4 == "counter" && $3 !~ /_total$/) fail("counter not *_total")
+		type[$3] = $4; next
+	}
+	/^#/ { next }
+	/^$/ { next }
+	{
+		if (match($0, /^[a-zA-Z_:][a-zA-Z0-9_:]*/) == 0) { fail("bad sample"); next }
+		name = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
+		if (!(name in type)) fail("sample before its TYPE")
+		if (!(name in help)) fail("sample without HELP")
+		series = name
+		if (rest ~ /^\{/) {
+			if (match(rest, /^\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*")(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*")*\}/) == 0) { fail("bad labels"); next }
+			series = name substr(rest, 1, RLENGTH); rest = substr(rest, RLENGTH + 1)
+		}
+		if (rest !~ /^ ([-+]?[0-9.]+([eE][-+]?[0-9]+)?|NaN|[-+]Inf)( [0-9]+)?$/) fail("bad value")
+		if (series in seen) fail("series twice")
+		seen[series] = 1; samples++
+	}
+	END { if (!samples) { print "no samples"; bad = 1 } exit bad }'
+}
+
+run "$CTL" -S "$TMP/none.sock" metrics
+if [ "$status" -eq 0 ] && grep -q '^cpupolicy_up 0$' <<<"$out" &&
+	check_exposition <<<"$out" >"$TMP/why"; then
+	ok "no daemon: cpupolicy_up 0, valid exposition"
+else
+	not_ok "metrics without a daemon" "$out $(cat "$TMP/why")"
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	ok "metrics of a running daemon need root # SKIP"
+	finish
+	exit 0
+fi
+mkdir -p "$TMP/rules" "$TMP/state" "$TMP/sys/devices/system/cpu/cpufreq/policy0"
+echo schedutil >"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
+echo "performance schedutil" >"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_available_governors"
+cp "$BUILD/helpers/worker" "$TMP/holder"
+cat >"$TMP/test.conf" <<C
+[daemon]
+socket = $TMP/ctl.sock
+state_dir = $TMP/state
+[paths]
+sysfs = $TMP/sys
+C
+cat >"$TMP/rules/10.rules" <<C
+rules = ( { name = "holder"; match = { exe = "$TMP/holder"; };
+            power = { governor = "performance"; }; } );
+C
+"$DAEMON" -c "$TMP/test.conf" -r "$TMP/rules" >"$TMP/daemon.log" 2>&1 &
+daemon_pid=$!
+for _ in $(seq 100); do
+	"$CTL" -S "$TMP/ctl.sock" status >/dev/null 2>&1 && break
+	sleep 0.05
+done
+"$TMP/holder" -s 10 &
+holder=$!
+sleep 0.5
+"$CTL" -c "$TMP/test.conf" saturate --seconds 0.5 --threads 1 >/dev/null
+run "$CTL" -c "$TMP/test.conf" metrics
+if [ "$status" -eq 0 ] && check_exposition <<<"$out" >"$TMP/why" &&
+	grep -q '^cpupolicy_up 1$' <<<"$out" &&
+	grep -q '^cpupolicy_matches_total 1$' <<<"$out" &&
+	grep -q '^cpupolicy_power_holds 1$' <<<"$out" &&
+	grep -q "^cpupolicy_power_setting{path=\"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor\",value=\"performance\",original=\"schedutil\"} 1$" <<<"$out" &&
+	grep -q '^cpupolicy_saturate_efficiency [0-9.]*$' <<<"$out"; then
+	ok "a daemon holding a setting: counters, the hold, the setting, the last saturation check"
+else
+	not_ok "metrics of a daemon" "$out $(cat "$TMP/why")"
+fi
+if command -v promtool >/dev/null; then
+	run promtool check metrics <<<"$out"
+	expect_status "promtool" 0 && ok "promtool check metrics accepts it"
+else
+	ok "promtool (Debian's prometheus package is not installed) # SKIP"
+fi
+# The parser must catch what promtool would.
+bad_ok=1
+for bad in 'cpupolicy_x 1' $'# HELP a_total a\n# TYPE a_total counter\na_total one' \
+	$'# HELP b b\n# TYPE b counter\nb 1' $'# HELP c c\n# TYPE c gauge\nc{l="x} 1'; do
+	check_exposition <<<"$bad" >/dev/null && bad_ok=0
+done
+[ "$bad_ok" -eq 1 ] && ok "the parser rejects broken exposition" ||
+	not_ok "parser" "accepted a broken one"
+kill -TERM "$daemon_pid"
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+finish
