@@ -280,8 +280,19 @@ static void saturate_freq(const struct conf *conf, struct saturate_input *in)
 	char a[64], b[64];
 	size_t len;
 
+	char *driver = xasprintf("%s/scaling_driver", base);
+	char name[64] = "";
+
 	if (procinfo_read(gov, in->governor, sizeof(in->governor), &len) == 0)
 		in->governor[strcspn(in->governor, "\n")] = '\0';
+	/* intel_pstate and amd-pstate in active mode know only "powersave"
+	 * and "performance", and powersave is their normal one: EPP says
+	 * more there. */
+	if (procinfo_read(driver, name, sizeof(name), NULL) == 0 &&
+	    (strncmp(name, "intel_pstate", 12) == 0 ||
+	     strncmp(name, "amd-pstate-epp", 14) == 0))
+		in->governor[0] = '\0';
+	free(driver);
 	if (procinfo_read(epp, in->epp, sizeof(in->epp), &len) == 0)
 		in->epp[strcspn(in->epp, "\n")] = '\0';
 	if (procinfo_read(max, a, sizeof(a), NULL) == 0 &&
@@ -780,9 +791,10 @@ static int saturate_compare(struct saturate_env *env,
 		printf("}\n");
 	} else {
 		printf("compare: A as is, B with: %s\n", o->compare);
-		printf("  %u pairs of %.1f s trials, %u threads, work %s, "
+		printf("  %u pairs of %.1f s trials, %u thread%s, work %s, "
 		       "alternating order\n",
-		       o->pairs, o->seconds, o->threads, o->work);
+		       o->pairs, o->seconds, o->threads,
+		       o->threads == 1 ? "" : "s", o->work);
 		printf("  throughput A: %10.3f M units/s\n",
 		       cond[0].rate_sum / cond[0].trials / 1e6);
 		printf("  throughput B: %10.3f M units/s\n",
@@ -863,16 +875,18 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		{0},
 	};
 	struct saturate_opts o = {.work = "tan", .threshold = 0.9, .pairs = 5};
+	bool pairs_set = false;
 	struct saturate_env env = {0};
 	struct diag diag;
 	double v;
 	int c, status;
 
-	while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (saturate_number(optarg, 1, WORK_MAX_THREADS, &v) <
-			    0)
+				    0 ||
+			    v != (unsigned)v)
 				goto usage;
 			o.threads = (unsigned)v;
 			break;
@@ -904,13 +918,16 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 			o.compare = optarg;
 			break;
 		case 'p':
-			if (saturate_number(optarg, 2, 100, &v) < 0)
+			if (saturate_number(optarg, 2, 100, &v) < 0 ||
+			    v != (unsigned)v)
 				goto usage;
 			o.pairs = (unsigned)v;
+			pairs_set = true;
 			break;
 		case 'b':
 			if (saturate_number(optarg, 1, WORK_MAX_THREADS, &v) <
-			    0)
+				    0 ||
+			    v != (unsigned)v)
 				goto usage;
 			o.background = (unsigned)v;
 			break;
@@ -925,12 +942,18 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	if (optind != argc ||
-	    (!o.compare && (o.background || o.probe || o.pairs != 5)))
+	    (!o.compare && (o.background || o.probe || pairs_set)))
 		goto usage;
 	conf_init(&env.conf);
 	diag_init(&diag);
-	conf_load_file(&env.conf, ctl->conf_path, ctl->conf_explicit, &diag);
-	diag_print(&diag, stderr, false);
+	if (conf_load_file(&env.conf, ctl->conf_path, ctl->conf_explicit,
+			   &diag) < 0 ||
+	    diag.errors) {
+		diag_print(&diag, stderr, false);
+		diag_free(&diag);
+		conf_free(&env.conf);
+		return CTL_EXIT_USAGE;
+	}
 	diag_free(&diag);
 	env.have_topo = place_topology_load(&env.topo, NULL, NULL) == 0;
 	if (!o.threads) {

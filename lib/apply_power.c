@@ -249,9 +249,11 @@ static bool apply_power_choice_ok(const char *choices_path, const char *value)
 static void apply_power_not_offered(struct power *pw, const char *path,
 				    const char *value, const char *list)
 {
+	const char *file = strrchr(path, '/');
 	char key[sizeof(pw->refused)];
 
-	snprintf(key, sizeof(key), "%s=%s", path, value);
+	/* By file name: every cpufreq policy would say the same. */
+	snprintf(key, sizeof(key), "%s=%s", file ? file + 1 : path, value);
 	if (strcmp(key, pw->refused) == 0)
 		return;
 	snprintf(pw->refused, sizeof(pw->refused), "%s", key);
@@ -510,9 +512,14 @@ static void apply_power_take(struct power *pw, const char *path,
 	if (apply_power_write(path, value) < 0) {
 		log_warn("%s: cannot set %s", path, value);
 		if (before[0]) {
-			/* Still ours at the value held before. */
+			/* Still ours at the value held before (journaled
+			 * only if it was ever written). */
 			snprintf(k->value, sizeof(k->value), "%s", before);
-			journal_record(&pw->journal, path, e->original, before);
+			if (e)
+				journal_record(&pw->journal, path, e->original,
+					       before);
+			else
+				journal_forget(&pw->journal, path);
 			return;
 		}
 		/* Nothing of ours is there: nothing to restore. */

@@ -137,7 +137,8 @@ bool rules_has_power(const struct rule *rule)
 {
 	const struct rule_power *p = &rule->power;
 
-	return p->parking != RULE_PARKING_UNSET || p->min_online >= 0 ||
+	/* parking = "on" is the default: it asks for nothing. */
+	return p->parking == RULE_PARKING_OFF || p->min_online >= 0 ||
 	       p->idle_latency_us >= 0 || p->governor || p->epp || p->profile ||
 	       p->turbo != RULE_TURBO_UNSET;
 }
