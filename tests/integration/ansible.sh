@@ -19,6 +19,9 @@ daemon_pid=
 cleanup() {
 	[ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
 	[ -n "${holder:-}" ] && kill -KILL "$holder" 2>/dev/null
+	# The role's file is the administrator's, not the package's: purge
+	# keeps it, so the test takes it away itself.
+	rm -f /etc/cpupolicy/rules.d/50-fleet.rules
 	dpkg --purge cpupolicy >/dev/null 2>&1
 	rm -rf "$TMP"
 }
