@@ -290,7 +290,9 @@ static void test_procstat_diff(void **state)
 	assert_true(s[0].busy > 0.99);
 	assert_int_equal(s[1].cpu, 1);
 	assert_true(s[1].busy == 0 && s[1].idle == 1);
+	procstat_free(&a);
 	assert_int_equal(procstat_parse("intr 1\n", &a), -1);
+	procstat_free(&a);
 	procstat_free(&b);
 }
 
