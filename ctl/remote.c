@@ -206,7 +206,7 @@ int remote_metrics_main(struct ctl *ctl, int argc, char **argv)
 	double efficiency, threshold, when;
 	unsigned threads;
 	size_t len;
-	int status;
+	int status = -1;
 
 	if (argc > 1) {
 		bool help = strcmp(argv[1], "--help") == 0 ||
@@ -221,9 +221,8 @@ int remote_metrics_main(struct ctl *ctl, int argc, char **argv)
 		fwrite(text, 1, len, stdout);
 		free(text);
 	} else {
-		if (status == 0)
-			text = NULL;
-		free(text);
+		if (status > 0) /* an answer, but an error one */
+			free(text);
 		printf("# HELP cpupolicy_up Whether cpupolicyd answered.\n"
 		       "# TYPE cpupolicy_up gauge\ncpupolicy_up 0\n");
 	}

@@ -285,13 +285,9 @@ static void saturate_freq(const struct conf *conf, struct saturate_input *in)
 
 	if (procinfo_read(gov, in->governor, sizeof(in->governor), &len) == 0)
 		in->governor[strcspn(in->governor, "\n")] = '\0';
-	/* intel_pstate and amd-pstate in active mode know only "powersave"
-	 * and "performance", and powersave is their normal one: EPP says
-	 * more there. */
-	if (procinfo_read(driver, name, sizeof(name), NULL) == 0 &&
-	    (strncmp(name, "intel_pstate", 12) == 0 ||
-	     strncmp(name, "amd-pstate-epp", 14) == 0))
-		in->governor[0] = '\0';
+	if (procinfo_read(driver, name, sizeof(name), NULL) == 0)
+		snprintf(in->driver, sizeof(in->driver), "%.*s",
+			 (int)strcspn(name, "\n"), name);
 	free(driver);
 	if (procinfo_read(epp, in->epp, sizeof(in->epp), &len) == 0)
 		in->epp[strcspn(in->epp, "\n")] = '\0';
@@ -309,7 +305,7 @@ static void saturate_freq(const struct conf *conf, struct saturate_input *in)
 static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 {
 	char *possible =
-		xasprintf("%s/devices/system/cpu/possible", env->conf.sysfs);
+		xasprintf("%s/devices/system/cpu/present", env->conf.sysfs);
 	char *online =
 		xasprintf("%s/devices/system/cpu/online", env->conf.sysfs);
 

@@ -216,7 +216,13 @@ void saturate_diagnose(const struct saturate_input *in,
 			     steal / in->cpu_count * 100);
 	saturate_competition(in, out);
 	saturate_kinds(in, topo, out);
-	if (strcmp(in->governor, "powersave") == 0 ||
+	/* intel_pstate and amd-pstate in active mode know only "powersave"
+	 * and "performance", and powersave is their normal one: there the
+	 * EPP tells. */
+	bool pstate = strncmp(in->driver, "intel_pstate", 12) == 0 ||
+		      strncmp(in->driver, "amd-pstate-epp", 14) == 0;
+
+	if ((strcmp(in->governor, "powersave") == 0 && !pstate) ||
 	    strcmp(in->epp, "power") == 0 ||
 	    strcmp(in->epp, "balance_power") == 0 || in->max_freq_capped)
 		saturate_add(

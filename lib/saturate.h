@@ -56,6 +56,7 @@ struct saturate_input {
 	size_t competitor_count;
 	int our_nice;
 	char governor[32], epp[32]; /* "" where unreadable */
+	char driver[32];	    /* cpufreq's scaling_driver */
 	bool max_freq_capped;
 	double *thread_cpu_s; /* per worker thread */
 	size_t thread_count;

@@ -51,10 +51,13 @@ bool caps_proc_hidden(const char *procfs)
  * kernel asks for ptrace read access), and with a hidden /proc any look at
  * them. CAP_DAC_OVERRIDE: power settings when the daemon is not root (the
  * sysfs files are root's). */
-size_t caps_needed(const struct rules *rules, bool proc_hidden,
+size_t caps_needed(const struct rules *rules, bool proc_hidden, bool base_power,
 		   cap_value_t *caps, size_t max)
 {
 	size_t count = 0;
+
+	if (base_power && geteuid() != 0)
+		caps_add(caps, &count, max, CAP_DAC_OVERRIDE);
 
 	for (size_t i = 0; i < rules->count; i++) {
 		const struct rule *r = &rules->list[i];

@@ -173,6 +173,16 @@ static int ensure_topology(struct daemon *d, const struct rules *rules)
 	return 0;
 }
 
+/* Whether the config's [power] section holds anything. */
+static bool has_base_power(const struct conf *conf)
+{
+	struct power_want want;
+
+	power_want_init(&want);
+	power_want_add(&want, &conf->base_power, conf->parking_latency_us);
+	return !power_want_empty(&want);
+}
+
 int daemon_reload(struct daemon *d, struct diag *diag)
 {
 	cap_value_t need[8], missing;
@@ -187,8 +197,9 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 			  "stay in force");
 		return -1;
 	}
-	need_count = caps_needed(rules, caps_proc_hidden(d->conf.procfs), need,
-				 ARRAY_SIZE(need));
+	need_count =
+		caps_needed(rules, caps_proc_hidden(d->conf.procfs),
+			    has_base_power(&d->conf), need, ARRAY_SIZE(need));
 	if (!caps_cover(d->caps, d->cap_count, need, need_count, &missing)) {
 		char *name = cap_to_name(missing);
 
@@ -348,7 +359,8 @@ static void setup(struct daemon *d)
 		log_warn("self_realtime: cannot run under SCHED_FIFO; running "
 			 "as a normal process");
 	d->cap_count = caps_needed(d->rules, caps_proc_hidden(d->conf.procfs),
-				   d->caps, ARRAY_SIZE(d->caps));
+				   has_base_power(&d->conf), d->caps,
+				   ARRAY_SIZE(d->caps));
 	if (caps_keep_only(d->caps, d->cap_count) < 0)
 		fatalx("cannot drop capabilities: not running with more "
 		       "privileges than the rules need");

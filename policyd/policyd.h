@@ -95,7 +95,7 @@ void control_client_io(struct daemon *d, struct control_client *c,
 void control_expire(struct daemon *d);
 
 /* caps.c */
-size_t caps_needed(const struct rules *rules, bool proc_hidden,
+size_t caps_needed(const struct rules *rules, bool proc_hidden, bool base_power,
 		   cap_value_t *caps, size_t max);
 bool caps_proc_hidden(const char *procfs);
 int caps_keep_only(const cap_value_t *caps, size_t count);
