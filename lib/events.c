@@ -79,12 +79,33 @@ static bool events_filter_supported(struct events *ev)
 
 	if (events_filter(ev->fd, EVENTS_ALL) < 0)
 		return false;
-	ev->acks = 0;
-	for (int i = 0; i < 10 && !ev->acks; i++) {
+	ev->acks.count = 0;
+	for (int i = 0; i < 10 && !ev->acks.count; i++) {
 		if (poll(&pfd, 1, 20) > 0)
 			events_read(ev, events_note_ack, NULL);
 	}
-	return ev->acks > 0;
+	return ev->acks.count > 0;
+}
+
+/* Before Linux 6.6 subscribing takes CAP_NET_ADMIN, and a refusal comes
+ * back as an acknowledgement with an error, or not at all when nobody
+ * else listens: either way no events would ever come. */
+static int events_subscribe_checked(struct events *ev)
+{
+	struct pollfd pfd = {.fd = ev->fd, .events = POLLIN};
+
+	ev->acks = (struct events_acks){0};
+	if (events_subscribe(ev->fd, PROC_CN_MCAST_LISTEN) < 0)
+		return -1;
+	for (int i = 0; i < 10 && !ev->acks.count; i++) {
+		if (poll(&pfd, 1, 20) > 0)
+			events_read(ev, events_note_ack, NULL);
+	}
+	if (!ev->acks.count || ev->acks.last_error) {
+		errno = ev->acks.last_error ? ev->acks.last_error : EPERM;
+		return -1;
+	}
+	return 0;
 }
 
 /* Process forks and exits only matter while a process is managed: then
@@ -114,7 +135,7 @@ static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
 		ev->filtering =
 			events_filter(fd, EVENTS_ALWAYS | EVENTS_THREADS) == 0;
 	ev->tracking_threads = true;
-	if (!ev->filtering && events_subscribe(fd, PROC_CN_MCAST_LISTEN) < 0) {
+	if (!ev->filtering && events_subscribe_checked(ev) < 0) {
 		int saved = errno;
 
 		close(fd);
@@ -226,7 +247,7 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 /* One datagram: netlink messages, each a connector message holding one
  * proc event. Anything short or malformed is skipped, never trusted. */
 int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
-		 unsigned *acks)
+		 struct events_acks *acks)
 {
 	const struct nlmsghdr *nl = buf;
 	int count = 0;
@@ -249,8 +270,10 @@ int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
 			 * alignment. */
 			memcpy(&pe, cn->data,
 			       cn->len < sizeof(pe) ? cn->len : sizeof(pe));
-			if (pe.what == PROC_EVENT_NONE)
-				*acks += 1;
+			if (pe.what == PROC_EVENT_NONE) {
+				acks->count++;
+				acks->last_error = (int)pe.event_data.ack.err;
+			}
 			events_emit(&pe, fn, ctx);
 			count++;
 		}

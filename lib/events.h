@@ -27,7 +27,10 @@ struct events {
 	int fd;
 	bool filtering;	       /* the kernel filters events for us */
 	bool tracking_threads; /* forks and exits are subscribed */
-	unsigned acks;
+	struct events_acks {
+		unsigned count;
+		int last_error; /* the kernel's answer to a subscription */
+	} acks;
 	unsigned long long received, overflows;
 };
 
@@ -37,7 +40,7 @@ int events_adopt(struct events *ev, int fd, unsigned buffer_kb);
 void events_close(struct events *ev);
 int events_read(struct events *ev, events_fn fn, void *ctx);
 int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
-		 unsigned *acks);
+		 struct events_acks *acks);
 int events_track_threads(struct events *ev, bool on);
 
 #endif

@@ -345,8 +345,15 @@ static void setup(struct daemon *d)
 		     ? events_adopt(&d->events, d->netlink_fd,
 				    d->conf.event_buffer_kb)
 		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
-		log_warn("no process events from the kernel (proc connector); "
-			 "polling /proc every second instead");
+		if (errno == EPERM)
+			log_warnx("no process events from the kernel: before "
+				  "Linux 6.6 subscribing takes CAP_NET_ADMIN "
+				  "(see cpupolicyd(8)); polling /proc every "
+				  "second instead");
+		else
+			log_warn("no process events from the kernel (proc "
+				 "connector); polling /proc every second "
+				 "instead");
 		d->polling = true;
 		d->manage.options.polling = true;
 	} else {

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Netlink buffers are 4-byte aligned, as the kernel delivers them. */
 	uint32_t *buf = malloc(size + 4);
-	unsigned acks = 0;
+	struct events_acks acks = {0};
 
 	memcpy(buf, data, size);
 	events_parse(buf, size, fuzz_event, NULL, &acks);
