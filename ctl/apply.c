@@ -36,8 +36,7 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 	struct rules rules;
 	struct conf conf;
 	struct diag diag;
-	char *socket;
-	int c, fd, status;
+	int c, status;
 
 	while ((c = getopt_long(argc, argv, "nh", options, NULL)) != -1) {
 		switch (c) {
@@ -52,28 +51,11 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 			return CTL_EXIT_USAGE;
 		}
 	}
-	socket = remote_socket_path(ctl);
-	fd = remote_connect(socket);
-	/* Only "nobody listens there" means there is no daemon. */
-	if (fd < 0 && errno != ENOENT && errno != ECONNREFUSED) {
-		fprintf(stderr,
-			"cpupolicyctl: cannot tell whether cpupolicyd runs "
-			"(%s: %s)\n",
-			socket, strerror(errno));
-		free(socket);
-		return CTL_EXIT_USAGE;
-	}
-	if (fd >= 0) {
-		close(fd);
-		fprintf(stderr,
-			"cpupolicyctl: cpupolicyd is running (it answers on "
-			"%s) and applies the rules itself; use "
-			"'cpupolicyctl reload' after changing them\n",
-			socket);
-		free(socket);
-		return CTL_EXIT_FAIL;
-	}
-	free(socket);
+	status = remote_refuse_if_running(
+		ctl, "and applies the rules itself; use 'cpupolicyctl reload' "
+		     "after changing them");
+	if (status != CTL_EXIT_OK)
+		return status;
 	conf_init(&conf);
 	rules_init(&rules);
 	diag_init(&diag);

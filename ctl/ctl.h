@@ -36,6 +36,7 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 		bool loud, int *status, char **text, size_t *text_len);
 char *remote_socket_path(const struct ctl *ctl);
 int remote_connect(const char *path);
+int remote_refuse_if_running(const struct ctl *ctl, const char *why);
 int remote_status_main(struct ctl *ctl, int argc, char **argv);
 int remote_explain_main(struct ctl *ctl, int argc, char **argv);
 int remote_reload_main(struct ctl *ctl, int argc, char **argv);

@@ -117,6 +117,32 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 	return 0;
 }
 
+/* For what must not run beside a daemon. Only "nobody listens there"
+ * (no socket file, or nobody behind it) means there is no daemon; any other
+ * failure to connect is an error, not a green light. */
+int remote_refuse_if_running(const struct ctl *ctl, const char *why)
+{
+	char *socket = remote_socket_path(ctl);
+	int fd = remote_connect(socket), status = CTL_EXIT_OK;
+
+	if (fd >= 0) {
+		close(fd);
+		fprintf(stderr,
+			"cpupolicyctl: cpupolicyd is running (it answers on "
+			"%s): %s\n",
+			socket, why);
+		status = CTL_EXIT_FAIL;
+	} else if (errno != ENOENT && errno != ECONNREFUSED) {
+		fprintf(stderr,
+			"cpupolicyctl: cannot tell whether cpupolicyd runs "
+			"(%s: %s)\n",
+			socket, strerror(errno));
+		status = CTL_EXIT_USAGE;
+	}
+	free(socket);
+	return status;
+}
+
 static int remote_request(const struct ctl *ctl,
 			  const struct proto_request *req)
 {

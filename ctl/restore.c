@@ -18,8 +18,7 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 {
 	struct conf conf;
 	struct diag diag;
-	char *socket;
-	int fd, restored;
+	int status, restored;
 
 	bool force = argc == 2 && strcmp(argv[1], "--force") == 0;
 
@@ -38,28 +37,10 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 	}
 	if (force)
 		goto restore;
-	socket = remote_socket_path(ctl);
-	fd = remote_connect(socket);
-	/* Only "nobody listens there" means there is no daemon. */
-	if (fd < 0 && errno != ENOENT && errno != ECONNREFUSED) {
-		fprintf(stderr,
-			"cpupolicyctl: cannot tell whether cpupolicyd runs "
-			"(%s: %s)\n",
-			socket, strerror(errno));
-		free(socket);
-		return CTL_EXIT_USAGE;
-	}
-	if (fd >= 0) {
-		close(fd);
-		fprintf(stderr,
-			"cpupolicyctl: cpupolicyd is running (it answers on "
-			"%s): it holds these settings and restores them when "
-			"it stops\n",
-			socket);
-		free(socket);
-		return CTL_EXIT_FAIL;
-	}
-	free(socket);
+	status = remote_refuse_if_running(
+		ctl, "it holds these settings and restores them when it stops");
+	if (status != CTL_EXIT_OK)
+		return status;
 restore:
 	conf_init(&conf);
 	diag_init(&diag);

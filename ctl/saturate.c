@@ -82,18 +82,6 @@ static void saturate_usage(FILE *out)
 		"usage errors\n");
 }
 
-static int saturate_cpulist_file(const char *path, hwloc_bitmap_t set)
-{
-	char text[4096];
-	size_t len;
-
-	if (procinfo_read(path, text, sizeof(text), &len) < 0)
-		return -1;
-	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
-		text[--len] = '\0';
-	return hwloc_bitmap_list_sscanf(set, text);
-}
-
 /* The tightest cpu quota on the way from the cgroup up to the root. */
 static double saturate_quota_at(const char *sysfs, const char *mount,
 				char *path, bool v2)
@@ -313,9 +301,9 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 	in->online = hwloc_bitmap_alloc();
 	in->affinity = hwloc_bitmap_alloc();
 	in->cpuset = hwloc_bitmap_alloc();
-	if (saturate_cpulist_file(possible, in->possible) < 0)
+	if (apply_place_read_list(possible, in->possible) < 0)
 		hwloc_bitmap_copy(in->possible, env->topo.all);
-	if (saturate_cpulist_file(online, in->online) < 0)
+	if (apply_place_read_list(online, in->online) < 0)
 		hwloc_bitmap_copy(in->online, in->possible);
 	if (apply_place_read(0, in->affinity) < 0) {
 		hwloc_bitmap_free(in->affinity);
@@ -957,7 +945,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		char *path = xasprintf("%s/devices/system/cpu/online",
 				       env.conf.sysfs);
 
-		o.threads = saturate_cpulist_file(path, online) == 0
+		o.threads = apply_place_read_list(path, online) == 0
 				    ? (unsigned)hwloc_bitmap_weight(online)
 				    : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 		if (o.threads > WORK_MAX_THREADS)

@@ -42,7 +42,8 @@ int apply_place_write(pid_t tid, hwloc_const_bitmap_t set)
 	return status;
 }
 
-static int apply_place_list_file(const char *path, hwloc_bitmap_t set)
+/* A file holding a CPU list ("0-3,8"), as sysfs and cgroups write them. */
+int apply_place_read_list(const char *path, hwloc_bitmap_t set)
 {
 	char text[4096];
 	size_t len;
@@ -80,7 +81,7 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 		cpuset[0] = '\0';
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
 		snprintf(path, sizeof(path), files[i], sysfs, cpuset);
-		if (apply_place_list_file(path, set) == 0)
+		if (apply_place_read_list(path, set) == 0)
 			return 0;
 	}
 	errno = ENOENT;

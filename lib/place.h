@@ -48,6 +48,7 @@ void place_format(hwloc_const_bitmap_t set, char *buf, size_t size);
 /* apply_place.c */
 int apply_place_read(pid_t tid, hwloc_bitmap_t set);
 int apply_place_write(pid_t tid, hwloc_const_bitmap_t set);
+int apply_place_read_list(const char *path, hwloc_bitmap_t set);
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set);
 
