@@ -194,6 +194,17 @@ struct rules_id_entry {
 	char key[]; /* "u:name" or "g:name" */
 };
 
+/* The maps of the checks across files (names, exes taken, users), kept
+ * while files are being added. */
+static void rules_free_checks(struct rules *rules)
+{
+	for (size_t i = 0; i < rules->ids.capacity; i++)
+		free(rules->ids.slots[i].value);
+	strmap_free(&rules->by_name);
+	strmap_free(&rules->exe_catchall);
+	strmap_free(&rules->ids);
+}
+
 void rules_free(struct rules *rules)
 {
 	for (size_t i = 0; i < rules->count; i++)
@@ -202,11 +213,7 @@ void rules_free(struct rules *rules)
 	for (size_t i = 0; i < rules->file_count; i++)
 		free(rules->files[i]);
 	free(rules->files);
-	for (size_t i = 0; i < rules->ids.capacity; i++)
-		free(rules->ids.slots[i].value);
-	strmap_free(&rules->by_name);
-	strmap_free(&rules->exe_catchall);
-	strmap_free(&rules->ids);
+	rules_free_checks(rules);
 	rules_init(rules);
 }
 
@@ -481,12 +488,14 @@ int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 		free(e.list[i].path);
 	}
 	free(e.list);
-	/* A daemon keeps the set for long: no spare capacity. */
+	/* A daemon keeps the set for long: no spare capacity, and none of
+	 * the maps only the checks across files needed. */
 	if (rules->count && rules->count < rules->capacity) {
 		rules->list = xreallocarray(rules->list, rules->count,
 					    sizeof(*rules->list));
 		rules->capacity = rules->count;
 	}
+	rules_free_checks(rules);
 	return status;
 }
 
