@@ -1,0 +1,139 @@
+/* The control protocol: requests any local client may send, responses,
+ * and JSON strings of text anyone chose. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "proto.h"
+
+struct request_case {
+	const char *name;
+	const char *text;
+	int status;
+	enum proto_verb verb;
+	bool json;
+	pid_t pid;
+	const char *why;
+};
+
+static const struct request_case request_cases[] = {
+	{"status", "status\n", 0, PROTO_VERB_STATUS, false, 0, NULL},
+	{"status json", "status json\n", 0, PROTO_VERB_STATUS, true, 0, NULL},
+	{"explain", "explain 42\n", 0, PROTO_VERB_EXPLAIN, false, 42, NULL},
+	{"explain json", "explain 42 json", 0, PROTO_VERB_EXPLAIN, true, 42,
+	 NULL},
+	{"reload", "reload\n", 0, PROTO_VERB_RELOAD, false, 0, NULL},
+	{"metrics", "metrics\n", 0, PROTO_VERB_METRICS, false, 0, NULL},
+	{"empty", "\n", -1, 0, false, 0, "malformed request"},
+	{"unknown verb", "shutdown\n", -1, 0, false, 0,
+	 "unknown request 'shutdown'"},
+	{"explain without pid", "explain\n", -1, 0, false, 0,
+	 "explain needs a pid"},
+	{"explain negative pid", "explain -1\n", -1, 0, false, 0,
+	 "unexpected '-1'"},
+	{"explain huge pid", "explain 99999999999\n", -1, 0, false, 0,
+	 "unexpected"},
+	{"json on reload", "reload json\n", -1, 0, false, 0,
+	 "unexpected 'json' in reload"},
+	{"too many words", "status json json json json\n", -1, 0, false, 0,
+	 "too many words"},
+	{"nul inside", "stat\0us\n", -1, 0, false, 0, "malformed"},
+};
+
+static void test_request_case(void **state)
+{
+	const struct request_case *c = *state;
+	struct proto_request req;
+	char why[128] = "";
+	size_t len = strlen(c->text);
+	int status;
+
+	if (strcmp(c->name, "nul inside") == 0)
+		len = 8;
+	status = proto_parse_request(c->text, len, &req, why, sizeof(why));
+	assert_int_equal(status, c->status);
+	if (c->status < 0) {
+		assert_non_null(strstr(why, c->why));
+		return;
+	}
+	assert_int_equal(req.verb, c->verb);
+	assert_int_equal(req.json, c->json);
+	assert_int_equal(req.pid, c->pid);
+}
+
+static void test_round_trip(void **state)
+{
+	struct proto_request req = {.verb = PROTO_VERB_EXPLAIN,
+				    .pid = 7,
+				    .json = true},
+			     back;
+	char line[PROTO_MAX_REQUEST], why[64];
+
+	(void)state;
+	assert_true(proto_format_request(&req, line, sizeof(line)) > 0);
+	assert_string_equal(line, "explain 7 json\n");
+	assert_int_equal(proto_parse_request(line, strlen(line), &back, why,
+					     sizeof(why)),
+			 0);
+	assert_memory_equal(&req, &back, sizeof(req));
+}
+
+static void test_response(void **state)
+{
+	size_t body;
+	int status;
+
+	(void)state;
+	assert_int_equal(proto_parse_response("0\nhello", 7, &status, &body),
+			 0);
+	assert_int_equal(status, 0);
+	assert_int_equal(body, 2);
+	assert_int_equal(proto_parse_response("1\n", 2, &status, &body), 0);
+	assert_int_equal(status, 1);
+	assert_int_equal(proto_parse_response("x\n", 2, &status, &body), -1);
+	assert_int_equal(proto_parse_response("256\n", 4, &status, &body), -1);
+	assert_int_equal(proto_parse_response("0", 1, &status, &body), -1);
+}
+
+static void test_json_string(void **state)
+{
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	proto_json_string(f, "a\"b\\c\n\x01 caf\xc3\xa9 \xff x\xe2\x82 "
+			     "\xf0\x9f\x98\x80 \xed\xa0\x80");
+	fclose(f);
+	assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001 caf\xc3\xa9 \\u00ff "
+				 "x\\u00e2\\u0082 \xf0\x9f\x98\x80 "
+				 "\\u00ed\\u00a0\\u0080\"");
+	free(out);
+}
+
+int main(void)
+{
+	size_t n = sizeof(request_cases) / sizeof(*request_cases);
+	struct CMUnitTest *tests = calloc(n + 3, sizeof(*tests));
+	size_t count = 0;
+	int failed;
+
+	for (size_t i = 0; i < n; i++) {
+		tests[count].name = request_cases[i].name;
+		tests[count].test_func = test_request_case;
+		tests[count].initial_state = (void *)&request_cases[i];
+		count++;
+	}
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_round_trip);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_response);
+	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_json_string);
+	failed = _cmocka_run_group_tests("proto", tests, count, NULL, NULL);
+	free(tests);
+	return failed;
+}
