@@ -118,7 +118,7 @@ static void saturate_limits(const struct saturate_input *in,
 			     "AllowedCPUs= for a systemd unit); a rule cannot "
 			     "leave its cpuset",
 			     "the cpuset of cgroup %s allows only CPUs %s",
-			     in->cgroup[0] ? in->cgroup : "/", a);
+			     in->cpuset_cgroup[0] ? in->cpuset_cgroup : "/", a);
 	}
 	if (in->quota_cpus >= 0 &&
 	    in->quota_cpus < (double)in->threads - 0.05 &&

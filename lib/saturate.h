@@ -50,8 +50,9 @@ struct saturate_input {
 	struct procstat_share *cpus;	/* per-CPU time during the run */
 	size_t cpu_count;
 	hwloc_bitmap_t possible, online, affinity, cpuset;
-	char cgroup[256];  /* where the quota and cpuset come from */
-	double quota_cpus; /* -1: no quota */
+	char cgroup[256];	 /* where the quota comes from */
+	char cpuset_cgroup[256]; /* and the cpuset */
+	double quota_cpus;	 /* -1: no quota */
 	struct saturate_competitor *competitors;
 	size_t competitor_count;
 	int our_nice;
