@@ -289,6 +289,18 @@ static void saturate_freq(const struct conf *conf, struct saturate_input *in)
 	free(hw);
 }
 
+static void saturate_cpuset_cgroup(const struct conf *conf,
+				   struct saturate_input *in)
+{
+	char *path = xasprintf("%s/self/cpuset", conf->procfs);
+	size_t len;
+
+	if (procinfo_read(path, in->cpuset_cgroup, sizeof(in->cpuset_cgroup),
+			  &len) == 0)
+		in->cpuset_cgroup[strcspn(in->cpuset_cgroup, "\n")] = '\0';
+	free(path);
+}
+
 /* What limits this process (and the workers it starts) on this machine. */
 static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 {
@@ -316,6 +328,7 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 	}
 	in->quota_cpus =
 		saturate_quota(&env->conf, in->cgroup, sizeof(in->cgroup));
+	saturate_cpuset_cgroup(&env->conf, in);
 	saturate_freq(&env->conf, in);
 	free(possible);
 	free(online);

@@ -190,6 +190,7 @@ static void test_limits(void **state)
 	r.in.cpuset = hwloc_bitmap_dup(r.in.online);
 	hwloc_bitmap_clr_range(r.in.cpuset, 40, 78);
 	snprintf(r.in.cgroup, sizeof(r.in.cgroup), "/batch");
+	snprintf(r.in.cpuset_cgroup, sizeof(r.in.cpuset_cgroup), "/pinned");
 	r.in.quota_cpus = 8;
 	saturate_diagnose(&r.in, &r.topo, &r.findings);
 	assert_true(has_finding(&r, SATURATE_KIND_OFFLINE));
@@ -200,6 +201,9 @@ static void test_limits(void **state)
 			       "CPUs 79 are offline (parked): 79 of 80"));
 	assert_non_null(strstr(r.findings.list[1].evidence,
 			       "may run only on CPUs 0-63 (64 of 79 online)"));
+	assert_non_null(strstr(r.findings.list[2].evidence,
+			       "the cpuset of cgroup /pinned allows only CPUs "
+			       "0-39"));
 	assert_non_null(strstr(r.findings.list[3].evidence,
 			       "cgroup /batch limits CPU time to 8.00 CPUs for "
 			       "80 threads"));
