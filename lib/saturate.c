@@ -21,6 +21,7 @@ static const char *const saturate_kind_names[] = {
 	[SATURATE_KIND_PRIORITY] = "priority",
 	[SATURATE_KIND_CORE_KINDS] = "core-kinds",
 	[SATURATE_KIND_FREQUENCY] = "frequency",
+	[SATURATE_KIND_OVERSUBSCRIBED] = "more-threads-than-cpus",
 	[SATURATE_KIND_UNEXPLAINED] = "unexplained",
 };
 
@@ -235,6 +236,18 @@ void saturate_diagnose(const struct saturate_input *in,
 			in->max_freq_capped ? ", scaling_max_freq below "
 					      "the CPU's maximum"
 					    : "");
+	/* More threads than CPUs cannot all run at once: the efficiency
+	 * has the ratio as its ceiling, whatever else is true. */
+	if (in->threads > (unsigned)hwloc_bitmap_weight(in->online))
+		saturate_add(out, SATURATE_KIND_OVERSUBSCRIBED,
+			     "run with --threads at most the online CPUs (the "
+			     "default), or read the efficiency against that "
+			     "ceiling",
+			     "%u threads for %d online CPUs: at most %.0f %% "
+			     "efficiency is possible",
+			     in->threads, hwloc_bitmap_weight(in->online),
+			     100.0 * hwloc_bitmap_weight(in->online) /
+				     in->threads);
 	if (!out->count && saturate_efficiency(in) < in->threshold)
 		saturate_add(out, SATURATE_KIND_UNEXPLAINED,
 			     "try --work int (no memory traffic), or fewer "

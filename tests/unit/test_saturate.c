@@ -251,6 +251,23 @@ static void test_frequency_and_unexplained(void **state)
 	run_free(&r);
 }
 
+static void test_oversubscribed(void **state)
+{
+	unsigned busy[2] = {1000, 1000};
+	struct run r;
+
+	(void)state;
+	run_on(&r, NULL, 2, busy, NULL);
+	saturate_findings_free(&r.findings);
+	r.in.threads = 3;
+	saturate_diagnose(&r.in, NULL, &r.findings);
+	assert_true(has_finding(&r, SATURATE_KIND_OVERSUBSCRIBED));
+	assert_false(has_finding(&r, SATURATE_KIND_UNEXPLAINED));
+	assert_non_null(strstr(r.findings.list[0].evidence,
+			       "3 threads for 2 online CPUs: at most 67 %"));
+	run_free(&r);
+}
+
 static void test_json(void **state)
 {
 	unsigned busy[20] = {0};
@@ -310,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_competition_and_priority),
 		cmocka_unit_test(test_frequency_and_unexplained),
+		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_procstat_diff),
 	};
