@@ -81,7 +81,9 @@ static void test_round_trip(void **state)
 	assert_int_equal(proto_parse_request(line, strlen(line), &back, why,
 					     sizeof(why)),
 			 0);
-	assert_memory_equal(&req, &back, sizeof(req));
+	assert_int_equal(back.verb, req.verb);
+	assert_int_equal(back.pid, req.pid);
+	assert_true(back.json);
 }
 
 static void test_response(void **state)
