@@ -632,13 +632,15 @@ int apply_power_restore_all(struct power *pw)
 		struct journal_entry *e = journal_find(&pw->journal, paths[i]);
 		char now[JOURNAL_VALUE_MAX];
 		bool keep = false;
+		int unread = apply_power_read(paths[i], now, sizeof(now)) < 0
+				     ? errno
+				     : 0;
 
-		if (apply_power_read(paths[i], now, sizeof(now)) < 0 &&
-		    errno == ENOENT) {
+		if (unread == ENOENT) {
 			/* A CPU that is gone cannot be restored, ever. */
 			log_warn("%s: gone; cannot restore %s", paths[i],
 				 e->original);
-		} else if (apply_power_read(paths[i], now, sizeof(now)) < 0) {
+		} else if (unread) {
 			log_warn("%s: cannot read; %s stays in the journal",
 				 paths[i], e->original);
 			keep = true;

@@ -81,6 +81,14 @@ void power_want_add(struct power_want *want, const struct rule_power *rule,
 		want->turbo = rule->turbo ? rule->turbo : want->turbo;
 }
 
+/* What one rule's (or the config's) power section asks for alone. */
+void power_want_of(struct power_want *want, const struct rule_power *rule,
+		   long parking_latency_us)
+{
+	power_want_init(want);
+	power_want_add(want, rule, parking_latency_us);
+}
+
 bool power_want_empty(const struct power_want *want)
 {
 	return !want->all_online && want->min_online < 0 &&

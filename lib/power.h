@@ -55,6 +55,8 @@ enum power_owner {
 void power_want_init(struct power_want *want);
 void power_want_add(struct power_want *want, const struct rule_power *rule,
 		    long parking_latency_us);
+void power_want_of(struct power_want *want, const struct rule_power *rule,
+		   long parking_latency_us);
 bool power_want_empty(const struct power_want *want);
 void power_want_describe(const struct power_want *want, char *buf, size_t size);
 

@@ -178,8 +178,7 @@ static bool has_base_power(const struct conf *conf)
 {
 	struct power_want want;
 
-	power_want_init(&want);
-	power_want_add(&want, &conf->base_power, conf->parking_latency_us);
+	power_want_of(&want, &conf->base_power, conf->parking_latency_us);
 	return !power_want_empty(&want);
 }
 

@@ -13,8 +13,7 @@ void hold_apply(struct daemon *d)
 {
 	struct power_want want;
 
-	power_want_init(&want);
-	power_want_add(&want, &d->conf.base_power, d->conf.parking_latency_us);
+	power_want_of(&want, &d->conf.base_power, d->conf.parking_latency_us);
 	for (size_t i = 0; i < d->hold_count; i++)
 		power_want_add(&want, &d->holds[i].power,
 			       d->conf.parking_latency_us);
@@ -46,9 +45,8 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on)
 
 	/* parking = "on" alone asks for nothing: no hold. */
 	if (on) {
-		power_want_init(&want);
-		power_want_add(&want, &p->rule->power,
-			       d->conf.parking_latency_us);
+		power_want_of(&want, &p->rule->power,
+			      d->conf.parking_latency_us);
 		on = !power_want_empty(&want);
 	}
 	if (!on && !h)

@@ -53,8 +53,7 @@ static void report_power(struct daemon *d, bool json, FILE *out)
 	struct power_want base;
 	char what[256];
 
-	power_want_init(&base);
-	power_want_add(&base, &d->conf.base_power, d->conf.parking_latency_us);
+	power_want_of(&base, &d->conf.base_power, d->conf.parking_latency_us);
 	if (json)
 		fprintf(out, ",\"holds\":[");
 	else
@@ -67,9 +66,8 @@ static void report_power(struct daemon *d, bool json, FILE *out)
 			i < d->hold_count ? d->holds[i].rule : "(config)";
 
 		if (i < d->hold_count) {
-			power_want_init(&want);
-			power_want_add(&want, &d->holds[i].power,
-				       d->conf.parking_latency_us);
+			power_want_of(&want, &d->holds[i].power,
+				      d->conf.parking_latency_us);
 		} else if (power_want_empty(&base)) {
 			break;
 		} else {
@@ -368,8 +366,7 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 	if (hold) {
 		struct power_want want;
 
-		power_want_init(&want);
-		power_want_add(&want, &hold->power, d->conf.parking_latency_us);
+		power_want_of(&want, &hold->power, d->conf.parking_latency_us);
 		power_want_describe(&want, held, sizeof(held));
 	}
 	procinfo_threads(d->conf.procfs, pid, &tids, &count);
