@@ -4,6 +4,8 @@
 #   make          build build/cpupolicyd and build/cpupolicyctl
 #   make test     deps, build, then unit, integration and fuzz tests
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
+#   make test-systemd the .deb's units under systemd, in a Debian 12
+#                 container booted with systemd-nspawn (root)
 #   make run      check the tree's rules, then run the daemon on them (root)
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
 #   make bench    the benchmarks whose figures are in README.md
@@ -42,11 +44,13 @@ endif
 # the sockets of socket activation (sd_listen_fds). The package tests:
 # debhelper and dpkg-dev build the .deb, lintian checks it, man-db renders
 # the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
-# scores the unit's hardening, ansible-core runs the fleet role.
+# scores the unit's hardening, ansible-core runs the fleet role;
+# systemd-container (systemd-nspawn) boots the container test-systemd
+# runs the units in, debootstrap makes that container's Debian 12 root.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
 	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
-	systemd ansible-core
+	systemd ansible-core systemd-container debootstrap
 
 PKGS := libconfig inih libcap hwloc libsystemd
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -79,8 +83,8 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
-.PHONY: all deps test test-run run fuzz bench format format-check clean \
-	install deb rpm
+.PHONY: all deps test test-run test-systemd run fuzz bench format \
+	format-check clean install deb rpm
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
 
@@ -151,6 +155,11 @@ test: deps
 
 test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) tests/run-tests.sh
+
+# The package as a machine runs it: the .deb of the committed tree in a
+# Debian 12 container under its own systemd (tests/systemd/run.sh; root).
+test-systemd: deps
+	@tests/systemd/run.sh
 
 # The daemon in the foreground on the tree's config and rules, one log line
 # per decision; Ctrl-C stops it.
