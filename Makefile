@@ -120,11 +120,14 @@ $(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIBCP)
+# Every unit test links the one main helper, tests/unit/unit.c.
+UNIT_MAIN := $(BUILD)/tests/unit/unit.o
+.SECONDARY: $(UNIT_MAIN)
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
-		$(shell pkg-config --cflags cmocka) -o $@ $< $(LIBCP) \
+		$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_MAIN) $(LIBCP) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
@@ -236,4 +239,5 @@ rpm:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d) \
+	$(UNIT_BIN:=.d) $(UNIT_MAIN:.o=.d)

@@ -8,7 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/capability.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/cn_proc.h>
@@ -338,4 +342,78 @@ int events_read(struct events *ev, events_fn fn, void *ctx)
 		if (n < BATCH)
 			return lost;
 	}
+}
+
+/* The inode numbers of the initial namespaces are fixed by the kernel
+ * (PROC_PID_INIT_INO, PROC_USER_INIT_INO in include/linux/proc_ns.h). An
+ * unreadable link counts as initial: then another reason is named. */
+static bool events_initial_ns(const char *link, ino_t initial)
+{
+	struct stat st;
+
+	return stat(link, &st) < 0 || st.st_ino == initial;
+}
+
+static bool events_cap_net_admin(void)
+{
+	cap_t caps = cap_get_proc();
+	cap_flag_value_t value = CAP_CLEAR;
+
+	if (caps) {
+		cap_get_flag(caps, CAP_NET_ADMIN, CAP_EFFECTIVE, &value);
+		cap_free(caps);
+	}
+	return value == CAP_SET;
+}
+
+/* The facts behind a refusal, read right after it (error: its errno). */
+void events_env_read(struct events_env *env, int error)
+{
+	struct utsname u;
+
+	*env = (struct events_env){.error = error};
+	if (uname(&u) == 0)
+		sscanf(u.release, "%d.%d", &env->kernel_major,
+		       &env->kernel_minor);
+	env->cap_net_admin = events_cap_net_admin();
+	env->initial_pid_ns =
+		events_initial_ns("/proc/self/ns/pid", 0xEFFFFFFCu);
+	env->initial_user_ns =
+		events_initial_ns("/proc/self/ns/user", 0xEFFFFFFDu);
+}
+
+/* Why the kernel sends no process events, and what would make it: the
+ * proc connector lives only in the initial network namespace; it ignores
+ * a subscription from any PID or user namespace but the initial ones,
+ * whatever the kernel's version; before Linux 6.6 it also wants
+ * CAP_NET_ADMIN. */
+void events_refusal(const struct events_env *env, char *buf, size_t size)
+{
+	bool before_6_6 = env->kernel_major < 6 ||
+			  (env->kernel_major == 6 && env->kernel_minor < 6);
+
+	if (env->error == EPROTONOSUPPORT)
+		snprintf(buf, size,
+			 "the proc connector exists only in the initial "
+			 "network namespace, and cpupolicyd runs in another "
+			 "one: start it in the initial one, or pass it a proc "
+			 "connector socket opened there (cpupolicyd.socket's "
+			 "ListenNetlink=connector 1)");
+	else if (!env->initial_pid_ns || !env->initial_user_ns)
+		snprintf(buf, size,
+			 "the kernel sends process events only to the initial "
+			 "PID and user namespaces, and cpupolicyd runs in a "
+			 "%s namespace of its own (a container?): run it on "
+			 "the host, or in the host's PID and user namespaces",
+			 !env->initial_pid_ns ? "PID" : "user");
+	else if (env->error == EPERM && before_6_6 && !env->cap_net_admin)
+		snprintf(buf, size,
+			 "Linux %d.%d lets only a process with CAP_NET_ADMIN "
+			 "subscribe to process events (6.6 and later let any "
+			 "process): give cpupolicyd CAP_NET_ADMIN (see "
+			 "cpupolicyd(8))",
+			 env->kernel_major, env->kernel_minor);
+	else
+		snprintf(buf, size, "the proc connector refused: %s",
+			 strerror(env->error));
 }

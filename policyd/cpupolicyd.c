@@ -344,15 +344,14 @@ static void setup(struct daemon *d)
 		     ? events_adopt(&d->events, d->netlink_fd,
 				    d->conf.event_buffer_kb)
 		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
-		if (errno == EPERM)
-			log_warnx("no process events from the kernel: before "
-				  "Linux 6.6 subscribing takes CAP_NET_ADMIN "
-				  "(see cpupolicyd(8)); polling /proc every "
-				  "second instead");
-		else
-			log_warn("no process events from the kernel (proc "
-				 "connector); polling /proc every second "
-				 "instead");
+		struct events_env env;
+		char why[512];
+
+		events_env_read(&env, errno);
+		events_refusal(&env, why, sizeof(why));
+		log_warnx("no process events from the kernel: %s; polling "
+			  "/proc every second instead",
+			  why);
 		d->polling = true;
 		d->manage.options.polling = true;
 	} else {

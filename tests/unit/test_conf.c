@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "conf.h"
 
 struct conf_case {
@@ -243,24 +245,14 @@ static void test_missing_file(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(conf_cases) / sizeof(*conf_cases);
-	struct CMUnitTest *tests = calloc(n + 5, sizeof(*tests));
-	size_t count = 0;
-	int failed;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_bad_value_keeps_default),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_power_values),
+	};
 
-	for (size_t i = 0; i < n; i++) {
-		tests[count].name = conf_cases[i].name;
-		tests[count].test_func = test_conf_case;
-		tests[count].initial_state = (void *)&conf_cases[i];
-		count++;
-	}
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_defaults);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_values);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(
-		test_bad_value_keeps_default);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_missing_file);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_power_values);
-	failed = _cmocka_run_group_tests("conf", tests, count, NULL, NULL);
-	free(tests);
-	return failed;
+	return unit_run("conf", UNIT_TABLE(conf_cases, test_conf_case),
+			UNIT_TESTS(tests), NULL, NULL);
 }

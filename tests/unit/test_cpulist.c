@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "cpulist.h"
 
 struct cpulist_case {
@@ -56,16 +58,6 @@ static void test_cpulist_case(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(cpulist_cases) / sizeof(*cpulist_cases);
-	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
-	int failed;
-
-	for (size_t i = 0; i < n; i++) {
-		tests[i].name = cpulist_cases[i].name;
-		tests[i].test_func = test_cpulist_case;
-		tests[i].initial_state = (void *)&cpulist_cases[i];
-	}
-	failed = _cmocka_run_group_tests("cpulist", tests, n, NULL, NULL);
-	free(tests);
-	return failed;
+	return unit_run("cpulist", UNIT_TABLE(cpulist_cases, test_cpulist_case),
+			NULL, 0, NULL, NULL);
 }

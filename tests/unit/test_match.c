@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "match.h"
 
 static const char rules_text[] =
@@ -248,22 +250,12 @@ static void test_large_index(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(match_cases) / sizeof(*match_cases);
-	struct CMUnitTest *tests = calloc(n + 3, sizeof(*tests));
-	size_t count = 0;
-	int failed;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_index_shape),
+		cmocka_unit_test(test_explanation),
+		cmocka_unit_test(test_large_index),
+	};
 
-	for (size_t i = 0; i < n; i++) {
-		tests[count].name = match_cases[i].name;
-		tests[count].test_func = test_match_case;
-		tests[count].initial_state = (void *)&match_cases[i];
-		count++;
-	}
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_index_shape);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_explanation);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_large_index);
-	failed =
-		_cmocka_run_group_tests("match", tests, count, setup, teardown);
-	free(tests);
-	return failed;
+	return unit_run("match", UNIT_TABLE(match_cases, test_match_case),
+			UNIT_TESTS(tests), setup, teardown);
 }

@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "pattern.h"
 
 struct pattern_case {
@@ -59,16 +61,6 @@ static void test_pattern_case(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(pattern_cases) / sizeof(*pattern_cases);
-	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
-	int failed;
-
-	for (size_t i = 0; i < n; i++) {
-		tests[i].name = pattern_cases[i].name;
-		tests[i].test_func = test_pattern_case;
-		tests[i].initial_state = (void *)&pattern_cases[i];
-	}
-	failed = _cmocka_run_group_tests("pattern", tests, n, NULL, NULL);
-	free(tests);
-	return failed;
+	return unit_run("pattern", UNIT_TABLE(pattern_cases, test_pattern_case),
+			NULL, 0, NULL, NULL);
 }

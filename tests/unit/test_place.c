@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "place.h"
 
 #define TOPO(name) SRCDIR "/tests/data/topologies/" name
@@ -230,19 +232,10 @@ static void test_no_placement(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(place_cases) / sizeof(*place_cases);
-	struct CMUnitTest *tests = calloc(n + 1, sizeof(*tests));
-	size_t count = 0;
-	int failed;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_placement),
+	};
 
-	for (size_t i = 0; i < n; i++) {
-		tests[count].name = place_cases[i].name;
-		tests[count].test_func = test_place_case;
-		tests[count].initial_state = (void *)&place_cases[i];
-		count++;
-	}
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_no_placement);
-	failed = _cmocka_run_group_tests("place", tests, count, NULL, NULL);
-	free(tests);
-	return failed;
+	return unit_run("place", UNIT_TABLE(place_cases, test_place_case),
+			UNIT_TESTS(tests), NULL, NULL);
 }

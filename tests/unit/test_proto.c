@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "proto.h"
 
 struct request_case {
@@ -121,21 +123,12 @@ static void test_json_string(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(request_cases) / sizeof(*request_cases);
-	struct CMUnitTest *tests = calloc(n + 3, sizeof(*tests));
-	size_t count = 0;
-	int failed;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_response),
+		cmocka_unit_test(test_json_string),
+	};
 
-	for (size_t i = 0; i < n; i++) {
-		tests[count].name = request_cases[i].name;
-		tests[count].test_func = test_request_case;
-		tests[count].initial_state = (void *)&request_cases[i];
-		count++;
-	}
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_round_trip);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_response);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_json_string);
-	failed = _cmocka_run_group_tests("proto", tests, count, NULL, NULL);
-	free(tests);
-	return failed;
+	return unit_run("proto", UNIT_TABLE(request_cases, test_request_case),
+			UNIT_TESTS(tests), NULL, NULL);
 }

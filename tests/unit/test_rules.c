@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "rules.h"
 
 struct rule_case {
@@ -408,24 +410,13 @@ static void test_many_rules(void **state)
 
 int main(void)
 {
-	size_t n = sizeof(rule_cases) / sizeof(*rule_cases);
-	struct CMUnitTest *tests = calloc(n + 4, sizeof(*tests));
-	size_t count = 0;
-	int failed;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_duplicate_across_files),
+		cmocka_unit_test(test_values_parsed),
+		cmocka_unit_test(test_many_rules),
+	};
 
-	for (size_t i = 0; i < n; i++) {
-		tests[count].name = rule_cases[i].name;
-		tests[count].test_func = test_rule_case;
-		tests[count].initial_state = (void *)&rule_cases[i];
-		count++;
-	}
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_nul_byte);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(
-		test_duplicate_across_files);
-	tests[count++] =
-		(struct CMUnitTest)cmocka_unit_test(test_values_parsed);
-	tests[count++] = (struct CMUnitTest)cmocka_unit_test(test_many_rules);
-	failed = _cmocka_run_group_tests("rules", tests, count, NULL, NULL);
-	free(tests);
-	return failed;
+	return unit_run("rules", UNIT_TABLE(rule_cases, test_rule_case),
+			UNIT_TESTS(tests), NULL, NULL);
 }

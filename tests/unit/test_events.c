@@ -1,0 +1,99 @@
+/* Why the kernel sends no process events: each refusal named with its
+ * cause and its fix. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "events.h"
+
+struct refusal_case {
+	const char *name;
+	struct events_env env;
+	const char *says, *not_says;
+};
+
+static const struct refusal_case refusal_cases[] = {
+	{"container on 6.18: the PID namespace, not the capability",
+	 {6, 18, false, false, true, EPERM},
+	 "cpupolicyd runs in a PID namespace of its own",
+	 "CAP_NET_ADMIN"},
+	{"container on 5.15 with CAP_NET_ADMIN: the PID namespace",
+	 {5, 15, true, false, true, EPERM},
+	 "initial PID and user namespaces",
+	 "CAP_NET_ADMIN"},
+	{"container on 5.15 without the capability: the namespace first",
+	 {5, 15, false, false, true, EPERM},
+	 "PID namespace of its own",
+	 "CAP_NET_ADMIN"},
+	{"a user namespace of its own",
+	 {6, 8, true, true, false, EPERM},
+	 "runs in a user namespace of its own",
+	 "PID namespace of its own"},
+	{"Linux 6.5 without CAP_NET_ADMIN",
+	 {6, 5, false, true, true, EPERM},
+	 "Linux 6.5 lets only a process with CAP_NET_ADMIN subscribe",
+	 "namespace"},
+	{"Linux 5.10 without CAP_NET_ADMIN",
+	 {5, 10, false, true, true, EPERM},
+	 "give cpupolicyd CAP_NET_ADMIN",
+	 "namespace"},
+	{"Linux 6.6 without CAP_NET_ADMIN: not the capability",
+	 {6, 6, false, true, true, EPERM},
+	 "the proc connector refused: Operation not permitted",
+	 "CAP_NET_ADMIN"},
+	{"Linux 5.10 with CAP_NET_ADMIN: not the capability",
+	 {5, 10, true, true, true, EPERM},
+	 "the proc connector refused",
+	 "CAP_NET_ADMIN"},
+	{"another network namespace",
+	 {6, 18, true, true, true, EPROTONOSUPPORT},
+	 "exists only in the initial network namespace",
+	 "PID"},
+	{"another network namespace inside a container",
+	 {6, 18, true, false, true, EPROTONOSUPPORT},
+	 "ListenNetlink=connector 1",
+	 "PID"},
+	{"anything else: the kernel's error",
+	 {6, 18, true, true, true, ENOMEM},
+	 "the proc connector refused: Cannot allocate memory",
+	 "namespace"},
+};
+
+static void test_refusal_case(void **state)
+{
+	const struct refusal_case *c = *state;
+	char why[512];
+
+	events_refusal(&c->env, why, sizeof(why));
+	if (!strstr(why, c->says) || strstr(why, c->not_says))
+		fail_msg("said: %s", why);
+}
+
+/* This machine's own facts: the test runs outside any container only
+ * where the initial namespaces are its own, which it cannot know; it
+ * checks what must hold anywhere. */
+static void test_env_read(void **state)
+{
+	struct events_env env;
+
+	(void)state;
+	events_env_read(&env, EPERM);
+	assert_int_equal(env.error, EPERM);
+	assert_true(env.kernel_major >= 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_env_read),
+	};
+
+	return unit_run("events", UNIT_TABLE(refusal_cases, test_refusal_case),
+			UNIT_TESTS(tests), NULL, NULL);
+}
