@@ -74,8 +74,9 @@ finish() {
 	exit
 }
 
-# A stopped run (a timed-out CI job) still cleans up: EXIT runs the trap.
-trap 'exit 1' INT TERM HUP
+# A stopped run (a timed-out CI job) says so and still cleans up: finish
+# exits, and EXIT runs the cleanup.
+trap 'not_ok "the run goes to its end" "stopped by a signal"; finish' INT TERM HUP
 
 alive() { # PID: running, not a zombie
 	local stat
