@@ -139,7 +139,13 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	@echo "  HELPER  $@"
-	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) -lpthread
+	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) \
+		$(HELPER_LDFLAGS) -lpthread
+
+# The tests run it as another user, who may read nothing of the machine's
+# libraries (a root directory of mode 0700, as in some build roots).
+$(BUILD)/helpers/peer: SANFLAGS :=
+$(BUILD)/helpers/peer: HELPER_LDFLAGS := -static
 
 $(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
 	@mkdir -p $(dir $@)
