@@ -6,7 +6,8 @@
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
 #   make run      check the tree's rules, then run the daemon on them (root)
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
-#   make bench    the benchmarks whose figures are in README.md
+#   make bench    the benchmarks whose figures are in README.md (BENCH_RUNS,
+#                 BENCH_STARTS, BENCH_RULES_RUNS)
 #   make format   clang-format every source file in place
 
 VERSION := 0.1.0
@@ -23,6 +24,11 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 FUZZ_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
+# make bench: runs of each exec row, probe starts per run, runs of the
+# (quick) rule-loading figures.
+BENCH_RUNS ?= 5
+BENCH_STARTS ?= 1000
+BENCH_RULES_RUNS ?= 7
 
 ifeq ($(SAN),1)
 BUILD := build-san
@@ -147,11 +153,20 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 $(BUILD)/helpers/peer: SANFLAGS :=
 $(BUILD)/helpers/peer: HELPER_LDFLAGS := -static
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
+# The worker linked statically: the benchmark's probe without a dynamic
+# loader before its main(). No sanitizers: they do not link statically.
+$(BUILD)/helpers/worker-static: tests/helpers/worker.c
+	@mkdir -p $(dir $@)
+	@echo "  HELPER  $@"
+	$(Q)$(CC) -D_GNU_SOURCE -std=c11 $(WARN) $(CFLAGS) -static -o $@ $< \
+		$(LDFLAGS) -lpthread
+
+BENCH_COMMON := tests/bench/stats.c
+$(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  BENCH   $@"
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBCP) $(LDFLAGS_ALL) \
-		$(PKG_LIBS) -lm
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON) \
+		$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
 # A fresh machine has no pkg-config data until deps ran: build in a second
 # make, which reads the flags anew.
@@ -174,11 +189,17 @@ fuzz: deps
 		BUILD=$(BUILD) tests/fuzz/run-fuzz.sh $$f $(FUZZ_SECONDS) || exit 1; \
 	done
 
+# Each figure is the median of its runs, printed with their min-max: the
+# exec rows BENCH_RUNS runs of BENCH_STARTS probe starts each (about five
+# minutes in all on 2 CPUs), the rule loading BENCH_RULES_RUNS runs.
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules \
-		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker
-	$(BUILD)/bench/bench_rules $(BUILD)/cpupolicyctl
-	$(BUILD)/bench/bench_exec $(BUILD)/cpupolicyd $(BUILD)/helpers/worker
+		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker \
+		$(BUILD)/helpers/worker-static
+	$(BUILD)/bench/bench_rules -r $(BENCH_RULES_RUNS) $(BUILD)/cpupolicyctl
+	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) \
+		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
+		$(BUILD)/helpers/worker $(BENCH_STARTS)
 
 FORMAT_SRC = $(wildcard lib/*.[ch] ctl/*.[ch] policyd/*.[ch] tests/*/*.[ch])
 format:
