@@ -8,7 +8,8 @@
 #                 container booted with systemd-nspawn (root)
 #   make run      check the tree's rules, then run the daemon on them (root)
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
-#   make bench    the benchmarks whose figures are in README.md
+#   make bench    the benchmarks whose figures are in README.md (BENCH_RUNS,
+#                 BENCH_STARTS, BENCH_RULES_RUNS)
 #   make format   clang-format every source file in place
 
 VERSION := 0.1.0
@@ -25,6 +26,11 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 FUZZ_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
+# make bench: runs of each exec row, probe starts per run, runs of the
+# (quick) rule-loading figures.
+BENCH_RUNS ?= 5
+BENCH_STARTS ?= 1000
+BENCH_RULES_RUNS ?= 7
 
 ifeq ($(SAN),1)
 BUILD := build-san
@@ -44,13 +50,16 @@ endif
 # the sockets of socket activation (sd_listen_fds). The package tests:
 # debhelper and dpkg-dev build the .deb, lintian checks it, man-db renders
 # the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
-# scores the unit's hardening, ansible-core runs the fleet role;
+# scores the unit's hardening, ansible-core runs the fleet role,
+# build-essential is what dpkg-buildpackage checks for before it builds,
+# prometheus brings promtool, which checks the metrics exposition;
 # systemd-container (systemd-nspawn) boots the container test-systemd
 # runs the units in, debootstrap makes that container's Debian 12 root.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
 	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
-	systemd ansible-core systemd-container debootstrap
+	systemd ansible-core build-essential prometheus systemd-container \
+	debootstrap
 
 PKGS := libconfig inih libcap hwloc libsystemd
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -143,13 +152,28 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
 $(BUILD)/helpers/%: tests/helpers/%.c
 	@mkdir -p $(dir $@)
 	@echo "  HELPER  $@"
-	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) -lpthread
+	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) \
+		$(HELPER_LDFLAGS) -lpthread
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIBCP)
+# The tests run it as another user, who may read nothing of the machine's
+# libraries (a root directory of mode 0700, as in some build roots).
+$(BUILD)/helpers/peer: SANFLAGS :=
+$(BUILD)/helpers/peer: HELPER_LDFLAGS := -static
+
+# The worker linked statically: the benchmark's probe without a dynamic
+# loader before its main(). No sanitizers: they do not link statically.
+$(BUILD)/helpers/worker-static: tests/helpers/worker.c
+	@mkdir -p $(dir $@)
+	@echo "  HELPER  $@"
+	$(Q)$(CC) -D_GNU_SOURCE -std=c11 $(WARN) $(CFLAGS) -static -o $@ $< \
+		$(LDFLAGS) -lpthread
+
+BENCH_COMMON := tests/bench/stats.c
+$(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  BENCH   $@"
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIBCP) $(LDFLAGS_ALL) \
-		$(PKG_LIBS) -lm
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON) \
+		$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
 # A fresh machine has no pkg-config data until deps ran: build in a second
 # make, which reads the flags anew.
@@ -177,11 +201,17 @@ fuzz: deps
 		BUILD=$(BUILD) tests/fuzz/run-fuzz.sh $$f $(FUZZ_SECONDS) || exit 1; \
 	done
 
+# Each figure is the median of its runs, printed with their min-max: the
+# exec rows BENCH_RUNS runs of BENCH_STARTS probe starts each (about five
+# minutes in all on 2 CPUs), the rule loading BENCH_RULES_RUNS runs.
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules \
-		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker
-	$(BUILD)/bench/bench_rules $(BUILD)/cpupolicyctl
-	$(BUILD)/bench/bench_exec $(BUILD)/cpupolicyd $(BUILD)/helpers/worker
+		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker \
+		$(BUILD)/helpers/worker-static
+	$(BUILD)/bench/bench_rules -r $(BENCH_RULES_RUNS) $(BUILD)/cpupolicyctl
+	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) \
+		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
+		$(BUILD)/helpers/worker $(BENCH_STARTS)
 
 FORMAT_SRC = $(wildcard lib/*.[ch] ctl/*.[ch] policyd/*.[ch] tests/*/*.[ch])
 format:

@@ -392,7 +392,9 @@ void events_refusal(const struct events_env *env, char *buf, size_t size)
 	bool before_6_6 = env->kernel_major < 6 ||
 			  (env->kernel_major == 6 && env->kernel_minor < 6);
 
-	if (env->error == EPROTONOSUPPORT)
+	/* No connector in this network namespace: the socket is refused,
+	 * or (newer kernels) the subscription finds nobody to send to. */
+	if (env->error == EPROTONOSUPPORT || env->error == ECONNREFUSED)
 		snprintf(buf, size,
 			 "the proc connector exists only in the initial "
 			 "network namespace, and cpupolicyd runs in another "

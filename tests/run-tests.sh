@@ -1,7 +1,9 @@
 #!/bin/bash
-# Runs every test and ends with "N passed, N failed". Unit tests speak TAP
-# (cmocka's CMOCKA_MESSAGE_OUTPUT=TAP), integration scripts print TAP lines
-# of their own, each fuzz target and the format check count as one test.
+# Runs every test and ends with "N passed, N failed, N skipped". Unit tests
+# speak TAP (cmocka's CMOCKA_MESSAGE_OUTPUT=TAP), integration scripts print
+# TAP lines of their own ("# SKIP" marks a skipped one), each fuzz target
+# and the format check count as one test. Every program runs under a time
+# limit: one that hangs fails, and the run still ends with its summary.
 # Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,19 +16,35 @@ export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 passed=0
 failed=0
+skipped=0
 failures=()
+# Seconds each program may take: a unit test, an integration script (the
+# slowest takes about a minute here, several under the sanitizers).
+UNIT_LIMIT=120
+SCRIPT_LIMIT=900
+CPU1=/sys/devices/system/cpu/cpu1/online
 
-count_tap() { # suite, file with its output, exit status
-	local suite=$1 out=$2 status=$3 ok notok
+# limited SECONDS COMMAND...: the command in its own process group, all of
+# it killed at the limit (status 124), SIGKILL 10 s after SIGTERM.
+limited() { timeout -k 10 "$@"; }
+
+count_tap() { # suite, file with its output, exit status, time limit
+	local suite=$1 out=$2 status=$3 ok notok skip
 	ok=$(grep -cE '^ok ' "$out")
+	skip=$(grep -E '^ok ' "$out" | grep -c '# SKIP')
 	notok=$(grep -cE '^not ok ' "$out")
-	passed=$((passed + ok))
+	passed=$((passed + ok - skip))
+	skipped=$((skipped + skip))
 	failed=$((failed + notok))
 	while IFS= read -r line; do
 		failures+=("$suite: ${line#not ok }")
 	done < <(grep -E '^not ok ' "$out")
+	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+		failed=$((failed + 1))
+		failures+=("$suite: timed out after $4 s")
+		echo "not ok - $suite: timed out after $4 s"
 	# A crash or an early exit leaves no "not ok" line behind.
-	if [ "$status" -ne 0 ] && [ "$notok" -eq 0 ]; then
+	elif [ "$status" -ne 0 ] && [ "$notok" -eq 0 ]; then
 		failed=$((failed + 1))
 		failures+=("$suite: exited with status $status")
 	fi
@@ -52,10 +70,10 @@ echo "# unit tests"
 for t in "$BUILD"/tests/test_*; do
 	case $t in *.d) continue ;; esac
 	out=$(mktemp)
-	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$out" 2>&1
+	CMOCKA_MESSAGE_OUTPUT=TAP limited "$UNIT_LIMIT" "$t" >"$out" 2>&1
 	status=$?
 	grep -vE '^(1\.\.|# )' "$out" | sed "s|^|$(basename "$t"): |"
-	count_tap "$(basename "$t")" "$out" "$status"
+	count_tap "$(basename "$t")" "$out" "$status" "$UNIT_LIMIT"
 	rm -f "$out"
 done
 
@@ -63,24 +81,31 @@ echo "# integration tests"
 for t in tests/integration/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	out=$(mktemp)
-	bash "$t" >"$out" 2>&1
+	limited "$SCRIPT_LIMIT" bash "$t" >"$out" 2>&1
 	status=$?
 	sed "s|^|$(basename "$t" .sh): |" "$out"
-	count_tap "$(basename "$t" .sh)" "$out" "$status"
+	count_tap "$(basename "$t" .sh)" "$out" "$status" "$SCRIPT_LIMIT"
+	# A script killed at its limit had no time for its own trap.
+	if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 0 ]; then
+		echo 1 >"$CPU1"
+		failed=$((failed + 1))
+		failures+=("$(basename "$t" .sh): left cpu1 offline")
+	fi
 	rm -f "$out"
 done
 
 echo "# fuzz targets, ${FUZZ_SECONDS}s each"
 for f in "$BUILD"/fuzz/fuzz_*; do
 	[ -x "$f" ] && [ -f "$f" ] || continue
-	single "fuzz $(basename "$f")" tests/fuzz/run-fuzz.sh "$f" "$FUZZ_SECONDS"
+	single "fuzz $(basename "$f")" limited $((FUZZ_SECONDS + 60)) \
+		tests/fuzz/run-fuzz.sh "$f" "$FUZZ_SECONDS"
 done
 
 echo "# style"
-single "clang-format clean" make --no-print-directory -s format-check
+single "clang-format clean" limited 120 make --no-print-directory -s format-check
 
 for f in "${failures[@]}"; do
 	echo "FAILED: $f"
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -3,10 +3,13 @@
  * worker helper with -w) spins reading its own nice value from the first
  * line of main() and reports when it changed, or that it was already set
  * before main() ran.
- *   bench_exec DAEMON WORKER [STARTS]
- * Three runs: a few rules; the same with self_realtime = true; 20,000
- * rules keyed on exact exe paths. */
-#include <errno.h>
+ *   bench_exec [-r RUNS] [-s STATIC-WORKER] DAEMON WORKER [STARTS]
+ * Every row of the table is run RUNS times (default 5), the rows taking
+ * turns so that a noisy minute of a shared machine spreads over all of
+ * them; each column prints the median of the runs, and the line beneath
+ * the min-max of the runs. STATIC-WORKER (default WORKER-static, when it
+ * exists) is the worker linked with -static: no dynamic loader runs
+ * before its main(). */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,7 +21,87 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stats.h"
 #include "util.h"
+
+/* What fills 05-many.rules: it comes before the probe's 10-probe.rules in
+ * rule order, so every exec of the probe tries these first. */
+enum bench_many {
+	BENCH_MANY_NONE,
+	BENCH_MANY_EXE,		 /* literal exe: found through the index */
+	BENCH_MANY_EXE_GLOB,	 /* scanned one by one at every exec */
+	BENCH_MANY_NAME_GLOB,	 /* scanned, and needs /proc/PID/comm */
+	BENCH_MANY_CMDLINE_GLOB, /* scanned, needs /proc/PID/cmdline */
+};
+
+enum {
+	BENCH_MANY_COUNT = 20000
+};
+
+struct bench_row {
+	const char *name;
+	bool realtime;
+	int batch_ms;
+	enum bench_many many;
+	bool static_probe;
+};
+
+static const struct bench_row bench_rows[] = {
+	{"1 rule (defaults)", true, 0, BENCH_MANY_NONE, false},
+	{"1 rule, self_realtime off", false, 0, BENCH_MANY_NONE, false},
+	{"1 rule, batch_ms = 20", true, 20, BENCH_MANY_NONE, false},
+	{"1 rule, static probe", true, 0, BENCH_MANY_NONE, true},
+	{"static, self_realtime off", false, 0, BENCH_MANY_NONE, true},
+	{"20,001 rules, exact exe", true, 0, BENCH_MANY_EXE, false},
+	{"20,001 rules, exe globs", true, 0, BENCH_MANY_EXE_GLOB, false},
+	{"20,001 rules, name globs", true, 0, BENCH_MANY_NAME_GLOB, false},
+	{"20,001 rules, cmdline globs", true, 0, BENCH_MANY_CMDLINE_GLOB,
+	 false},
+};
+
+/* The figures of one run, one per column. */
+enum bench_col {
+	BENCH_COL_TO_MAIN,	/* us, execve() to main(), p50 */
+	BENCH_COL_BEFORE,	/* % of starts with the policy before main() */
+	BENCH_COL_P50,		/* us, main() to the policy, 0 when before */
+	BENCH_COL_P99,		/* us, the same, p99 */
+	BENCH_COL_MAX,		/* us, the same, max */
+	BENCH_COL_MISSES,	/* starts the policy did not reach in 1 s */
+	BENCH_COL_CPU_MATCHING, /* daemon CPU ms per 1,000 probe starts */
+	BENCH_COL_CPU_PACED,	/* the same for /bin/true, 1,000 a second */
+	BENCH_COL_RSS,		/* MiB */
+	BENCH_COL_PEAK,		/* MiB, VmHWM */
+	BENCH_COL_COUNT
+};
+
+struct bench_col_format {
+	const char *head;
+	int width, decimals;
+};
+
+static const struct bench_col_format bench_cols[BENCH_COL_COUNT] = {
+	[BENCH_COL_TO_MAIN] = {"main", 9, 0},
+	[BENCH_COL_BEFORE] = {"<main %", 11, 1},
+	[BENCH_COL_P50] = {"p50", 11, 0},
+	[BENCH_COL_P99] = {"p99", 11, 0},
+	[BENCH_COL_MAX] = {"max", 13, 0},
+	[BENCH_COL_MISSES] = {"miss", 5, 0},
+	[BENCH_COL_CPU_MATCHING] = {"cpu/1k m", 11, 1},
+	[BENCH_COL_CPU_PACED] = {"cpu/1k p", 11, 1},
+	[BENCH_COL_RSS] = {"RSS", 10, 1},
+	[BENCH_COL_PEAK] = {"peak", 10, 1},
+};
+
+struct bench_sample {
+	double v[BENCH_COL_COUNT];
+};
+
+struct bench {
+	const char *daemon;
+	char dir[64];
+	char *probe, *probe_static;
+	int starts, runs;
+};
 
 static long long bench_now_ns(void)
 {
@@ -65,6 +148,24 @@ static long long bench_cpu_ns(pid_t pid)
 	return ns;
 }
 
+/* Waits until the daemon is idle (under 0.1 ms of CPU in 20 ms), at most
+ * 10 s: the events still queued when a phase ends are its work, and with
+ * thousands of scanned rules the daemon can lag the paced execs. Returns
+ * its CPU time then. */
+static long long bench_settle(pid_t pid)
+{
+	long long last = bench_cpu_ns(pid), now = last;
+
+	for (int i = 0; i < 500; i++) {
+		usleep(20000);
+		now = bench_cpu_ns(pid);
+		if (now - last < 100000)
+			break;
+		last = now;
+	}
+	return now;
+}
+
 static long bench_status_kb(pid_t pid, const char *key)
 {
 	char path[64], line[256];
@@ -82,33 +183,37 @@ static long bench_status_kb(pid_t pid, const char *key)
 	return kb;
 }
 
-static pid_t bench_start_daemon(const char *daemon, const char *dir)
+static pid_t bench_start_daemon(const struct bench *b)
 {
-	char *conf = xasprintf("%s/bench.conf", dir);
-	char *rules = xasprintf("%s/rules", dir);
-	char *sock = xasprintf("%s/ctl.sock", dir);
-	pid_t pid = fork();
+	char *conf = xasprintf("%s/bench.conf", b->dir);
+	char *rules = xasprintf("%s/rules", b->dir);
+	char *sock = xasprintf("%s/ctl.sock", b->dir);
+	pid_t pid;
+
+	unlink(sock); /* the last run's, or it would look ready at once */
+	pid = fork();
 
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
 
 		dup2(null, 2);
-		execl(daemon, daemon, "-c", conf, "-r", rules, (char *)NULL);
+		execl(b->daemon, b->daemon, "-c", conf, "-r", rules,
+		      (char *)NULL);
 		_exit(127);
 	}
-	/* Ready once the control socket exists. */
+	/* Ready once the control socket exists; 20,000 rules take a while
+	 * to load on a busy machine. */
 	for (int i = 0;; i++) {
 		struct stat st;
 
 		if (stat(sock, &st) == 0)
 			break;
-		if (i == 400 || waitpid(pid, NULL, WNOHANG) == pid) {
+		if (i == 1000 || waitpid(pid, NULL, WNOHANG) == pid) {
 			fprintf(stderr, "bench: the daemon did not start\n");
 			exit(1);
 		}
 		usleep(10000);
 	}
-	usleep(200000);
 	free(conf);
 	free(rules);
 	free(sock);
@@ -121,14 +226,6 @@ static int bench_compare(const void *a, const void *b)
 
 	return (x > y) - (x < y);
 }
-
-struct bench_result {
-	long long p50, p99, max; /* main() to applied, 0 when before */
-	long long to_main_p50;	 /* execve() to main() */
-	int before_main, misses, starts;
-	double cpu_ms_per_1000_matching, cpu_ms_per_1000_paced;
-	long rss_kb, hwm_kb;
-};
 
 /* One start: fork, note the time, exec the probe, read its report. */
 static int bench_one(const char *probe, long long *to_main, long long *latency,
@@ -186,150 +283,300 @@ static void bench_paced_execs(int count)
 	}
 }
 
-static void bench_run(const char *daemon, const char *dir, const char *probe,
-		      int starts, struct bench_result *r)
+/* The probe's starts; fills the latency and miss columns. */
+static void bench_starts(const char *probe, int starts, struct bench_sample *s)
 {
 	long long *lat = xcalloc((size_t)starts, sizeof(*lat));
 	long long *to_main = xcalloc((size_t)starts, sizeof(*to_main));
-	pid_t d = bench_start_daemon(daemon, dir);
-	long long cpu0, cpu1, cpu2;
-	int n = 0;
+	int n = 0, before_main = 0;
 
-	*r = (struct bench_result){.starts = starts};
-	cpu0 = bench_cpu_ns(d);
 	for (int i = 0; i < starts; i++) {
 		int before;
 
-		if (bench_one(probe, &to_main[n], &lat[n], &before) < 0) {
-			r->misses++;
+		if (bench_one(probe, &to_main[n], &lat[n], &before) < 0)
 			continue;
-		}
-		r->before_main += before;
+		before_main += before;
 		n++;
 	}
-	cpu1 = bench_cpu_ns(d);
-	bench_paced_execs(starts);
-	cpu2 = bench_cpu_ns(d);
-	r->cpu_ms_per_1000_matching =
-		(double)(cpu1 - cpu0) / 1e6 * 1000.0 / starts;
-	r->cpu_ms_per_1000_paced =
-		(double)(cpu2 - cpu1) / 1e6 * 1000.0 / starts;
-	r->rss_kb = bench_status_kb(d, "VmRSS:");
-	r->hwm_kb = bench_status_kb(d, "VmHWM:");
-	kill(d, SIGTERM);
-	waitpid(d, NULL, 0);
 	qsort(lat, (size_t)n, sizeof(*lat), bench_compare);
 	qsort(to_main, (size_t)n, sizeof(*to_main), bench_compare);
+	s->v[BENCH_COL_BEFORE] = 100.0 * before_main / starts;
+	s->v[BENCH_COL_MISSES] = starts - n;
 	if (n) {
-		r->to_main_p50 = to_main[n / 2];
-		r->p50 = lat[n / 2];
-		r->p99 = lat[(size_t)((double)n * 0.99)];
-		r->max = lat[n - 1];
+		s->v[BENCH_COL_TO_MAIN] = (double)to_main[n / 2] / 1e3;
+		s->v[BENCH_COL_P50] = (double)lat[n / 2] / 1e3;
+		s->v[BENCH_COL_P99] =
+			(double)lat[(size_t)((double)n * 0.99)] / 1e3;
+		s->v[BENCH_COL_MAX] = (double)lat[n - 1] / 1e3;
 	}
 	free(lat);
 	free(to_main);
 }
 
-static void bench_print(const char *what, const struct bench_result *r)
+static void bench_run(const struct bench *b, const struct bench_row *row,
+		      struct bench_sample *s)
 {
-	printf("%-26s %6.0f %6.1f%% %7.0f %7.0f %8.0f %5d %9.2f %9.2f %6.1f "
-	       "%6.1f\n",
-	       what, (double)r->to_main_p50 / 1e3,
-	       100.0 * r->before_main / (r->starts ? r->starts : 1),
-	       (double)r->p50 / 1e3, (double)r->p99 / 1e3, (double)r->max / 1e3,
-	       r->misses, r->cpu_ms_per_1000_matching, r->cpu_ms_per_1000_paced,
-	       (double)r->rss_kb / 1024.0, (double)r->hwm_kb / 1024.0);
+	const char *probe = row->static_probe ? b->probe_static : b->probe;
+	pid_t d = bench_start_daemon(b);
+	long long cpu0, cpu1, cpu2;
+
+	*s = (struct bench_sample){0};
+	cpu0 = bench_settle(d);
+	bench_starts(probe, b->starts, s);
+	cpu1 = bench_settle(d);
+	bench_paced_execs(b->starts);
+	cpu2 = bench_settle(d);
+	s->v[BENCH_COL_CPU_MATCHING] =
+		(double)(cpu1 - cpu0) / 1e6 * 1000.0 / b->starts;
+	s->v[BENCH_COL_CPU_PACED] =
+		(double)(cpu2 - cpu1) / 1e6 * 1000.0 / b->starts;
+	s->v[BENCH_COL_RSS] = (double)bench_status_kb(d, "VmRSS:") / 1024.0;
+	s->v[BENCH_COL_PEAK] = (double)bench_status_kb(d, "VmHWM:") / 1024.0;
+	kill(d, SIGTERM);
+	waitpid(d, NULL, 0);
 }
 
-static void bench_config(const char *dir, bool realtime, int batch_ms)
+static void bench_config(const struct bench *b, const struct bench_row *row)
 {
-	char *path = xasprintf("%s/bench.conf", dir);
-	char *text = xasprintf("[daemon]\nsocket = %s/ctl.sock\nstate_dir = "
-			       "%s\nlog_level = warning\nself_realtime = %s\n"
-			       "batch_ms = %d\n",
-			       dir, dir, realtime ? "true" : "false", batch_ms);
+	char *path = xasprintf("%s/bench.conf", b->dir);
+	/* No periodic rescan: its work would land in whichever phase it
+	 * fell in. */
+	char *text =
+		xasprintf("[daemon]\nsocket = %s/ctl.sock\nstate_dir = %s\n"
+			  "log_level = warning\nrescan_interval_ms = 0\n"
+			  "self_realtime = %s\nbatch_ms = %d\n",
+			  b->dir, b->dir, row->realtime ? "true" : "false",
+			  row->batch_ms);
 
 	bench_write(path, text);
 	free(text);
 	free(path);
 }
 
-static void bench_many_rules(const char *dir, int count)
+/* Values that never match the probe (or /bin/true): every exec tries all
+ * the scanned ones. */
+static void bench_write_match(FILE *f, enum bench_many many, int i)
 {
-	char *path = xasprintf("%s/rules/50-many.rules", dir);
-	FILE *f = fopen(path, "w");
+	switch (many) {
+	case BENCH_MANY_NONE:
+		break;
+	case BENCH_MANY_EXE:
+		fprintf(f, "exe = \"/opt/bench/app%d/bin/server\";", i);
+		break;
+	case BENCH_MANY_EXE_GLOB:
+		fprintf(f, "exe = \"/opt/bench/app%d/*/server\";", i);
+		break;
+	case BENCH_MANY_NAME_GLOB:
+		fprintf(f, "name = \"app%d-*\";", i);
+		break;
+	case BENCH_MANY_CMDLINE_GLOB:
+		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
+		break;
+	}
+}
 
-	if (!f)
+static void bench_many_rules(const struct bench *b, enum bench_many many)
+{
+	char *path = xasprintf("%s/rules/05-many.rules", b->dir);
+	FILE *f;
+
+	if (many == BENCH_MANY_NONE) {
+		unlink(path);
+		free(path);
+		return;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
 		exit(1);
+	}
 	fprintf(f, "rules = (\n");
-	for (int i = 0; i < count; i++)
-		fprintf(f,
-			"{ name = \"many-%d\"; match = { exe = \"/opt/bench/"
-			"app%d/bin/server\"; }; priority = { nice = %d; }; "
-			"}%s\n",
-			i, i, i % 20, i + 1 < count ? "," : "");
+	for (int i = 0; i < BENCH_MANY_COUNT; i++) {
+		fprintf(f, "{ name = \"many-%d\"; match = { ", i);
+		bench_write_match(f, many, i);
+		fprintf(f, " }; priority = { nice = %d; }; }%s\n", i % 20,
+			i + 1 < BENCH_MANY_COUNT ? "," : "");
+	}
 	fprintf(f, ");\n");
-	fclose(f);
+	if (fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
 	free(path);
+}
+
+static void bench_cell(const struct bench_col_format *c, const char *text)
+{
+	printf(" %*s", c->width, text);
+}
+
+static void bench_print_head(void)
+{
+	printf("%-28s", "run");
+	for (int c = 0; c < BENCH_COL_COUNT; c++)
+		bench_cell(&bench_cols[c], bench_cols[c].head);
+	printf("\n");
+}
+
+/* The row's medians, and beneath them the min-max of its runs. */
+static void bench_print_row(const struct bench *b, const struct bench_row *row,
+			    const struct bench_sample *runs)
+{
+	double *values = xcalloc((size_t)b->runs, sizeof(*values));
+	struct stats st[BENCH_COL_COUNT];
+	char text[64];
+
+	for (int c = 0; c < BENCH_COL_COUNT; c++) {
+		for (int r = 0; r < b->runs; r++)
+			values[r] = runs[r].v[c];
+		stats_summary(values, (size_t)b->runs, &st[c]);
+	}
+	printf("%-28s", row->name);
+	for (int c = 0; c < BENCH_COL_COUNT; c++) {
+		snprintf(text, sizeof(text), "%.*f", bench_cols[c].decimals,
+			 st[c].median);
+		bench_cell(&bench_cols[c], text);
+	}
+	printf("\n%-28s", "  min-max");
+	for (int c = 0; c < BENCH_COL_COUNT; c++) {
+		snprintf(text, sizeof(text), "%.*f-%.*f",
+			 bench_cols[c].decimals, st[c].min,
+			 bench_cols[c].decimals, st[c].max);
+		bench_cell(&bench_cols[c], text);
+	}
+	printf("\n");
+	free(values);
+}
+
+static bool bench_row_runs(const struct bench *b, const struct bench_row *row)
+{
+	return !row->static_probe || b->probe_static;
+}
+
+static void bench_setup(struct bench *b, const char *worker,
+			const char *worker_static)
+{
+	char *rules_dir = xasprintf("%s/rules", b->dir);
+	char *rule = xasprintf("%s/rules/10-probe.rules", b->dir);
+	char *text;
+
+	b->probe = xasprintf("%s/probe", b->dir);
+	bench_copy(worker, b->probe);
+	if (worker_static) {
+		b->probe_static = xasprintf("%s/probe-static", b->dir);
+		bench_copy(worker_static, b->probe_static);
+	}
+	mkdir(rules_dir, 0755);
+	text = xasprintf("rules = ( { name = \"probe\"; match = { exe = "
+			 "[\"%s\", \"%s/probe-static\"]; }; priority = { "
+			 "nice = 7; }; } );\n",
+			 b->probe, b->dir);
+	bench_write(rule, text);
+	free(text);
+	free(rule);
+	free(rules_dir);
+}
+
+static void bench_all(struct bench *b)
+{
+	size_t rows = ARRAY_SIZE(bench_rows);
+	struct bench_sample *s = xcalloc(rows * (size_t)b->runs, sizeof(*s));
+
+	for (int r = 0; r < b->runs; r++) {
+		fprintf(stderr, "exec: run %d of %d\n", r + 1, b->runs);
+		for (size_t i = 0; i < rows; i++) {
+			if (!bench_row_runs(b, &bench_rows[i]))
+				continue;
+			bench_config(b, &bench_rows[i]);
+			bench_many_rules(b, bench_rows[i].many);
+			bench_run(b, &bench_rows[i], &s[i * b->runs + r]);
+		}
+	}
+	bench_print_head();
+	for (size_t i = 0; i < rows; i++) {
+		if (bench_row_runs(b, &bench_rows[i]))
+			bench_print_row(b, &bench_rows[i], &s[i * b->runs]);
+		else
+			printf("%-28s skipped: no static worker\n",
+			       bench_rows[i].name);
+	}
+	free(s);
+}
+
+/* WORKER-static when it is there, else none. */
+static char *bench_default_static(const char *worker)
+{
+	char *path = xasprintf("%s-static", worker);
+
+	if (access(path, X_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+static int bench_usage(void)
+{
+	fprintf(stderr, "usage: bench_exec [-r RUNS] [-s STATIC-WORKER] "
+			"DAEMON WORKER [STARTS]\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/cpupolicy-bench-exec-XXXXXX";
-	struct bench_result r;
-	char *probe, *rules_dir, *rule, *text;
-	int starts = argc > 3 ? atoi(argv[3]) : 2000;
+	struct bench b = {.dir = "/tmp/cpupolicy-bench-exec-XXXXXX",
+			  .starts = 1000,
+			  .runs = 5};
+	char *worker_static = NULL, *cmd;
+	int c;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: bench_exec DAEMON WORKER [STARTS]\n");
-		return 2;
+	while ((c = getopt(argc, argv, "r:s:")) != -1) {
+		switch (c) {
+		case 'r':
+			b.runs = atoi(optarg);
+			break;
+		case 's':
+			worker_static = xstrdup(optarg);
+			break;
+		default:
+			return bench_usage();
+		}
 	}
+	if (argc - optind < 2 || argc - optind > 3 || b.runs < 1)
+		return bench_usage();
+	if (argc - optind == 3)
+		b.starts = atoi(argv[optind + 2]);
+	if (b.starts < 1)
+		return bench_usage();
 	if (geteuid() != 0) {
 		printf("exec: skipped (needs root to run the daemon)\n");
 		return 0;
 	}
-	if (!mkdtemp(dir))
+	b.daemon = argv[optind];
+	if (!worker_static)
+		worker_static = bench_default_static(argv[optind + 1]);
+	if (!mkdtemp(b.dir))
 		return 1;
-	probe = xasprintf("%s/probe", dir);
-	rules_dir = xasprintf("%s/rules", dir);
-	rule = xasprintf("%s/rules/10-probe.rules", dir);
-	bench_copy(argv[2], probe);
-	mkdir(rules_dir, 0755);
-	text = xasprintf("rules = ( { name = \"probe\"; match = { exe = "
-			 "\"%s\"; }; priority = { nice = 7; }; } );\n",
-			 probe);
-	bench_write(rule, text);
+	bench_setup(&b, argv[optind + 1], worker_static);
 	printf("exec: %d sequential starts per run, each spinning on its own "
-	       "nice value from the first line of main()\n",
-	       starts);
-	printf("%-26s %6s %7s %7s %7s %8s %5s %9s %9s %6s %6s\n", "run", "main",
-	       "<main", "p50", "p99", "max", "miss", "cpu/1k m", "cpu/1k p",
-	       "RSS", "peak");
-	bench_config(dir, true, 0);
-	bench_run(argv[1], dir, probe, starts, &r);
-	bench_print("1 rule (defaults)", &r);
-	bench_config(dir, false, 0);
-	bench_run(argv[1], dir, probe, starts, &r);
-	bench_print("1 rule, self_realtime off", &r);
-	bench_config(dir, true, 20);
-	bench_run(argv[1], dir, probe, starts, &r);
-	bench_print("1 rule, batch_ms = 20", &r);
-	bench_config(dir, true, 0);
-	bench_many_rules(dir, 20000);
-	bench_run(argv[1], dir, probe, starts, &r);
-	bench_print("20,001 rules (defaults)", &r);
-	printf("(main: us from execve() to main(), p50; <main: starts with "
+	       "nice value from the first line of main(); each row the median "
+	       "of %d runs, min-max of the runs beneath\n",
+	       b.starts, b.runs);
+	fflush(stdout); /* before the progress lines on stderr */
+	bench_all(&b);
+	printf("(main: us from execve() to main(), p50; <main %%: starts with "
 	       "the policy in place when main() began; p50/p99/max: us from "
-	       "main() to the policy, 0 when before; cpu/1k: daemon CPU ms "
-	       "per 1,000 execs, m = the matching starts above, p = "
-	       "/bin/true paced at 1,000 a second; RSS and peak in MiB)\n");
-	free(text);
-	free(rule);
-	free(rules_dir);
-	free(probe);
-	text = xasprintf("rm -rf %s", dir);
-	if (system(text) != 0)
+	       "main() to the policy, 0 when before; miss: starts the policy "
+	       "did not reach within 1 s; cpu/1k: daemon CPU ms per 1,000 "
+	       "execs, m = the matching starts above, p = /bin/true paced at "
+	       "1,000 a second; RSS and peak (VmHWM) of the daemon in MiB; "
+	       "the 20,000 added rules match neither and come first in rule "
+	       "order; static: the probe linked with -static)\n");
+	cmd = xasprintf("rm -rf %s", b.dir);
+	if (system(cmd) != 0)
 		return 1;
-	free(text);
+	free(cmd);
+	free(worker_static);
+	free(b.probe);
+	free(b.probe_static);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* Benchmark: load and validate 20,000 generated rules (20 files of 1,000),
  * in process and through "cpupolicyctl check", and print the figures the
- * README records. usage: bench_rules [CTL-BINARY] */
+ * README records: the median of RUNS runs (default 7) and their min-max.
+ *   bench_rules [-r RUNS] [CTL-BINARY] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +12,12 @@
 #include <unistd.h>
 
 #include "rules.h"
+#include "stats.h"
 #include "util.h"
 
 enum {
 	FILES = 20,
-	PER_FILE = 1000,
-	RUNS = 7
+	PER_FILE = 1000
 };
 
 static double bench_now(void)
@@ -87,18 +88,12 @@ static void bench_generate(const char *dir)
 	}
 }
 
-static int bench_compare(const void *a, const void *b)
+static void bench_in_process(char *dir, int runs, size_t *count,
+			     struct stats *time)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	double *t = xcalloc((size_t)runs, sizeof(*t));
 
-	return (x > y) - (x < y);
-}
-
-static double bench_in_process(char *dir, size_t *count)
-{
-	double t[RUNS];
-
-	for (int i = 0; i < RUNS; i++) {
+	for (int i = 0; i < runs; i++) {
 		struct rules rules;
 		struct diag diag;
 		double start = bench_now();
@@ -115,64 +110,88 @@ static double bench_in_process(char *dir, size_t *count)
 		diag_free(&diag);
 		rules_free(&rules);
 	}
-	qsort(t, RUNS, sizeof(*t), bench_compare);
-	return t[RUNS / 2];
+	stats_summary(t, (size_t)runs, time);
+	free(t);
 }
 
-static double bench_cli(const char *ctl, const char *dir, long *max_rss_kb)
+/* One "cpupolicyctl check": its time in s, its max RSS in MiB. */
+static void bench_cli_once(const char *ctl, const char *dir, double *time,
+			   double *rss_mib)
 {
-	double t[RUNS];
+	double start = bench_now();
+	struct rusage ru;
+	int status;
+	pid_t pid;
 
-	for (int i = 0; i < RUNS; i++) {
-		double start = bench_now();
-		struct rusage ru;
-		int status;
-		pid_t pid;
-
-		fflush(stdout); /* or the child's freopen writes it again */
-		pid = fork();
-
-		if (pid == 0) {
-			if (!freopen("/dev/null", "w", stdout))
-				_exit(127);
-			execl(ctl, ctl, "check", "--quiet", dir, (char *)NULL);
+	fflush(stdout); /* or the child's freopen writes it again */
+	pid = fork();
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
 			_exit(127);
-		}
-		wait4(pid, &status, 0, &ru);
-		t[i] = bench_now() - start;
-		*max_rss_kb = ru.ru_maxrss;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			fprintf(stderr, "%s check failed\n", ctl);
-			exit(1);
-		}
+		execl(ctl, ctl, "check", "--quiet", dir, (char *)NULL);
+		_exit(127);
 	}
-	qsort(t, RUNS, sizeof(*t), bench_compare);
-	return t[RUNS / 2];
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "%s check failed\n", ctl);
+		exit(1);
+	}
+	*time = bench_now() - start;
+	*rss_mib = (double)ru.ru_maxrss / 1024.0;
+}
+
+static void bench_cli(const char *ctl, const char *dir, int runs,
+		      struct stats *time, struct stats *rss)
+{
+	double *t = xcalloc((size_t)runs, sizeof(*t));
+	double *m = xcalloc((size_t)runs, sizeof(*m));
+
+	for (int i = 0; i < runs; i++)
+		bench_cli_once(ctl, dir, &t[i], &m[i]);
+	stats_summary(t, (size_t)runs, time);
+	stats_summary(m, (size_t)runs, rss);
+	free(t);
+	free(m);
 }
 
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/cpupolicy-bench-XXXXXX";
+	struct stats in_process, cli, rss;
 	size_t count = 0;
-	double in_process, cli;
-	long rss_kb = 0;
+	int runs = 7, c;
+	char *cmd;
 
+	while ((c = getopt(argc, argv, "r:")) != -1) {
+		if (c != 'r' || (runs = atoi(optarg)) < 1) {
+			fprintf(stderr, "usage: bench_rules [-r RUNS] "
+					"[CTL-BINARY]\n");
+			return 2;
+		}
+	}
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
 	bench_generate(dir);
-	in_process = bench_in_process(dir, &count);
+	bench_in_process(dir, runs, &count, &in_process);
+	printf("rules: medians of %d runs, min-max of the runs in "
+	       "parentheses\n",
+	       runs);
 	printf("rules: loaded and validated %zu rules in %d files: %.1f ms "
-	       "(median of %d)\n",
-	       count, FILES, in_process * 1e3, RUNS);
-	if (argc > 1) {
-		cli = bench_cli(argv[1], dir, &rss_kb);
-		printf("rules: cpupolicyctl check on them: %.1f ms, max RSS "
-		       "%.1f MiB (median of %d)\n",
-		       cli * 1e3, (double)rss_kb / 1024.0, RUNS);
+	       "(%.1f-%.1f)\n",
+	       count, FILES, in_process.median * 1e3, in_process.min * 1e3,
+	       in_process.max * 1e3);
+	if (optind < argc) {
+		bench_cli(argv[optind], dir, runs, &cli, &rss);
+		printf("rules: cpupolicyctl check on them: %.1f ms "
+		       "(%.1f-%.1f), max RSS %.1f MiB (%.1f-%.1f)\n",
+		       cli.median * 1e3, cli.min * 1e3, cli.max * 1e3,
+		       rss.median, rss.min, rss.max);
 	}
-	if (system(xasprintf("rm -rf %s", dir)) != 0)
+	cmd = xasprintf("rm -rf %s", dir);
+	if (system(cmd) != 0)
 		return 1;
+	free(cmd);
 	return 0;
 }

@@ -3,6 +3,8 @@
  * socket bound in this network namespace, hands them over as fds 3 and 4
  * (LISTEN_FDS), moves the daemon into a network namespace of its own
  * (PrivateNetwork=yes), and prints what it sends to NOTIFY_SOCKET.
+ * SIGTERM stops the daemon, as "systemctl stop" would; the exit status
+ * is the daemon's.
  *   activate CONTROL_SOCKET NOTIFY_SOCKET COMMAND [ARGS...] */
 #include <fcntl.h>
 #include <sched.h>
@@ -18,6 +20,14 @@
 
 #include <linux/connector.h>
 #include <linux/netlink.h>
+
+static volatile sig_atomic_t activate_stop;
+
+static void activate_on_term(int sig)
+{
+	(void)sig;
+	activate_stop = 1;
+}
 
 static int activate_unix(const char *path, int type)
 {
@@ -74,8 +84,12 @@ int main(int argc, char **argv)
 	}
 	close(control);
 	close(netlink);
-	signal(SIGTERM, SIG_IGN);
+	signal(SIGTERM, activate_on_term);
 	for (;;) {
+		if (activate_stop == 1) {
+			kill(pid, SIGTERM);
+			activate_stop = 2;
+		}
 		ssize_t n = recv(notify, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 
 		if (n > 0) {

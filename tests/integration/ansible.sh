@@ -6,26 +6,16 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v ansible-playbook >/dev/null; then
-	ok "ansible role (ansible-playbook is not installed: apt-get install ansible-core) # SKIP"
-	finish
-	exit 0
+	skip_all "ansible-playbook is not installed: apt-get install ansible-core"
 fi
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg-buildpackage >/dev/null; then
-	ok "ansible role (needs root and dpkg-buildpackage) # SKIP"
-	finish
-	exit 0
+	skip_all "the role's test needs root and dpkg-buildpackage"
 fi
-daemon_pid=
-cleanup() {
-	[ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
-	[ -n "${holder:-}" ] && kill -KILL "$holder" 2>/dev/null
-	# The role's file is the administrator's, not the package's: purge
-	# keeps it, so the test takes it away itself.
-	rm -f /etc/cpupolicy/rules.d/50-fleet.rules
-	dpkg --purge cpupolicy >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+# The role's file is the administrator's, not the package's: purge keeps
+# it, so the test takes it away itself (after the daemon stopped).
+at_exit 'dpkg --purge cpupolicy >/dev/null 2>&1'
+at_exit 'rm -f /etc/cpupolicy/rules.d/50-fleet.rules'
+at_exit '[ -n "$daemon_pid" ] && stop_daemon' 
 cd "$SRCDIR" || exit 1
 dpkg --purge cpupolicy >/dev/null 2>&1
 make -s deb BUILD="$TMP/build" >"$TMP/deb.log" 2>&1 ||
@@ -62,20 +52,22 @@ else
 	not_ok "first run" "$(tail -n 30 <<<"$out")"
 fi
 
-/usr/sbin/cpupolicyd >"$TMP/daemon.log" 2>&1 &
+/usr/sbin/cpupolicyd >"$DAEMON_LOG" 2>&1 &
 daemon_pid=$!
-for _ in $(seq 100); do cpupolicyctl status >/dev/null 2>&1 && break; sleep 0.05; done
-"$TMP/holder" -s 30 &
+wait_until 10 cpupolicyctl status >/dev/null 2>&1 ||
+	not_ok "the installed daemon" "$(cat "$DAEMON_LOG")"
+start "$TMP/holder" -s 60
 holder=$!
-sleep 0.5
+if ! wait_until 5 nice_is "$holder" 5; then
+	not_ok "the installed daemon applies the role's rule" "nice $(nice_of "$holder")"
+fi
+mark=$(log_mark)
 run play 6
-nice_now() { awk '{ sub(/.*\) /, ""); print $17 }' /proc/"$holder"/stat; }
-for _ in $(seq 40); do [ "$(nice_now)" = 6 ] && break; sleep 0.05; done
 if [ "$status" -eq 0 ] && grep -q "RUNNING HANDLER \[cpupolicy : Reload cpupolicyd without systemd\]" <<<"$out" &&
-	grep -q "rules reloaded" "$TMP/daemon.log" && [ "$(nice_now)" = 6 ]; then
+	wait_until 5 nice_is "$holder" 6 && log_since "$mark" | grep -q "rules reloaded"; then
 	ok "a changed rule file: the handler reloads the running daemon, which applies it"
 else
-	not_ok "reload handler" "nice $(nice_now); $(tail -n 20 <<<"$out")"
+	not_ok "reload handler" "nice $(nice_of "$holder"); $(tail -n 20 <<<"$out")"
 fi
 
 run play 99

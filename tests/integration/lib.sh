@@ -1,5 +1,6 @@
-# Shared by the integration scripts: TAP output and small assertions.
-# Each script sources this, runs its cases, and exits non-zero if any failed.
+# Shared by the integration scripts: TAP output and assertions, the one
+# cleanup trap, waits that always end, and the daemon's start and stop.
+# Each script sources this, runs its cases, and ends with "finish".
 # Environment: BUILD (build directory), SRCDIR (the source tree).
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -7,10 +8,56 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD="$SRCDIR/$BUILD" ;; esac
 CTL="$BUILD/cpupolicyctl"
 DAEMON="$BUILD/cpupolicyd"
+WORKER="$BUILD/helpers/worker"
+CPU1=/sys/devices/system/cpu/cpu1/online
 tap_failed=0
+tap_skipped=0
 tap_count=0
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# The test's files, as the daemon and the tests' own processes see them.
+CONF="$TMP/test.conf"
+RULES="$TMP/rules"
+SOCK="$TMP/ctl.sock"
+DAEMON_LOG="$TMP/daemon.log"
+mkdir -p "$RULES" "$TMP/state"
+daemon_pid=
+
+## Cleanup: one trap for every script.
+
+lib_at_exit=()
+lib_tracked=()
+lib_cpu1=
+
+# at_exit COMMAND: run at exit (last registered first), whatever happened.
+at_exit() { lib_at_exit+=("$1"); }
+
+# track PID...: processes killed at exit.
+track() { lib_tracked+=("$@"); }
+
+# restore_cpu1_at_exit: the test changes cpu1; it is online again at exit.
+restore_cpu1_at_exit() { lib_cpu1=$(cat "$CPU1"); }
+
+lib_cleanup() {
+	local i
+	for ((i = ${#lib_at_exit[@]} - 1; i >= 0; i--)); do
+		eval "${lib_at_exit[i]}"
+	done
+	[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
+	for i in "${lib_tracked[@]}"; do
+		kill -KILL "$i" 2>/dev/null
+	done
+	for i in "${lib_tracked[@]}" $daemon_pid; do
+		wait_exit "$i" 5 2>/dev/null
+	done
+	[ -n "$lib_cpu1" ] && echo 1 >"$CPU1"
+	rm -rf "$TMP"
+}
+trap lib_cleanup EXIT
+# A signal ends the script through its EXIT trap.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+## TAP.
 
 ok() {
 	tap_count=$((tap_count + 1))
@@ -21,8 +68,28 @@ not_ok() { # name, why
 	tap_count=$((tap_count + 1))
 	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_count - $1"
-	echo "#   $2"
+	printf '%s\n' "$2" | sed 's/^/#   /'
 }
+
+skip() { # name, why
+	tap_count=$((tap_count + 1))
+	tap_skipped=$((tap_skipped + 1))
+	echo "ok $tap_count - $1 # SKIP $2"
+}
+
+finish() {
+	echo "1..$tap_count"
+	[ "$tap_failed" -eq 0 ]
+}
+
+# skip_all WHY: the whole script cannot run here.
+skip_all() {
+	skip "$(basename "$0" .sh)" "$1"
+	finish
+	exit 0
+}
+
+## Assertions.
 
 # run CMD...: sets $status, $out (stdout) and $err (stderr).
 run() {
@@ -58,7 +125,148 @@ expect_not_contains() { # name, haystack, needle
 	return 0
 }
 
-finish() {
-	echo "1..$tap_count"
-	[ "$tap_failed" -eq 0 ]
+## Waits, each with a deadline.
+
+lib_now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo $((t / 1000))
+}
+
+# wait_until SECONDS COMMAND...: polls until the command succeeds; false
+# when the deadline passes first.
+wait_until() {
+	local end
+	end=$(($(lib_now_ms) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000 }')))
+	shift
+	for (( ; ; )); do
+		"$@" && return 0
+		[ "$(lib_now_ms)" -ge "$end" ] && return 1
+		sleep 0.02
+	done
+}
+
+# running PID: the process exists and has not exited (a zombie has).
+running() {
+	local state
+	state=$(awk '{ sub(/.*\) /, ""); print $1 }' /proc/"$1"/stat 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# wait_exit PID SECONDS: waits for a child of this shell to exit and sets
+# $status to its exit status; false (status 124) when it still runs at the
+# deadline.
+wait_exit() {
+	status=124
+	wait_until "$2" eval "! running $1" || return 1
+	wait "$1" 2>/dev/null
+	status=$?
+	return 0
+}
+
+# stop PID [SECONDS]: SIGTERM, then SIGKILL if it has not exited in time
+# (default 10 s). False when it had to be killed.
+stop() {
+	kill -TERM "$1" 2>/dev/null
+	wait_exit "$1" "${2:-10}" && return 0
+	kill -KILL "$1" 2>/dev/null
+	wait_exit "$1" 5
+	return 1
+}
+
+## Process state.
+
+# nice_of TID: a thread's (or a process's) nice value.
+nice_of() { awk '{ sub(/.*\) /, ""); print $17 }' /proc/"$1"/stat 2>/dev/null; }
+
+# thread_prio PID: "TID NICE POLICY" per thread (policy 3 = SCHED_BATCH).
+thread_prio() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		awk -v t="${t##*/}" '{ sub(/.*\) /, ""); print t, $17, $39 }' \
+			"$t/stat" 2>/dev/null
+	done
+}
+
+# all_threads PID NICE POLICY COUNT: COUNT threads, each at NICE and POLICY.
+all_threads() {
+	[ "$(thread_prio "$1" | awk -v n="$2" -v p="$3" '$2 == n && $3 == p' |
+		wc -l)" -eq "$4" ] && [ "$(thread_prio "$1" | wc -l)" -eq "$4" ]
+}
+
+# nice_is PID NICE: the process's main thread has that nice value.
+nice_is() { [ "$(nice_of "$1")" = "$2" ]; }
+
+cpu1() { cat "$CPU1"; }
+cpu1_is() { [ "$(cpu1)" = "$1" ]; }
+# wait_cpu1 VALUE [SECONDS]: cpu1's online state becomes VALUE in time.
+wait_cpu1() { wait_until "${2:-5}" cpu1_is "$1"; }
+# need_cpu1 VALUE WHAT: as wait_cpu1, and a failure when it does not.
+need_cpu1() {
+	wait_cpu1 "$1" && return 0
+	not_ok "$2" "cpu1 is $(cpu1), not $1"
+	return 1
+}
+
+## The daemon.
+
+ctl() { "$CTL" -S "$SOCK" "$@"; }
+
+# write_conf [KEY=VALUE...]: the test's config, its [daemon] section with
+# the tests' defaults (socket, state directory, no periodic rescans, one
+# line per decision) and the given keys on top. Further sections are
+# appended by the caller.
+write_conf() {
+	local -A keys=([socket]="$SOCK" [state_dir]="$TMP/state"
+		[rescan_interval_ms]=0 [log_level]=info)
+	local kv k
+	for kv in "$@"; do
+		keys[${kv%%=*}]=${kv#*=}
+	done
+	{
+		echo "[daemon]"
+		for k in "${!keys[@]}"; do
+			echo "$k = ${keys[$k]}"
+		done
+	} >"$CONF"
+}
+
+# start_daemon [ENV=VALUE...]: runs the daemon on the test's config and
+# rules, and waits until it answers on its socket.
+start_daemon() {
+	env "$@" "$DAEMON" -c "$CONF" -r "$RULES" >>"$DAEMON_LOG" 2>&1 &
+	daemon_pid=$!
+	if wait_until 10 ctl status >/dev/null 2>&1; then
+		return 0
+	fi
+	echo "# the daemon did not answer within 10 s:"
+	sed 's/^/#   /' "$DAEMON_LOG"
+	return 1
+}
+
+# stop_daemon: SIGTERM, and it must exit within 10 s.
+stop_daemon() {
+	local pid=$daemon_pid
+	daemon_pid=
+	[ -n "$pid" ] || return 0
+	stop "$pid" 10 && return 0
+	echo "# the daemon did not stop within 10 s: killed"
+	return 1
+}
+
+# kill_daemon: SIGKILL, as a crash would.
+kill_daemon() {
+	kill -KILL "$daemon_pid" 2>/dev/null
+	wait_exit "$daemon_pid" 5
+	daemon_pid=
+}
+
+# log_mark: where the daemon's log ends now; log_since MARK: what the
+# daemon wrote after it.
+log_mark() { wc -c <"$DAEMON_LOG" 2>/dev/null || echo 0; }
+log_since() { tail -c +$(($1 + 1)) "$DAEMON_LOG"; }
+
+# start PROGRAM ARGS...: a tracked background process; its pid in $!.
+start() {
+	"$@" &
+	track $!
 }

@@ -5,14 +5,6 @@
 # the parser below.
 . "$(dirname "$0")/lib.sh"
 
-daemon_pid=
-cleanup() {
-	[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null
-	[ -n "${holder:-}" ] && kill -KILL "$holder" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
 # The exposition format: HELP and TYPE before a metric's samples, names
 # and label sets well formed, values numbers, counters named *_total,
 # every series once.
@@ -54,36 +46,30 @@ else
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	ok "metrics of a running daemon need root # SKIP"
+	skip "metrics of a running daemon" "needs root"
 	finish
 	exit 0
 fi
-mkdir -p "$TMP/rules" "$TMP/state" "$TMP/sys/devices/system/cpu/cpufreq/policy0"
+mkdir -p "$TMP/sys/devices/system/cpu/cpufreq/policy0"
 echo schedutil >"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
 echo "performance schedutil" >"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_available_governors"
 cp "$BUILD/helpers/worker" "$TMP/holder"
-cat >"$TMP/test.conf" <<C
-[daemon]
-socket = $TMP/ctl.sock
-state_dir = $TMP/state
+write_conf
+cat >>"$CONF" <<C
 [paths]
 sysfs = $TMP/sys
 C
-cat >"$TMP/rules/10.rules" <<C
+cat >"$RULES/10.rules" <<C
 rules = ( { name = "holder"; match = { exe = "$TMP/holder"; };
             power = { governor = "performance"; }; } );
 C
-"$DAEMON" -c "$TMP/test.conf" -r "$TMP/rules" >"$TMP/daemon.log" 2>&1 &
-daemon_pid=$!
-for _ in $(seq 100); do
-	"$CTL" -S "$TMP/ctl.sock" status >/dev/null 2>&1 && break
-	sleep 0.05
-done
-"$TMP/holder" -s 10 &
+start_daemon || { finish; exit 1; }
+start "$TMP/holder" -s 30
 holder=$!
-sleep 0.5
-"$CTL" -c "$TMP/test.conf" saturate --seconds 0.5 --threads 1 >/dev/null
-run "$CTL" -c "$TMP/test.conf" metrics
+held() { [ "$(cat "$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor")" = performance ]; }
+wait_until 5 held || not_ok "the hold" "the governor was not set"
+"$CTL" -c "$CONF" saturate --seconds 0.5 --threads 1 >/dev/null
+run "$CTL" -c "$CONF" metrics
 if [ "$status" -eq 0 ] && check_exposition <<<"$out" >"$TMP/why" &&
 	grep -q '^cpupolicy_up 1$' <<<"$out" &&
 	grep -q '^cpupolicy_matches_total 1$' <<<"$out" &&
@@ -98,7 +84,7 @@ if command -v promtool >/dev/null; then
 	run promtool check metrics <<<"$out"
 	expect_status "promtool" 0 && ok "promtool check metrics accepts it"
 else
-	ok "promtool (Debian's prometheus package is not installed) # SKIP"
+	skip "promtool check metrics" "Debian's prometheus package is not installed"
 fi
 # The parser must catch what promtool would.
 bad_ok=1
@@ -108,7 +94,5 @@ for bad in 'cpupolicy_x 1' $'# HELP a_total a\n# TYPE a_total counter\na_total o
 done
 [ "$bad_ok" -eq 1 ] && ok "the parser rejects broken exposition" ||
 	not_ok "parser" "accepted a broken one"
-kill -TERM "$daemon_pid"
-wait "$daemon_pid" 2>/dev/null
-daemon_pid=
+stop_daemon || not_ok "clean stop" "the daemon did not stop"
 finish

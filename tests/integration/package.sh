@@ -8,15 +8,9 @@
 
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg-buildpackage >/dev/null ||
 	! git -C "$SRCDIR" rev-parse HEAD >/dev/null 2>&1; then
-	ok "packages need root, dpkg-buildpackage and a git checkout # SKIP"
-	finish
-	exit 0
+	skip_all "packages need root, dpkg-buildpackage and a git checkout"
 fi
-cleanup() {
-	dpkg --purge cpupolicy >/dev/null 2>&1
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+at_exit 'dpkg --purge cpupolicy >/dev/null 2>&1' 
 cd "$SRCDIR" || exit 1
 dpkg --purge cpupolicy >/dev/null 2>&1
 
@@ -36,7 +30,7 @@ if command -v lintian >/dev/null; then
 	[ -z "$tags" ] && ok "lintian: no errors or warnings" ||
 		not_ok "lintian" "$tags"
 else
-	ok "lintian (not installed) # SKIP"
+	skip "lintian" "not installed"
 fi
 
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' \
@@ -65,7 +59,7 @@ if command -v systemd-analyze >/dev/null; then
 		not_ok "unit exposure" "score '$score'; $(grep '✗' <<<"$out")"
 	fi
 else
-	ok "unit exposure (systemd-analyze not installed) # SKIP"
+	skip "unit exposure" "systemd-analyze not installed"
 fi
 
 run dpkg --purge cpupolicy
@@ -94,7 +88,7 @@ if command -v rpmbuild >/dev/null; then
 		not_ok "rpm build" "$(tail -n 20 <<<"$out$err")"
 	fi
 else
-	ok "rpm (rpmbuild not installed) # SKIP"
+	skip "rpm" "rpmbuild not installed"
 fi
 
 finish

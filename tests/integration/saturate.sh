@@ -6,22 +6,11 @@
 # cpu1 comes back online and the test cgroup goes away, whatever happens.
 . "$(dirname "$0")/lib.sh"
 
-CPU1=/sys/devices/system/cpu/cpu1/online
 V1=/sys/fs/cgroup/cpu
 CG="cpupolicy-saturate-$$"
-competitors=()
-cleanup() {
-	for c in "${competitors[@]}"; do
-		kill -KILL "$c" 2>/dev/null
-		wait "$c" 2>/dev/null
-	done
-	[ -w "$CPU1" ] && echo 1 >"$CPU1"
-	for dir in "$V1/$CG" "/sys/fs/cgroup/unified/$CG" "/sys/fs/cgroup/$CG"; do
-		[ -d "$dir" ] && rmdir "$dir" 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+[ -w "$CPU1" ] && restore_cpu1_at_exit
+# The test's cgroup goes away at exit; its processes are gone by then.
+at_exit 'for dir in "$V1/$CG" "/sys/fs/cgroup/unified/$CG" "/sys/fs/cgroup/$CG"; do [ -d "$dir" ] && rmdir "$dir" 2>/dev/null; done'
 
 sat() { "$CTL" saturate "$@"; }
 efficiency() { grep -o '"efficiency":[0-9.]*' <<<"$1" | cut -d: -f2; }
@@ -64,11 +53,12 @@ if [ -w "$CPU1" ] && [ "$(id -u)" -eq 0 ]; then
 		not_ok "offline cpu1" "efficiency $e; $out"
 	fi
 else
-	ok "offline cpu1 (needs root and cpu1 hotplug) # SKIP"
+	skip "offline cpu1" "needs root and cpu1 hotplug"
 fi
 
+competitors=()
 for _ in 1 2; do
-	sh -c 'while :; do :; done' &
+	start sh -c 'while :; do :; done'
 	competitors+=($!)
 done
 sleep 0.2
@@ -80,8 +70,7 @@ if below "$e" 0.75 && finding "$out" contention &&
 else
 	not_ok "competitors" "efficiency $e; $out"
 fi
-for c in "${competitors[@]}"; do kill -KILL "$c"; wait "$c" 2>/dev/null; done
-competitors=()
+for c in "${competitors[@]}"; do stop "$c" 5; done
 
 if [ "$(id -u)" -eq 0 ]; then
 	run sat --compare 'priority = { class = "high"; };' --background 2 \
@@ -95,7 +84,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		not_ok "--compare" "exit $status; $out $err"
 	fi
 else
-	ok "--compare class high (raising priority needs root) # SKIP"
+	skip "--compare class high" "raising priority needs root"
 fi
 
 run sat --compare 'priority = { nice = 99; };'
@@ -123,7 +112,7 @@ quota_test() { # DIR FILE VALUE LABEL
 if [ "$(id -u)" -eq 0 ] && [ -w "$V1/cpu.cfs_quota_us" ]; then
 	quota_test "$V1/$CG" cpu.cfs_quota_us 50000 "cgroup v1"
 else
-	ok "cgroup v1 CPU quota (no writable cpu controller here) # SKIP"
+	skip "cgroup v1 CPU quota" "no writable cpu controller here"
 fi
 v2=
 for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
@@ -132,7 +121,7 @@ done
 if [ "$(id -u)" -eq 0 ] && [ -n "$v2" ] && grep -qw cpu "$v2/cgroup.subtree_control" 2>/dev/null; then
 	quota_test "$v2/$CG" cpu.max "50000 100000" "cgroup v2"
 else
-	ok "cgroup v2 CPU quota (the cpu controller is not on a v2 hierarchy here) # SKIP"
+	skip "cgroup v2 CPU quota" "the cpu controller is not on a v2 hierarchy here"
 fi
 
 finish

@@ -167,6 +167,19 @@ static void set(struct power *pw, const struct rule_power *a,
 #define ONLINE(n) "sys/devices/system/cpu/cpu" #n "/online"
 #define QOS(n)	  "sys/devices/system/cpu/cpu" #n "/power/pm_qos_resume_latency_us"
 
+/* Some knob holds what a run wrote, or a journal is left. */
+static bool changed_from_originals(void)
+{
+	char *journal = xasprintf("%s/journal", state);
+	bool changed = strcmp(get(GOV(0)), "schedutil") != 0 ||
+		       strcmp(get(EPP(3)), "balance_power") != 0 ||
+		       strcmp(get(ONLINE(8)), "0") != 0 ||
+		       access(journal, F_OK) == 0;
+
+	free(journal);
+	return changed;
+}
+
 static void assert_originals(void)
 {
 	assert_string_equal(get(GOV(0)), "schedutil");
@@ -389,11 +402,16 @@ static void test_owner_refused(void **state_)
 
 static int crash_after;
 
+/* The exit status of a child that crashed where it was told to. */
+enum {
+	CRASHED = 42
+};
+
 static void crash_hook(const char *step)
 {
 	(void)step;
 	if (--crash_after == 0)
-		_exit(0);
+		_exit(CRASHED);
 }
 
 /* One full run: take several knobs, change one, give everything back. */
@@ -433,7 +451,7 @@ static void test_crash_at_each_step(void **state_)
 		assert_originals();
 	}
 	assert_true(steps > 50);
-	for (int step = 1; step <= steps; step++) {
+	for (int step = 1, left_changed = 0; step <= steps; step++) {
 		struct power pw;
 		pid_t pid;
 		int status;
@@ -448,9 +466,16 @@ static void test_crash_at_each_step(void **state_)
 			child.step_hook = crash_hook;
 			crash_after = step;
 			crash_run(&child);
-			_exit(0);
+			_exit(1); /* it never reached its step */
 		}
-		waitpid(pid, &status, 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), CRASHED);
+		left_changed += changed_from_originals();
+		/* Most crashes leave something to restore: the replay must
+		 * have had work to do, not only an empty state directory. */
+		if (step == steps)
+			assert_true(left_changed > steps / 2);
 		assert_true(apply_power_restore_journal(state) >= 0);
 		assert_originals();
 		assert_int_equal(apply_power_restore_journal(state), 0);
