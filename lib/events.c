@@ -28,11 +28,22 @@ struct events_proc_input {
 	uint32_t event_type;
 };
 
-#define EVENTS_ALWAYS                                                          \
-	(PROC_EVENT_EXEC | PROC_EVENT_COMM | PROC_EVENT_UID | PROC_EVENT_GID)
-#define EVENTS_THREADS (PROC_EVENT_FORK | PROC_EVENT_EXIT)
 /* The kernel's PROC_EVENT_ALL: the only filter that lets acks through. */
 #define EVENTS_ALL 0xe00003c7u
+
+/* The kernel's event bits for what a listener wants. */
+static uint32_t events_mask(unsigned wanted)
+{
+	uint32_t mask = PROC_EVENT_EXEC;
+
+	if (wanted & EVENTS_WANT_THREADS)
+		mask |= PROC_EVENT_FORK | PROC_EVENT_EXIT;
+	if (wanted & EVENTS_WANT_RENAMES)
+		mask |= PROC_EVENT_COMM;
+	if (wanted & EVENTS_WANT_IDS)
+		mask |= PROC_EVENT_UID | PROC_EVENT_GID;
+	return mask;
+}
 
 static int events_send(int fd, const void *payload, size_t len)
 {
@@ -112,16 +123,18 @@ static int events_subscribe_checked(struct events *ev)
 	return 0;
 }
 
-/* Process forks and exits only matter while a process is managed: then
- * its new threads must be seen, and its exit. */
-int events_track_threads(struct events *ev, bool on)
+/* Each kind of event costs the daemon a wakeup: forks and exits matter
+ * only while a process is managed (its new threads, its children, its
+ * end), renames only when a rule matches on name, changes of ids only
+ * when one matches on user or group. Without the kernel's filter every
+ * event comes anyway, and the caller ignores what it does not need. */
+int events_want(struct events *ev, unsigned wanted)
 {
-	if (!ev->filtering || ev->fd < 0 || ev->tracking_threads == on)
+	if (!ev->filtering || ev->fd < 0 || ev->wanted == wanted)
 		return 0;
-	if (events_filter(ev->fd, EVENTS_ALWAYS | (on ? EVENTS_THREADS : 0)) <
-	    0)
+	if (events_filter(ev->fd, events_mask(wanted)) < 0)
 		return -1;
-	ev->tracking_threads = on;
+	ev->wanted = wanted;
 	return 0;
 }
 
@@ -135,10 +148,10 @@ static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	ev->filtering = events_filter_supported(ev);
+	ev->wanted =
+		EVENTS_WANT_THREADS | EVENTS_WANT_RENAMES | EVENTS_WANT_IDS;
 	if (ev->filtering)
-		ev->filtering =
-			events_filter(fd, EVENTS_ALWAYS | EVENTS_THREADS) == 0;
-	ev->tracking_threads = true;
+		ev->filtering = events_filter(fd, events_mask(ev->wanted)) == 0;
 	if (!ev->filtering && events_subscribe_checked(ev) < 0) {
 		int saved = errno;
 
@@ -205,42 +218,45 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 	case PROC_EVENT_NONE: /* the answer to a subscription */
 		return;
 	case PROC_EVENT_FORK:
-		/* A new process is matched at its exec; only new threads of
-		 * existing processes matter here. */
-		if (pe->event_data.fork.child_pid ==
-		    pe->event_data.fork.child_tgid)
-			return;
-		e = (struct events_event){EVENTS_KIND_THREAD,
-					  pe->event_data.fork.child_tgid,
-					  pe->event_data.fork.child_pid};
+		/* A new process is matched at its exec; its fork matters for
+		 * what it inherits until then. */
+		e = (struct events_event){
+			pe->event_data.fork.child_pid ==
+					pe->event_data.fork.child_tgid
+				? EVENTS_KIND_FORK
+				: EVENTS_KIND_THREAD,
+			pe->event_data.fork.child_tgid,
+			pe->event_data.fork.child_pid,
+			pe->event_data.fork.parent_tgid,
+			pe->event_data.fork.parent_pid};
 		break;
 	case PROC_EVENT_EXEC:
-		e = (struct events_event){EVENTS_KIND_EXEC,
-					  pe->event_data.exec.process_tgid,
-					  pe->event_data.exec.process_tgid};
+		e = (struct events_event){
+			EVENTS_KIND_EXEC, pe->event_data.exec.process_tgid,
+			pe->event_data.exec.process_tgid, 0, 0};
 		break;
 	case PROC_EVENT_COMM:
 		/* Thread names do not name the process. */
 		if (pe->event_data.comm.process_pid !=
 		    pe->event_data.comm.process_tgid)
 			return;
-		e = (struct events_event){EVENTS_KIND_RENAME,
-					  pe->event_data.comm.process_tgid,
-					  pe->event_data.comm.process_tgid};
+		e = (struct events_event){
+			EVENTS_KIND_RENAME, pe->event_data.comm.process_tgid,
+			pe->event_data.comm.process_tgid, 0, 0};
 		break;
 	case PROC_EVENT_UID:
 	case PROC_EVENT_GID:
 		if (pe->event_data.id.process_pid !=
 		    pe->event_data.id.process_tgid)
 			return;
-		e = (struct events_event){EVENTS_KIND_RENAME,
+		e = (struct events_event){EVENTS_KIND_IDS,
 					  pe->event_data.id.process_tgid,
-					  pe->event_data.id.process_tgid};
+					  pe->event_data.id.process_tgid, 0, 0};
 		break;
 	case PROC_EVENT_EXIT:
-		e = (struct events_event){EVENTS_KIND_EXIT,
-					  pe->event_data.exit.process_tgid,
-					  pe->event_data.exit.process_pid};
+		e = (struct events_event){
+			EVENTS_KIND_EXIT, pe->event_data.exit.process_tgid,
+			pe->event_data.exit.process_pid, 0, 0};
 		break;
 	default:
 		return;

@@ -10,23 +10,34 @@
 
 enum events_kind {
 	EVENTS_KIND_EXEC,
-	EVENTS_KIND_THREAD, /* a new thread in an existing process */
-	EVENTS_KIND_RENAME, /* name, user or group of a process changed */
-	EVENTS_KIND_EXIT,   /* a thread exited; the process when tid == pid */
+	EVENTS_KIND_FORK,   /* a new process; parent, parent_tid: its forker */
+	EVENTS_KIND_THREAD, /* a new thread; parent_tid: the creating thread */
+	EVENTS_KIND_RENAME, /* the name of a process changed */
+	EVENTS_KIND_IDS,    /* the user or group of a process changed */
+	EVENTS_KIND_EXIT,   /* a thread exited; the main one when tid == pid */
 };
 
 struct events_event {
 	enum events_kind kind;
 	pid_t pid; /* the process (thread group) */
 	pid_t tid;
+	pid_t parent, parent_tid;
+};
+
+/* What a listener may ask the kernel for, beyond execs (Linux 6.6 and
+ * later filter for it; older kernels send everything). */
+enum events_want {
+	EVENTS_WANT_THREADS = 1 << 0, /* forks and exits */
+	EVENTS_WANT_RENAMES = 1 << 1,
+	EVENTS_WANT_IDS = 1 << 2,
 };
 
 typedef void (*events_fn)(void *ctx, const struct events_event *event);
 
 struct events {
 	int fd;
-	bool filtering;	       /* the kernel filters events for us */
-	bool tracking_threads; /* forks and exits are subscribed */
+	bool filtering;	 /* the kernel filters events for us */
+	unsigned wanted; /* enum events_want bits subscribed */
 	struct events_acks {
 		unsigned count;
 		int last_error; /* the kernel's answer to a subscription */
@@ -51,7 +62,7 @@ void events_close(struct events *ev);
 int events_read(struct events *ev, events_fn fn, void *ctx);
 int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
 		 struct events_acks *acks);
-int events_track_threads(struct events *ev, bool on);
+int events_want(struct events *ev, unsigned wanted);
 void events_env_read(struct events_env *env, int error);
 void events_refusal(const struct events_env *env, char *buf, size_t size);
 

@@ -6,7 +6,13 @@
  * read again and matched again, and the pidfd checked after applying: a
  * process that died meanwhile may have lent its pid to another, whose
  * threads then get back what they had. Threads are checked to still
- * belong to their process (tgkill with signal 0) around each write. */
+ * belong to their process (tgkill with signal 0) around each write.
+ *
+ * A raise never outlives its match: what a thread would have without the
+ * rule is kept as its original, also for threads created after the match
+ * (which inherit the rule's values from their creator) and for children
+ * the process forks (followed until their exec: one that runs a program
+ * no rule matches gets the original back). */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,7 +34,13 @@ void manage_init(struct manage *m, const struct manage_options *options,
 {
 	*m = (struct manage){.options = *options, .topology = topology};
 	pidmap_init(&m->procs);
-	pidmap_init(&m->ignored);
+	pidmap_init(&m->heirs);
+}
+
+static void manage_set_mask(hwloc_bitmap_t *slot, hwloc_const_bitmap_t set)
+{
+	hwloc_bitmap_free(*slot);
+	*slot = set ? hwloc_bitmap_dup(set) : NULL;
 }
 
 static void manage_thread_clear(struct manage_thread *t)
@@ -43,8 +55,28 @@ static void manage_proc_free(struct manage_proc *p)
 	for (size_t i = 0; i < p->thread_count; i++)
 		manage_thread_clear(&p->threads[i]);
 	free(p->threads);
+	pidmap_free(&p->thread_index);
+	hwloc_bitmap_free(p->original_mask);
+	hwloc_bitmap_free(p->applied_mask);
 	place_plan_free(&p->place);
 	free(p);
+}
+
+static void manage_heir_free(struct manage_heir *h)
+{
+	hwloc_bitmap_free(h->original_mask);
+	hwloc_bitmap_free(h->inherited_mask);
+	free(h);
+}
+
+static void manage_heirs_clear(struct manage *m)
+{
+	for (size_t i = 0; i < m->heirs.capacity; i++) {
+		if (m->heirs.slots[i].key)
+			manage_heir_free(m->heirs.slots[i].value);
+	}
+	pidmap_free(&m->heirs);
+	pidmap_init(&m->heirs);
 }
 
 void manage_free(struct manage *m)
@@ -54,7 +86,8 @@ void manage_free(struct manage *m)
 			manage_proc_free(m->procs.slots[i].value);
 	}
 	pidmap_free(&m->procs);
-	pidmap_free(&m->ignored);
+	manage_heirs_clear(m);
+	pidmap_free(&m->heirs);
 	if (m->rules)
 		match_index_free(&m->index);
 }
@@ -80,20 +113,59 @@ static bool manage_gone(int error)
 	return error == ESRCH || error == ENOENT;
 }
 
+/* A write the kernel refused for good for this thread, not for now:
+ * EPERM (a limit, a cgroup without realtime time, a security module) and
+ * EINVAL (a value it does not take here, such as CPUs outside the cpuset)
+ * are tried once; anything else (EAGAIN, EBUSY, ENOMEM, EINTR) again at
+ * the next rescan. */
+static bool manage_permanent(int error)
+{
+	return error == EPERM || error == EACCES || error == EINVAL;
+}
+
+static bool manage_pidfd_exited(int pidfd)
+{
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
+/* The whole process ended (all its threads), not only its main thread: a
+ * pidfd of the process becomes readable then, and cannot be opened once
+ * the process is reaped. */
+static bool manage_process_ended(pid_t pid)
+{
+	int pidfd = pidfd_open(pid, 0);
+	bool ended;
+
+	if (pidfd < 0)
+		return errno == ESRCH;
+	ended = manage_pidfd_exited(pidfd);
+	close(pidfd);
+	return ended;
+}
+
+/* Threads of a process, found in O(1) by tid. */
 static struct manage_thread *manage_thread_find(struct manage_proc *p,
 						pid_t tid)
 {
-	for (size_t i = 0; i < p->thread_count; i++) {
-		if (p->threads[i].tid == tid)
-			return &p->threads[i];
-	}
-	return NULL;
+	uintptr_t index = (uintptr_t)pidmap_get(&p->thread_index, tid);
+
+	return index ? &p->threads[index - 1] : NULL;
 }
 
 static struct manage_thread *manage_thread_add(struct manage_proc *p, pid_t tid)
 {
 	struct manage_thread *t;
 
+	if (p->thread_count == MANAGE_THREADS_MAX) {
+		if (!p->threads_capped)
+			log_warnx("pid %d %s: more than %d threads: those "
+				  "beyond are not managed",
+				  (int)p->pid, p->exe, MANAGE_THREADS_MAX);
+		p->threads_capped = true;
+		return NULL;
+	}
 	if (p->thread_count == p->thread_capacity) {
 		p->thread_capacity =
 			p->thread_capacity ? p->thread_capacity * 2 : 4;
@@ -102,17 +174,23 @@ static struct manage_thread *manage_thread_add(struct manage_proc *p, pid_t tid)
 	}
 	t = &p->threads[p->thread_count++];
 	*t = (struct manage_thread){.tid = tid, .slot = (int)p->next_slot++};
+	pidmap_put(&p->thread_index, tid, (void *)(uintptr_t)p->thread_count);
 	return t;
 }
 
 static void manage_thread_remove(struct manage_proc *p, pid_t tid)
 {
-	struct manage_thread *t = manage_thread_find(p, tid);
+	uintptr_t index = (uintptr_t)pidmap_remove(&p->thread_index, tid);
+	struct manage_thread *last;
 
-	if (!t)
+	if (!index)
 		return;
-	manage_thread_clear(t);
-	*t = p->threads[--p->thread_count];
+	manage_thread_clear(&p->threads[index - 1]);
+	last = &p->threads[--p->thread_count];
+	if (last != &p->threads[index - 1]) {
+		p->threads[index - 1] = *last;
+		pidmap_put(&p->thread_index, last->tid, (void *)index);
+	}
 }
 
 /* Someone else set this thread after us: by default we leave it be. */
@@ -131,55 +209,117 @@ static bool manage_respect(struct manage *m, struct manage_proc *p,
 	return true;
 }
 
-static void manage_failed(struct manage *m, struct manage_proc *p, pid_t tid,
+/* A failed read or write: a thread that exited is normal; a refusal for
+ * good is said once per thread and not tried again; anything else is said
+ * and tried again at the next rescan. */
+static void manage_failed(struct manage *m, struct manage_proc *p,
+			  struct manage_thread *t, bool *failed,
 			  const char *what)
 {
 	if (manage_gone(errno)) {
 		log_debug("pid %d tid %d exited while %s was applied",
-			  (int)p->pid, (int)tid, what);
+			  (int)p->pid, (int)t->tid, what);
 		return;
 	}
 	m->counters.failures++;
-	log_warn("pid %d tid %d (%s): cannot set %s of rule %s", (int)p->pid,
-		 (int)tid, p->exe, what, p->rule->name);
+	if (!manage_permanent(errno)) {
+		log_warn("pid %d tid %d (%s): cannot set %s of rule %s now "
+			 "(tried again at the next rescan)",
+			 (int)p->pid, (int)t->tid, p->exe, what, p->rule->name);
+		return;
+	}
+	if (!*failed)
+		log_warn("pid %d tid %d (%s): cannot set %s of rule %s",
+			 (int)p->pid, (int)t->tid, p->exe, what, p->rule->name);
+	*failed = true;
 }
 
 /* Returns 1 when written, 0 when nothing was needed, -1 on failure.
  * What the rule sets is laid over the thread's original values, so that
- * after a switch of rules nothing of the old rule stays behind. In a dry
- * run the thread's values are recorded as they are. */
+ * after a switch of rules nothing of the old rule stays behind. What is
+ * recorded as applied is what the kernel holds afterwards, read back: a
+ * refused write is not mistaken later for someone else's change. In a
+ * dry run the thread's values are recorded as they are. */
 static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 			     struct manage_thread *t)
 {
 	struct prio_state now, wanted;
+	int status = 0;
 
-	if (t->left_alone || (prio_target_empty(&p->prio) && !t->prio_done))
+	if (t->left_alone || t->prio_failed ||
+	    (prio_target_empty(&p->prio) && !t->prio_done))
 		return 0;
 	if (apply_prio_read(t->tid, &now) < 0) {
-		manage_failed(m, p, t->tid, "priority");
+		manage_failed(m, p, t, &t->prio_failed, "priority");
 		return -1;
 	}
-	if (!t->prio_done)
-		t->original = now;
-	else if (!prio_state_equal(&now, &t->applied) &&
-		 manage_respect(m, p, t, "priority"))
+	if (t->prio_done && !prio_state_equal(&now, &t->applied) &&
+	    manage_respect(m, p, t, "priority"))
 		return 0;
+	/* Its own values until now, unless it inherited a rule's. */
+	if (!t->prio_done && !t->inherited)
+		t->original = now;
 	prio_expected(&p->prio, &t->original, &wanted);
 	t->prio_done = !prio_target_empty(&p->prio);
-	t->applied = m->options.dry_run ? now : wanted;
+	t->applied = now;
 	if (prio_state_equal(&now, &wanted) || m->options.dry_run)
 		return 0;
 	if (apply_prio_write(t->tid, &now, &wanted) < 0) {
-		manage_failed(m, p, t->tid, "priority");
-		return -1;
+		manage_failed(m, p, t, &t->prio_failed, "priority");
+		status = -1;
+	} else {
+		status = 1;
 	}
-	return 1;
+	if (apply_prio_read(t->tid, &now) == 0)
+		t->applied = now;
+	return status;
 }
 
-static void manage_set_mask(hwloc_bitmap_t *slot, hwloc_const_bitmap_t set)
+/* The CPUs the kernel lets a process run on now: its cpuset's, online. */
+static hwloc_bitmap_t manage_allowed(struct manage *m, pid_t pid)
 {
-	hwloc_bitmap_free(*slot);
-	*slot = set ? hwloc_bitmap_dup(set) : NULL;
+	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(),
+		       online = hwloc_bitmap_alloc();
+	char *path =
+		xasprintf("%s/devices/system/cpu/online", m->options.sysfs);
+
+	if (apply_place_allowed(m->options.procfs, m->options.sysfs, pid,
+				allowed) < 0)
+		hwloc_bitmap_copy(allowed, m->topology->all);
+	if (apply_place_read_list(path, online) == 0)
+		hwloc_bitmap_and(allowed, allowed, online);
+	free(path);
+	hwloc_bitmap_free(online);
+	return allowed;
+}
+
+/* The kernel reports a thread's affinity within what it may run on now:
+ * a CPU that went offline, or a cpuset that shrank, takes CPUs out of
+ * what sched_getaffinity says without anyone changing the thread. The
+ * kernel narrows, it never widens: a part of what was set is its doing
+ * (the CPUs it takes out are not always offline yet in sysfs, nor out of
+ * the cpuset's file, when it does), and so is the whole cpuset when
+ * nothing of what was set is left. */
+static bool manage_mask_holds(struct manage *m, struct manage_proc *p,
+			      hwloc_const_bitmap_t now,
+			      hwloc_const_bitmap_t applied)
+{
+	hwloc_bitmap_t allowed, seen;
+	bool holds;
+
+	if (hwloc_bitmap_isequal(now, applied) ||
+	    (!hwloc_bitmap_iszero(now) &&
+	     hwloc_bitmap_isincluded(now, applied)))
+		return true;
+	allowed = manage_allowed(m, p->pid);
+	seen = hwloc_bitmap_alloc();
+	hwloc_bitmap_and(seen, applied, allowed);
+	holds = hwloc_bitmap_isequal(now, seen) ||
+		(hwloc_bitmap_iszero(seen) &&
+		 hwloc_bitmap_isequal(now, allowed));
+	hwloc_bitmap_free(seen);
+	hwloc_bitmap_free(allowed);
+	return holds;
 }
 
 static int manage_apply_place(struct manage *m, struct manage_proc *p,
@@ -189,18 +329,17 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 	hwloc_bitmap_t now;
 	int status = 0;
 
-	if (t->left_alone || (!p->place.active && !t->place_done))
+	if (t->left_alone || t->place_failed ||
+	    (!p->place.active && !t->place_done))
 		return 0;
 	now = hwloc_bitmap_alloc();
 	if (apply_place_read(t->tid, now) < 0) {
-		manage_failed(m, p, t->tid, "placement");
+		manage_failed(m, p, t, &t->place_failed, "placement");
 		hwloc_bitmap_free(now);
 		return -1;
 	}
-	if (!t->place_done) {
-		manage_set_mask(&t->original_mask, now);
-	} else if (!hwloc_bitmap_isequal(now, t->applied_mask) &&
-		   manage_respect(m, p, t, "placement")) {
+	if (t->place_done && !manage_mask_holds(m, p, now, t->applied_mask) &&
+	    manage_respect(m, p, t, "placement")) {
 		hwloc_bitmap_free(now);
 		return 0;
 	}
@@ -208,45 +347,103 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 	wanted = p->place.active ? place_plan_thread(&p->place, t->slot)
 				 : t->original_mask;
 	t->place_done = p->place.active;
-	manage_set_mask(&t->applied_mask, m->options.dry_run ? now : wanted);
-	if (!hwloc_bitmap_isequal(now, wanted) && !m->options.dry_run) {
-		status = apply_place_write(t->tid, wanted) < 0 ? -1 : 1;
-		if (status < 0)
-			manage_failed(m, p, t->tid, "placement");
+	/* "applied" is what was written, or found as wanted: the plan
+	 * narrows with the CPUs online, the mask the kernel keeps does not. */
+	if (!t->applied_mask || !manage_mask_holds(m, p, now, t->applied_mask))
+		manage_set_mask(&t->applied_mask, now);
+	if (wanted && !hwloc_bitmap_isequal(now, wanted) &&
+	    !m->options.dry_run) {
+		if (apply_place_write(t->tid, wanted) < 0) {
+			manage_failed(m, p, t, &t->place_failed, "placement");
+			status = -1;
+		} else {
+			manage_set_mask(&t->applied_mask, wanted);
+			status = 1;
+		}
 	}
 	hwloc_bitmap_free(now);
 	return status;
 }
 
-/* Puts back what a thread had, where it still holds what we set. */
-static void manage_restore_thread(struct manage *m, struct manage_thread *t)
+/* Puts back what a thread had: each setting that still holds what we set
+ * goes back to its original, whatever else the thread changed. */
+static void manage_restore_thread(struct manage *m, struct manage_proc *p,
+				  struct manage_thread *t)
 {
-	struct prio_state now;
+	struct prio_state now, back;
 	hwloc_bitmap_t mask;
 
 	if (m->options.dry_run)
 		return;
 	if (t->prio_done && !t->left_alone &&
-	    apply_prio_read(t->tid, &now) == 0 &&
-	    prio_state_equal(&now, &t->applied))
-		apply_prio_write(t->tid, &now, &t->original);
-	if (t->place_done && !t->left_alone && t->original_mask) {
+	    apply_prio_read(t->tid, &now) == 0) {
+		prio_state_unwind(&now, &t->applied, &t->original, &back);
+		if (!prio_state_equal(&now, &back))
+			apply_prio_write(t->tid, &now, &back);
+	}
+	if (t->place_done && !t->left_alone && t->original_mask &&
+	    t->applied_mask) {
 		mask = hwloc_bitmap_alloc();
 		if (apply_place_read(t->tid, mask) == 0 &&
-		    hwloc_bitmap_isequal(mask, t->applied_mask))
+		    manage_mask_holds(m, p, mask, t->applied_mask))
 			apply_place_write(t->tid, t->original_mask);
 		hwloc_bitmap_free(mask);
 	}
 }
 
+/* A thread seen for the first time. One that existed before the rule
+ * holds its own original; one created since inherited what the rule gave
+ * its creator (or, not knowing the creator, the main thread), and its
+ * original is the creator's, for each setting it did not change itself. */
+static void manage_thread_original(struct manage_proc *p,
+				   struct manage_thread *t,
+				   const struct manage_thread *creator,
+				   bool created_since)
+{
+	struct prio_state now;
+	hwloc_bitmap_t mask;
+
+	if (apply_prio_read(t->tid, &now) == 0) {
+		t->original = now;
+		if (created_since && creator && creator->prio_done)
+			prio_state_unwind(&now, &creator->applied,
+					  &creator->original, &t->original);
+		else if (created_since && p->have_prio)
+			prio_state_unwind(&now, &p->applied, &p->original,
+					  &t->original);
+		t->inherited = !prio_state_equal(&now, &t->original);
+	}
+	mask = hwloc_bitmap_alloc();
+	if (apply_place_read(t->tid, mask) < 0) {
+		hwloc_bitmap_free(mask);
+		return;
+	}
+	if (created_since && creator && creator->applied_mask &&
+	    creator->original_mask &&
+	    hwloc_bitmap_isequal(mask, creator->applied_mask))
+		hwloc_bitmap_copy(mask, creator->original_mask);
+	else if (created_since && p->applied_mask && p->original_mask &&
+		 hwloc_bitmap_isequal(mask, p->applied_mask))
+		hwloc_bitmap_copy(mask, p->original_mask);
+	manage_set_mask(&t->original_mask, mask);
+	hwloc_bitmap_free(mask);
+}
+
 static void manage_apply_thread(struct manage *m, struct manage_proc *p,
-				pid_t tid, size_t *written)
+				pid_t tid, pid_t creator, bool created_since,
+				size_t *written)
 {
 	struct manage_thread *t = manage_thread_find(p, tid);
 	int prio, place;
 
-	if (!t)
-		t = manage_thread_add(p, tid);
+	if (!t) {
+		if (!manage_tid_in(p->pid, tid) ||
+		    !(t = manage_thread_add(p, tid)))
+			return;
+		manage_thread_original(
+			p, t, creator ? manage_thread_find(p, creator) : NULL,
+			created_since);
+	}
 	if (!manage_tid_in(p->pid, tid)) {
 		manage_thread_remove(p, tid);
 		return;
@@ -266,21 +463,55 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 		log_warnx("tid %d was reused while rule %s was applied: "
 			  "restored",
 			  (int)tid, p->rule->name);
-		manage_restore_thread(m, t);
+		manage_restore_thread(m, p, t);
 	}
 	manage_thread_remove(p, tid);
 }
 
-static size_t manage_apply_all(struct manage *m, struct manage_proc *p)
+/* The main thread's state stands for the process: what later threads
+ * and forked children inherit, and what they would have without it. */
+static void manage_note_leader(struct manage_proc *p)
+{
+	const struct manage_thread *leader = manage_thread_find(p, p->pid);
+
+	if (!leader)
+		return;
+	if (leader->prio_done || !p->have_prio) {
+		p->original = leader->original;
+		p->applied =
+			leader->prio_done ? leader->applied : leader->original;
+		p->have_prio = true;
+	}
+	if (leader->original_mask)
+		manage_set_mask(&p->original_mask, leader->original_mask);
+	if (leader->applied_mask)
+		manage_set_mask(&p->applied_mask, leader->applied_mask);
+}
+
+/* Every thread the process has now; records of threads that ended go. */
+static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
+			       bool created_since)
 {
 	size_t count = 0, written = 0;
+	struct pidmap live;
 	pid_t *tids;
 
 	if (procinfo_threads(m->options.procfs, p->pid, &tids, &count) < 0)
 		return 0;
+	pidmap_init(&live);
 	for (size_t i = 0; i < count; i++)
-		manage_apply_thread(m, p, tids[i], &written);
+		pidmap_put(&live, tids[i], (void *)1);
+	for (size_t i = 0; i < p->thread_count;) {
+		if (pidmap_get(&live, p->threads[i].tid))
+			i++;
+		else
+			manage_thread_remove(p, p->threads[i].tid);
+	}
+	pidmap_free(&live);
+	for (size_t i = 0; i < count; i++)
+		manage_apply_thread(m, p, tids[i], 0, created_since, &written);
 	free(tids);
+	manage_note_leader(p);
 	return written;
 }
 
@@ -350,17 +581,10 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 		return;
 	manage_hold(m, p, false);
 	for (size_t i = 0; restore && i < p->thread_count; i++)
-		manage_restore_thread(m, &p->threads[i]);
+		manage_restore_thread(m, p, &p->threads[i]);
 	manage_proc_free(p);
-	if (!m->procs.count)
+	if (!m->procs.count && !m->heirs.count)
 		manage_tracking(m, false);
-}
-
-static bool manage_pidfd_exited(int pidfd)
-{
-	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-
-	return poll(&pfd, 1, 0) > 0;
 }
 
 static int manage_plan(struct manage *m, struct manage_proc *p,
@@ -373,10 +597,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 	place_plan_free(&p->place);
 	if (!m->topology || !rules_places(rule))
 		return 0;
-	allowed = hwloc_bitmap_alloc();
-	if (apply_place_allowed(m->options.procfs, m->options.sysfs, p->pid,
-				allowed) < 0)
-		hwloc_bitmap_copy(allowed, m->topology->all);
+	allowed = manage_allowed(m, p->pid);
 	status = place_plan_make(m->topology, &rule->placement, allowed,
 				 &p->place, why, sizeof(why));
 	if (status < 0 && say)
@@ -384,6 +605,46 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 			 (int)p->pid, p->exe, rule->name, why);
 	hwloc_bitmap_free(allowed);
 	return 0;
+}
+
+/* A new record; a child of a managed process brings what it inherited,
+ * so that its threads' originals are what it would have without the
+ * parent's rule. */
+static struct manage_proc *manage_proc_new(struct manage *m, pid_t pid,
+					   unsigned long long start,
+					   struct manage_heir *heir)
+{
+	struct manage_proc *p = xcalloc(1, sizeof(*p));
+
+	/* Thread events first, so that no thread created from here on goes
+	 * unseen. */
+	if (!m->procs.count && !m->heirs.count)
+		manage_tracking(m, true);
+	p->pid = pid;
+	p->start_time = start;
+	pidmap_init(&p->thread_index);
+	if (heir) {
+		p->have_prio = heir->have_prio;
+		p->original = heir->original;
+		p->applied = heir->inherited;
+		manage_set_mask(&p->original_mask, heir->original_mask);
+		manage_set_mask(&p->applied_mask, heir->inherited_mask);
+	}
+	pidmap_put(&m->procs, pid, p);
+	return p;
+}
+
+/* The heir record of pid, when it is the process that the fork made. */
+static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
+					    unsigned long long start)
+{
+	struct manage_heir *h = pidmap_remove(&m->heirs, pid);
+
+	if (h && h->start_time != start) {
+		manage_heir_free(h);
+		h = NULL;
+	}
+	return h;
 }
 
 /* Match again on facts read after the pidfd pinned the process, and apply.
@@ -396,8 +657,9 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	 * and zeroing all 13 KiB per exec showed in profiles. */
 	struct facts facts;
 	unsigned long long start;
+	struct manage_heir *heir;
 	size_t written;
-	bool changed;
+	bool changed, fresh;
 	int pidfd = pidfd_open(pid, 0);
 
 	facts.have = facts.failed = 0;
@@ -416,15 +678,12 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		p = NULL;
 	}
 	changed = !p || p->rule != &m->rules->list[rule];
+	fresh = !p;
 	if (!p) {
-		/* Thread events first, so that no thread created from here
-		 * on goes unseen. */
-		if (!m->procs.count)
-			manage_tracking(m, true);
-		p = xcalloc(1, sizeof(*p));
-		p->pid = pid;
-		p->start_time = start;
-		pidmap_put(&m->procs, pid, p);
+		heir = manage_heir_take(m, pid, start);
+		p = manage_proc_new(m, pid, start, heir);
+		if (heir)
+			manage_heir_free(heir);
 	}
 	p->rule = &m->rules->list[rule];
 	p->generation = m->generation;
@@ -436,7 +695,9 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	prio_target_from_rule(&p->rule->priority, &p->prio);
 	manage_plan(m, p, p->rule, changed);
 	m->counters.matches += changed;
-	written = manage_apply_all(m, p);
+	/* Threads of a process seen for the first time existed before the
+	 * rule, but for a child whose values came from its parent's rule. */
+	written = manage_apply_all(m, p, !fresh || p->have_prio);
 	if (manage_pidfd_exited(pidfd)) {
 		unsigned long long now;
 
@@ -457,120 +718,245 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		return NULL;
 	}
 	close(pidfd);
-	manage_hold(m, p, rules_has_power(p->rule));
+	if (changed || p->holds_power != rules_has_power(p->rule))
+		manage_hold(m, p, rules_has_power(p->rule));
 	if (changed || written)
 		manage_log_decision(m, p, written);
 	return p;
 }
 
-static void manage_evaluate(struct manage *m, pid_t pid, bool rescan,
-			    unsigned long long start)
+/* A child that inherited a rule's values runs a program no rule matches:
+ * each setting still as inherited goes back to what the parent had
+ * without its rule. */
+static void manage_heir_restore(struct manage *m, pid_t pid,
+				const struct manage_heir *h)
+{
+	size_t count = 0, written = 0;
+	pid_t *tids;
+
+	if (m->options.dry_run ||
+	    procinfo_threads(m->options.procfs, pid, &tids, &count) < 0)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		struct prio_state now, back;
+		hwloc_bitmap_t mask = hwloc_bitmap_alloc();
+
+		if (h->have_prio && apply_prio_read(tids[i], &now) == 0) {
+			prio_state_unwind(&now, &h->inherited, &h->original,
+					  &back);
+			if (!prio_state_equal(&now, &back) &&
+			    apply_prio_write(tids[i], &now, &back) == 0)
+				written++;
+		}
+		if (h->inherited_mask && h->original_mask &&
+		    apply_place_read(tids[i], mask) == 0 &&
+		    hwloc_bitmap_isequal(mask, h->inherited_mask) &&
+		    !hwloc_bitmap_isequal(mask, h->original_mask) &&
+		    apply_place_write(tids[i], h->original_mask) == 0)
+			written++;
+		hwloc_bitmap_free(mask);
+	}
+	free(tids);
+	if (written) {
+		m->counters.inherited_restored++;
+		log_info("pid %d: no rule matches its program; the values it "
+			 "inherited from a managed parent are undone",
+			 (int)pid);
+	}
+}
+
+static void manage_evaluate(struct manage *m, pid_t pid)
 {
 	struct procinfo pi = {m->options.procfs, pid};
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
+	struct manage_heir *h;
+	unsigned long long start;
 	struct facts facts;
 	long rule = -1;
 
 	facts.have = facts.failed = 0;
 	if (m->rules)
 		rule = match_first(&m->index, &facts, procinfo_fetch, &pi);
-	if (rule < 0) {
-		if (p) {
-			log_info("pid %d %s: no rule matches any more: "
-				 "restored",
-				 (int)pid, p->exe);
-			manage_forget(m, pid, true);
-		}
-		if (rescan)
-			pidmap_put(&m->ignored, pid, (void *)(uintptr_t)start);
+	if (rule >= 0) {
+		manage_take(m, pid, rule, p);
 		return;
 	}
-	manage_take(m, pid, rule, p);
+	if (p) {
+		log_info("pid %d %s: no rule matches any more: restored",
+			 (int)pid, p->exe);
+		manage_forget(m, pid, true);
+		return;
+	}
+	if (pidmap_get(&m->heirs, pid) &&
+	    procinfo_start_time(m->options.procfs, pid, 0, &start) == 0 &&
+	    (h = manage_heir_take(m, pid, start))) {
+		manage_heir_restore(m, pid, h);
+		manage_heir_free(h);
+		if (!m->procs.count && !m->heirs.count)
+			manage_tracking(m, false);
+	}
+}
+
+/* An exec from a thread other than the main one: the kernel ends every
+ * other thread (the main one too, with an exit event) and gives the
+ * exec'ing thread the process's id. Its record is the one left whose
+ * thread did not end. */
+static void manage_exec_rekey(struct manage_proc *p)
+{
+	struct manage_thread moved;
+
+	p->leader_exited = false;
+	if (manage_thread_find(p, p->pid) || p->thread_count != 1)
+		return;
+	moved = p->threads[0];
+	pidmap_remove(&p->thread_index, moved.tid);
+	moved.tid = p->pid;
+	p->threads[0] = moved;
+	pidmap_put(&p->thread_index, p->pid, (void *)(uintptr_t)1);
 }
 
 void manage_exec(struct manage *m, pid_t pid)
 {
+	struct manage_proc *p = pidmap_get(&m->procs, pid);
+
 	m->counters.execs++;
-	pidmap_remove(&m->ignored, pid);
-	manage_evaluate(m, pid, false, 0);
+	if (p)
+		manage_exec_rekey(p);
+	manage_evaluate(m, pid);
 }
 
-void manage_thread_new(struct manage *m, pid_t pid, pid_t tid)
+/* A managed process (or a child of one not yet exec'd) forked: the child
+ * is followed until its exec. */
+void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
+{
+	struct manage_proc *p = pidmap_get(&m->procs, parent);
+	const struct manage_heir *from = pidmap_get(&m->heirs, parent);
+	const struct manage_thread *t;
+	struct manage_heir *h;
+
+	m->counters.forks++;
+	if (!p && !from)
+		return;
+	if (m->heirs.count >= MANAGE_HEIRS_MAX) {
+		if (!m->heirs_capped)
+			log_warnx("more than %d children of managed processes "
+				  "at once: those beyond are not followed to "
+				  "their exec",
+				  MANAGE_HEIRS_MAX);
+		m->heirs_capped = true;
+		return;
+	}
+	h = xcalloc(1, sizeof(*h));
+	if (procinfo_start_time(m->options.procfs, child, 0, &h->start_time) <
+	    0) {
+		free(h); /* gone already */
+		return;
+	}
+	if (from) {
+		h->have_prio = from->have_prio;
+		h->original = from->original;
+		h->inherited = from->inherited;
+		manage_set_mask(&h->original_mask, from->original_mask);
+		manage_set_mask(&h->inherited_mask, from->inherited_mask);
+	} else if ((t = manage_thread_find(p, parent_tid)) && t->prio_done) {
+		h->have_prio = true;
+		h->original = t->original;
+		h->inherited = t->applied;
+		manage_set_mask(&h->original_mask, t->original_mask);
+		manage_set_mask(&h->inherited_mask, t->applied_mask);
+	} else {
+		h->have_prio = p->have_prio;
+		h->original = p->original;
+		h->inherited = p->applied;
+		manage_set_mask(&h->original_mask, p->original_mask);
+		manage_set_mask(&h->inherited_mask, p->applied_mask);
+	}
+	from = pidmap_remove(&m->heirs, child); /* a stale one */
+	if (from)
+		manage_heir_free((struct manage_heir *)from);
+	pidmap_put(&m->heirs, child, h);
+}
+
+void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator)
 {
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
 	size_t written = 0;
 
 	m->counters.threads++;
 	if (p && !manage_thread_find(p, tid))
-		manage_apply_thread(m, p, tid, &written);
+		manage_apply_thread(m, p, tid, creator, true, &written);
 }
 
 /* A new name, user or group may change which rule matches. */
 void manage_rename(struct manage *m, pid_t pid)
 {
 	m->counters.renames++;
-	pidmap_remove(&m->ignored, pid);
-	manage_evaluate(m, pid, false, 0);
+	manage_evaluate(m, pid);
 }
 
+/* The main thread may end before the others (pthread_exit), and ends
+ * first when another thread execs: only the end of the whole process
+ * releases what it holds. */
 void manage_exit(struct manage *m, pid_t pid, pid_t tid)
 {
-	struct manage_proc *p;
+	struct manage_proc *p = pidmap_get(&m->procs, pid);
+	struct manage_heir *h;
 
-	if (pid != tid) {
-		p = pidmap_get(&m->procs, pid);
-		if (p)
-			manage_thread_remove(p, tid);
-		return;
+	if (pid == tid && (h = pidmap_remove(&m->heirs, pid))) {
+		manage_heir_free(h);
+		if (!m->procs.count && !m->heirs.count)
+			manage_tracking(m, false);
 	}
-	m->counters.exits++;
-	pidmap_remove(&m->ignored, pid);
-	manage_forget(m, pid, false);
+	if (!p)
+		return;
+	manage_thread_remove(p, tid);
+	if (pid == tid) {
+		m->counters.exits++;
+		p->leader_exited = true;
+	}
+	if (p->leader_exited && manage_process_ended(pid))
+		manage_forget(m, pid, false);
 }
 
-/* Threads the events did not tell us about, and threads someone else
- * changed (left alone, or set again if the config says so). */
-static void manage_sync_threads(struct manage *m, struct manage_proc *p)
+/* Children followed to their exec: those that ended go; one whose exec
+ * went unseen (it runs another program than it forked with) is judged
+ * as at its exec. */
+static void manage_rescan_heirs(struct manage *m, struct pidmap *seen)
 {
-	size_t count = 0, written = 0;
-	pid_t *tids;
+	pid_t *pids = NULL;
+	size_t count = 0;
 
-	if (procinfo_threads(m->options.procfs, p->pid, &tids, &count) < 0)
-		return;
-	for (size_t i = 0; i < p->thread_count;) {
-		bool live = false;
+	for (size_t i = 0; i < m->heirs.capacity; i++) {
+		pid_t pid = m->heirs.slots[i].key;
+		const struct manage_heir *h = m->heirs.slots[i].value;
 
-		for (size_t k = 0; k < count && !live; k++)
-			live = tids[k] == p->threads[i].tid;
-		if (live) {
-			i++;
-			continue;
+		if (pid && (uintptr_t)pidmap_get(seen, pid) != h->start_time) {
+			pids = xreallocarray(pids, count + 1, sizeof(*pids));
+			pids[count++] = pid;
 		}
-		manage_thread_clear(&p->threads[i]);
-		p->threads[i] = p->threads[--p->thread_count];
 	}
 	for (size_t i = 0; i < count; i++)
-		manage_apply_thread(m, p, tids[i], &written);
-	free(tids);
-	if (written)
-		log_info("pid %d %s: rule %s: %zu threads set on rescan",
-			 (int)p->pid, p->exe, p->rule->name, written);
+		manage_heir_free(pidmap_remove(&m->heirs, pids[i]));
+	free(pids);
+	if (!m->procs.count && !m->heirs.count)
+		manage_tracking(m, false);
 }
 
+/* Every process is matched again: an exec, a rename, a move to another
+ * cgroup or a change of user whose event was lost shows here. */
 void manage_rescan(struct manage *m)
 {
-	struct pidmap seen_ignored = m->ignored;
+	struct pidmap seen;
 	size_t count = 0;
 	pid_t *pids;
 
 	m->counters.rescans++;
 	m->generation++;
-	pidmap_init(&m->ignored);
 	if (procinfo_pids(m->options.procfs, &pids, &count) < 0) {
 		log_warn("cannot list %s", m->options.procfs);
-		m->ignored = seen_ignored;
 		return;
 	}
+	pidmap_init(&seen);
 	for (size_t i = 0; i < count; i++) {
 		struct manage_proc *p = pidmap_get(&m->procs, pids[i]);
 		unsigned long long start;
@@ -578,43 +964,64 @@ void manage_rescan(struct manage *m)
 		if (procinfo_start_time(m->options.procfs, pids[i], 0, &start) <
 		    0)
 			continue;
-		if (p && p->start_time != start) {
+		pidmap_put(&seen, pids[i], (void *)(uintptr_t)start);
+		if (p &&
+		    (p->start_time != start ||
+		     (p->leader_exited && manage_process_ended(pids[i])))) {
 			manage_forget(m, pids[i], false);
 			p = NULL;
 		}
-		if (p && m->options.polling) {
-			/* No exec events: the program may have changed. */
+		if (p)
 			p->generation = m->generation;
-			manage_evaluate(m, pids[i], true, start);
-		} else if (p) {
-			p->generation = m->generation;
-			manage_sync_threads(m, p);
-		} else if (!m->options.polling &&
-			   (uintptr_t)pidmap_get(&seen_ignored, pids[i]) ==
-				   start) {
-			pidmap_put(&m->ignored, pids[i],
-				   (void *)(uintptr_t)start);
-		} else {
-			manage_evaluate(m, pids[i], true, start);
+		/* Its main thread ended and no exec followed: nothing to
+		 * match on, its other threads still run under the rule. */
+		if (p && p->leader_exited &&
+		    procinfo_zombie(m->options.procfs, pids[i])) {
+			manage_apply_all(m, p, true);
+			continue;
 		}
+		if (p && p->leader_exited) /* an exec whose event was lost */
+			manage_exec_rekey(p);
+		manage_evaluate(m, pids[i]);
 	}
 	free(pids);
-	pidmap_free(&seen_ignored);
+	manage_rescan_heirs(m, &seen);
+	pidmap_free(&seen);
 	/* Whatever the scan did not see has exited. */
 	count = 0;
+	pids = NULL;
 	for (size_t i = 0; i < m->procs.capacity; i++) {
 		struct manage_proc *p = m->procs.slots[i].value;
 
 		if (m->procs.slots[i].key && p->generation != m->generation) {
-			pids = xreallocarray(count ? pids : NULL, count + 1,
-					     sizeof(*pids));
+			pids = xreallocarray(pids, count + 1, sizeof(*pids));
 			pids[count++] = p->pid;
 		}
 	}
 	for (size_t i = 0; i < count; i++)
 		manage_forget(m, pids[i], false);
-	if (count)
-		free(pids);
+	free(pids);
+}
+
+/* A process whose main thread ended cannot be matched again (its exe and
+ * name are gone from /proc): it keeps its rule by name while the new set
+ * has it, and gets back what it had when the set does not. */
+static void manage_keep_rule(struct manage *m, struct manage_proc *p)
+{
+	uintptr_t index =
+		(uintptr_t)strmap_get(&m->rules->by_name, p->rule->name);
+
+	if (!index) {
+		log_info("pid %d %s: rule %s is gone: restored", (int)p->pid,
+			 p->exe, p->rule->name);
+		manage_forget(m, p->pid, true);
+		return;
+	}
+	p->rule = &m->rules->list[index - 1];
+	prio_target_from_rule(&p->rule->priority, &p->prio);
+	manage_plan(m, p, p->rule, false);
+	manage_apply_all(m, p, true);
+	manage_hold(m, p, rules_has_power(p->rule));
 }
 
 /* A new rule set: processes already managed are matched again (and get
@@ -638,15 +1045,18 @@ void manage_set_rules(struct manage *m, const struct rules *rules)
 	for (size_t i = 0; i < count; i++) {
 		struct manage_proc *p = pidmap_get(&m->procs, pids[i]);
 
+		if (p && p->leader_exited &&
+		    procinfo_zombie(m->options.procfs, pids[i])) {
+			manage_keep_rule(m, p);
+			continue;
+		}
 		if (p)
 			p->rule = NULL;
-		manage_evaluate(m, pids[i], false, 0);
+		manage_evaluate(m, pids[i]);
 		p = pidmap_get(&m->procs, pids[i]);
 		if (p && !p->rule) /* went away meanwhile */
 			manage_forget(m, pids[i], false);
 	}
 	free(pids);
-	pidmap_free(&m->ignored);
-	pidmap_init(&m->ignored);
 	manage_rescan(m);
 }

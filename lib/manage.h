@@ -32,10 +32,21 @@ struct manage_options {
 	void *hook_ctx;
 };
 
+/* Threads tracked per process, at most: a process with more keeps the
+ * rule's values on these, and the rest is said once (cpupolicyd(8)). */
+#define MANAGE_THREADS_MAX 65536
+/* Children of managed processes followed until their exec, at most. */
+#define MANAGE_HEIRS_MAX 65536
+
+/* Priority or placement as the kernel took it; "original" is what the
+ * thread would have without any rule, "applied" what it held after our
+ * last write (read back: only what the kernel took). */
 struct manage_thread {
 	pid_t tid;
 	bool prio_done;	 /* applied, or already as wanted */
 	bool left_alone; /* changed by someone else after we applied */
+	bool prio_failed, place_failed; /* refused for good: said once */
+	bool inherited; /* its original is what its creator had unruled */
 	struct prio_state original, applied;
 	int slot; /* spread domain */
 	bool place_done;
@@ -51,15 +62,34 @@ struct manage_proc {
 	char exe[256];
 	unsigned next_slot;
 	bool holds_power;
+	bool leader_exited; /* its main thread ended; others may run on */
+	bool threads_capped;
 	unsigned long generation; /* last rescan that saw it */
+	/* The leader's original and what the rule gave it: threads created
+	 * later inherit "applied" and get "original" as theirs, and so do
+	 * the children it forks. */
+	struct prio_state original, applied;
+	bool have_prio;
+	hwloc_bitmap_t original_mask, applied_mask;
 	struct manage_thread *threads;
 	size_t thread_count, thread_capacity;
+	struct pidmap thread_index; /* tid -> index + 1 into threads */
+};
+
+/* A child a managed process forked that has not exec'd yet: it carries
+ * the rule's values by inheritance, and gets back what it would have had
+ * without the rule when it execs a program no rule matches. */
+struct manage_heir {
+	unsigned long long start_time;
+	bool have_prio;
+	struct prio_state original, inherited;
+	hwloc_bitmap_t original_mask, inherited_mask; /* NULL: not placed */
 };
 
 struct manage_counters {
-	unsigned long long execs, threads, renames, exits;
+	unsigned long long execs, threads, renames, exits, forks;
 	unsigned long long matches, applies, failures, left_alone;
-	unsigned long long rescans, pid_reuse;
+	unsigned long long rescans, pid_reuse, inherited_restored;
 };
 
 struct manage {
@@ -68,7 +98,8 @@ struct manage {
 	struct match_index index;
 	struct place_topology *topology; /* NULL: placement not needed */
 	struct pidmap procs;		 /* pid -> struct manage_proc */
-	struct pidmap ignored; /* pid -> start time: matched nothing */
+	struct pidmap heirs;		 /* pid -> struct manage_heir */
+	bool heirs_capped;
 	unsigned long generation;
 	struct manage_counters counters;
 };
@@ -79,7 +110,8 @@ void manage_init(struct manage *m, const struct manage_options *options,
 void manage_free(struct manage *m);
 void manage_set_rules(struct manage *m, const struct rules *rules);
 void manage_exec(struct manage *m, pid_t pid);
-void manage_thread_new(struct manage *m, pid_t pid, pid_t tid);
+void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child);
+void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator);
 void manage_rename(struct manage *m, pid_t pid);
 void manage_exit(struct manage *m, pid_t pid, pid_t tid);
 void manage_rescan(struct manage *m);

@@ -281,3 +281,20 @@ long match_first(const struct match_index *index, struct facts *facts,
 			return (long)next;
 	}
 }
+
+/* Which facts some rule looks at: a rename or a change of ids matters only
+ * when some rule matches on name, or on user or group. */
+unsigned match_facts_used(const struct rules *rules)
+{
+	unsigned used = 0;
+
+	for (size_t i = 0; rules && i < rules->count; i++) {
+		const struct rule_match *match = &rules->list[i].match;
+
+		if (match->name.count)
+			used |= MATCH_FACT_COMM;
+		if (match->user.count || match->group.count)
+			used |= MATCH_FACT_CREDS;
+	}
+	return used;
+}

@@ -64,6 +64,7 @@ void match_index_build(struct match_index *index, const struct rules *rules);
 void match_index_free(struct match_index *index);
 long match_first(const struct match_index *index, struct facts *facts,
 		 match_fetch_fn fetch, void *ctx);
+unsigned match_facts_used(const struct rules *rules);
 bool match_rule(const struct rule *rule, struct facts *facts,
 		match_fetch_fn fetch, void *ctx, char *why, size_t why_size);
 

@@ -142,3 +142,28 @@ void prio_describe_state(const struct prio_state *s, char *buf, size_t size)
 		snprintf(buf + used, size - used, ", io from nice");
 	}
 }
+
+/* What a thread would hold had nobody applied "applied" over "original":
+ * each setting still at the applied value goes back to the original one,
+ * each setting the thread (or someone) changed since stays as it is now.
+ * Also what a child inherited: it forked with the applied values. */
+void prio_state_unwind(const struct prio_state *now,
+		       const struct prio_state *applied,
+		       const struct prio_state *original,
+		       struct prio_state *out)
+{
+	*out = *now;
+	if (now->nice == applied->nice)
+		out->nice = original->nice;
+	if (now->policy == applied->policy &&
+	    now->rt_priority == applied->rt_priority) {
+		out->policy = original->policy;
+		out->rt_priority = original->rt_priority;
+	}
+	if (now->io_class == applied->io_class &&
+	    (now->io_class == RULE_IO_CLASS_UNSET ||
+	     now->io_level == applied->io_level)) {
+		out->io_class = original->io_class;
+		out->io_level = original->io_level;
+	}
+}

@@ -44,6 +44,10 @@ bool prio_target_empty(const struct prio_target *target);
 void prio_expected(const struct prio_target *target,
 		   const struct prio_state *before, struct prio_state *after);
 bool prio_state_equal(const struct prio_state *a, const struct prio_state *b);
+void prio_state_unwind(const struct prio_state *now,
+		       const struct prio_state *applied,
+		       const struct prio_state *original,
+		       struct prio_state *out);
 void prio_describe_target(const struct prio_target *target, char *buf,
 			  size_t size);
 void prio_describe_state(const struct prio_state *state, char *buf,

@@ -339,3 +339,17 @@ int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
 {
 	return procinfo_numbers(procfs, pids, count);
 }
+
+/* The main thread ended (a zombie) while others may run on: its facts
+ * (exe, name) are gone from /proc/PID until the process ends. */
+bool procinfo_zombie(const char *procfs, pid_t pid)
+{
+	char path[96], stat[1024];
+	const char *p;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", procfs, (int)pid);
+	if (procinfo_read(path, stat, sizeof(stat), NULL) < 0)
+		return false;
+	p = strrchr(stat, ')');
+	return p && p[1] == ' ' && p[2] == 'Z';
+}

@@ -4,6 +4,7 @@
 #ifndef CPUPOLICY_PROCINFO_H
 #define CPUPOLICY_PROCINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,5 +30,6 @@ int procinfo_parse_stat(const char *stat, pid_t *ppid,
 int procinfo_parse_creds(char *status, struct facts *facts);
 void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
+bool procinfo_zombie(const char *procfs, pid_t pid);
 
 #endif

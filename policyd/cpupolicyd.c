@@ -215,6 +215,7 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 			   "cannot be read");
 		goto fail;
 	}
+	daemon_events_update(d, rules);
 	manage_set_rules(&d->manage, rules);
 	rules_free(d->rules);
 	free(d->rules);
@@ -254,12 +255,29 @@ static void describe_caps(const struct daemon *d, char *buf, size_t size)
 		snprintf(buf, size, "none");
 }
 
+/* The events asked for follow what the daemon needs now: the rules'
+ * (renames, changes of ids) and whether anything is managed (forks and
+ * exits). Asked for before a rule set comes into force, so that nothing
+ * between its first scan and the subscription goes unseen. */
+void daemon_events_update(struct daemon *d, const struct rules *rules)
+{
+	unsigned want = d->tracking ? EVENTS_WANT_THREADS : 0;
+
+	d->facts_used = match_facts_used(rules);
+	if (d->facts_used & MATCH_FACT_COMM)
+		want |= EVENTS_WANT_RENAMES;
+	if (d->facts_used & MATCH_FACT_CREDS)
+		want |= EVENTS_WANT_IDS;
+	if (!d->polling && events_want(&d->events, want) < 0)
+		log_warn("cannot change the process events subscribed");
+}
+
 static void track_threads(void *ctx, bool on)
 {
 	struct daemon *d = ctx;
 
-	if (!d->polling && events_track_threads(&d->events, on) < 0)
-		log_warn("cannot change the process events subscribed");
+	d->tracking = on;
+	daemon_events_update(d, d->rules);
 }
 
 /* Before anything else: whatever an earlier run left changed (killed, or
@@ -356,7 +374,7 @@ static void setup(struct daemon *d)
 		d->manage.options.polling = true;
 	} else {
 		/* Nothing is managed yet. */
-		events_track_threads(&d->events, false);
+		daemon_events_update(d, d->rules);
 	}
 	/* Refused in some containers: run on, only later than it could. */
 	if (d->conf.self_realtime &&
@@ -392,6 +410,7 @@ static void teardown(struct daemon *d)
 	control_close(d);
 	events_close(&d->events);
 	manage_free(&d->manage);
+	pidmap_free(&d->renamed);
 	if (d->have_topology)
 		place_topology_free(&d->topology);
 	rules_free(d->rules);

@@ -95,19 +95,32 @@ void loop_teardown(struct daemon *d)
 		close(d->timer_fd);
 }
 
+/* Renames and changes of ids wait until the queue is read: a process
+ * renaming itself a million times costs one evaluation per reading, not
+ * one per rename; those no rule could care about are dropped (kernels
+ * before 6.6 send them whatever the daemon asked for). */
 static void loop_event(void *ctx, const struct events_event *e)
 {
-	struct manage *m = ctx;
+	struct daemon *d = ctx;
+	struct manage *m = &d->manage;
 
 	switch (e->kind) {
 	case EVENTS_KIND_EXEC:
 		manage_exec(m, e->pid);
 		break;
+	case EVENTS_KIND_FORK:
+		manage_fork(m, e->parent, e->parent_tid, e->pid);
+		break;
 	case EVENTS_KIND_THREAD:
-		manage_thread_new(m, e->pid, e->tid);
+		manage_thread_new(m, e->pid, e->tid, e->parent_tid);
 		break;
 	case EVENTS_KIND_RENAME:
-		manage_rename(m, e->pid);
+		if (d->facts_used & MATCH_FACT_COMM)
+			pidmap_put(&d->renamed, e->pid, (void *)1);
+		break;
+	case EVENTS_KIND_IDS:
+		if (d->facts_used & MATCH_FACT_CREDS)
+			pidmap_put(&d->renamed, e->pid, (void *)1);
 		break;
 	case EVENTS_KIND_EXIT:
 		manage_exit(m, e->pid, e->tid);
@@ -115,9 +128,25 @@ static void loop_event(void *ctx, const struct events_event *e)
 	}
 }
 
+static void loop_renamed(struct daemon *d)
+{
+	struct pidmap renamed = d->renamed;
+
+	if (!renamed.count)
+		return;
+	pidmap_init(&d->renamed);
+	for (size_t i = 0; i < renamed.capacity; i++) {
+		if (renamed.slots[i].key)
+			manage_rename(&d->manage, renamed.slots[i].key);
+	}
+	pidmap_free(&renamed);
+}
+
 static void loop_events(struct daemon *d)
 {
-	int status = events_read(&d->events, loop_event, &d->manage);
+	int status = events_read(&d->events, loop_event, d);
+
+	loop_renamed(d);
 
 	/* Let the next events gather: one wakeup then handles them all. */
 	if (d->conf.batch_ms && status >= 0)

@@ -61,7 +61,10 @@ struct daemon {
 	struct power power;
 	struct hold *holds;
 	size_t hold_count;
-	bool polling; /* no proc connector: rescans do all the work */
+	bool polling;	     /* no proc connector: rescans do all the work */
+	bool tracking;	     /* something is managed: forks and exits matter */
+	unsigned facts_used; /* match_facts_used of the rules in force */
+	struct pidmap renamed; /* pids renamed since the events were read */
 	int epoll_fd, signal_fd, timer_fd, listen_fd;
 	int netlink_fd;	    /* passed by the service manager, or -1 */
 	bool socket_passed; /* the control socket is the service manager's */
@@ -75,6 +78,7 @@ struct daemon {
 
 /* cpupolicyd.c */
 int daemon_reload(struct daemon *d, struct diag *diag);
+void daemon_events_update(struct daemon *d, const struct rules *rules);
 
 /* hold.c */
 void hold_apply(struct daemon *d);

@@ -503,6 +503,84 @@ static void bench_all(struct bench *b)
 	free(s);
 }
 
+/* A rename flood: "nobody" renames itself as fast as it can for 2 s
+ * (prctl(PR_SET_NAME), one event each), once with no rule on a name and
+ * once with one. Returns the daemon's CPU during the flood in ms, and the
+ * renames in *count. */
+static double bench_flood_once(struct bench *b, bool name_rule,
+			       unsigned long long *count)
+{
+	char *rule = xasprintf("%s/rules/20-name.rules", b->dir);
+	char buf[64] = "";
+	long long cpu0, cpu1;
+	int fds[2];
+	pid_t d, pid;
+	ssize_t n;
+
+	unlink(rule);
+	if (name_rule)
+		bench_write(rule, "rules = ( { name = \"named\"; match = { "
+				  "name = \"no-such-name\"; }; priority = { "
+				  "nice = 5; }; } );\n");
+	d = bench_start_daemon(b);
+	cpu0 = bench_settle(d);
+	if (pipe(fds) < 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		if (setresgid(65534, 65534, 65534) < 0 ||
+		    setresuid(65534, 65534, 65534) < 0)
+			_exit(126);
+		execl(b->probe, b->probe, "-R", "2", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	n = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	cpu1 = bench_settle(d);
+	kill(d, SIGTERM);
+	waitpid(d, NULL, 0);
+	unlink(rule);
+	free(rule);
+	*count = n > 0 ? strtoull(buf, NULL, 10) : 0;
+	return (double)(cpu1 - cpu0) / 1e6;
+}
+
+static void bench_flood(struct bench *b)
+{
+	static const struct bench_row defaults = {.realtime = true};
+	double *cpu = xcalloc((size_t)b->runs, sizeof(*cpu)),
+	       *renames = xcalloc((size_t)b->runs, sizeof(*renames));
+	struct stats c, r;
+
+	/* The unprivileged renamer must reach its copy of the probe. */
+	chmod(b->dir, 0711);
+	chmod(b->probe, 0755);
+	bench_config(b, &defaults);
+	bench_many_rules(b, BENCH_MANY_NONE);
+	printf("rename flood: an unprivileged process renaming itself for "
+	       "2 s; median of %d runs (min-max)\n",
+	       b->runs);
+	for (int named = 0; named < 2; named++) {
+		for (int i = 0; i < b->runs; i++) {
+			unsigned long long count;
+
+			cpu[i] = bench_flood_once(b, named, &count);
+			renames[i] = (double)count;
+		}
+		stats_summary(cpu, (size_t)b->runs, &c);
+		stats_summary(renames, (size_t)b->runs, &r);
+		printf("  %-24s %.0f renames (%.0f-%.0f), daemon CPU %.1f ms "
+		       "(%.1f-%.1f)\n",
+		       named ? "with a name rule" : "no rule on a name",
+		       r.median, r.min, r.max, c.median, c.min, c.max);
+	}
+	free(cpu);
+	free(renames);
+}
+
 /* WORKER-static when it is there, else none. */
 static char *bench_default_static(const char *worker)
 {
@@ -516,7 +594,7 @@ static char *bench_default_static(const char *worker)
 
 static int bench_usage(void)
 {
-	fprintf(stderr, "usage: bench_exec [-r RUNS] [-s STATIC-WORKER] "
+	fprintf(stderr, "usage: bench_exec [-F] [-r RUNS] [-s STATIC-WORKER] "
 			"DAEMON WORKER [STARTS]\n");
 	return 2;
 }
@@ -529,8 +607,13 @@ int main(int argc, char **argv)
 	char *worker_static = NULL, *cmd;
 	int c;
 
-	while ((c = getopt(argc, argv, "r:s:")) != -1) {
+	bool flood_only = false;
+
+	while ((c = getopt(argc, argv, "Fr:s:")) != -1) {
 		switch (c) {
+		case 'F': /* the rename flood alone */
+			flood_only = true;
+			break;
 		case 'r':
 			b.runs = atoi(optarg);
 			break;
@@ -562,7 +645,9 @@ int main(int argc, char **argv)
 	       "of %d runs, min-max of the runs beneath\n",
 	       b.starts, b.runs);
 	fflush(stdout); /* before the progress lines on stderr */
-	bench_all(&b);
+	if (!flood_only)
+		bench_all(&b);
+	bench_flood(&b);
 	printf("(main: us from execve() to main(), p50; <main %%: starts with "
 	       "the policy in place when main() began; p50/p99/max: us from "
 	       "main() to the policy, 0 when before; miss: starts the policy "

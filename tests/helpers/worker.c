@@ -2,12 +2,20 @@
  * and later, a chosen name, or a wait for its own nice value.
  *   worker [-t THREADS] [-m MORE] [-a AFTER_MS] [-n NAME] [-r AFTER_MS]
  *          [-s SECONDS]
+ *          [-F MS:PATH] [-X MS] [-E MS:PATH] [-S PATH] [-U UID]
  *   worker -w NICE [-T TIMEOUT_MS] [-e EXEC_NS]
+ *   worker -R SECONDS
+ * -R renames itself as fast as it can for SECONDS and prints how often.
+ * -F: after MS, fork a child that execs PATH (-s SECONDS); -X: after MS
+ * the main thread calls pthread_exit, a thread lives on for SECONDS; -E:
+ * after MS a new thread execs PATH; -S: on SIGUSR1 exec PATH; -U: on
+ * SIGUSR2 take the user id UID. Programs exec'd get "-s SECONDS".
  * With -w it spins until its nice value is NICE and exits 0 (1 on time
  * out). With -e (the time just before its execve, CLOCK_MONOTONIC) it
  * prints "EXEC_TO_MAIN_NS MAIN_TO_APPLIED_NS BEFORE_MAIN": the second is 0
  * when the value was already in place as main() began. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +32,87 @@ static long long worker_now_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static int worker_seconds = 5;
+static const char *worker_on_usr1;
+static uid_t worker_on_usr2;
+
+static void worker_exec(const char *path)
+{
+	char seconds[16];
+
+	snprintf(seconds, sizeof(seconds), "%d", worker_seconds);
+	execl(path, path, "-s", seconds, (char *)NULL);
+	perror(path);
+	_exit(127);
+}
+
+/* MS:PATH */
+static const char *worker_split(char *arg, int *ms)
+{
+	char *colon = strchr(arg, ':');
+
+	if (!colon) {
+		fprintf(stderr, "worker: expected MS:PATH, not %s\n", arg);
+		exit(2);
+	}
+	*colon = '\0';
+	*ms = atoi(arg);
+	return colon + 1;
+}
+
+static void worker_signal(int sig)
+{
+	if (sig == SIGUSR1 && worker_on_usr1)
+		worker_exec(worker_on_usr1);
+	if (sig == SIGUSR2 &&
+	    setresuid(worker_on_usr2, worker_on_usr2, worker_on_usr2) < 0)
+		_exit(3);
+}
+
+struct worker_exec_later {
+	int ms;
+	const char *path;
+};
+
+static void *worker_exec_thread(void *arg)
+{
+	const struct worker_exec_later *later = arg;
+
+	usleep((useconds_t)later->ms * 1000);
+	worker_exec(later->path);
+	return NULL;
+}
+
 static void *worker_sleep(void *arg)
 {
 	(void)arg;
 	for (;;)
 		pause();
+	return NULL;
+}
+
+/* What an unprivileged user can make the daemon see as often as it likes:
+ * a rename is one system call, and one event for a listener. */
+static int worker_rename_flood(int seconds)
+{
+	long long end = worker_now_ns() + seconds * 1000000000LL;
+	unsigned long long count = 0;
+
+	while (worker_now_ns() < end) {
+		for (int i = 0; i < 1000; i++, count++)
+			prctl(PR_SET_NAME, count & 1 ? "flood-a" : "flood-b", 0,
+			      0, 0);
+	}
+	printf("%llu\n", count);
+	return 0;
+}
+
+/* The thread that outlives the main one, then ends the process. */
+static void *worker_sleep_then_exit(void *arg)
+{
+	(void)arg;
+	sleep((unsigned)worker_seconds);
+	exit(0);
 	return NULL;
 }
 
@@ -61,14 +145,17 @@ static int worker_wait_nice(int nice, long timeout_ms, long long exec_ns)
 
 int main(int argc, char **argv)
 {
-	int threads = 0, more = 0, after_ms = 0, rename_ms = -1, seconds = 5;
-	int wait_nice = 100;
+	int threads = 0, more = 0, after_ms = 0, rename_ms = -1;
+	int wait_nice = 100, fork_ms = -1, leave_ms = -1;
+	const char *fork_path = NULL;
+	struct worker_exec_later later = {-1, NULL};
 	long timeout_ms = 5000;
 	long long exec_ns = 0;
 	const char *name = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:m:a:n:r:s:w:T:e:")) != -1) {
+	while ((c = getopt(argc, argv, "t:m:a:n:r:s:w:T:e:F:X:E:S:U:R:")) !=
+	       -1) {
 		switch (c) {
 		case 't':
 			threads = atoi(optarg);
@@ -86,7 +173,26 @@ int main(int argc, char **argv)
 			rename_ms = atoi(optarg);
 			break;
 		case 's':
-			seconds = atoi(optarg);
+			worker_seconds = atoi(optarg);
+			break;
+		case 'F':
+			fork_path = worker_split(optarg, &fork_ms);
+			break;
+		case 'X':
+			leave_ms = atoi(optarg);
+			break;
+		case 'E':
+			later.path = worker_split(optarg, &later.ms);
+			break;
+		case 'S':
+			worker_on_usr1 = optarg;
+			signal(SIGUSR1, worker_signal);
+			break;
+		case 'R':
+			return worker_rename_flood(atoi(optarg));
+		case 'U':
+			worker_on_usr2 = (uid_t)atoi(optarg);
+			signal(SIGUSR2, worker_signal);
 			break;
 		case 'w':
 			wait_nice = atoi(optarg);
@@ -114,6 +220,25 @@ int main(int argc, char **argv)
 		usleep((useconds_t)rename_ms * 1000);
 		prctl(PR_SET_NAME, name, 0, 0, 0);
 	}
-	sleep((unsigned)seconds);
+	if (later.path) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, worker_exec_thread, &later);
+	}
+	if (fork_path) {
+		usleep((useconds_t)fork_ms * 1000);
+		if (fork() == 0)
+			worker_exec(fork_path);
+	}
+	if (leave_ms >= 0) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, worker_sleep_then_exit, NULL);
+		usleep((useconds_t)leave_ms * 1000);
+		pthread_exit(NULL);
+	}
+	/* A signal handled (-U) cuts a sleep short: sleep the rest. */
+	for (unsigned left = (unsigned)worker_seconds; left;)
+		left = sleep(left);
 	return 0;
 }

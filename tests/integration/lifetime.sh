@@ -1,0 +1,303 @@
+#!/bin/bash
+# A raise never outlives its match, against the real kernel, as root:
+# children that exec something no rule matches, an exec from a thread
+# other than the main one, threads created after the match, a reload that
+# drops the rule, a main thread that ends before the others; and what a
+# rescan must catch when events were lost.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "the daemon tests need root"
+
+mkdir -p "$TMP/bin" "$TMP/other"
+for name in raised lowered placed failing holder; do
+	cp "$WORKER" "$TMP/bin/$name"
+done
+cp "$WORKER" "$TMP/other/plain"
+cp "$WORKER" "$TMP/other/changer"
+PLAIN="$TMP/other/plain"
+rules_raised() { # the raising rule, and one that lowers for contrast
+	cat >"$RULES/10-test.rules" <<EOF
+rules = (
+  { name = "raised"; match = { exe = "$TMP/bin/raised"; };
+    priority = { nice = -6; policy = "batch"; io_class = "best-effort"; io_level = 1; }; },
+  { name = "lowered"; match = { exe = "$TMP/bin/lowered"; };
+    priority = { nice = 5; }; }
+);
+EOF
+}
+rules_raised
+write_conf
+start_daemon || { finish; exit 1; }
+
+# prio_of TID: "NICE POLICY IO" (policy 3 = SCHED_BATCH; io as ionice says).
+prio_of() {
+	echo "$(nice_of "$1") $(awk '{ sub(/.*\) /, ""); print $39 }' /proc/"$1"/stat 2>/dev/null) $(ionice -p "$1" 2>/dev/null | tr -d ' ')"
+}
+prio_is() { [ "$(prio_of "$1")" = "$2" ]; }
+RAISED="-6 3 best-effort:prio1"
+PLAINPRIO="0 0 none:prio0"
+# child_of PID: its child's pid, once it has one.
+child_of() { cat /proc/"$1"/task/"$1"/children 2>/dev/null | awk '{ print $1 }'; }
+has_child() { [ -n "$(child_of "$1")" ]; }
+
+# A managed process forks; the child execs a program no rule matches: it
+# gets back what it would have had without the parent's rule.
+start "$TMP/bin/raised" -F 500:"$PLAIN" -s 30
+w=$!
+if wait_until 5 prio_is "$w" "$RAISED" && wait_until 5 has_child "$w"; then
+	child=$(child_of "$w")
+	track "$child"
+	if wait_until 5 eval '[ "$(readlink /proc/$child/exe)" = "$PLAIN" ]' &&
+		wait_until 5 prio_is "$child" "$PLAINPRIO"; then
+		ok "a child of a managed process that execs an unmatched program gets its parent's original back (nice, policy, I/O)"
+	else
+		not_ok "the child's raise undone at its exec" "child $child: $(prio_of "$child") ($(readlink /proc/$child/exe))"
+	fi
+else
+	not_ok "the child's raise undone at its exec" "parent: $(prio_of "$w"); child: $(child_of "$w")"
+fi
+
+# The same child exec'ing a program of another rule: that rule over the
+# parent's original, which is also what a reload dropping it restores.
+start "$TMP/bin/raised" -F 500:"$TMP/bin/lowered" -s 30
+w=$!
+if wait_until 5 has_child "$w"; then
+	child=$(child_of "$w")
+	track "$child"
+	if wait_until 5 prio_is "$child" "5 0 none:prio0"; then
+		cat >"$RULES/10-test.rules" <<EOF
+rules = ( { name = "raised"; match = { exe = "$TMP/bin/raised"; };
+            priority = { nice = -6; policy = "batch"; io_class = "best-effort"; io_level = 1; }; } );
+EOF
+		run ctl reload
+		if [ "$status" -eq 0 ] && wait_until 5 prio_is "$child" "$PLAINPRIO"; then
+			ok "a child exec'ing another rule's program: that rule laid over the parent's original, which a reload dropping it brings back"
+		else
+			not_ok "another rule for the child" "reload $status $err; child: $(prio_of "$child")"
+		fi
+	else
+		not_ok "another rule for the child" "child: $(prio_of "$child")"
+	fi
+else
+	not_ok "another rule for the child" "no child of $w"
+fi
+rules_raised
+ctl reload >/dev/null
+
+# An exec from a thread other than the main one: the kernel reports the
+# main thread's exit first; the process lives on and runs a program no
+# rule matches, which undoes the raise.
+start "$TMP/bin/raised" -t 1 -E 500:"$PLAIN" -s 30
+w=$!
+if wait_until 5 prio_is "$w" "$RAISED" &&
+	wait_until 5 eval '[ "$(readlink /proc/$w/exe)" = "$PLAIN" ]' &&
+	wait_until 5 prio_is "$w" "$PLAINPRIO"; then
+	ok "an exec from another thread than the main one is an exec, not an exit: the raise is undone"
+else
+	not_ok "exec from a thread" "$(prio_of "$w") ($(readlink /proc/$w/exe)); $(grep "pid $w" "$DAEMON_LOG")"
+fi
+
+# Threads created after the match inherit the raise; their original is
+# the process's, which a reload dropping the rule brings back.
+start "$TMP/bin/raised" -t 1 -m 2 -a 500 -s 30
+w=$!
+if wait_until 5 all_threads "$w" -6 3 4; then
+	cat >"$RULES/10-test.rules" <<EOF
+rules = ( { name = "lowered"; match = { exe = "$TMP/bin/lowered"; }; priority = { nice = 5; }; } );
+EOF
+	run ctl reload
+	if wait_until 5 all_threads "$w" 0 0 4; then
+		ok "threads created after the match get the process's original back when a reload drops the rule"
+	else
+		not_ok "later threads restored" "$(thread_prio "$w")"
+	fi
+else
+	not_ok "later threads raised" "$(thread_prio "$w")"
+fi
+rules_raised
+ctl reload >/dev/null
+
+# A restore where a thread changed one of the applied values itself puts
+# back the others.
+start "$TMP/bin/raised" -s 30
+w=$!
+if wait_until 5 prio_is "$w" "$RAISED"; then
+	renice -n 2 -p "$w" >/dev/null
+	cat >"$RULES/10-test.rules" <<EOF
+rules = ( { name = "lowered"; match = { exe = "$TMP/bin/lowered"; }; priority = { nice = 5; }; } );
+EOF
+	run ctl reload
+	if wait_until 5 prio_is "$w" "2 0 none:prio0"; then
+		ok "a restore puts back policy and I/O, and leaves the nice value someone changed"
+	else
+		not_ok "a partial restore" "$(prio_of "$w")"
+	fi
+else
+	not_ok "a partial restore" "not raised: $(prio_of "$w")"
+fi
+rules_raised
+ctl reload >/dev/null
+
+# Rescans catch what events miss. The daemon is stopped, a burst of execs
+# fills its 4 KiB queue, and then: a managed process execs an unmatched
+# program, an unmatched process execs a matching one, a process moves
+# into the cgroup a rule names, a process takes the user a rule names.
+# Their events are lost; the rescan the overflow brings must find them.
+stop_daemon
+CG=/sys/fs/cgroup/unified/cpupolicy-lifetime-$$
+[ -d /sys/fs/cgroup/unified ] || CG=/sys/fs/cgroup/cpupolicy-lifetime-$$
+rules_raised
+cat >"$RULES/20-lost.rules" <<EOF
+rules = (
+  { name = "moved"; match = { exe = "$TMP/other/changer"; cgroup = "/cpupolicy-lifetime-*"; };
+    priority = { nice = 4; }; },
+  { name = "nobody"; match = { exe = "$TMP/other/changer"; user = "nobody"; };
+    priority = { nice = 3; }; }
+);
+EOF
+# They run before the daemon starts: its first scan has seen each of
+# them, so only a rescan that looks again can notice the change.
+start "$TMP/bin/raised" -S "$PLAIN" -s 30
+managed=$!
+start "$PLAIN" -S "$TMP/bin/raised" -s 30
+unmanaged=$!
+start "$TMP/other/changer" -s 30
+mover=$!
+start "$TMP/other/changer" -U "$(id -u nobody)" -s 30
+changer=$!
+write_conf event_buffer_kb=4
+start_daemon || { finish; exit 1; }
+if mkdir "$CG" 2>/dev/null; then
+	at_exit "rmdir '$CG' 2>/dev/null"
+else
+	CG=
+fi
+if wait_until 5 prio_is "$managed" "$RAISED"; then
+	kill -STOP "$daemon_pid"
+	seq 3000 | xargs -P 32 -I{} true
+	kill -USR1 "$managed" "$unmanaged"
+	kill -USR2 "$changer"
+	[ -n "$CG" ] && echo "$mover" >"$CG/cgroup.procs"
+	seq 500 | xargs -P 32 -I{} true
+	kill -CONT "$daemon_pid"
+	if wait_until 5 eval '[ "$(readlink /proc/$managed/exe)" = "$PLAIN" ]' &&
+		wait_until 5 prio_is "$managed" "$PLAINPRIO"; then
+		ok "lost events: a managed process that exec'd an unmatched program is matched again at the rescan (raise undone)"
+	else
+		not_ok "rescan: managed process exec'd" "$(prio_of "$managed") ($(readlink /proc/$managed/exe))"
+	fi
+	if wait_until 5 prio_is "$unmanaged" "$RAISED"; then
+		ok "lost events: an unmatched process that exec'd a matching program is found at the rescan"
+	else
+		not_ok "rescan: ignored process exec'd" "$(prio_of "$unmanaged") ($(readlink /proc/$unmanaged/exe))"
+	fi
+	if wait_until 5 nice_is "$changer" 3; then
+		ok "lost events: a process that took the user a rule names is matched at the rescan"
+	else
+		not_ok "rescan: uid change" "nice $(nice_of "$changer"), uid $(awk '/^Uid/ { print $3 }' /proc/$changer/status)"
+	fi
+	if [ -z "$CG" ]; then
+		skip "lost events: a move to another cgroup" "no cgroup to create here"
+	elif wait_until 5 nice_is "$mover" 4; then
+		ok "lost events: a process moved into the cgroup a rule names is matched at the rescan"
+	else
+		not_ok "rescan: cgroup move" "nice $(nice_of "$mover"); $(cat /proc/$mover/cgroup)"
+	fi
+	run ctl status --json
+	expect_contains "the events were lost" "$out" '"overflows":' &&
+		expect_not_contains "the events were lost" "$out" '"overflows":0' &&
+		ok "... and the events were really lost (the kernel reported an overflow)"
+	[ -n "$CG" ] && echo "$mover" >"$(dirname "$CG")/cgroup.procs"
+else
+	not_ok "lost events" "the managed process was not raised: $(prio_of "$managed")"
+fi
+stop_daemon
+
+# A write the kernel refuses is not someone else's change: SCHED_FIFO in a
+# cgroup without realtime time (cpu.rt_runtime_us 0) fails with EPERM. It
+# is said once, recorded as not taken, and not tried again every rescan.
+RT=/sys/fs/cgroup/cpu
+if [ -w "$RT/cpu.rt_runtime_us" ] && mkdir "$RT/cpupolicy-lifetime-$$" 2>/dev/null; then
+	at_exit "rmdir '$RT/cpupolicy-lifetime-$$' 2>/dev/null"
+	cat >"$RULES/10-test.rules" <<EOF
+rules = ( { name = "failing"; match = { exe = "$TMP/bin/failing"; };
+            priority = { policy = "fifo"; rt_priority = 5; nice = 3; }; } );
+EOF
+	rm -f "$RULES/20-lost.rules"
+	write_conf rescan_interval_ms=200
+	start_daemon || { finish; exit 1; }
+	(echo "$BASHPID" >"$RT/cpupolicy-lifetime-$$/cgroup.procs" &&
+		exec "$TMP/bin/failing" -s 30) &
+	w=$!
+	track "$w"
+	sleep 1.5 # several rescans
+	refused=$(grep -c "pid $w tid $w .*cannot set priority of rule failing" "$DAEMON_LOG")
+	if [ "$refused" -eq 1 ] &&
+		! grep -q "pid $w .*changed by someone else" "$DAEMON_LOG"; then
+		ok "a write the kernel refuses (EPERM) is said once, and not taken for someone else's change"
+	else
+		not_ok "a refused write" "said $refused times; $(grep "pid $w" "$DAEMON_LOG")"
+	fi
+	stop "$w" 5
+	echo $$ >"$RT/cgroup.procs"
+	stop_daemon
+else
+	skip "a write the kernel refuses" "no cgroup with realtime group scheduling here"
+fi
+
+# CPU hotplug and cpusets change what the kernel reports of a thread's
+# affinity, without anyone changing it: neither is someone else's change.
+if [ ! -w "$CPU1" ]; then
+	skip "placement and hotplug" "cpu1 cannot be taken offline here"
+	finish
+	exit
+fi
+restore_cpu1_at_exit
+placement_rule() { # CPUS
+	cat >"$RULES/10-test.rules" <<EOF
+rules = (
+  { name = "placed"; match = { exe = "$TMP/bin/placed"; }; placement = { cpus = "$1"; }; },
+  { name = "holder"; match = { exe = "$TMP/bin/holder"; }; power = { parking = "off"; }; }
+);
+EOF
+}
+placement_rule 0-1
+rm -f "$RULES/20-lost.rules"
+write_conf rescan_interval_ms=200
+start_daemon || { finish; exit 1; }
+start "$TMP/bin/placed" -t 1 -s 60
+w=$!
+affinity() { grep Cpus_allowed_list /proc/"$1"/task/*/status | awk '{ print $2 }' | sort -u | tr '\n' ' '; }
+affinity_is() { [ "$(affinity "$1")" = "$2 " ]; }
+wait_until 5 grep -q "pid $w .*rule placed" "$DAEMON_LOG"
+echo 0 >"$CPU1"
+sleep 1 # several rescans with cpu1 offline
+echo 1 >"$CPU1"
+placement_rule 1
+run ctl reload
+if ! grep -q "pid $w .*changed by someone else" "$DAEMON_LOG" &&
+	wait_until 5 affinity_is "$w" 1; then
+	ok "a CPU going offline is not someone else's change: the thread keeps its placement, and a new rule moves it"
+else
+	not_ok "placement across hotplug" "affinity $(affinity "$w"); $(grep "pid $w" "$DAEMON_LOG")"
+fi
+
+# The main thread ends first (pthread_exit) while another thread works:
+# the process keeps its hold (every CPU online) until its last thread ends.
+echo 0 >"$CPU1"
+start "$TMP/bin/holder" -X 500 -s 3
+holder=$!
+if wait_cpu1 1 && sleep 1.5 && cpu1_is 1 &&
+	[ "$(awk '{ sub(/.*\) /, ""); print $1 }' /proc/$holder/stat)" = Z ]; then
+	ok "the main thread's pthread_exit is not the process's exit: the power hold stays"
+else
+	not_ok "pthread_exit of the main thread" "cpu1 $(cpu1); $(grep "pid $holder" "$DAEMON_LOG")"
+fi
+if wait_exit "$holder" 10 && wait_cpu1 0; then
+	ok "... until its last thread ends"
+else
+	not_ok "the hold after the process ended" "cpu1 $(cpu1)"
+fi
+stop_daemon
+
+finish
