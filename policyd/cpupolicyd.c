@@ -264,9 +264,9 @@ void daemon_events_update(struct daemon *d, const struct rules *rules)
 	unsigned want = d->tracking ? EVENTS_WANT_THREADS : 0;
 
 	d->facts_used = match_facts_used(rules);
-	if (d->facts_used & MATCH_FACT_COMM)
+	if ((d->facts_used & MATCH_FACT_COMM) && !d->renames_paused)
 		want |= EVENTS_WANT_RENAMES;
-	if (d->facts_used & MATCH_FACT_CREDS)
+	if ((d->facts_used & MATCH_FACT_CREDS) && !d->renames_paused)
 		want |= EVENTS_WANT_IDS;
 	if (!d->polling && events_want(&d->events, want) < 0)
 		log_warn("cannot change the process events subscribed");

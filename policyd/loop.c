@@ -25,6 +25,10 @@ enum loop_source {
 
 /* Without process events, polling /proc is all there is: do it often. */
 #define LOOP_POLL_MS 1000
+/* Renames and changes of ids a second, at most, before the daemon stops
+ * asking for them for a second: any user can rename a process a million
+ * times a second, and each one wakes the daemon. */
+#define LOOP_RENAMES_PER_S 1000
 
 static int loop_watch(struct daemon *d, int fd, uint64_t data)
 {
@@ -115,10 +119,12 @@ static void loop_event(void *ctx, const struct events_event *e)
 		manage_thread_new(m, e->pid, e->tid, e->parent_tid);
 		break;
 	case EVENTS_KIND_RENAME:
+		d->renames_counted++;
 		if (d->facts_used & MATCH_FACT_COMM)
 			pidmap_put(&d->renamed, e->pid, (void *)1);
 		break;
 	case EVENTS_KIND_IDS:
+		d->renames_counted++;
 		if (d->facts_used & MATCH_FACT_CREDS)
 			pidmap_put(&d->renamed, e->pid, (void *)1);
 		break;
@@ -142,11 +148,57 @@ static void loop_renamed(struct daemon *d)
 	pidmap_free(&renamed);
 }
 
+static long long loop_ms_since(const struct timespec *then)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - then->tv_sec) * 1000LL +
+	       (now.tv_nsec - then->tv_nsec) / 1000000L;
+}
+
+/* A flood of renames: the kernel is told to keep them for a second (it
+ * filters for Linux 6.6 and later; before, they still come, and cost a
+ * wakeup each, but not a match each). */
+static void loop_limit_renames(struct daemon *d)
+{
+	if (loop_ms_since(&d->renames_since) >= 1000) {
+		clock_gettime(CLOCK_MONOTONIC, &d->renames_since);
+		d->renames_counted = 0;
+		return;
+	}
+	if (d->renames_counted <= LOOP_RENAMES_PER_S || d->renames_paused ||
+	    !d->events.filtering)
+		return;
+	if (!d->renames_pauses)
+		log_info("more than %d renames or changes of ids a second: "
+			 "left to a rescan a second later while it lasts",
+			 LOOP_RENAMES_PER_S);
+	d->renames_pauses++;
+	d->renames_paused = true;
+	clock_gettime(CLOCK_MONOTONIC, &d->renames_paused_at);
+	daemon_events_update(d, d->rules);
+}
+
+/* The second is over: renames are asked for again, and a rescan matches
+ * every process, the renamed ones among them. */
+static void loop_resume_renames(struct daemon *d)
+{
+	if (!d->renames_paused || loop_ms_since(&d->renames_paused_at) < 1000)
+		return;
+	d->renames_paused = false;
+	clock_gettime(CLOCK_MONOTONIC, &d->renames_since);
+	d->renames_counted = 0;
+	daemon_events_update(d, d->rules);
+	manage_rescan(&d->manage);
+}
+
 static void loop_events(struct daemon *d)
 {
 	int status = events_read(&d->events, loop_event, d);
 
 	loop_renamed(d);
+	loop_limit_renames(d);
 
 	/* Let the next events gather: one wakeup then handles them all. */
 	if (d->conf.batch_ms && status >= 0)
@@ -202,6 +254,7 @@ static void loop_timer(struct daemon *d)
 	if (read(d->timer_fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	control_expire(d);
+	loop_resume_renames(d);
 	if (!d->conf.dry_run)
 		apply_power_check(&d->power);
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -65,6 +65,12 @@ struct daemon {
 	bool tracking;	     /* something is managed: forks and exits matter */
 	unsigned facts_used; /* match_facts_used of the rules in force */
 	struct pidmap renamed; /* pids renamed since the events were read */
+	/* Renames (and changes of ids) counted per second; above the limit
+	 * they are not asked for until a rescan a second later. */
+	struct timespec renames_since, renames_paused_at;
+	unsigned renames_counted;
+	bool renames_paused;
+	unsigned long long renames_pauses;
 	int epoll_fd, signal_fd, timer_fd, listen_fd;
 	int netlink_fd;	    /* passed by the service manager, or -1 */
 	bool socket_passed; /* the control socket is the service manager's */

@@ -647,15 +647,23 @@ int main(int argc, char **argv)
 	fflush(stdout); /* before the progress lines on stderr */
 	if (!flood_only)
 		bench_all(&b);
+	if (!flood_only)
+		printf("(main: us from execve() to main(), p50; <main %%: "
+		       "starts with "
+		       "the policy in place when main() began; p50/p99/max: us "
+		       "from "
+		       "main() to the policy, 0 when before; miss: starts the "
+		       "policy "
+		       "did not reach within 1 s; cpu/1k: daemon CPU ms per "
+		       "1,000 "
+		       "execs, m = the matching starts above, p = /bin/true "
+		       "paced at "
+		       "1,000 a second; RSS and peak (VmHWM) of the daemon in "
+		       "MiB; "
+		       "the 20,000 added rules match neither and come first in "
+		       "rule "
+		       "order; static: the probe linked with -static)\n");
 	bench_flood(&b);
-	printf("(main: us from execve() to main(), p50; <main %%: starts with "
-	       "the policy in place when main() began; p50/p99/max: us from "
-	       "main() to the policy, 0 when before; miss: starts the policy "
-	       "did not reach within 1 s; cpu/1k: daemon CPU ms per 1,000 "
-	       "execs, m = the matching starts above, p = /bin/true paced at "
-	       "1,000 a second; RSS and peak (VmHWM) of the daemon in MiB; "
-	       "the 20,000 added rules match neither and come first in rule "
-	       "order; static: the probe linked with -static)\n");
 	cmd = xasprintf("rm -rf %s", b.dir);
 	if (system(cmd) != 0)
 		return 1;

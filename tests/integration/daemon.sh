@@ -277,6 +277,22 @@ else
 	not_ok "rename" "$(thread_prio "$w4")"
 fi
 
+# A rename flood: past a thousand renames a second the daemon stops asking
+# for them and leaves them to a rescan a second later, which still finds
+# a process renamed into a rule's name meanwhile.
+start "$TMP/bin/worker" -R 4
+flood=$!
+sleep 0.5
+start "$TMP/bin/worker" -n renamed-x -r 500 -s 30
+w8=$!
+if wait_until 5 nice_is "$w8" 5 &&
+	grep -q "more than 1000 renames or changes of ids a second: left to a rescan" "$DAEMON_LOG"; then
+	ok "a rename flood is left to a rescan a second later, which finds the process renamed meanwhile"
+else
+	not_ok "rename flood" "nice $(nice_of "$w8"); $(tail -n 3 "$DAEMON_LOG")"
+fi
+stop "$flood" 5
+
 # Permission: the socket's group may read, not reload. The other user
 # runs a static client copied into the test's directory, given the socket
 # by a relative path: it needs nothing else of the machine.
