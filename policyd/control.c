@@ -95,6 +95,33 @@ int control_open(struct daemon *d)
 	return 0;
 }
 
+/* The peer's groups as they were at connect, however many (up to the
+ * kernel's 65536): when they do not fit, the kernel says how much room
+ * they take (ERANGE). */
+static bool control_peer_in_group(const struct daemon *d, int fd, gid_t gid)
+{
+	gid_t some[64], *groups = some;
+	socklen_t len = sizeof(some);
+	bool found = false;
+	int status;
+
+	if (!d->conf.socket_group)
+		return false;
+	if (gid == d->conf.socket_gid)
+		return true;
+	status = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len);
+	if (status < 0 && errno == ERANGE) {
+		groups = xmalloc(len);
+		status =
+			getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len);
+	}
+	for (size_t i = 0; status == 0 && i < len / sizeof(*groups); i++)
+		found = found || groups[i] == d->conf.socket_gid;
+	if (groups != some)
+		free(groups);
+	return found;
+}
+
 static void control_drop(struct daemon *d, struct control_client *c)
 {
 	if (c->fd < 0)
@@ -142,11 +169,7 @@ void control_accept(struct daemon *d)
 					     .uid = cred.uid,
 					     .gid = cred.gid,
 					     .pid = cred.pid};
-		len = sizeof(c->groups);
-		/* The peer's supplementary groups as they were at connect. */
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups,
-			       &len) == 0)
-			c->group_count = len / sizeof(*c->groups);
+		c->in_group = control_peer_in_group(d, fd, cred.gid);
 		clock_gettime(CLOCK_MONOTONIC, &c->deadline);
 		c->deadline.tv_sec += CONTROL_TIMEOUT_S;
 		ev.data.u64 = (uint64_t)(uintptr_t)c;
@@ -160,15 +183,7 @@ void control_accept(struct daemon *d)
 static bool control_in_group(const struct daemon *d,
 			     const struct control_client *c)
 {
-	if (!d->conf.socket_group)
-		return false;
-	if (c->gid == d->conf.socket_gid)
-		return true;
-	for (size_t i = 0; i < c->group_count; i++) {
-		if (c->groups[i] == d->conf.socket_gid)
-			return true;
-	}
-	return false;
+	return d->conf.socket_group && c->in_group;
 }
 
 static bool control_allowed(const struct daemon *d,

@@ -28,15 +28,12 @@ struct options {
 
 #define CONTROL_MAX_CLIENTS 16
 
-#define CONTROL_MAX_GROUPS 64
-
 struct control_client {
 	int fd;
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
-	gid_t groups[CONTROL_MAX_GROUPS]; /* supplementary, at connect */
-	size_t group_count;
+	bool in_group; /* socket_group among its groups, at connect */
 	char request[PROTO_MAX_REQUEST];
 	size_t request_len;
 	char *response;

@@ -192,6 +192,43 @@ static const char *report_fact(const struct facts *f, unsigned bit,
 	return f->have & bit ? value : "(unreadable)";
 }
 
+/* Names, command lines, paths and cgroups are chosen by whoever starts a
+ * process: in text for a terminal, a control byte (a newline that fakes a
+ * line of the report, an escape sequence) is shown as \xNN, and so is a
+ * backslash (\x5c), so that nothing shown can pass for what it is not. */
+static void report_text(FILE *out, const char *text, size_t max)
+{
+	for (size_t i = 0; text[i] && i < max; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			fprintf(out, "\\x%02x", c);
+		else
+			putc(c, out);
+	}
+}
+
+/* Columns the escaped text takes. */
+static size_t report_width(const char *text)
+{
+	size_t width = 0;
+
+	for (; *text; text++) {
+		unsigned char c = (unsigned char)*text;
+
+		width += c < 0x20 || c == 0x7f || c == '\\' ? 4 : 1;
+	}
+	return width > 16 ? 16 : width;
+}
+
+static void report_line(FILE *out, const char *label, const char *text,
+			size_t max)
+{
+	fprintf(out, "  %-10s ", label);
+	report_text(out, text, max);
+	putc('\n', out);
+}
+
 static void report_cgroups_text(FILE *out, const char *cgroups)
 {
 	const char *line = cgroups;
@@ -199,7 +236,8 @@ static void report_cgroups_text(FILE *out, const char *cgroups)
 	while (*line) {
 		const char *end = strchrnul(line, '\n');
 
-		fprintf(out, " %.*s", (int)(end - line), line);
+		putc(' ', out);
+		report_text(out, line, (size_t)(end - line));
 		line = *end ? end + 1 : end;
 	}
 }
@@ -249,8 +287,10 @@ static void report_thread_text(FILE *out, const struct report_thread *t)
 	else if (t->managed &&
 		 (t->managed->prio_done || t->managed->place_done))
 		snprintf(set, sizeof(set), "set by the rule");
-	fprintf(out, "  %-8d %-16s %-36s %-12s %s\n", (int)t->tid, t->comm, now,
-		t->cpus, set);
+	fprintf(out, "  %-8d ", (int)t->tid);
+	report_text(out, t->comm, sizeof(t->comm));
+	fprintf(out, "%*s %-36s %-12s %s\n", (int)(16 - report_width(t->comm)),
+		"", now, t->cpus, set);
 }
 
 static void report_thread_json(FILE *out, const struct report_thread *t,
@@ -305,8 +345,10 @@ static void report_near_misses(struct daemon *d, struct facts *facts,
 			proto_json_string(out, why);
 			fprintf(out, "}");
 		} else {
-			fprintf(out, "  rule %s (%s:%u): %s\n", r->name,
-				r->file, r->line, why);
+			fprintf(out, "  rule %s (%s:%u): ", r->name, r->file,
+				r->line);
+			report_text(out, why, sizeof(why));
+			putc('\n', out);
 		}
 		shown++;
 	}
@@ -424,12 +466,16 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 		fprintf(out, "]}\n");
 	} else {
 		fprintf(out, "pid %d\n", (int)pid);
-		fprintf(out, "  exe        %s\n",
-			report_fact(&facts, MATCH_FACT_EXE, facts.exe));
-		fprintf(out, "  name       %s\n",
-			report_fact(&facts, MATCH_FACT_COMM, facts.comm));
-		fprintf(out, "  cmdline    %.200s\n",
-			report_fact(&facts, MATCH_FACT_CMDLINE, facts.cmdline));
+		report_line(out, "exe",
+			    report_fact(&facts, MATCH_FACT_EXE, facts.exe),
+			    sizeof(facts.exe));
+		report_line(out, "name",
+			    report_fact(&facts, MATCH_FACT_COMM, facts.comm),
+			    sizeof(facts.comm));
+		report_line(
+			out, "cmdline",
+			report_fact(&facts, MATCH_FACT_CMDLINE, facts.cmdline),
+			200);
 		if (facts.have & MATCH_FACT_CREDS)
 			fprintf(out, "  user       uid %u, gid %u\n",
 				(unsigned)facts.uid, (unsigned)facts.gid);
@@ -437,14 +483,17 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			fprintf(out, "  user       (unreadable)\n");
 		fprintf(out, "  cgroups   ");
 		report_cgroups_text(out, facts.cgroups);
-		fprintf(out, "\n  parent exe %s\n",
-			report_fact(&facts, MATCH_FACT_PARENT_EXE,
-				    facts.parent_exe));
+		putc('\n', out);
+		report_line(out, "parent exe",
+			    report_fact(&facts, MATCH_FACT_PARENT_EXE,
+					facts.parent_exe),
+			    sizeof(facts.parent_exe));
 		if (rule >= 0) {
 			const struct rule *r = &d->rules->list[rule];
 
-			fprintf(out, "rule %s (%s:%u)\n  why        %s\n",
-				r->name, r->file, r->line, why);
+			fprintf(out, "rule %s (%s:%u)\n", r->name, r->file,
+				r->line);
+			report_line(out, "why", why, sizeof(why));
 		} else {
 			fprintf(out, "no rule matches; the closest:\n");
 			report_near_misses(d, &facts, &pi, false, out);

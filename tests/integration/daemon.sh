@@ -96,6 +96,17 @@ expect_status "explain look-alike" 0 &&
 	expect_contains "explain: no rule" "$out" "no rule matches" &&
 	ok "explain says why no rule matched"
 
+# A name chosen to fake a line of the report, or to send an escape
+# sequence to the terminal: shown escaped.
+start "$TMP/other/worker" -n $'x\nrule y\e[2J' -s 30
+hostile=$!
+wait_until 2 eval '[ "$(head -c 1 /proc/$hostile/comm)" = x ]'
+run ctl explain "$hostile"
+if [ "$status" -eq 0 ] && expect_contains "explain escapes" "$out" 'name       x\x0arule y\x1b[2J' &&
+	expect_not_contains "explain escapes" "$out" $'\e'; then
+	ok "explain's text shows control characters of a process's name escaped"
+fi
+
 run ctl explain --json "$w"
 expect_status "explain --json" 0 &&
 	expect_contains "json rule" "$out" "\"rule\":\"worker\"" &&
@@ -312,6 +323,9 @@ expect_status "group member: status" 0 &&
 run as --regid=daemon --groups=nogroup ./peer ctl.sock status
 expect_status "supplementary member: status" 0 &&
 	ok "a supplementary member of socket_group may read status too"
+run as --regid=daemon --groups="$(seq -s, 2000 2100),$(getent group nogroup | cut -d: -f3)" ./peer ctl.sock status
+expect_status "many groups: status" 0 &&
+	ok "a member of socket_group through its 102nd supplementary group may read status"
 run as --regid=daemon --clear-groups ./peer ctl.sock status
 expect_status "not a member: status" 2 &&
 	ok "a user outside socket_group cannot connect at all"
