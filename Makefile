@@ -8,6 +8,8 @@
 #                 container booted with systemd-nspawn (root)
 #   make run      check the tree's rules, then run the daemon on them (root)
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
+#   make soak     everything at once against the daemon for SOAK_SECONDS
+#                 (default 300; make test runs it for 20)
 #   make bench    the benchmarks whose figures are in README.md (BENCH_RUNS,
 #                 BENCH_STARTS, BENCH_RULES_RUNS)
 #   make format   clang-format every source file in place
@@ -25,6 +27,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 FUZZ_SECONDS ?= 300
+SOAK_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
 # make bench: runs of each exec row, probe starts per run, runs of the
 # (quick) rule-loading figures.
@@ -92,7 +95,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
-.PHONY: all deps test test-run test-systemd run fuzz bench format \
+.PHONY: all deps test test-run test-systemd run fuzz soak bench format \
 	format-check clean install deb rpm
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
@@ -187,6 +190,12 @@ test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
 # Debian 12 container under its own systemd (tests/systemd/run.sh; root).
 test-systemd: deps
 	@tests/systemd/run.sh
+
+# The soak of tests/integration/soak.sh, for longer (root).
+soak: deps
+	@$(MAKE) --no-print-directory all $(HELPER_BIN)
+	@BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) \
+		bash tests/integration/soak.sh
 
 # The daemon in the foreground on the tree's config and rules, one log line
 # per decision; Ctrl-C stops it.

@@ -5,7 +5,9 @@
  *          [-F MS:PATH] [-X MS] [-E MS:PATH] [-S PATH] [-U UID]
  *   worker -w NICE [-T TIMEOUT_MS] [-e EXEC_NS]
  *   worker -R SECONDS
- * -R renames itself as fast as it can for SECONDS and prints how often.
+ *   worker -C SECONDS
+ * -R renames itself as fast as it can for SECONDS and prints how often;
+ * -C starts and ends threads, one after another, for SECONDS.
  * -F: after MS, fork a child that execs PATH (-s SECONDS); -X: after MS
  * the main thread calls pthread_exit, a thread lives on for SECONDS; -E:
  * after MS a new thread execs PATH; -S: on SIGUSR1 exec PATH; -U: on
@@ -107,6 +109,28 @@ static int worker_rename_flood(int seconds)
 	return 0;
 }
 
+static void *worker_brief(void *arg)
+{
+	usleep(1000);
+	return arg;
+}
+
+/* Threads that come and go, a few hundred a second: each one an event. */
+static int worker_thread_churn(int seconds)
+{
+	long long end = worker_now_ns() + seconds * 1000000000LL;
+
+	while (worker_now_ns() < end) {
+		pthread_t t[4];
+
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, worker_brief, NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+	}
+	return 0;
+}
+
 /* The thread that outlives the main one, then ends the process. */
 static void *worker_sleep_then_exit(void *arg)
 {
@@ -154,7 +178,7 @@ int main(int argc, char **argv)
 	const char *name = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "t:m:a:n:r:s:w:T:e:F:X:E:S:U:R:")) !=
+	while ((c = getopt(argc, argv, "t:m:a:n:r:s:w:T:e:F:X:E:S:U:R:C:")) !=
 	       -1) {
 		switch (c) {
 		case 't':
@@ -190,6 +214,8 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			return worker_rename_flood(atoi(optarg));
+		case 'C':
+			return worker_thread_churn(atoi(optarg));
 		case 'U':
 			worker_on_usr2 = (uid_t)atoi(optarg);
 			signal(SIGUSR2, worker_signal);
