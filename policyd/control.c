@@ -64,10 +64,12 @@ int control_open(struct daemon *d)
 	if (d->socket_passed) {
 		int flags = fcntl(d->listen_fd, F_GETFL);
 
-		return flags < 0 || fcntl(d->listen_fd, F_SETFL,
-					  flags | O_NONBLOCK) < 0
-			       ? -1
-			       : 0;
+		if (flags < 0 ||
+		    fcntl(d->listen_fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+			log_warn("cannot use the control socket passed in");
+			return -1;
+		}
+		return 0;
 	}
 	if (control_answers(path)) {
 		log_error("another cpupolicyd answers on %s", path);
@@ -82,8 +84,10 @@ int control_open(struct daemon *d)
 		unlink(path);
 	d->listen_fd =
 		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (d->listen_fd < 0)
+	if (d->listen_fd < 0) {
+		log_warn("cannot create a socket for %s", path);
 		return -1;
+	}
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 	/* chown only when a group is asked for: it takes CAP_CHOWN. */
 	if (bind(d->listen_fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||

@@ -329,21 +329,28 @@ static void setup(struct daemon *d)
 	char caps[256];
 
 	diag_init(&diag);
-	if (load_conf(&d->options, &d->conf, &diag) < 0 || diag.errors ||
-	    !(d->rules = load_rules(&d->options, &d->conf, &diag))) {
+	if (load_conf(&d->options, &d->conf, &diag) < 0 || diag.errors) {
 		diag_print(&diag, stderr, true);
 		exit(1);
 	}
-	diag_print(&diag, stderr, true);
-	diag_free(&diag);
-	malloc_trim(0); /* the parse's peak is gone: give it back */
 	log_set_level(d->conf.log_level);
 	take_sockets(d);
 	/* First of all, refuse to run beside another daemon: it would have
 	 * its held settings "restored" from under it. */
 	if (control_open(d) < 0)
-		exit(1);
+		fatalx("not starting: no control socket on %s", d->conf.socket);
+	/* Then what an earlier run left changed goes back: it needs only
+	 * the state directory, and must not wait for rules that may not
+	 * load (a broken rule file after a crash). */
 	setup_power(d);
+	if (!(d->rules = load_rules(&d->options, &d->conf, &diag))) {
+		diag_print(&diag, stderr, true);
+		control_close(d);
+		exit(1);
+	}
+	diag_print(&diag, stderr, true);
+	diag_free(&diag);
+	malloc_trim(0); /* the parse's peak is gone: give it back */
 	manage_init(&d->manage,
 		    &(struct manage_options){
 			    .procfs = d->conf.procfs,
@@ -433,6 +440,10 @@ int main(int argc, char **argv)
 	int status;
 
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
+	/* Before anything is opened or replayed: a TERM or HUP during the
+	 * start waits for the loop, which stops or reloads cleanly. */
+	if (loop_block_signals() < 0)
+		fatal("cannot block signals");
 	parse_options(argc, argv, &d.options);
 	if (d.options.check_only) {
 		status = check_configuration(&d.options);

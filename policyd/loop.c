@@ -63,17 +63,29 @@ static int loop_arm_timer(struct daemon *d)
 	return timerfd_settime(d->timer_fd, 0, &its, NULL);
 }
 
+static void loop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGHUP);
+}
+
+/* First thing at start: the signals the loop handles wait for it. */
+int loop_block_signals(void)
+{
+	sigset_t mask;
+
+	loop_signals(&mask);
+	signal(SIGPIPE, SIG_IGN);
+	return sigprocmask(SIG_BLOCK, &mask, NULL);
+}
+
 int loop_setup(struct daemon *d)
 {
 	sigset_t mask;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -1;
-	signal(SIGPIPE, SIG_IGN);
+	loop_signals(&mask);
 	d->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->timer_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

@@ -89,6 +89,7 @@ struct hold *hold_find(struct daemon *d, pid_t pid);
 void hold_update(void *ctx, const struct manage_proc *p, bool on);
 
 /* loop.c */
+int loop_block_signals(void);
 int loop_setup(struct daemon *d);
 int loop_run(struct daemon *d);
 void loop_teardown(struct daemon *d);

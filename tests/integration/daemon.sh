@@ -350,6 +350,42 @@ expect_status "apply: exit 0" 0 &&
 	ok "apply without a daemon sets the rules on running processes" ||
 	not_ok "apply without daemon" "$(thread_prio "$w5")"
 
+# Signals at start wait for the loop: with 20,000 rules to read, a TERM
+# sent while they load stops the daemon cleanly, and a HUP reloads.
+awk 'BEGIN { print "rules = ("; for (i = 0; i < 20000; i++)
+	printf "{ name = \"r%d\"; match = { exe = \"/opt/x%d\"; }; priority = { nice = 1; }; }%s\n", i, i, i < 19999 ? "," : ""
+	print ");" }' >"$RULES/50-many.rules"
+: >"$TMP/start.log"
+"$DAEMON" -c "$CONF" -r "$RULES" >"$TMP/start.log" 2>&1 &
+early=$!
+sleep 0.05
+kill -TERM "$early"
+if wait_exit "$early" 30 && [ "$status" -eq 0 ] &&
+	grep -q "signal 15: stopping" "$TMP/start.log" && [ ! -e "$SOCK" ]; then
+	ok "a TERM during the start stops the daemon cleanly once it is up (exit 0, socket removed)"
+else
+	not_ok "TERM at start" "exit $status; $(cat "$TMP/start.log")"
+fi
+mark=$(log_mark)
+"$DAEMON" -c "$CONF" -r "$RULES" >>"$DAEMON_LOG" 2>&1 &
+daemon_pid=$!
+sleep 0.05
+kill -HUP "$daemon_pid"
+if wait_until 30 eval 'log_since "$mark" | grep -q "rules reloaded"' && running "$daemon_pid"; then
+	ok "a HUP during the start is a reload once it is up, not the end of the daemon"
+else
+	not_ok "HUP at start" "$(log_since "$mark")"
+fi
+stop_daemon
+rm "$RULES/50-many.rules"
+
+# A control socket that cannot be made: a line that says so, exit 1.
+touch "$TMP/not-a-dir"
+run "$DAEMON" -c "$CONF" -r "$RULES" -S "$TMP/not-a-dir/ctl.sock"
+expect_status "no control socket" 1 &&
+	expect_contains "no control socket: why" "$err" "not starting: no control socket on $TMP/not-a-dir/ctl.sock" &&
+	ok "no control socket: it says so and exits 1"
+
 # Without the proc connector (outside the initial network namespace) the
 # daemon says why once, and polls.
 if unshare -n true 2>/dev/null; then

@@ -113,6 +113,23 @@ else
 	not_ok "release after a replay" "cpu1 is $(cpu1)"
 fi
 
+# Killed mid-hold, and a rule file broken before the next start: the
+# daemon refuses the rules, but puts back what the journal holds first.
+start_holder
+need_cpu1 1 "online for the hold before the kill with broken rules"
+kill_daemon
+stop_holder
+echo 'rules = ( { name = "broken"; match = { exe = "relative"; }; } );' >"$RULES/20-broken.rules"
+run timeout 30 "$DAEMON" -c "$CONF" -r "$RULES"
+rm "$RULES/20-broken.rules"
+if [ "$status" -eq 1 ] && expect_contains "broken rules at start" "$err" "20-broken.rules:1: error:" &&
+	cpu1_is 0 && journal_gone; then
+	ok "a broken rule file after a crash: the start fails, but the journal is replayed first"
+else
+	not_ok "replay before rules" "exit $status, cpu1 $(cpu1); journal $(cat "$TMP/state/journal" 2>&1)"
+fi
+start_daemon || { finish; exit 1; }
+
 run "$CTL" -c "$CONF" restore
 expect_status "restore refused" 1 &&
 	expect_contains "restore refused: why" "$err" "cpupolicyd is running" &&
