@@ -36,6 +36,13 @@ struct prio_state {
 	int io_level;
 };
 
+/* A setting of the rule that a thread keeps its own value of, and why. */
+#define PRIO_KEPT_MAX 3
+struct prio_kept {
+	const char *setting; /* "nice", "policy" or "io" */
+	char why[160];
+};
+
 /* prio.c */
 const struct prio_class_map *prio_class(enum rule_class class);
 void prio_target_from_rule(const struct rule_priority *rule,
@@ -43,6 +50,9 @@ void prio_target_from_rule(const struct rule_priority *rule,
 bool prio_target_empty(const struct prio_target *target);
 void prio_expected(const struct prio_target *target,
 		   const struct prio_state *before, struct prio_state *after);
+size_t prio_explain(const struct prio_target *target,
+		    const struct prio_state *before,
+		    struct prio_kept kept[PRIO_KEPT_MAX]);
 bool prio_state_equal(const struct prio_state *a, const struct prio_state *b);
 void prio_describe_target(const struct prio_target *target, char *buf,
 			  size_t size);
