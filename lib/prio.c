@@ -284,7 +284,9 @@ size_t prio_explain(const struct prio_target *t, const struct prio_state *s,
 bool prio_state_equal(const struct prio_state *a, const struct prio_state *b)
 {
 	return a->nice == b->nice && a->policy == b->policy &&
-	       a->rt_priority == b->rt_priority && a->io_class == b->io_class &&
+	       a->rt_priority == b->rt_priority &&
+	       a->reset_on_fork == b->reset_on_fork &&
+	       a->io_class == b->io_class &&
 	       (a->io_class == RULE_IO_CLASS_UNSET ||
 		a->io_level == b->io_level);
 }
@@ -338,5 +340,10 @@ void prio_describe_state(const struct prio_state *s, char *buf, size_t size)
 		size_t used = strlen(buf);
 
 		snprintf(buf + used, size - used, ", io from nice");
+	}
+	if (s->reset_on_fork) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, size - used, ", reset on fork");
 	}
 }

@@ -34,6 +34,7 @@ struct prio_state {
 	int rt_priority;
 	enum rule_io_class io_class; /* UNSET: none set, derived from nice */
 	int io_level;
+	bool reset_on_fork; /* a flag of the policy, never a rule's */
 };
 
 /* A setting of the rule that a thread keeps its own value of, and why. */

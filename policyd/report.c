@@ -281,10 +281,12 @@ static void report_thread_json(FILE *out, const struct report_thread *t,
 	if (t->now_ok)
 		fprintf(out,
 			",\"nice\":%d,\"policy\":\"%s\",\"rt_priority\":%d,"
-			"\"io_class\":\"%s\",\"io_level\":%d,\"priority\":",
+			"\"reset_on_fork\":%s,\"io_class\":\"%s\","
+			"\"io_level\":%d,\"priority\":",
 			t->now.nice,
 			rules_enum_name(RULES_ENUM_POLICY, (int)t->now.policy),
 			t->now.rt_priority,
+			t->now.reset_on_fork ? "true" : "false",
 			t->now.io_class ? rules_enum_name(RULES_ENUM_IO_CLASS,
 							  (int)t->now.io_class)
 					: "none",

@@ -191,6 +191,26 @@ static const struct expected_case expected_cases[] = {
 	{"a rule without nice leaves nice 19 as it is", POLICY(BATCH),
 	 S(19, OTHER, 0, UNSET, 0), S(19, BATCH, 0, UNSET, 0)},
 
+	/* SCHED_RESET_ON_FORK is the thread's: a new policy keeps it. */
+	{"reset on fork kept from other to batch",
+	 POLICY(BATCH),
+	 {.policy = RULE_POLICY_OTHER, .reset_on_fork = true},
+	 {.policy = RULE_POLICY_BATCH, .reset_on_fork = true}},
+	{"reset on fork kept from fifo to idle",
+	 CLASS(IDLE),
+	 {.policy = RULE_POLICY_FIFO, .rt_priority = 5, .reset_on_fork = true},
+	 {.nice = 19,
+	  .policy = RULE_POLICY_IDLE,
+	  .io_class = RULE_IO_CLASS_IDLE,
+	  .reset_on_fork = true}},
+	{"reset on fork kept where the policy is kept",
+	 RT(RR, 10),
+	 {.policy = RULE_POLICY_FIFO, .rt_priority = 20, .reset_on_fork = true},
+	 {.policy = RULE_POLICY_FIFO,
+	  .rt_priority = 20,
+	  .reset_on_fork = true}},
+	{"no reset on fork: none added", RT(FIFO, 10), NORMAL,
+	 S(0, FIFO, 10, UNSET, 0)},
 };
 
 /* The words explain shows, one line per setting kept; NULL: none. */
@@ -325,10 +345,23 @@ static void test_kept_matches_expected(void **state)
 	}
 }
 
+/* A state's words: the reset-on-fork flag shows. */
+static void test_describe_reset_on_fork(void **state)
+{
+	struct prio_state s = {
+		.policy = RULE_POLICY_BATCH, .nice = 10, .reset_on_fork = true};
+	char text[128];
+
+	(void)state;
+	prio_describe_state(&s, text, sizeof(text));
+	assert_string_equal(text, "nice 10 batch, io from nice, reset on fork");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_matches_expected),
+		cmocka_unit_test(test_describe_reset_on_fork),
 	};
 	int failed;
 
