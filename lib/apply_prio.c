@@ -52,6 +52,7 @@ int apply_prio_read(pid_t tid, struct prio_state *state)
 	if (policy < 0 || sched_getparam(tid, &param) < 0)
 		return -1;
 	state->policy = apply_prio_policy_from(policy);
+	state->reset_on_fork = policy & SCHED_RESET_ON_FORK;
 	state->rt_priority = param.sched_priority;
 	ioprio = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, tid);
 	if (ioprio < 0)
@@ -78,17 +79,22 @@ int apply_prio_read(pid_t tid, struct prio_state *state)
 
 /* Writes only what differs. The policy goes first: the kernel refuses a
  * realtime priority with a normal policy and ignores nice under a
- * realtime one. ESRCH (the thread exited) is for the caller to judge. */
+ * realtime one. The policy is written with the thread's reset-on-fork
+ * flag, which the kernel clears otherwise. ESRCH (the thread exited) is
+ * for the caller to judge. */
 int apply_prio_write(pid_t tid, const struct prio_state *now,
 		     const struct prio_state *wanted)
 {
 	if (now->policy != wanted->policy ||
-	    now->rt_priority != wanted->rt_priority) {
+	    now->rt_priority != wanted->rt_priority ||
+	    now->reset_on_fork != wanted->reset_on_fork) {
 		struct sched_param param = {.sched_priority =
 						    wanted->rt_priority};
+		int policy = apply_prio_policies[wanted->policy];
 
-		if (sched_setscheduler(tid, apply_prio_policies[wanted->policy],
-				       &param) < 0)
+		if (wanted->reset_on_fork)
+			policy |= SCHED_RESET_ON_FORK;
+		if (sched_setscheduler(tid, policy, &param) < 0)
 			return -1;
 	}
 	if (now->nice != wanted->nice &&

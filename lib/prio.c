@@ -67,26 +67,226 @@ bool prio_target_empty(const struct prio_target *target)
 	return !target->set_nice && !target->policy && !target->io_class;
 }
 
+/* Ranks order each setting by priority, a larger rank the higher one.
+ * Policies: idle < batch < other < fifo and rr, the realtime two by their
+ * rt priority alone (the policy only orders threads of equal priority). */
+#define PRIO_RANK_OTHER 2
+
+static int prio_policy_rank(enum rule_policy policy, int rt_priority)
+{
+	switch (policy) {
+	case RULE_POLICY_IDLE:
+		return 0;
+	case RULE_POLICY_BATCH:
+		return 1;
+	case RULE_POLICY_UNSET:
+	case RULE_POLICY_OTHER:
+		break;
+	case RULE_POLICY_FIFO:
+	case RULE_POLICY_RR:
+		return PRIO_RANK_OTHER + rt_priority;
+	}
+	return PRIO_RANK_OTHER;
+}
+
+/* I/O: idle < best-effort 7..0 < realtime 7..0. */
+static int prio_io_rank(enum rule_io_class class, int level)
+{
+	switch (class) {
+	case RULE_IO_CLASS_IDLE:
+		return 0;
+	case RULE_IO_CLASS_UNSET:
+	case RULE_IO_CLASS_BEST_EFFORT:
+		break;
+	case RULE_IO_CLASS_REALTIME:
+		return 16 - level;
+	}
+	return 8 - level;
+}
+
+/* The I/O priority in force. With none set the kernel derives one: the
+ * class from the policy, the level from nice (ioprio_set(2)). */
+static void prio_io_in_force(const struct prio_state *s,
+			     enum rule_io_class *class, int *level)
+{
+	*class = s->io_class;
+	*level = s->io_level;
+	if (s->io_class)
+		return;
+	*level = (s->nice + 20) / 5;
+	switch (s->policy) {
+	case RULE_POLICY_IDLE:
+		*class = RULE_IO_CLASS_IDLE;
+		*level = 0;
+		break;
+	case RULE_POLICY_FIFO:
+	case RULE_POLICY_RR:
+		*class = RULE_IO_CLASS_REALTIME;
+		break;
+	case RULE_POLICY_UNSET:
+	case RULE_POLICY_OTHER:
+	case RULE_POLICY_BATCH:
+		*class = RULE_IO_CLASS_BEST_EFFORT;
+		break;
+	}
+}
+
+/* A rule's direction, per setting, against the default (nice 0, other,
+ * best-effort 4): a value above it raises; the default itself and below
+ * lower, so that a rule at the default (class normal) never raises what
+ * a user lowered. Policy other goes the way of the rule's nice: with a
+ * negative nice (above-normal, high) it lifts idle and batch threads. */
+static bool prio_raises_nice(const struct prio_target *t)
+{
+	return t->nice < 0;
+}
+
+static bool prio_raises_policy(const struct prio_target *t)
+{
+	if (t->policy == RULE_POLICY_OTHER)
+		return t->set_nice && prio_raises_nice(t);
+	return prio_policy_rank(t->policy, t->rt_priority) > PRIO_RANK_OTHER;
+}
+
+static bool prio_raises_io(const struct prio_target *t)
+{
+	return prio_io_rank(t->io_class, t->io_level) >
+	       prio_io_rank(RULE_IO_CLASS_BEST_EFFORT, 4);
+}
+
+/* The thread keeps its own value where it is already past the rule's in
+ * the rule's direction; equal or short of it, it gets the rule's. */
+static bool prio_beyond(int thread, int rule, bool raises)
+{
+	return raises ? thread > rule : thread < rule;
+}
+
+static bool prio_keeps_nice(const struct prio_target *t,
+			    const struct prio_state *s)
+{
+	return t->set_nice &&
+	       prio_beyond(-s->nice, -t->nice, prio_raises_nice(t));
+}
+
+static bool prio_keeps_policy(const struct prio_target *t,
+			      const struct prio_state *s)
+{
+	return t->policy &&
+	       prio_beyond(prio_policy_rank(s->policy, s->rt_priority),
+			   prio_policy_rank(t->policy, t->rt_priority),
+			   prio_raises_policy(t));
+}
+
+static bool prio_keeps_io(const struct prio_target *t,
+			  const struct prio_state *s)
+{
+	enum rule_io_class class;
+	int level;
+
+	prio_io_in_force(s, &class, &level);
+	return t->io_class &&
+	       prio_beyond(prio_io_rank(class, level),
+			   prio_io_rank(t->io_class, t->io_level),
+			   prio_raises_io(t));
+}
+
+/* The rule's values laid over the thread's original ones, each setting
+ * only in the rule's direction (cpupolicy.rules(5), "Directions"). */
 void prio_expected(const struct prio_target *target,
 		   const struct prio_state *before, struct prio_state *after)
 {
 	*after = *before;
-	if (target->set_nice)
+	if (target->set_nice && !prio_keeps_nice(target, before))
 		after->nice = target->nice;
-	if (target->policy) {
+	if (target->policy && !prio_keeps_policy(target, before)) {
 		after->policy = target->policy;
 		after->rt_priority = target->rt_priority;
 	}
-	if (target->io_class) {
+	if (target->io_class && !prio_keeps_io(target, before)) {
 		after->io_class = target->io_class;
 		after->io_level = target->io_level;
 	}
 }
 
+static void prio_policy_text(enum rule_policy policy, int rt_priority,
+			     char *buf, size_t size)
+{
+	const char *name = rules_enum_name(RULES_ENUM_POLICY, (int)policy);
+
+	if (policy == RULE_POLICY_FIFO || policy == RULE_POLICY_RR)
+		snprintf(buf, size, "%s %d", name, rt_priority);
+	else
+		snprintf(buf, size, "%s", name);
+}
+
+static void prio_io_text(enum rule_io_class class, int level, char *buf,
+			 size_t size)
+{
+	if (class == RULE_IO_CLASS_IDLE)
+		snprintf(buf, size, "idle");
+	else
+		snprintf(buf, size, "%s/%d",
+			 rules_enum_name(RULES_ENUM_IO_CLASS, (int)class),
+			 level);
+}
+
+static void prio_kept_add(struct prio_kept *kept, const char *setting,
+			  const char *thread, const char *rule, bool raises)
+{
+	kept->setting = setting;
+	snprintf(kept->why, sizeof(kept->why),
+		 "%s %s kept (%s than the rule's %s: a %s rule never %s)",
+		 setting, thread, raises ? "higher" : "lower", rule,
+		 raises ? "raising" : "lowering", raises ? "lowers" : "raises");
+}
+
+/* What prio_expected keeps of the thread's own, in words. */
+size_t prio_explain(const struct prio_target *t, const struct prio_state *s,
+		    struct prio_kept kept[PRIO_KEPT_MAX])
+{
+	char thread[40], rule[40];
+	size_t n = 0;
+
+	if (prio_keeps_nice(t, s)) {
+		snprintf(thread, sizeof(thread), "%d", s->nice);
+		snprintf(rule, sizeof(rule), "%d", t->nice);
+		prio_kept_add(&kept[n++], "nice", thread, rule,
+			      prio_raises_nice(t));
+	}
+	if (prio_keeps_policy(t, s)) {
+		prio_policy_text(s->policy, s->rt_priority, thread,
+				 sizeof(thread));
+		prio_policy_text(t->policy, t->rt_priority, rule, sizeof(rule));
+		prio_kept_add(&kept[n++], "policy", thread, rule,
+			      prio_raises_policy(t));
+	}
+	if (prio_keeps_io(t, s)) {
+		enum rule_io_class class;
+		int level;
+		size_t used;
+
+		prio_io_in_force(s, &class, &level);
+		prio_io_text(class, level, thread, sizeof(thread));
+		used = strlen(thread);
+		if (!s->io_class)
+			snprintf(thread + used, sizeof(thread) - used,
+				 " from %s",
+				 class == RULE_IO_CLASS_BEST_EFFORT
+					 ? "nice"
+					 : "the policy");
+		prio_io_text(t->io_class, t->io_level, rule, sizeof(rule));
+		prio_kept_add(&kept[n++], "io", thread, rule,
+			      prio_raises_io(t));
+	}
+	return n;
+}
+
 bool prio_state_equal(const struct prio_state *a, const struct prio_state *b)
 {
 	return a->nice == b->nice && a->policy == b->policy &&
-	       a->rt_priority == b->rt_priority && a->io_class == b->io_class &&
+	       a->rt_priority == b->rt_priority &&
+	       a->reset_on_fork == b->reset_on_fork &&
+	       a->io_class == b->io_class &&
 	       (a->io_class == RULE_IO_CLASS_UNSET ||
 		a->io_level == b->io_level);
 }
@@ -141,6 +341,11 @@ void prio_describe_state(const struct prio_state *s, char *buf, size_t size)
 
 		snprintf(buf + used, size - used, ", io from nice");
 	}
+	if (s->reset_on_fork) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, size - used, ", reset on fork");
+	}
 }
 
 /* What a thread would hold had nobody applied "applied" over "original":
@@ -159,6 +364,7 @@ void prio_state_unwind(const struct prio_state *now,
 	    now->rt_priority == applied->rt_priority) {
 		out->policy = original->policy;
 		out->rt_priority = original->rt_priority;
+		out->reset_on_fork = original->reset_on_fork;
 	}
 	if (now->io_class == applied->io_class &&
 	    (now->io_class == RULE_IO_CLASS_UNSET ||

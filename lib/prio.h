@@ -34,6 +34,14 @@ struct prio_state {
 	int rt_priority;
 	enum rule_io_class io_class; /* UNSET: none set, derived from nice */
 	int io_level;
+	bool reset_on_fork; /* a flag of the policy, never a rule's */
+};
+
+/* A setting of the rule that a thread keeps its own value of, and why. */
+#define PRIO_KEPT_MAX 3
+struct prio_kept {
+	const char *setting; /* "nice", "policy" or "io" */
+	char why[160];
 };
 
 /* prio.c */
@@ -43,6 +51,9 @@ void prio_target_from_rule(const struct rule_priority *rule,
 bool prio_target_empty(const struct prio_target *target);
 void prio_expected(const struct prio_target *target,
 		   const struct prio_state *before, struct prio_state *after);
+size_t prio_explain(const struct prio_target *target,
+		    const struct prio_state *before,
+		    struct prio_kept kept[PRIO_KEPT_MAX]);
 bool prio_state_equal(const struct prio_state *a, const struct prio_state *b);
 void prio_state_unwind(const struct prio_state *now,
 		       const struct prio_state *applied,

@@ -249,7 +249,21 @@ struct report_thread {
 	bool now_ok;
 	char cpus[256];
 	const struct manage_thread *managed;
+	struct prio_kept kept[PRIO_KEPT_MAX]; /* of the rule's settings */
+	size_t kept_count;
 };
+
+/* What the thread kept of its own against the rule, decided on the values
+ * it had before the rule (as the daemon decides). */
+static void report_thread_kept(const struct manage_proc *p,
+			       struct report_thread *t)
+{
+	const struct manage_thread *m = t->managed;
+
+	t->kept_count = 0;
+	if (m && m->prio_done && !m->left_alone)
+		t->kept_count = prio_explain(&p->prio, &m->original, t->kept);
+}
 
 static void report_thread_state(struct daemon *d, pid_t pid,
 				struct report_thread *t)
@@ -291,6 +305,8 @@ static void report_thread_text(FILE *out, const struct report_thread *t)
 	report_text(out, t->comm, sizeof(t->comm));
 	fprintf(out, "%*s %-36s %-12s %s\n", (int)(16 - report_width(t->comm)),
 		"", now, t->cpus, set);
+	for (size_t i = 0; i < t->kept_count; i++)
+		fprintf(out, "  %-8s %s\n", "", t->kept[i].why);
 }
 
 static void report_thread_json(FILE *out, const struct report_thread *t,
@@ -305,10 +321,12 @@ static void report_thread_json(FILE *out, const struct report_thread *t,
 	if (t->now_ok)
 		fprintf(out,
 			",\"nice\":%d,\"policy\":\"%s\",\"rt_priority\":%d,"
-			"\"io_class\":\"%s\",\"io_level\":%d,\"priority\":",
+			"\"reset_on_fork\":%s,\"io_class\":\"%s\","
+			"\"io_level\":%d,\"priority\":",
 			t->now.nice,
 			rules_enum_name(RULES_ENUM_POLICY, (int)t->now.policy),
 			t->now.rt_priority,
+			t->now.reset_on_fork ? "true" : "false",
 			t->now.io_class ? rules_enum_name(RULES_ENUM_IO_CLASS,
 							  (int)t->now.io_class)
 					: "none",
@@ -317,11 +335,18 @@ static void report_thread_json(FILE *out, const struct report_thread *t,
 		proto_json_string(out, now);
 	fprintf(out, ",\"cpus\":");
 	proto_json_string(out, t->cpus);
-	fprintf(out, ",\"set_by_rule\":%s,\"left_alone\":%s}",
+	fprintf(out, ",\"set_by_rule\":%s,\"left_alone\":%s,\"kept\":[",
 		t->managed && (t->managed->prio_done || t->managed->place_done)
 			? "true"
 			: "false",
 		t->managed && t->managed->left_alone ? "true" : "false");
+	for (size_t i = 0; i < t->kept_count; i++) {
+		fprintf(out, "%s{\"setting\":\"%s\",\"why\":", i ? "," : "",
+			t->kept[i].setting);
+		proto_json_string(out, t->kept[i].why);
+		fprintf(out, "}");
+	}
+	fprintf(out, "]}");
 }
 
 /* Which rules were close, and what kept each from matching. */
@@ -420,6 +445,8 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			if (p->threads[k].tid == tids[i])
 				threads[i].managed = &p->threads[k];
 		}
+		if (p)
+			report_thread_kept(p, &threads[i]);
 	}
 	if (json) {
 		fprintf(out,

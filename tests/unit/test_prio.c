@@ -1,0 +1,374 @@
+/* Priority directions: a thread's original state under a rule gives the
+ * state wanted, setting by setting; a lowering rule never raises, a
+ * raising rule never lowers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "prio.h"
+#include "util.h"
+
+/* A rule's priority section; io_level -1 is "not given". */
+#define NICE(n)                                                                \
+	{                                                                      \
+		.has_nice = true, .nice = (n), .io_level = -1                  \
+	}
+#define CLASS(c)                                                               \
+	{                                                                      \
+		.class = RULE_CLASS_##c, .io_level = -1                        \
+	}
+#define POLICY(p)                                                              \
+	{                                                                      \
+		.policy = RULE_POLICY_##p, .io_level = -1                      \
+	}
+#define NICE_POLICY(n, p)                                                      \
+	{                                                                      \
+		.has_nice = true, .nice = (n), .policy = RULE_POLICY_##p,      \
+		.io_level = -1                                                 \
+	}
+#define RT(p, prio)                                                            \
+	{                                                                      \
+		.policy = RULE_POLICY_##p, .rt_priority = (prio),              \
+		.io_level = -1                                                 \
+	}
+#define IO(c, l)                                                               \
+	{                                                                      \
+		.io_class = RULE_IO_CLASS_##c, .io_level = (l)                 \
+	}
+#define COMPRESSORS                                                            \
+	{                                                                      \
+		.class = RULE_CLASS_BELOW_NORMAL,                              \
+		.io_class = RULE_IO_CLASS_BEST_EFFORT, .io_level = 7           \
+	}
+
+/* A thread's state: nice, policy, rt priority, I/O class and level. */
+#define S(n, p, rt, c, l)                                                      \
+	{                                                                      \
+		.nice = (n), .policy = RULE_POLICY_##p, .rt_priority = (rt),   \
+		.io_class = RULE_IO_CLASS_##c, .io_level = (l)                 \
+	}
+#define NORMAL S(0, OTHER, 0, UNSET, 0)
+
+struct expected_case {
+	const char *name;
+	struct rule_priority rule;
+	struct prio_state before, after;
+};
+
+static const struct expected_case expected_cases[] = {
+	/* nice: a higher number is a lower priority. */
+	{"nice 10 lowers nice 0", NICE(10), NORMAL, S(10, OTHER, 0, UNSET, 0)},
+	{"nice 10 lowers nice -5", NICE(10), S(-5, OTHER, 0, UNSET, 0),
+	 S(10, OTHER, 0, UNSET, 0)},
+	{"nice 10 keeps nice 19", NICE(10), S(19, OTHER, 0, UNSET, 0),
+	 S(19, OTHER, 0, UNSET, 0)},
+	{"nice 10 on nice 10", NICE(10), S(10, OTHER, 0, UNSET, 0),
+	 S(10, OTHER, 0, UNSET, 0)},
+	{"nice -5 raises nice 0", NICE(-5), NORMAL, S(-5, OTHER, 0, UNSET, 0)},
+	{"nice -5 raises nice 19", NICE(-5), S(19, OTHER, 0, UNSET, 0),
+	 S(-5, OTHER, 0, UNSET, 0)},
+	{"nice -5 keeps nice -10", NICE(-5), S(-10, OTHER, 0, UNSET, 0),
+	 S(-10, OTHER, 0, UNSET, 0)},
+	{"nice 0 is the default: it lowers nice -10", NICE(0),
+	 S(-10, OTHER, 0, UNSET, 0), NORMAL},
+	{"nice 0 is the default: it keeps nice 19", NICE(0),
+	 S(19, OTHER, 0, UNSET, 0), S(19, OTHER, 0, UNSET, 0)},
+	{"class normal keeps nice 19", CLASS(NORMAL), S(19, OTHER, 0, UNSET, 0),
+	 S(19, OTHER, 0, UNSET, 0)},
+	{"class high keeps nice -15", CLASS(HIGH), S(-15, OTHER, 0, UNSET, 0),
+	 S(-15, OTHER, 0, UNSET, 0)},
+	{"class high raises nice 5", CLASS(HIGH), S(5, OTHER, 0, UNSET, 0),
+	 S(-10, OTHER, 0, UNSET, 0)},
+
+	/* policy: idle < batch < other < fifo and rr by rt priority. */
+	{"batch lowers other", NICE_POLICY(10, BATCH), NORMAL,
+	 S(10, BATCH, 0, UNSET, 0)},
+	{"batch keeps idle", NICE_POLICY(10, BATCH), S(0, IDLE, 0, UNSET, 0),
+	 S(10, IDLE, 0, UNSET, 0)},
+	{"batch lowers fifo 10", POLICY(BATCH), S(0, FIFO, 10, UNSET, 0),
+	 S(0, BATCH, 0, UNSET, 0)},
+	{"idle lowers batch", POLICY(IDLE), S(0, BATCH, 0, UNSET, 0),
+	 S(0, IDLE, 0, UNSET, 0)},
+	{"other is the default: it keeps batch", POLICY(OTHER),
+	 S(0, BATCH, 0, UNSET, 0), S(0, BATCH, 0, UNSET, 0)},
+	{"other is the default: it lowers rr 5", POLICY(OTHER),
+	 S(0, RR, 5, UNSET, 0), NORMAL},
+	{"class below-normal keeps idle", CLASS(BELOW_NORMAL),
+	 S(0, IDLE, 0, UNSET, 0), S(10, IDLE, 0, UNSET, 0)},
+	{"class below-normal lowers fifo 10", CLASS(BELOW_NORMAL),
+	 S(0, FIFO, 10, UNSET, 0), S(10, OTHER, 0, UNSET, 0)},
+	{"class above-normal raises idle to other", CLASS(ABOVE_NORMAL),
+	 S(0, IDLE, 0, UNSET, 0), S(-5, OTHER, 0, UNSET, 0)},
+	{"class above-normal keeps fifo 10", CLASS(ABOVE_NORMAL),
+	 S(0, FIFO, 10, UNSET, 0), S(-5, FIFO, 10, UNSET, 0)},
+	{"nice -5 with other raises batch to other", NICE_POLICY(-5, OTHER),
+	 S(0, BATCH, 0, UNSET, 0), S(-5, OTHER, 0, UNSET, 0)},
+	{"class idle lowers everything", CLASS(IDLE),
+	 S(5, FIFO, 10, BEST_EFFORT, 0), S(19, IDLE, 0, IDLE, 0)},
+
+	/* rt priority: within the realtime policies, higher is higher. */
+	{"rr 10 raises other", RT(RR, 10), NORMAL, S(0, RR, 10, UNSET, 0)},
+	{"rr 10 raises idle", RT(RR, 10), S(0, IDLE, 0, UNSET, 0),
+	 S(0, RR, 10, UNSET, 0)},
+	{"rr 10 raises fifo 5", RT(RR, 10), S(0, FIFO, 5, UNSET, 0),
+	 S(0, RR, 10, UNSET, 0)},
+	{"rr 10 keeps fifo 20", RT(RR, 10), S(0, FIFO, 20, UNSET, 0),
+	 S(0, FIFO, 20, UNSET, 0)},
+	{"rr 10 on fifo 10: the rule's", RT(RR, 10), S(0, FIFO, 10, UNSET, 0),
+	 S(0, RR, 10, UNSET, 0)},
+	{"class realtime keeps fifo 50", CLASS(REALTIME),
+	 S(0, FIFO, 50, UNSET, 0), S(0, FIFO, 50, UNSET, 0)},
+	{"class realtime raises batch to rr 1", CLASS(REALTIME),
+	 S(7, BATCH, 0, UNSET, 0), S(7, RR, 1, UNSET, 0)},
+
+	/* I/O: idle < best-effort 7..0 < realtime 7..0; none is what the
+	 * kernel derives from nice and policy. */
+	{"compressors on nice 19 and idle I/O: both kept", COMPRESSORS,
+	 S(19, OTHER, 0, IDLE, 0), S(19, OTHER, 0, IDLE, 0)},
+	{"compressors on a normal thread: nice 10, best-effort 7", COMPRESSORS,
+	 NORMAL, S(10, OTHER, 0, BEST_EFFORT, 7)},
+	{"best-effort 7 lowers best-effort 2", IO(BEST_EFFORT, 7),
+	 S(0, OTHER, 0, BEST_EFFORT, 2), S(0, OTHER, 0, BEST_EFFORT, 7)},
+	{"best-effort 7 lowers realtime 0", IO(BEST_EFFORT, 7),
+	 S(0, OTHER, 0, REALTIME, 0), S(0, OTHER, 0, BEST_EFFORT, 7)},
+	{"best-effort 7 on none at nice 19 (best-effort 7): the rule's",
+	 IO(BEST_EFFORT, 7), S(19, OTHER, 0, UNSET, 0),
+	 S(19, OTHER, 0, BEST_EFFORT, 7)},
+	{"best-effort 6 keeps none at nice 19 (best-effort 7)",
+	 IO(BEST_EFFORT, 6), S(19, OTHER, 0, UNSET, 0),
+	 S(19, OTHER, 0, UNSET, 0)},
+	{"best-effort 5 keeps none under SCHED_IDLE (idle)", IO(BEST_EFFORT, 5),
+	 S(0, IDLE, 0, UNSET, 0), S(0, IDLE, 0, UNSET, 0)},
+	{"best-effort 4 is the default: it keeps best-effort 6",
+	 IO(BEST_EFFORT, 4), S(0, OTHER, 0, BEST_EFFORT, 6),
+	 S(0, OTHER, 0, BEST_EFFORT, 6)},
+	{"best-effort 4 is the default: it lowers best-effort 1",
+	 IO(BEST_EFFORT, 4), S(0, OTHER, 0, BEST_EFFORT, 1),
+	 S(0, OTHER, 0, BEST_EFFORT, 4)},
+	{"io idle lowers realtime 0", IO(IDLE, -1), S(0, OTHER, 0, REALTIME, 0),
+	 S(0, OTHER, 0, IDLE, 0)},
+	{"best-effort 2 raises idle", IO(BEST_EFFORT, 2),
+	 S(0, OTHER, 0, IDLE, 0), S(0, OTHER, 0, BEST_EFFORT, 2)},
+	{"best-effort 2 raises none at nice 0 (best-effort 4)",
+	 IO(BEST_EFFORT, 2), NORMAL, S(0, OTHER, 0, BEST_EFFORT, 2)},
+	{"best-effort 2 keeps best-effort 0", IO(BEST_EFFORT, 2),
+	 S(0, OTHER, 0, BEST_EFFORT, 0), S(0, OTHER, 0, BEST_EFFORT, 0)},
+	{"best-effort 2 keeps realtime 7", IO(BEST_EFFORT, 2),
+	 S(0, OTHER, 0, REALTIME, 7), S(0, OTHER, 0, REALTIME, 7)},
+	{"best-effort 2 keeps none at nice -20 (best-effort 0)",
+	 IO(BEST_EFFORT, 2), S(-20, OTHER, 0, UNSET, 0),
+	 S(-20, OTHER, 0, UNSET, 0)},
+	{"realtime 4 raises best-effort 0", IO(REALTIME, 4),
+	 S(0, OTHER, 0, BEST_EFFORT, 0), S(0, OTHER, 0, REALTIME, 4)},
+	{"realtime 4 keeps realtime 1", IO(REALTIME, 4),
+	 S(0, OTHER, 0, REALTIME, 1), S(0, OTHER, 0, REALTIME, 1)},
+	{"realtime 4 keeps none under fifo at nice -20 (realtime 0)",
+	 IO(REALTIME, 4), S(-20, FIFO, 1, UNSET, 0), S(-20, FIFO, 1, UNSET, 0)},
+
+	/* Each setting in its own direction. */
+	{"nice -5 with batch: nice raised, policy lowered",
+	 NICE_POLICY(-5, BATCH), S(10, OTHER, 0, UNSET, 0),
+	 S(-5, BATCH, 0, UNSET, 0)},
+	{"nice -5 with batch: batch kept on idle, nice -10 kept",
+	 NICE_POLICY(-5, BATCH), S(-10, IDLE, 0, UNSET, 0),
+	 S(-10, IDLE, 0, UNSET, 0)},
+	{"nice 10 with realtime I/O: nice 19 kept, I/O raised",
+	 {.has_nice = true,
+	  .nice = 10,
+	  .io_class = RULE_IO_CLASS_REALTIME,
+	  .io_level = -1},
+	 S(19, OTHER, 0, BEST_EFFORT, 7),
+	 S(19, OTHER, 0, REALTIME, 4)},
+	{"a rule without I/O leaves idle I/O as it is", NICE(-5),
+	 S(0, OTHER, 0, IDLE, 0), S(-5, OTHER, 0, IDLE, 0)},
+	{"a rule without nice leaves nice 19 as it is", POLICY(BATCH),
+	 S(19, OTHER, 0, UNSET, 0), S(19, BATCH, 0, UNSET, 0)},
+
+	/* SCHED_RESET_ON_FORK is the thread's: a new policy keeps it. */
+	{"reset on fork kept from other to batch",
+	 POLICY(BATCH),
+	 {.policy = RULE_POLICY_OTHER, .reset_on_fork = true},
+	 {.policy = RULE_POLICY_BATCH, .reset_on_fork = true}},
+	{"reset on fork kept from fifo to idle",
+	 CLASS(IDLE),
+	 {.policy = RULE_POLICY_FIFO, .rt_priority = 5, .reset_on_fork = true},
+	 {.nice = 19,
+	  .policy = RULE_POLICY_IDLE,
+	  .io_class = RULE_IO_CLASS_IDLE,
+	  .reset_on_fork = true}},
+	{"reset on fork kept where the policy is kept",
+	 RT(RR, 10),
+	 {.policy = RULE_POLICY_FIFO, .rt_priority = 20, .reset_on_fork = true},
+	 {.policy = RULE_POLICY_FIFO,
+	  .rt_priority = 20,
+	  .reset_on_fork = true}},
+	{"no reset on fork: none added", RT(FIFO, 10), NORMAL,
+	 S(0, FIFO, 10, UNSET, 0)},
+};
+
+/* The words explain shows, one line per setting kept; NULL: none. */
+struct kept_case {
+	const char *name;
+	struct rule_priority rule;
+	struct prio_state before;
+	const char *said;
+};
+
+static const struct kept_case kept_cases[] = {
+	{"compressors on nice 19 and idle I/O", COMPRESSORS,
+	 S(19, OTHER, 0, IDLE, 0),
+	 "nice: nice 19 kept (lower than the rule's 10: a lowering rule never "
+	 "raises)\n"
+	 "io: io idle kept (lower than the rule's best-effort/7: a lowering "
+	 "rule never raises)\n"},
+	{"compressors on a normal thread: nothing kept", COMPRESSORS, NORMAL,
+	 NULL},
+	{"compressors on nice 10: equal is not kept", COMPRESSORS,
+	 S(10, OTHER, 0, BEST_EFFORT, 7), NULL},
+	{"a raising nice", NICE(-5), S(-10, OTHER, 0, UNSET, 0),
+	 "nice: nice -10 kept (higher than the rule's -5: a raising rule never "
+	 "lowers)\n"},
+	{"SCHED_IDLE under batch", NICE_POLICY(10, BATCH),
+	 S(0, IDLE, 0, UNSET, 0),
+	 "policy: policy idle kept (lower than the rule's batch: a lowering "
+	 "rule never raises)\n"},
+	{"a higher realtime priority", RT(RR, 10), S(0, FIFO, 20, UNSET, 0),
+	 "policy: policy fifo 20 kept (higher than the rule's rr 10: a raising "
+	 "rule never lowers)\n"},
+	{"class above-normal on realtime", CLASS(ABOVE_NORMAL),
+	 S(-10, FIFO, 10, UNSET, 0),
+	 "nice: nice -10 kept (higher than the rule's -5: a raising rule never "
+	 "lowers)\n"
+	 "policy: policy fifo 10 kept (higher than the rule's other: a raising "
+	 "rule never lowers)\n"},
+	{"I/O from nice", IO(BEST_EFFORT, 6), S(19, OTHER, 0, UNSET, 0),
+	 "io: io best-effort/7 from nice kept (lower than the rule's "
+	 "best-effort/6: a lowering rule never raises)\n"},
+	{"I/O from the policy", IO(BEST_EFFORT, 5), S(0, IDLE, 0, UNSET, 0),
+	 "io: io idle from the policy kept (lower than the rule's "
+	 "best-effort/5: a lowering rule never raises)\n"},
+	{"a raising I/O level", IO(BEST_EFFORT, 2), S(0, OTHER, 0, REALTIME, 7),
+	 "io: io realtime/7 kept (higher than the rule's best-effort/2: a "
+	 "raising rule never lowers)\n"},
+	{"one setting lowered, the other kept", NICE_POLICY(-5, BATCH),
+	 S(-10, OTHER, 0, UNSET, 0),
+	 "nice: nice -10 kept (higher than the rule's -5: a raising rule never "
+	 "lowers)\n"},
+};
+
+static void prio_state_print(const char *what, const struct prio_state *s)
+{
+	char text[128];
+
+	prio_describe_state(s, text, sizeof(text));
+	print_message("%s: %s\n", what, text);
+}
+
+static void test_expected_case(void **state)
+{
+	const struct expected_case *c = *state;
+	struct prio_target target;
+	struct prio_state after;
+
+	prio_target_from_rule(&c->rule, &target);
+	prio_expected(&target, &c->before, &after);
+	if (!prio_state_equal(&after, &c->after)) {
+		prio_state_print("wanted", &c->after);
+		prio_state_print("got", &after);
+		fail();
+	}
+}
+
+static void test_kept_case(void **state)
+{
+	const struct kept_case *c = *state;
+	struct prio_kept kept[PRIO_KEPT_MAX];
+	struct prio_target target;
+	char said[1024] = "";
+	size_t count, used = 0;
+
+	prio_target_from_rule(&c->rule, &target);
+	count = prio_explain(&target, &c->before, kept);
+	for (size_t i = 0; i < count; i++)
+		used += (size_t)snprintf(said + used, sizeof(said) - used,
+					 "%s: %s\n", kept[i].setting,
+					 kept[i].why);
+	assert_string_equal(said, c->said ? c->said : "");
+}
+
+static bool kept_says(const struct prio_kept *kept, size_t count,
+		      const char *setting)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (!strcmp(kept[i].setting, setting))
+			return true;
+	}
+	return false;
+}
+
+/* Over the first table: explain names a setting exactly where the rule
+ * would change it and the thread keeps its own value instead. */
+static void test_kept_matches_expected(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(expected_cases); i++) {
+		const struct expected_case *c = &expected_cases[i];
+		const struct prio_state *b = &c->before, *a = &c->after;
+		struct prio_kept kept[PRIO_KEPT_MAX];
+		struct prio_target t;
+		size_t n;
+
+		prio_target_from_rule(&c->rule, &t);
+		n = prio_explain(&t, b, kept);
+		if (t.set_nice && t.nice != b->nice &&
+		    kept_says(kept, n, "nice") != (a->nice == b->nice))
+			fail_msg("%s: nice", c->name);
+		if (t.policy &&
+		    (t.policy != b->policy ||
+		     t.rt_priority != b->rt_priority) &&
+		    kept_says(kept, n, "policy") !=
+			    (a->policy == b->policy &&
+			     a->rt_priority == b->rt_priority))
+			fail_msg("%s: policy", c->name);
+		if (t.io_class &&
+		    (t.io_class != b->io_class || t.io_level != b->io_level) &&
+		    kept_says(kept, n, "io") != (a->io_class == b->io_class &&
+						 a->io_level == b->io_level))
+			fail_msg("%s: io", c->name);
+	}
+}
+
+/* A state's words: the reset-on-fork flag shows. */
+static void test_describe_reset_on_fork(void **state)
+{
+	struct prio_state s = {
+		.policy = RULE_POLICY_BATCH, .nice = 10, .reset_on_fork = true};
+	char text[128];
+
+	(void)state;
+	prio_describe_state(&s, text, sizeof(text));
+	assert_string_equal(text, "nice 10 batch, io from nice, reset on fork");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kept_matches_expected),
+		cmocka_unit_test(test_describe_reset_on_fork),
+	};
+	int failed;
+
+	failed =
+		unit_run("prio", UNIT_TABLE(expected_cases, test_expected_case),
+			 UNIT_TESTS(tests), NULL, NULL);
+	return failed | unit_run("prio kept",
+				 UNIT_TABLE(kept_cases, test_kept_case), NULL,
+				 0, NULL, NULL);
+}
