@@ -1,6 +1,7 @@
 /* Why the kernel sends no process events: each refusal named with its
  * cause and its fix. */
 #include <errno.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,10 @@
 #include <cmocka.h>
 
 #include "unit.h"
+
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
 
 #include "events.h"
 
@@ -92,10 +97,66 @@ static void test_env_read(void **state)
 	assert_true(env.kernel_major >= 3);
 }
 
+/* One proc connector datagram, as the kernel sends it. */
+static size_t datagram(void *buf, size_t size, const struct proc_event *pe)
+{
+	struct nlmsghdr *nl = buf;
+	struct cn_msg *cn = NLMSG_DATA(nl);
+	size_t len = NLMSG_LENGTH(sizeof(*cn) + sizeof(*pe));
+
+	assert_true(len <= size);
+	memset(buf, 0, len);
+	nl->nlmsg_len = (unsigned)len;
+	nl->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(*pe);
+	memcpy(cn->data, pe, sizeof(*pe));
+	return len;
+}
+
+static void keep_event(void *ctx, const struct events_event *e)
+{
+	*(struct events_event *)ctx = *e;
+}
+
+/* A fork is a new process (with who forked it) or a new thread (with the
+ * thread that created it): the daemon needs both to follow inheritance. */
+static void test_fork_events(void **state)
+{
+	uint64_t buf[64];
+	struct proc_event pe = {.what = PROC_EVENT_FORK};
+	struct events_acks acks = {0};
+	struct events_event e = {0};
+	size_t len;
+
+	(void)state;
+	pe.event_data.fork.parent_pid = 101; /* the forking thread */
+	pe.event_data.fork.parent_tgid = 100;
+	pe.event_data.fork.child_pid = 200;
+	pe.event_data.fork.child_tgid = 200;
+	len = datagram(buf, sizeof(buf), &pe);
+	assert_int_equal(events_parse(buf, len, keep_event, &e, &acks), 1);
+	assert_int_equal(e.kind, EVENTS_KIND_FORK);
+	assert_int_equal(e.pid, 200);
+	assert_int_equal(e.parent, 100);
+	assert_int_equal(e.parent_tid, 101);
+
+	pe.event_data.fork.child_pid = 201;
+	pe.event_data.fork.child_tgid = 100;
+	len = datagram(buf, sizeof(buf), &pe);
+	assert_int_equal(events_parse(buf, len, keep_event, &e, &acks), 1);
+	assert_int_equal(e.kind, EVENTS_KIND_THREAD);
+	assert_int_equal(e.pid, 100);
+	assert_int_equal(e.tid, 201);
+	assert_int_equal(e.parent_tid, 101);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_env_read),
+		cmocka_unit_test(test_fork_events),
 	};
 
 	return unit_run("events", UNIT_TABLE(refusal_cases, test_refusal_case),

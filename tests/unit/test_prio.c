@@ -346,6 +346,44 @@ static void test_kept_matches_expected(void **state)
 }
 
 /* A state's words: the reset-on-fork flag shows. */
+/* What a thread would hold without the rule: each setting still at the
+ * applied value goes back, each one changed since stays. */
+struct unwind_case {
+	const char *name;
+	struct prio_state now, applied, original, want;
+};
+
+static const struct unwind_case unwind_cases[] = {
+	{"untouched: all back", S(-6, BATCH, 0, BEST_EFFORT, 1),
+	 S(-6, BATCH, 0, BEST_EFFORT, 1), NORMAL, NORMAL},
+	{"nice changed: policy and I/O back, nice stays",
+	 S(2, BATCH, 0, BEST_EFFORT, 1), S(-6, BATCH, 0, BEST_EFFORT, 1),
+	 NORMAL, S(2, OTHER, 0, UNSET, 0)},
+	{"policy changed: nice and I/O back", S(-6, IDLE, 0, BEST_EFFORT, 1),
+	 S(-6, BATCH, 0, BEST_EFFORT, 1), NORMAL, S(0, IDLE, 0, UNSET, 0)},
+	{"rt priority changed: the policy stays with it",
+	 S(0, FIFO, 9, UNSET, 0), S(0, FIFO, 5, UNSET, 0), NORMAL,
+	 S(0, FIFO, 9, UNSET, 0)},
+	{"I/O level changed: the class stays with it",
+	 S(-6, BATCH, 0, BEST_EFFORT, 3), S(-6, BATCH, 0, BEST_EFFORT, 1),
+	 NORMAL, S(0, OTHER, 0, BEST_EFFORT, 3)},
+	{"everything changed: nothing back", S(3, IDLE, 0, IDLE, 0),
+	 S(-6, BATCH, 0, BEST_EFFORT, 1), NORMAL, S(3, IDLE, 0, IDLE, 0)},
+};
+
+static void test_unwind_case(void **state)
+{
+	const struct unwind_case *c = *state;
+	struct prio_state out;
+
+	prio_state_unwind(&c->now, &c->applied, &c->original, &out);
+	if (!prio_state_equal(&out, &c->want)) {
+		prio_state_print("wanted", &c->want);
+		prio_state_print("got", &out);
+		fail();
+	}
+}
+
 static void test_describe_reset_on_fork(void **state)
 {
 	struct prio_state s = {
@@ -368,7 +406,9 @@ int main(void)
 	failed =
 		unit_run("prio", UNIT_TABLE(expected_cases, test_expected_case),
 			 UNIT_TESTS(tests), NULL, NULL);
-	return failed | unit_run("prio kept",
-				 UNIT_TABLE(kept_cases, test_kept_case), NULL,
-				 0, NULL, NULL);
+	failed |= unit_run("prio kept", UNIT_TABLE(kept_cases, test_kept_case),
+			   NULL, 0, NULL, NULL);
+	return failed | unit_run("prio unwind",
+				 UNIT_TABLE(unwind_cases, test_unwind_case),
+				 NULL, 0, NULL, NULL);
 }
