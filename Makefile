@@ -278,5 +278,7 @@ rpm:
 clean:
 	rm -rf build build-san
 
+include windows.mk
+
 -include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d) \
 	$(UNIT_BIN:=.d) $(UNIT_MAIN:.o=.d)

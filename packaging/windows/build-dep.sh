@@ -1,0 +1,124 @@
+#!/bin/bash
+# Builds one library of the Windows build, from its unpacked Debian source
+# package, as a static x86_64-w64-mingw32 library installed with its headers
+# and pkg-config file into one prefix.
+#
+#   build-dep.sh libconfig|inih|hwloc SOURCE_DIR OBJ_DIR PREFIX
+#
+# OBJ_DIR is made anew (the source tree is not written to). The .pc files
+# name their prefix relative to themselves, so the prefix can move.
+set -eu
+[ $# -eq 4 ] || {
+	echo "usage: $0 libconfig|inih|hwloc SOURCE_DIR OBJ_DIR PREFIX" >&2
+	exit 2
+}
+lib=$1
+srcdir=$(cd "$2" && pwd)
+objdir=$3
+prefix=$4
+host=x86_64-w64-mingw32
+# A separate make for each library: the parent's jobserver is not ours.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+jobs=$(nproc)
+cflags=(-O2 -g)
+
+rm -rf "$objdir"
+mkdir -p "$objdir" "$prefix/include" "$prefix/lib/pkgconfig"
+objdir=$(cd "$objdir" && pwd)
+prefix=$(cd "$prefix" && pwd)
+log=$objdir/build.log
+cd "$objdir"
+
+# run COMMAND...: into the log, which is shown when the command fails.
+run() {
+	echo "+ $*" >>"$log"
+	if ! "$@" >>"$log" 2>&1; then
+		tail -n 40 "$log" >&2
+		echo "build-dep: $lib: '$*' failed (whole log: $log)" >&2
+		exit 1
+	fi
+}
+
+# Both configure scripts probe a C++ compiler (none is used): CXX=no keeps
+# them from picking the native g++. --build too: without it configure tries
+# to run a test .exe to find out whether it cross-compiles.
+configure() {
+	run "$srcdir/configure" --build="$(dpkg-architecture -qDEB_BUILD_GNU_TYPE)" \
+		--host=$host --prefix="$prefix" --enable-static --disable-shared \
+		CXX=no CFLAGS="${cflags[*]}" "$@"
+}
+
+# relocatable FILE.pc: prefix= relative to where the file lies.
+relocatable() {
+	# shellcheck disable=SC2016 # ${pcfiledir} is pkg-config's, not ours
+	sed -i 's|^prefix=.*|prefix=${pcfiledir}/../..|' "$1"
+}
+
+case $lib in
+libconfig)
+	# The C library only: no C++, examples, tests or manual (lib/ alone
+	# is built). LIBCONFIG_STATIC: libconfig.h marks its functions
+	# dllimport on Windows unless it is defined, for the library itself
+	# and for every program using it, hence also in the .pc file's Cflags.
+	configure --disable-cxx --disable-examples CPPFLAGS=-DLIBCONFIG_STATIC
+	run make -C lib -j"$jobs"
+	run make -C lib install
+	sed -i 's|^Cflags: .*|& -DLIBCONFIG_STATIC|' "$prefix/lib/pkgconfig/libconfig.pc"
+	relocatable "$prefix/lib/pkgconfig/libconfig.pc"
+	;;
+inih)
+	# One C file: compiled here rather than through upstream's meson
+	# build, which would need meson, ninja and a cross file for it.
+	# Debian's build compiles it with -DINI_HANDLER_LINENO=1 while its
+	# header and .pc file leave programs at the default 0 (a handler
+	# without the line number, called with one more argument). Here
+	# library and programs agree: the default 0, which is what
+	# programs written against the Debian package see.
+	version=$(sed -n '1s/^[^ ]* (\([^-)]*\).*/\1/p' "$srcdir/debian/changelog")
+	run $host-gcc "${cflags[@]}" -Wall -I"$srcdir" -c "$srcdir/ini.c" -o ini.o
+	run $host-ar rcs libinih.a ini.o
+	install -m 0644 libinih.a "$prefix/lib/libinih.a"
+	install -m 0644 "$srcdir/ini.h" "$prefix/include/ini.h"
+	cat >"$prefix/lib/pkgconfig/inih.pc" <<EOF
+prefix=\${pcfiledir}/../..
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+
+Name: inih
+Description: simple .INI file parser
+Version: $version
+Libs: -L\${libdir} -linih
+Cflags: -I\${includedir}
+EOF
+	;;
+hwloc)
+	# The library, its headers and hwloc.pc; nothing optional: hwloc's
+	# own XML parser instead of libxml2, no I/O devices (PCI, OpenCL,
+	# CUDA, NVML, RSMI, Level Zero, GL), no cairo, no plugins, no libudev,
+	# no netloc, no utilities.
+	configure --disable-libxml2 --disable-cairo --disable-io --disable-pci \
+		--disable-opencl --disable-cuda --disable-nvml --disable-rsmi \
+		--disable-levelzero --disable-gl --disable-libudev \
+		--disable-plugins --disable-plugin-dlopen --disable-plugin-ltdl \
+		--disable-netloc --disable-doxygen --disable-readme
+	run make -C include -j"$jobs"
+	run make -C hwloc -j"$jobs"
+	# The Windows backend (processor groups, CPU kinds from efficiency
+	# classes) is what the port keeps hwloc for.
+	[ -f hwloc/topology-windows.lo ] || {
+		echo "build-dep: hwloc: topology-windows.c was not built" >&2
+		exit 1
+	}
+	run make -C include install
+	run make -C hwloc install
+	run make install-hwlocpkgconfigDATA
+	relocatable "$prefix/lib/pkgconfig/hwloc.pc"
+	;;
+*)
+	echo "build-dep: unknown library $lib" >&2
+	exit 2
+	;;
+esac
+# libtool's archives name absolute paths and nothing here reads them.
+rm -f "$prefix"/lib/*.la
+echo "build-dep: $lib from $(basename "$srcdir") in $prefix"
