@@ -5,6 +5,7 @@
 #                       libconfig, inih and hwloc from Debian source packages
 #                       as static x86_64-w64-mingw32 libraries under
 #                       build-win/deps/{include,lib,lib/pkgconfig}
+#   make windows-smoke  a program linking all three, run under Wine (TAP)
 #   make windows-clean  remove build-win/
 #
 # Each library is built once: a stamp per library (named by its Debian
@@ -12,6 +13,7 @@
 
 WIN_BUILD := build-win
 WIN_HOST := x86_64-w64-mingw32
+WIN_CC := $(WIN_HOST)-gcc
 WIN_PREFIX := $(CURDIR)/$(WIN_BUILD)/deps
 WIN_STAMP := $(WIN_BUILD)/stamp
 
@@ -39,7 +41,12 @@ win_dir = $(subst =,-,$(1))
 WIN_SRC_STAMPS := $(foreach s,$(WIN_SOURCES),$(WIN_STAMP)/src-$(call win_dir,$(s)))
 WIN_LIB_STAMPS := $(foreach s,$(WIN_SOURCES),$(WIN_STAMP)/$(call win_dir,$(s)))
 
-.PHONY: windows windows-deps windows-packages windows-clean
+# pkg-config on the prefix alone, never the machine's own .pc files.
+WIN_PKG_CONFIG := PKG_CONFIG_LIBDIR=$(WIN_PREFIX)/lib/pkgconfig PKG_CONFIG_PATH= \
+	pkg-config --static
+WIN_PKGS := libconfig inih hwloc
+
+.PHONY: windows windows-deps windows-packages windows-smoke windows-clean
 
 windows: windows-deps
 
@@ -75,6 +82,15 @@ endef
 $(eval $(call win_lib_rule,libconfig,$(WIN_LIBCONFIG)))
 $(eval $(call win_lib_rule,inih,$(WIN_INIH)))
 $(eval $(call win_lib_rule,hwloc,$(WIN_HWLOC)))
+
+$(WIN_BUILD)/smoke.exe: tests/windows/smoke.c $(WIN_LIB_STAMPS)
+	@echo "  CC      $@"
+	$(Q)$(WIN_CC) -std=c11 $(WARN) -O2 \
+		$$($(WIN_PKG_CONFIG) --cflags $(WIN_PKGS)) -o $@ $< -static \
+		$$($(WIN_PKG_CONFIG) --libs $(WIN_PKGS))
+
+windows-smoke: windows-deps $(WIN_BUILD)/smoke.exe
+	@tests/windows/run-smoke.sh $(WIN_BUILD)/smoke.exe
 
 windows-clean:
 	rm -rf $(WIN_BUILD)
