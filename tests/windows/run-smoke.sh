@@ -20,7 +20,8 @@ BOOT_LIMIT=${BOOT_LIMIT:-300}
 RUN_LIMIT=${RUN_LIMIT:-60}
 SERVER_LIMIT=30
 
-# Nothing of Wine's in root's home: prefix, home and caches under build-win.
+# Nothing of Wine's in root's home or /tmp: prefix, home, caches and the
+# wineserver's directory (under TMPDIR) all under build-win.
 # No display: a console program needs none, and without DISPLAY Wine does
 # not try to reach an X server. No Mono or Gecko installer (they would ask),
 # no menu entries.
@@ -28,10 +29,11 @@ export WINEPREFIX=$build/wine
 export HOME=$build/wine-home
 export XDG_CONFIG_HOME=$HOME/.config XDG_DATA_HOME=$HOME/.local/share \
 	XDG_CACHE_HOME=$HOME/.cache
+export TMPDIR=$build/wine-tmp
 export WINEDEBUG=-all
 export WINEDLLOVERRIDES='mscoree,mshtml,winemenubuilder.exe='
 unset DISPLAY WAYLAND_DISPLAY
-mkdir -p "$HOME"
+mkdir -p "$HOME" "$TMPDIR"
 limited() { timeout -k 5 "$@" </dev/null; }
 
 stop_wine() {
