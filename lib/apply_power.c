@@ -529,6 +529,7 @@ static void apply_power_take(struct power *pw, const char *path,
 		return;
 	}
 	apply_power_step(pw, "written");
+	journal_settle(&pw->journal, path);
 	log_info("%s: %s (was %s)", path, value, now);
 }
 
@@ -680,7 +681,7 @@ int apply_power_open(struct power *pw, const char *sysfs, const char *dev,
 		.latency_fd = -1,
 		.latency_us = -1,
 	};
-	pw->journal_ok = journal_open(&pw->journal, state_dir) == 0;
+	pw->journal_ok = journal_open(&pw->journal, state_dir, procfs) == 0;
 	return pw->journal_ok ? 0 : -1;
 }
 
@@ -697,20 +698,4 @@ void apply_power_close(struct power *pw)
 	free(pw->dev);
 	free(pw->procfs);
 	*pw = (struct power){.latency_fd = -1};
-}
-
-/* For "cpupolicyctl restore": no daemon, only the journal. */
-int apply_power_restore_journal(const char *state_dir)
-{
-	struct journal journal;
-	struct power pw = {.latency_fd = -1};
-	int restored;
-
-	if (journal_open(&journal, state_dir) < 0)
-		return -1;
-	pw.journal = journal;
-	pw.journal_ok = true;
-	restored = apply_power_restore_all(&pw);
-	journal_close(&pw.journal);
-	return restored;
 }
