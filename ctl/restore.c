@@ -1,8 +1,9 @@
 /* cpupolicyctl restore: put back every system setting the journal says a
  * daemon changed, without a daemon (after a crash, or before removing the
- * package), from a journal of this boot in a state directory only root
- * may write. Refused while a daemon runs: it holds them, and gives them
- * back itself when it stops. --force only skips that look. */
+ * package), where the setting still has the daemon's value and the
+ * journal is this boot's. Refused while a daemon runs: it holds them, and
+ * gives them back itself when it stops. --force only skips that look:
+ * what someone else changed since stays theirs even then. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,7 +67,9 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 			"  --force  even if something answers on the control "
 			"socket (for the\n"
 			"           service manager once the daemon stopped: "
-			"it keeps the socket)\n");
+			"it keeps the socket);\n"
+			"           a setting someone else changed since is "
+			"left to them all the same\n");
 		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 	}
 	if (force)

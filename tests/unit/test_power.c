@@ -3,9 +3,10 @@
  * pm_qos, no_turbo) and a fake procfs with a boot ID: combining wants,
  * conflicting holds, a CPU that disappears mid-hold, a knob that cannot
  * be written, someone else changing a held knob, and a crash at every
- * step followed by replay of the journal. The replay restores only in
- * the boot the journal belongs to, from a state directory only root may
- * write. */
+ * step followed by replay of the journal. The replay restores only what
+ * still has our value, only in the boot the journal belongs to, only the
+ * knobs we write, from a state directory only root may write, and CPU
+ * online files after their cpufreq policies'. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -30,6 +31,11 @@
 
 static char root[64];
 static char sysfs[256], dev[256], procfs[256], state[256];
+/* The tree behaves as the kernel does for an offline CPU's cpufreq
+ * policy (model_sync). */
+static bool model;
+/* Each CPU online (1) or not (0) as model_sync last saw it; -1: not yet. */
+static int model_online[CPUS];
 
 static void put(const char *rel, const char *text)
 {
@@ -42,11 +48,22 @@ static void put(const char *rel, const char *text)
 	free(path);
 }
 
+/* What a file holds; for a policy file the model hides (a directory in
+ * its place), the value the kernel keeps for the policy. */
 static char *get(const char *rel)
 {
 	static char value[128];
 	char *path = xasprintf("%s/%s", root, rel);
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		char *kept = xasprintf("%s.kept", path);
+
+		free(path);
+		path = kept;
+	}
+	f = fopen(path, "r");
 
 	value[0] = '\0';
 	if (f) {
@@ -94,6 +111,68 @@ static void mkdirs(const char *fmt, ...)
 	free(path);
 }
 
+static const char *const policy_files[] = {
+	"scaling_governor",
+	"scaling_available_governors",
+	"energy_performance_preference",
+	"energy_performance_available_preferences",
+	"affected_cpus",
+};
+
+/* The kernel keeps the cpufreq policy of CPUs all offline, policyN and
+ * its files, but refuses every read and write of them (EBUSY) until one
+ * is back online, when the policy has its values again. A file cannot
+ * fail a read with EBUSY; a directory in its place fails it with EISDIR,
+ * and a write too, and what the code depends on is only that: a policy
+ * file that exists but cannot be read or written. The value waits in
+ * FILE.kept. Policy N has CPU N alone here. */
+static void model_policy(int cpu, bool online)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(policy_files); i++) {
+		char *path = xasprintf("%s/sys/devices/system/cpu/cpufreq/"
+				       "policy%d/%s",
+				       root, cpu, policy_files[i]);
+		char *kept = xasprintf("%s.kept", path);
+		struct stat st;
+		bool hidden = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+
+		if (!online && !hidden) {
+			assert_int_equal(rename(path, kept), 0);
+			assert_int_equal(mkdir(path, 0755), 0);
+		} else if (online && hidden) {
+			assert_int_equal(rmdir(path), 0);
+			assert_int_equal(rename(kept, path), 0);
+		}
+		free(path);
+		free(kept);
+	}
+}
+
+/* What the kernel would show by now. At every step the policy files are
+ * as the CPU online files say, in whichever process: a change of the
+ * latter since model_sync last looked is all there is to follow. */
+static void model_sync(void)
+{
+	for (int cpu = 1; model && cpu < CPUS; cpu++) {
+		char rel[64];
+		int online;
+
+		snprintf(rel, sizeof(rel),
+			 "sys/devices/system/cpu/cpu%d/online", cpu);
+		online = strcmp(get(rel), "1") == 0;
+		if (online != model_online[cpu])
+			model_policy(cpu, online);
+		model_online[cpu] = online;
+	}
+}
+
+/* Only a write changes what the kernel shows. */
+static void model_hook(const char *step)
+{
+	if (strcmp(step, "written") == 0 || strcmp(step, "restored") == 0)
+		model_sync();
+}
+
 /* CPUs 0-7 online, 8-15 offline; cpu0 has no online file. */
 static void build_tree(void)
 {
@@ -110,6 +189,16 @@ static void build_tree(void)
 
 		mkdirs("sys/devices/system/cpu/cpu%d/power", cpu);
 		mkdirs("sys/devices/system/cpu/cpufreq/policy%d", cpu);
+		if (model) {
+			char cpus[16];
+
+			snprintf(rel, sizeof(rel),
+				 "sys/devices/system/cpu/cpufreq/policy%d/"
+				 "affected_cpus",
+				 cpu);
+			snprintf(cpus, sizeof(cpus), "%d\n", cpu);
+			put(rel, cpus);
+		}
 		if (cpu) {
 			snprintf(rel, sizeof(rel),
 				 "sys/devices/system/cpu/cpu%d/online", cpu);
@@ -148,6 +237,8 @@ static void build_tree(void)
 	    "low-power balanced performance\n");
 	put("proc/1/comm", "init\n");
 	put("proc/sys/kernel/random/boot_id", BOOT_ID "\n");
+	memset(model_online, -1, sizeof(model_online));
+	model_sync();
 }
 
 /* On a tmpfs where there is one: the crash test syncs the journal some
@@ -203,6 +294,7 @@ static int replay(void)
 	int restored = -2;
 
 	if (apply_power_open(&pw, sysfs, dev, procfs, state) == 0) {
+		pw.step_hook = model_hook;
 		restored = apply_power_restore_all(&pw);
 	}
 	apply_power_close(&pw);
@@ -531,7 +623,7 @@ enum {
 
 static void crash_hook(const char *step)
 {
-	(void)step;
+	model_hook(step);
 	if (--crash_after == 0)
 		_exit(CRASHED);
 }
@@ -555,12 +647,14 @@ static void crash_run(struct power *pw)
 
 /* A crash between any two steps, then the journal replayed (as the next
  * start or "cpupolicyctl restore" does): every original back, and the
- * journal empty, so nothing would be restored twice. */
+ * journal empty, so nothing would be restored twice. The tree behaves as
+ * the kernel does for the cpufreq policies of offline CPUs. */
 static void test_crash_at_each_step(void **state_)
 {
 	int steps = 0;
 
 	(void)state_;
+	model = true;
 	{
 		struct power pw;
 
@@ -606,6 +700,56 @@ static void test_crash_at_each_step(void **state_)
 		free(pw.procfs);
 		free(pw.knobs);
 	}
+	model = false;
+}
+
+/* Killed mid-hold; then someone else sets one governor: the replay
+ * leaves theirs, logs it, and restores the rest. */
+static void test_replay_leaves_changed(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+	char *log;
+	int restored;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	crash(&pw);
+	put(GOV(2), "powersave\n");
+	capture_start();
+	restored = replay();
+	log = capture_end();
+	assert_int_equal(restored, CPUS - 1);
+	assert_string_equal(get(GOV(2)), "powersave");
+	assert_string_equal(get(GOV(3)), "schedutil");
+	assert_false(journal_exists());
+	assert_logged(log,
+		      GOV(2) ": someone else set powersave (the daemon "
+			     "set performance): left to them, schedutil not "
+			     "restored");
+	free(log);
+}
+
+/* Killed between the journal's record of a new value and its write: the
+ * setting still has the value set before, which is ours too. */
+static void test_replay_change_in_flight(void **state_)
+{
+	(void)state_;
+	build_tree();
+	mkdirs("state");
+	plant(state,
+	      "version\t2\nboot\t" BOOT_ID "\n"
+	      "@/" GOV(1) "\tschedutil\tpowersave\n"
+			  "previous\t@/" GOV(
+				  1) "\tperformance\n"
+				     "@/" GOV(2) "\tschedutil\tpowersave\n");
+	put(GOV(1), "performance\n");
+	put(GOV(2), "performance\n");
+	assert_int_equal(replay(), 1);
+	assert_string_equal(get(GOV(1)), "schedutil");
+	assert_string_equal(get(GOV(2)), "performance");
 }
 
 /* Power lost mid-hold: the journal survives into the next boot, where
@@ -699,8 +843,58 @@ static void test_journal_unknown_line(void **state_)
 	assert_string_equal(get(ONLINE(9)), "0");
 }
 
+/* The last holder goes: its cpufreq settings are given back before the
+ * CPUs it brought online go offline again, which the kernel would refuse
+ * (their policies' files fail with EBUSY then). */
+static void test_release_order(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	model = true;
+	open_power(&pw);
+	pw.step_hook = model_hook;
+	a.parking = RULE_PARKING_OFF;
+	a.governor = "performance";
+	a.epp = "performance";
+	set(&pw, &a, NULL);
+	assert_string_equal(get(ONLINE(12)), "1");
+	assert_string_equal(get(GOV(12)), "performance");
+	a.parking = RULE_PARKING_UNSET;
+	set(&pw, &a, NULL); /* CPUs 8-15 go, their policies with them */
+	assert_string_equal(get(ONLINE(12)), "0");
+	assert_string_equal(get(GOV(12)), "schedutil");
+	assert_string_equal(get(GOV(3)), "performance");
+	set(&pw, NULL, NULL);
+	assert_originals();
+	assert_int_equal(pw.journal.count, 0);
+	apply_power_close(&pw);
+	model = false;
+}
+
+/* The same order at replay: a journal of CPUs online and their policies,
+ * left by a crash. */
+static void test_replay_order(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	model = true;
+	open_power(&pw);
+	pw.step_hook = model_hook;
+	a.parking = RULE_PARKING_OFF;
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	crash(&pw);
+	assert_true(replay() > 0);
+	assert_originals();
+	model = false;
+}
+
 /* A journal the replay must not trust: who could write its directory or
- * the file itself. */
+ * the file itself, or an entry naming anything but a knob we write. */
 struct journal_case {
 	const char *name;
 	const char *setup; /* run in the root first */
@@ -749,6 +943,24 @@ static const struct journal_case journal_cases[] = {
 	 "state/journal",
 	 "state", CPU9, "/state/journal refused: not a regular file", false,
 	 false},
+	{"entry outside sysfs", "touch etc/victim", "state", "etc/victim",
+	 "/etc/victim: journal entry refused", true, false},
+	{"entry with .. out of sysfs", "touch etc/victim", "state",
+	 "sys/devices/system/cpu/cpu1/../../../../../etc/victim",
+	 "/etc/victim: journal entry refused", true, false},
+	{"entry not a knob we write", "mkdir sys/power", "state",
+	 "sys/power/state", "sys/power/state: journal entry refused", true,
+	 false},
+	{"entry a knob's look-alike", "mkdir sys/devices/system/cpu/cpu1x",
+	 "state", "sys/devices/system/cpu/cpu1x/online",
+	 "cpu1x/online: journal entry refused", true, false},
+	{"entry through a symbolic link",
+	 "mkdir etc/cpu && ln -s ../../../../etc/cpu "
+	 "sys/devices/system/cpu/cpu99",
+	 "state", "sys/devices/system/cpu/cpu99/online",
+	 "cpu99/online: journal entry refused", true, false},
+	{"entry /dev/cpu_dma_latency", NULL, "state", "dev/cpu_dma_latency",
+	 "dev/cpu_dma_latency: journal entry refused", true, false},
 };
 
 static void test_journal_case(void **state_)
@@ -790,10 +1002,14 @@ int main(void)
 		cmocka_unit_test(test_someone_else),
 		cmocka_unit_test(test_failed_restore_kept),
 		cmocka_unit_test(test_owner_refused),
+		cmocka_unit_test(test_replay_leaves_changed),
+		cmocka_unit_test(test_replay_change_in_flight),
 		cmocka_unit_test(test_other_boot_dropped),
 		cmocka_unit_test(test_journal_version_1),
 		cmocka_unit_test(test_journal_newer_left),
 		cmocka_unit_test(test_journal_unknown_line),
+		cmocka_unit_test(test_release_order),
+		cmocka_unit_test(test_replay_order),
 		cmocka_unit_test(test_crash_at_each_step),
 	};
 
