@@ -1,7 +1,9 @@
 /* cpupolicyctl restore: put back every system setting the journal says a
  * daemon changed, without a daemon (after a crash, or before removing the
- * package). Refused while a daemon runs: it holds them, and gives them
- * back itself when it stops. */
+ * package), where the setting still has the daemon's value and the
+ * journal is this boot's. Refused while a daemon runs: it holds them, and
+ * gives them back itself when it stops. --force only skips that look:
+ * what someone else changed since stays theirs even then. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +15,40 @@
 #include "ctl.h"
 #include "power.h"
 #include "util.h"
+
+/* The journal replayed as the daemon replays it at start. */
+static int restore_journal(const struct conf *conf)
+{
+	struct power pw;
+	int restored;
+
+	if (apply_power_open(&pw, conf->sysfs, conf->dev, conf->procfs,
+			     conf->state_dir) < 0) {
+		bool unsafe = pw.journal.unsafe;
+
+		apply_power_close(&pw);
+		if (unsafe) {
+			fprintf(stderr,
+				"cpupolicyctl: the journal in %s is refused "
+				"(see above): nothing restored\n",
+				conf->state_dir);
+			return -1;
+		}
+		fprintf(stderr,
+			"cpupolicyctl: cannot use the journal in %s (see "
+			"above): nothing restored\n",
+			conf->state_dir);
+		return -1;
+	}
+	restored = apply_power_restore_all(&pw);
+	apply_power_close(&pw);
+	if (restored < 0)
+		fprintf(stderr,
+			"cpupolicyctl: not every setting in the journal in %s "
+			"could be restored (see above); it keeps them\n",
+			conf->state_dir);
+	return restored;
+}
 
 int restore_main(struct ctl *ctl, int argc, char **argv)
 {
@@ -31,8 +67,9 @@ int restore_main(struct ctl *ctl, int argc, char **argv)
 			"  --force  even if something answers on the control "
 			"socket (for the\n"
 			"           service manager once the daemon stopped: "
-			"it "
-			"keeps the socket)\n");
+			"it keeps the socket);\n"
+			"           a setting someone else changed since is "
+			"left to them all the same\n");
 		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
 	}
 	if (force)
@@ -52,15 +89,10 @@ restore:
 		conf_free(&conf);
 		return CTL_EXIT_USAGE;
 	}
-	restored = apply_power_restore_journal(conf.state_dir);
-	if (restored < 0)
-		fprintf(stderr,
-			"cpupolicyctl: not every setting in the journal in %s "
-			"could be restored (see above); it keeps them\n",
-			conf.state_dir);
-	else if (restored == 0)
+	restored = restore_journal(&conf);
+	if (restored == 0)
 		printf("nothing to restore\n");
-	else
+	else if (restored > 0)
 		printf("restored %d settings\n", restored);
 	diag_free(&diag);
 	conf_free(&conf);

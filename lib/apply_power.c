@@ -3,12 +3,15 @@
  * Before the first write to a knob its original value goes into the
  * journal (synced); release puts the original back where the knob still
  * holds our value, then forgets the journal entry. After a crash the
- * journal is replayed before anything else. The idle-latency limit is a
- * PM QoS request on /dev/cpu_dma_latency, which the kernel drops by itself
- * when the file is closed, even by a crash; without that device the
- * per-CPU pm_qos_resume_latency_us files are used, journaled like the
- * rest. Where power-profiles-daemon or tuned runs, the settings they own
- * are not touched: the rule's key is refused with a log line. */
+ * journal is replayed before anything else, the same way: only where the
+ * knob still has what we set, only knobs we write, and CPU online files
+ * last, so that a CPU's cpufreq knobs go back while it is online; the
+ * journal of an earlier boot is dropped (journal.c). The idle-latency
+ * limit is a PM QoS request on /dev/cpu_dma_latency, which the kernel
+ * drops by itself when the file is closed, even by a crash; without that
+ * device the per-CPU pm_qos_resume_latency_us files are used, journaled
+ * like the rest. Where power-profiles-daemon or tuned runs, the settings
+ * they own are not touched: the rule's key is refused with a log line. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -72,6 +75,83 @@ static int apply_power_write(const char *path, const char *value)
 		return -1;
 	}
 	return 0;
+}
+
+/* The files we write, under the sysfs root; '#' stands for a number. */
+static const char *const apply_power_knob_shapes[] = {
+	"devices/system/cpu/cpu#/online",
+	"devices/system/cpu/cpu#/power/pm_qos_resume_latency_us",
+	"devices/system/cpu/cpufreq/policy#/scaling_governor",
+	"devices/system/cpu/cpufreq/policy#/energy_performance_preference",
+	"devices/system/cpu/intel_pstate/no_turbo",
+	"devices/system/cpu/cpufreq/boost",
+	"firmware/acpi/platform_profile",
+};
+
+static bool apply_power_shape_is(const char *shape, const char *rel)
+{
+	for (; *shape; shape++) {
+		if (*shape != '#') {
+			if (*rel++ != *shape)
+				return false;
+			continue;
+		}
+		if (!isdigit((unsigned char)*rel))
+			return false;
+		while (isdigit((unsigned char)*rel))
+			rel++;
+	}
+	return *rel == '\0';
+}
+
+/* Where rel lies under the sysfs root, reached without a symbolic link;
+ * a path gone is let through, to be said gone when it is read. */
+static bool apply_power_under_sysfs(const struct power *pw, const char *path,
+				    const char *rel)
+{
+	char *real = realpath(path, NULL), *root;
+	size_t len;
+	bool under;
+
+	if (!real)
+		return errno == ENOENT || errno == ENOTDIR;
+	root = realpath(pw->sysfs, NULL);
+	len = root ? strlen(root) : 0;
+	under = root && strncmp(real, root, len) == 0 && real[len] == '/' &&
+		strcmp(real + len + 1, rel) == 0;
+	free(root);
+	free(real);
+	return under;
+}
+
+/* Whether a journal entry names a knob we write. The journal is root's
+ * (journal.c checks that), but what it names is written as root at the
+ * next start: anything else, as a path outside the sysfs root, one with
+ * "..", or one through a symbolic link, is refused, whoever put it
+ * there. /dev/cpu_dma_latency is never journaled: the kernel drops our
+ * request when the file is closed. */
+static bool apply_power_path_ok(const struct power *pw, const char *path)
+{
+	size_t len = strlen(pw->sysfs);
+	const char *rel;
+	bool known = false;
+
+	while (len > 1 && pw->sysfs[len - 1] == '/')
+		len--;
+	if (strncmp(path, pw->sysfs, len) != 0 || path[len] != '/')
+		return false;
+	rel = path + len + strspn(path + len, "/");
+	for (size_t i = 0; i < ARRAY_SIZE(apply_power_knob_shapes); i++)
+		known = known ||
+			apply_power_shape_is(apply_power_knob_shapes[i], rel);
+	return known && apply_power_under_sysfs(pw, path, rel);
+}
+
+static bool apply_power_is_online(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len >= 7 && strcmp(path + len - 7, "/online") == 0;
 }
 
 static void apply_power_plan_add(struct apply_power_plan *plan,
@@ -260,7 +340,54 @@ static void apply_power_not_offered(struct power *pw, const char *path,
 	log_warnx("%s: '%s' is not offered (see %s)", path, value, list);
 }
 
-/* Every cpufreq policy's file, where the value is one it offers. */
+/* Whether the plan takes a CPU offline: we hold it online, from offline,
+ * and the plan no longer wants it. */
+static bool apply_power_cpu_leaving(struct power *pw,
+				    const struct apply_power_plan *plan,
+				    unsigned long cpu)
+{
+	char *path = xasprintf("%s/devices/system/cpu/cpu%lu/online", pw->sysfs,
+			       cpu);
+	struct power_knob *k = apply_power_knob(pw, path);
+	struct journal_entry *e = journal_find(&pw->journal, path);
+	bool leaving = k && !k->yielded && e && strcmp(e->original, "0") == 0 &&
+		       !apply_power_plan_find(plan, path);
+
+	free(path);
+	return leaving;
+}
+
+/* Whether a cpufreq policy keeps an online CPU once the plan (its CPU
+ * online files, planned first) is applied. Its affected_cpus lists its
+ * online CPUs ("0 1 "). A policy left with none must be given back
+ * before its CPUs go: not held, it is released ahead of them. */
+static bool apply_power_policy_stays(struct power *pw,
+				     const struct apply_power_plan *plan,
+				     const char *policy_dir)
+{
+	char *path = xasprintf("%s/affected_cpus", policy_dir);
+	char cpus[1024], *save = NULL;
+	bool stays = false;
+	bool unread = apply_power_read(path, cpus, sizeof(cpus)) < 0;
+
+	free(path);
+	/* EBUSY: every CPU of it is offline now, and the plan may bring
+	 * one online before it takes the policy. ENOENT: a tree without
+	 * the file tells nothing. Either way the take finds out. */
+	if (unread)
+		return true;
+	for (char *w = strtok_r(cpus, " \t\n", &save); w && !stays;
+	     w = strtok_r(NULL, " \t\n", &save)) {
+		char *end;
+		unsigned long cpu = strtoul(w, &end, 10);
+
+		stays = *end || !apply_power_cpu_leaving(pw, plan, cpu);
+	}
+	return stays;
+}
+
+/* Every cpufreq policy's file, where the value is one it offers and the
+ * policy keeps a CPU online. */
 static void apply_power_plan_policies(struct power *pw, const char *file,
 				      const char *choices, const char *value,
 				      struct apply_power_plan *plan)
@@ -270,9 +397,15 @@ static void apply_power_plan_policies(struct power *pw, const char *file,
 	DIR *dp = opendir(dir);
 
 	while (dp && (d = readdir(dp))) {
-		char *path, *list;
+		char *path, *list, *policy;
+		bool stays;
 
 		if (strncmp(d->d_name, "policy", 6) != 0)
+			continue;
+		policy = xasprintf("%s/%s", dir, d->d_name);
+		stays = apply_power_policy_stays(pw, plan, policy);
+		free(policy);
+		if (!stays)
 			continue;
 		path = xasprintf("%s/%s/%s", dir, d->d_name, file);
 		list = xasprintf("%s/%s/%s", dir, d->d_name, choices);
@@ -435,35 +568,80 @@ static void apply_power_plan(struct power *pw, const struct power_want *want,
 	free(dma);
 }
 
+/* What giving a journaled setting back came to. */
+enum apply_power_back {
+	APPLY_POWER_BACK_RESTORED, /* the original written back */
+	APPLY_POWER_BACK_HAD,	   /* it had the original already */
+	APPLY_POWER_BACK_LEFT,	   /* someone else's value: theirs */
+	APPLY_POWER_BACK_GONE,	   /* its file is gone: never again */
+	APPLY_POWER_BACK_KEPT,	   /* not now: the journal keeps it */
+};
+
+static enum apply_power_back apply_power_unreadable(
+	const struct journal_entry *e)
+{
+	switch (errno) {
+	case ENOENT:
+		/* The CPU is gone (unplugged), or the driver that had the
+		 * file: it cannot be restored, ever. */
+		log_warn("%s: gone; cannot restore %s", e->path, e->original);
+		return APPLY_POWER_BACK_GONE;
+	case EBUSY:
+		/* A cpufreq policy whose CPUs are all offline: the kernel
+		 * keeps its values until one is back, and so does the
+		 * journal. */
+	default:
+		/* EACCES, EIO: perhaps not the next time. */
+		log_warn("%s: cannot read; %s stays in the journal", e->path,
+			 e->original);
+		return APPLY_POWER_BACK_KEPT;
+	}
+}
+
+/* Puts a setting's original back, but only where it still has the value
+ * we set: a value someone else set since is theirs (an administrator's
+ * fix, another tool's), and overwriting it would undo their change. */
+static enum apply_power_back apply_power_give_back(
+	struct power *pw, const struct journal_entry *e)
+{
+	char now[JOURNAL_VALUE_MAX];
+
+	if (apply_power_read(e->path, now, sizeof(now)) < 0)
+		return apply_power_unreadable(e);
+	if (strcmp(now, e->original) == 0) {
+		log_debug("%s: has its original %s already", e->path,
+			  e->original);
+		return APPLY_POWER_BACK_HAD;
+	}
+	if (!journal_ours(e, now)) {
+		log_info("%s: someone else set %s (the daemon set %s): left "
+			 "to them, %s not restored",
+			 e->path, now, e->ours, e->original);
+		return APPLY_POWER_BACK_LEFT;
+	}
+	if (apply_power_write(e->path, e->original) < 0) {
+		/* EBUSY: a CPU the kernel will not take offline now;
+		 * EINVAL: a value no longer offered; EIO: read back as
+		 * another. The journal keeps it, for the next start or
+		 * "cpupolicyctl restore". */
+		log_warn("%s: cannot restore %s", e->path, e->original);
+		apply_power_step(pw, "restored");
+		return APPLY_POWER_BACK_KEPT;
+	}
+	log_info("%s: restored %s (was %s)", e->path, e->original, now);
+	apply_power_step(pw, "restored");
+	return APPLY_POWER_BACK_RESTORED;
+}
+
 /* Gives a knob back: the original where it still has our value. */
 static void apply_power_release(struct power *pw, struct power_knob *k)
 {
 	struct journal_entry *e = journal_find(&pw->journal, k->path);
-	char now[JOURNAL_VALUE_MAX];
 
 	apply_power_step(pw, "releasing");
-	if (!k->yielded && e &&
-	    apply_power_read(k->path, now, sizeof(now)) == 0) {
-		if (strcmp(now, k->value) != 0) {
-			log_info("%s: %s now, not %s as held: left as it is",
-				 k->path, now, k->value);
-		} else if (apply_power_write(k->path, e->original) < 0) {
-			/* The journal keeps it: the next start or
-			 * "cpupolicyctl restore" tries again. */
-			log_warn("%s: cannot restore %s", k->path, e->original);
-			e = NULL;
-		} else {
-			log_info("%s: restored %s", k->path, e->original);
-		}
-		apply_power_step(pw, "restored");
-	} else if (!k->yielded && e && errno == ENOENT) {
-		log_warn("%s: gone; cannot restore %s", k->path, e->original);
-	} else if (!k->yielded && e) {
-		log_warn("%s: cannot read; %s stays in the journal", k->path,
-			 e->original);
-		e = NULL;
-	}
-	if (e) {
+	/* Yielded: someone else's since apply_power_check said so. */
+	if (e && (k->yielded ||
+		  apply_power_give_back(pw, e) != APPLY_POWER_BACK_KEPT)) {
 		journal_forget(&pw->journal, k->path);
 		apply_power_step(pw, "forgotten");
 	}
@@ -529,6 +707,7 @@ static void apply_power_take(struct power *pw, const char *path,
 		return;
 	}
 	apply_power_step(pw, "written");
+	journal_settle(&pw->journal, path);
 	log_info("%s: %s (was %s)", path, value, now);
 }
 
@@ -560,21 +739,32 @@ static void apply_power_latency(struct power *pw, long latency_us)
 	free(dma);
 }
 
+/* Gives back what the plan no longer wants, the CPU online files last:
+ * a CPU's cpufreq knobs must go back while it is online, as the kernel
+ * refuses to read or write the policy of CPUs all offline (EBUSY). */
+static void apply_power_release_unwanted(struct power *pw,
+					 const struct apply_power_plan *plan)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < pw->knob_count;) {
+			struct power_knob *k = &pw->knobs[i];
+
+			if (apply_power_is_online(k->path) == (pass == 1) &&
+			    !apply_power_plan_find(plan, k->path)) {
+				apply_power_release(pw, k);
+				continue; /* the last knob moved here */
+			}
+			i++;
+		}
+	}
+}
+
 void apply_power_set(struct power *pw, const struct power_want *want)
 {
 	struct apply_power_plan plan = {0};
 
 	apply_power_plan(pw, want, &plan);
-	for (size_t i = 0; i < pw->knob_count;) {
-		const char *value =
-			apply_power_plan_find(&plan, pw->knobs[i].path);
-
-		if (!value) {
-			apply_power_release(pw, &pw->knobs[i]);
-			continue; /* the last knob moved here */
-		}
-		i++;
-	}
+	apply_power_release_unwanted(pw, &plan);
 	for (size_t i = 0; i < plan.count; i++)
 		apply_power_take(pw, plan.items[i].path, plan.items[i].value);
 	apply_power_latency(pw, want->idle_latency_us);
@@ -618,8 +808,41 @@ void apply_power_check(struct power *pw)
 	}
 }
 
-/* Every original in the journal back in place: at start, before anything
- * else, and by "cpupolicyctl restore". */
+/* One journal entry at replay: given back where it is a knob we write,
+ * and forgotten unless it must be tried again. */
+static void apply_power_replay(struct power *pw, const char *path,
+			       int *restored, int *failed)
+{
+	struct journal_entry *e = journal_find(&pw->journal, path);
+
+	if (!e)
+		return;
+	if (!apply_power_path_ok(pw, path)) {
+		log_warnx("%s: journal entry refused: not a setting the daemon "
+			  "writes under %s; %s not written",
+			  path, pw->sysfs, e->original);
+	} else {
+		switch (apply_power_give_back(pw, e)) {
+		case APPLY_POWER_BACK_RESTORED:
+			(*restored)++;
+			break;
+		case APPLY_POWER_BACK_KEPT:
+			(*failed)++;
+			return;
+		case APPLY_POWER_BACK_HAD:
+		case APPLY_POWER_BACK_LEFT:
+		case APPLY_POWER_BACK_GONE:
+			break;
+		}
+	}
+	if (journal_forget(&pw->journal, path) < 0)
+		(*failed)++;
+	apply_power_step(pw, "forgotten");
+}
+
+/* Every original in the journal back in place, where the setting still
+ * has our value: at start, before anything else, and by "cpupolicyctl
+ * restore". CPU online files last, as at release. */
 int apply_power_restore_all(struct power *pw)
 {
 	size_t count = pw->journal.count;
@@ -628,40 +851,11 @@ int apply_power_restore_all(struct power *pw)
 
 	for (size_t i = 0; i < count; i++)
 		paths[i] = xstrdup(pw->journal.entries[i].path);
-	for (size_t i = 0; i < count; i++) {
-		struct journal_entry *e = journal_find(&pw->journal, paths[i]);
-		char now[JOURNAL_VALUE_MAX];
-		bool keep = false;
-		int unread = apply_power_read(paths[i], now, sizeof(now)) < 0
-				     ? errno
-				     : 0;
-
-		if (unread == ENOENT) {
-			/* A CPU that is gone cannot be restored, ever. */
-			log_warn("%s: gone; cannot restore %s", paths[i],
-				 e->original);
-		} else if (unread) {
-			log_warn("%s: cannot read; %s stays in the journal",
-				 paths[i], e->original);
-			keep = true;
-			failed++;
-		} else if (strcmp(now, e->original) != 0) {
-			if (apply_power_write(paths[i], e->original) < 0) {
-				log_warn("%s: cannot restore %s", paths[i],
-					 e->original);
-				keep = true;
-				failed++;
-			} else {
-				log_info("%s: restored %s (was %s)", paths[i],
-					 e->original, now);
-				restored++;
-			}
-			apply_power_step(pw, "restored");
-		}
-		if (!keep) {
-			if (journal_forget(&pw->journal, paths[i]) < 0)
-				failed++;
-			apply_power_step(pw, "forgotten");
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < count; i++) {
+			if (apply_power_is_online(paths[i]) == (pass == 1))
+				apply_power_replay(pw, paths[i], &restored,
+						   &failed);
 		}
 	}
 	for (size_t i = 0; i < count; i++)
@@ -680,7 +874,7 @@ int apply_power_open(struct power *pw, const char *sysfs, const char *dev,
 		.latency_fd = -1,
 		.latency_us = -1,
 	};
-	pw->journal_ok = journal_open(&pw->journal, state_dir) == 0;
+	pw->journal_ok = journal_open(&pw->journal, state_dir, procfs) == 0;
 	return pw->journal_ok ? 0 : -1;
 }
 
@@ -697,20 +891,4 @@ void apply_power_close(struct power *pw)
 	free(pw->dev);
 	free(pw->procfs);
 	*pw = (struct power){.latency_fd = -1};
-}
-
-/* For "cpupolicyctl restore": no daemon, only the journal. */
-int apply_power_restore_journal(const char *state_dir)
-{
-	struct journal journal;
-	struct power pw = {.latency_fd = -1};
-	int restored;
-
-	if (journal_open(&journal, state_dir) < 0)
-		return -1;
-	pw.journal = journal;
-	pw.journal_ok = true;
-	restored = apply_power_restore_all(&pw);
-	journal_close(&pw.journal);
-	return restored;
 }

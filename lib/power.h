@@ -67,6 +67,5 @@ void apply_power_close(struct power *pw);
 int apply_power_restore_all(struct power *pw);
 void apply_power_set(struct power *pw, const struct power_want *want);
 void apply_power_check(struct power *pw);
-int apply_power_restore_journal(const char *state_dir);
 
 #endif

@@ -282,16 +282,22 @@ static void track_threads(void *ctx, bool on)
 
 /* Before anything else: whatever an earlier run left changed (killed, or
  * crashed) goes back first. Without a usable journal no power setting is
- * ever changed, as it could not be restored. */
+ * ever changed, as it could not be restored. A state directory others may
+ * write is fatal: a journal planted there would have root write it. */
 static void setup_power(struct daemon *d)
 {
 	int restored;
 
 	if (apply_power_open(&d->power, d->conf.sysfs, d->conf.dev,
-			     d->conf.procfs, d->conf.state_dir) < 0)
+			     d->conf.procfs, d->conf.state_dir) < 0) {
+		if (d->power.journal.unsafe)
+			fatalx("not starting: the journal in %s is refused "
+			       "(see above)",
+			       d->conf.state_dir);
 		log_warnx("power settings will not be changed: no journal in "
 			  "%s",
 			  d->conf.state_dir);
+	}
 	d->power.reassert = d->conf.power_reassert;
 	restored = apply_power_restore_all(&d->power);
 	if (restored > 0)

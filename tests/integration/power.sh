@@ -2,7 +2,9 @@
 # Power holds on the real machine: CPU hotplug of cpu1. A parking = "off"
 # hold brings an offline cpu1 online while its holder runs and takes it
 # offline again when the holder exits; a daemon killed mid-hold leaves the
-# journal, which the next start, or "cpupolicyctl restore", replays.
+# journal, which the next start, or "cpupolicyctl restore", replays: only
+# where a setting still has the daemon's value, only a journal of this
+# boot, and only from a state directory no one but root may write.
 # cpu1 is put back online at exit, whatever happened.
 . "$(dirname "$0")/lib.sh"
 
@@ -186,6 +188,102 @@ if stop_daemon && cpu1_is 0; then
 	ok "stopped: cpu1 back to its original"
 else
 	not_ok "stop after reassert" "cpu1 is $(cpu1)"
+fi
+
+# Killed mid-hold, and meanwhile someone sets a held setting to a value of
+# their own: the next start leaves theirs, says so, and restores the rest.
+# Without /dev/cpu_dma_latency (a dev root without it) the idle latency cap
+# of parking = "off" goes to the CPUs' pm_qos_resume_latency_us files.
+QOS1=/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us
+if [ -w "$QOS1" ]; then
+	qos1=$(cat "$QOS1")
+	at_exit "echo $qos1 >$QOS1"
+	mkdir -p "$TMP/nodev"
+	write_conf rescan_interval_ms=500
+	printf '[paths]\ndev = %s\n' "$TMP/nodev" >>"$CONF"
+	echo 0 >"$CPU1"
+	start_daemon || { finish; exit 1; }
+	start_holder
+	need_cpu1 1 "online for the hold before the kill" &&
+		wait_until 5 grep -q "^$QOS1	$qos1	20$" "$TMP/state/journal"
+	kill_daemon
+	stop_holder
+	echo 100 >"$QOS1"
+	mark=$(log_mark)
+	start_daemon || { finish; exit 1; }
+	said=$(log_since "$mark")
+	if [ "$(cat "$QOS1")" = 100 ] && wait_cpu1 0 && journal_gone &&
+		expect_contains "left: said" "$said" "$QOS1: someone else set 100 (the daemon set 20): left to them, $qos1 not restored"; then
+		ok "the next start leaves a setting changed after the crash to whoever changed it, and restores the rest"
+	else
+		not_ok "changed after the crash" "$QOS1 is $(cat "$QOS1"), cpu1 $(cpu1); $said"
+	fi
+	stop_daemon
+	echo "$qos1" >"$QOS1"
+else
+	skip "changed after the crash" "no writable $QOS1"
+fi
+
+# A journal that survived a power loss was written in another boot: the
+# machine came up with its own settings, and replaying it would take cpu1
+# offline. Neither the daemon nor cpupolicyctl restore does.
+earlier_boot() {
+	printf 'version\t2\nboot\t%s\n%s\t0\t1\n' \
+		00000000-0000-4000-8000-000000000000 "$CPU1" >"$TMP/state/journal"
+}
+write_conf
+echo 1 >"$CPU1"
+earlier_boot
+mark=$(log_mark)
+start_daemon || { finish; exit 1; }
+said=$(log_since "$mark")
+if cpu1_is 1 && journal_gone &&
+	expect_contains "earlier boot: said" "$said" "written in an earlier boot (boot ID 00000000-0000-4000-8000-000000000000, this boot is $(cat /proc/sys/kernel/random/boot_id)): its 1 settings are not restored"; then
+	ok "a journal of an earlier boot is dropped at start: cpu1 stays online"
+else
+	not_ok "earlier boot at start" "cpu1 $(cpu1); $said"
+fi
+stop_daemon
+echo 1 >"$CPU1"
+earlier_boot
+run "$CTL" -c "$CONF" restore
+if [ "$status" -eq 0 ] && cpu1_is 1 && journal_gone &&
+	expect_contains "restore: nothing" "$out" "nothing to restore" &&
+	expect_contains "restore: earlier boot" "$err" "written in an earlier boot"; then
+	ok "cpupolicyctl restore drops a journal of an earlier boot too"
+else
+	not_ok "earlier boot, restore" "exit $status, cpu1 $(cpu1); $out $err"
+fi
+
+# A state directory others may write: whoever can write there could plant
+# a journal for root to "restore". The daemon refuses to start, and
+# cpupolicyctl restore to restore, before either writes anything.
+plant_open() {
+	printf 'version\t2\nboot\t%s\n%s\t0\t1\n' \
+		"$(cat /proc/sys/kernel/random/boot_id)" "$CPU1" >"$TMP/open/journal"
+}
+echo 1 >"$CPU1"
+mkdir -m 0777 "$TMP/open"
+plant_open
+write_conf state_dir="$TMP/open"
+refused="state directory $TMP/open refused: $TMP/open is writable by group or others (mode 0777)"
+run timeout 10 "$DAEMON" -c "$CONF" -r "$RULES"
+if [ "$status" -eq 1 ] && cpu1_is 1 &&
+	expect_contains "open state dir: why" "$err" "$refused" &&
+	expect_contains "open state dir: fatal" "$err" "not starting: the journal in $TMP/open is refused"; then
+	ok "a state directory others may write: the daemon does not start, and cpu1 stays online"
+else
+	not_ok "open state dir, daemon" "exit $status, cpu1 $(cpu1); $err"
+fi
+echo 1 >"$CPU1"
+plant_open
+run "$CTL" -c "$CONF" restore
+if [ "$status" -eq 1 ] && cpu1_is 1 &&
+	expect_contains "open state dir: restore why" "$err" "$refused" &&
+	expect_contains "open state dir: restore" "$err" "the journal in $TMP/open is refused (see above): nothing restored"; then
+	ok "... and cpupolicyctl restore refuses it"
+else
+	not_ok "open state dir, restore" "exit $status, cpu1 $(cpu1); $out $err"
 fi
 
 # A knob the daemon may not write (a read-only file in a fake sysfs; the
