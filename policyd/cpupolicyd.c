@@ -290,10 +290,12 @@ static void setup_power(struct daemon *d)
 
 	if (apply_power_open(&d->power, d->conf.sysfs, d->conf.dev,
 			     d->conf.procfs, d->conf.state_dir) < 0) {
-		if (d->power.journal.unsafe)
+		if (d->power.journal.unsafe) {
+			control_close(d); /* no socket file left behind */
 			fatalx("not starting: the journal in %s is refused "
 			       "(see above)",
 			       d->conf.state_dir);
+		}
 		log_warnx("power settings will not be changed: no journal in "
 			  "%s",
 			  d->conf.state_dir);
