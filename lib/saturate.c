@@ -424,11 +424,25 @@ static void saturate_limits(const struct saturate_input *in,
 	hwloc_bitmap_free(missing);
 }
 
+/* The CPU time others took in the run: the CPUs' busy time less the
+ * workers' own, which counts the processes that came and went too. */
+static double saturate_others(const struct saturate_input *in)
+{
+	double busy = 0;
+
+	if (in->run.wall_s <= 0 || in->run.cpu_s <= 0)
+		return 0;
+	for (size_t i = 0; i < in->cpu_count; i++)
+		busy += in->cpus[i].busy;
+	busy -= in->run.cpu_s / in->run.wall_s;
+	return busy > 0 ? busy : 0;
+}
+
 static void saturate_competition(const struct saturate_input *in,
 				 struct saturate_findings *out)
 {
 	char list[400] = "";
-	double total = 0;
+	double total = 0, others = saturate_others(in);
 	size_t used = 0;
 	int min_nice = 20;
 
@@ -447,14 +461,19 @@ static void saturate_competition(const struct saturate_input *in,
 		if (n > 0)
 			used += (size_t)n;
 	}
-	if (total < 0.1)
+	if (total < 0.1 && others < 0.1)
 		return;
+	if (others >= total + 0.1)
+		snprintf(list + used, sizeof(list) - used,
+			 "%sshort-lived ones %.2f CPUs (the CPUs' busy time "
+			 "less the workers')",
+			 used ? ", and " : "", others - total);
 	saturate_add(out, SATURATE_KIND_CONTENTION,
 		     "a rule for the workload: priority = { class = \"high\"; "
 		     "};  or one for the others: priority = { class = "
 		     "\"below-normal\"; }; (measure it: saturate --compare)",
-		     "other processes took %.2f CPUs during the run: %s", total,
-		     list);
+		     "other processes took %.2f CPUs during the run: %s",
+		     total > others ? total : others, list);
 	if (min_nice < in->our_nice)
 		saturate_add(
 			out, SATURATE_KIND_PRIORITY,
@@ -1160,7 +1179,7 @@ void saturate_render_json(const struct saturate_input *in,
 
 	fprintf(out,
 		"{\"threads\":%u,\"seconds\":%.3f,\"work\":\"%s\","
-		"\"cpus_present\":%zu,\"cpus_online\":%d,\"cores\":%zu,"
+		"\"cpus_present\":%zu,\"cpus_online\":%d,\"core_count\":%zu,"
 		"\"numa_nodes\":%zu,\"single_rate\":%.1f,\"total_rate\":%.1f,",
 		in->threads, in->seconds, in->work, in->machine->cpu_count,
 		hwloc_bitmap_weight(in->online), in->machine->core_count,

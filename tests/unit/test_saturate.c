@@ -689,6 +689,26 @@ static void test_competition_and_priority(void **state)
 	run_free(&r);
 }
 
+/* Processes that came and went in the run: no pid to name, but the CPUs
+ * were busier than the workers. */
+static void test_short_lived_competition(void **state)
+{
+	unsigned busy[2] = {1000, 1000};
+	struct run r;
+
+	(void)state;
+	run_setup(&r, NULL, 2, busy, NULL);
+	r.in.run = step(2, 1.3e6, 5, 0.65);
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_CONTENTION));
+	assert_non_null(
+		strstr(r.r.findings.list[0].evidence,
+		       "other processes took 0.70 CPUs during the run: "
+		       "short-lived ones 0.70 CPUs (the CPUs' busy time "
+		       "less the workers')"));
+	run_free(&r);
+}
+
 static void test_frequency_and_unexplained(void **state)
 {
 	unsigned busy[2] = {1000, 1000};
@@ -876,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_steal),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_competition_and_priority),
+		cmocka_unit_test(test_short_lived_competition),
 		cmocka_unit_test(test_frequency_and_unexplained),
 		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_json),
