@@ -1128,9 +1128,9 @@ static void saturate_compare_text(const struct saturate_opts *o,
 	       sum->change * 100, sum->low * 100, sum->high * 100, sum->t,
 	       o->pairs - 1);
 	if (t->bg)
-		printf("  background (%u threads, normal priority): %.0f %% of "
-		       "its rate alone with A, %.0f %% with B\n",
-		       o->background,
+		printf("  background (%u thread%s, normal priority): %.0f %% "
+		       "of its rate alone with A, %.0f %% with B\n",
+		       o->background, o->background == 1 ? "" : "s",
 		       compare_geomean(t->arm[0].background, o->pairs) * 100,
 		       compare_geomean(t->arm[1].background, o->pairs) * 100);
 	if (t->probe)
