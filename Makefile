@@ -55,7 +55,8 @@ endif
 # the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
 # scores the unit's hardening, ansible-core runs the fleet role,
 # build-essential is what dpkg-buildpackage checks for before it builds,
-# prometheus brings promtool, which checks the metrics exposition;
+# prometheus brings promtool, which checks the metrics exposition and the
+# alerting rules;
 # systemd-container (systemd-nspawn) boots the container test-systemd
 # runs the units in, debootstrap makes that container's Debian 12 root.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
@@ -229,11 +230,13 @@ format:
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRC)
 
-# The config names the vendor rules directory: it follows DATADIR.
+# The config names the vendor rules directory: it follows DATADIR. The
+# timer of the scheduled saturation check is installed, not enabled.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
+		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
@@ -252,6 +255,13 @@ install: all
 		>$(DESTDIR)$(UNITDIR)/cpupolicyd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/cpupolicyd.service
 	install -m 0644 packaging/systemd/cpupolicyd.socket $(DESTDIR)$(UNITDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/systemd/cpupolicy-saturate.service.in \
+		>$(DESTDIR)$(UNITDIR)/cpupolicy-saturate.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cpupolicy-saturate.service
+	install -m 0644 packaging/systemd/cpupolicy-saturate.timer \
+		$(DESTDIR)$(UNITDIR)/
+	install -m 0644 packaging/prometheus/cpupolicy.rules.yml \
+		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus/
 	install -m 0644 packaging/systemd/cpupolicy.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
 	install -m 0644 packaging/bash-completion/cpupolicyctl \

@@ -1,14 +1,18 @@
-/* cpupolicyctl saturate: does every CPU really work? One thread's rate of
- * work first, then N threads (default: every online CPU of the machine,
- * not only those this process may use, so that confinement shows) for S
- * seconds, with /proc/stat sampled every 100 ms. Efficiency is the rate of
- * all threads over N times one thread's; the findings say why it falls
- * short and what fixes it. --compare measures a policy: paired trials,
- * A as is and B with the policy, each a fresh process, with optional
- * background load and a latency probe to show what the policy costs. */
+/* cpupolicyctl saturate: does every core really work? One thread's rate
+ * of work first; on a machine with SMT, what a core's other hardware
+ * threads add to it (the yield); then N threads (default: one per CPU
+ * the machine has, online or not, allowed or not, so that parking and
+ * confinement show) for S seconds. Every step is a fresh worker process
+ * measured on the same clock over a window after the same warm-up. The
+ * efficiency is the rate of all threads over what the cores can do; the
+ * findings say why it falls short and what fixes it. --compare measures a
+ * policy: paired trials in A B, B A order, A as is and B with the policy,
+ * each a fresh process, with optional background load and a latency probe
+ * to show what the policy costs. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +25,9 @@
 
 #include <hwloc/glibc-sched.h>
 
+#include "compare.h"
 #include "conf.h"
+#include "cpulist.h"
 #include "ctl.h"
 #include "log.h"
 #include "place.h"
@@ -34,6 +40,9 @@
 #include "util.h"
 #include "work.h"
 
+/* --if-idle looks at the machine this long before it decides. */
+#define SATURATE_IDLE_SAMPLE_S 2.0
+
 struct saturate_opts {
 	unsigned threads;
 	double seconds;
@@ -45,6 +54,9 @@ struct saturate_opts {
 	unsigned background;
 	bool probe;
 	unsigned pairs;
+	double smt_yield; /* -1: measure it */
+	double if_idle;	  /* -1: always run */
+	const char *textfile;
 };
 
 struct saturate_env {
@@ -58,28 +70,38 @@ static void saturate_usage(FILE *out)
 	fprintf(out,
 		"usage: cpupolicyctl saturate [--threads N] [--seconds S] "
 		"[--work tan|int|mem]\n"
-		"                             [--threshold PCT] [--json]\n"
+		"                             [--threshold PCT] [--smt-yield "
+		"PCT] [--json]\n"
+		"                             [--if-idle PCT] [--textfile "
+		"PATH]\n"
 		"       cpupolicyctl saturate --compare 'BODY' [--pairs K] "
 		"[--background N] [--probe]\n"
 		"                             [--threads N] [--seconds S] "
 		"[--work ...] [--json]\n"
-		"  --threads N     worker threads (default: the online CPUs)\n"
+		"  --threads N     worker threads (default: one per CPU of "
+		"the machine)\n"
 		"  --seconds S     length of the run, or of each trial "
 		"(default 5; 3 with --compare)\n"
 		"  --work KIND     tan (floating point, default), int, mem "
 		"(memory streaming)\n"
 		"  --threshold P   efficiency that passes, percent (default "
 		"90)\n"
+		"  --smt-yield P   what a core's other hardware threads add, "
+		"percent (default: measured)\n"
+		"  --if-idle P     skip the check when the machine is more "
+		"than P percent busy\n"
+		"  --textfile PATH also write the result for node_exporter's "
+		"textfile collector\n"
 		"  --compare BODY  a rule body (priority/placement) to measure "
 		"against none\n"
-		"  --pairs K       paired trials, alternating order (default "
-		"5)\n"
+		"  --pairs K       paired trials, an even number, A B then B A "
+		"(default 6)\n"
 		"  --background N  N busy threads at normal priority during "
 		"the trials\n"
 		"  --probe         a latency probe at normal priority, every "
 		"1 ms\n"
-		"exit: 0 efficiency at or above the threshold, 1 below, 2 "
-		"usage errors\n");
+		"exit: 0 efficiency at or above the threshold (or skipped), "
+		"1 below, 2 usage errors\n");
 }
 
 /* The tightest cpu quota on the way from the cgroup up to the root. */
@@ -304,19 +326,22 @@ static void saturate_cpuset_cgroup(const struct conf *conf,
 /* What limits this process (and the workers it starts) on this machine. */
 static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 {
-	char *possible =
+	char *present =
 		xasprintf("%s/devices/system/cpu/present", env->conf.sysfs);
 	char *online =
 		xasprintf("%s/devices/system/cpu/online", env->conf.sysfs);
 
-	in->possible = hwloc_bitmap_alloc();
+	in->present = hwloc_bitmap_alloc();
 	in->online = hwloc_bitmap_alloc();
 	in->affinity = hwloc_bitmap_alloc();
 	in->cpuset = hwloc_bitmap_alloc();
-	if (apply_place_read_list(possible, in->possible) < 0)
-		hwloc_bitmap_copy(in->possible, env->topo.all);
+	if (apply_place_read_list(present, in->present) < 0 && env->have_topo)
+		hwloc_bitmap_copy(in->present, env->topo.all);
+	else if (hwloc_bitmap_iszero(in->present))
+		hwloc_bitmap_set_range(in->present, 0,
+				       (int)sysconf(_SC_NPROCESSORS_CONF) - 1);
 	if (apply_place_read_list(online, in->online) < 0)
-		hwloc_bitmap_copy(in->online, in->possible);
+		hwloc_bitmap_copy(in->online, in->present);
 	if (apply_place_read(0, in->affinity) < 0) {
 		hwloc_bitmap_free(in->affinity);
 		in->affinity = NULL;
@@ -330,42 +355,92 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 		saturate_quota(&env->conf, in->cgroup, sizeof(in->cgroup));
 	saturate_cpuset_cgroup(&env->conf, in);
 	saturate_freq(&env->conf, in);
-	free(possible);
+	free(present);
 	free(online);
 }
 
-struct saturate_run {
-	double rate;	     /* units per second */
-	double rate_per_cpu; /* units per second of CPU time */
-	double seconds;	     /* measured */
-	double *cpu_s;	     /* per thread */
-	int nice;
+/* How a step is measured: /proc/stat at the window's ends (or not), and
+ * for the live line the rate that is 100 % (0: none yet). */
+struct saturate_window {
+	struct procstat *first, *last;
+	double expected;
+	bool live;
 };
 
-static void saturate_progress(bool live, double elapsed, double total,
-			      double rate, double single, unsigned threads)
+static void saturate_progress(const struct saturate_window *w, double elapsed,
+			      double total, double rate)
 {
-	if (!live)
+	if (!w->live)
 		return;
 	fprintf(stderr, "\r  %4.1f / %.1f s  %9.3f M units/s", elapsed, total,
 		rate / 1e6);
-	if (single > 0)
+	if (w->expected > 0)
 		fprintf(stderr, "  efficiency %5.1f %%",
-			rate / (single * threads) * 100);
+			rate / w->expected * 100);
 	fflush(stderr);
 }
 
-/* One fresh worker process for `seconds`; samples /proc/stat (and the
- * rate, for the live line) every 100 ms. */
+static void saturate_threads_cpu(const struct saturate_env *env, pid_t pid,
+				 const struct work_shared *sh, unsigned threads,
+				 double *out)
+{
+	for (unsigned i = 0; i < threads; i++)
+		out[i] = work_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
+}
+
+struct saturate_sampler {
+	double *rates;
+	size_t count, cap;
+	unsigned long long units;
+	long long at;
+};
+
+/* Every 100 ms until the window ends: the rate of each interval, for the
+ * noise of the window's rate. */
+static void saturate_sample(struct saturate_sampler *s,
+			    const struct work_shared *sh, unsigned threads,
+			    long long end, const struct saturate_window *w,
+			    long long t0, unsigned long long c0)
+{
+	double seconds = (double)(end - t0) / 1e9;
+
+	while (s->at < end) {
+		unsigned long long c;
+		long long t;
+
+		usleep(100000);
+		t = work_now_ns();
+		c = work_total(sh, threads);
+		if (s->count == s->cap) {
+			s->cap = s->cap ? s->cap * 2 : 64;
+			s->rates = xreallocarray(s->rates, s->cap,
+						 sizeof(*s->rates));
+		}
+		s->rates[s->count++] =
+			(double)(c - s->units) / ((double)(t - s->at) / 1e9);
+		s->units = c;
+		s->at = t;
+		saturate_progress(w, (double)(t - t0) / 1e9, seconds,
+				  (double)(c - c0) / ((double)(t - t0) / 1e9));
+	}
+}
+
+/* One fresh worker process: 100 ms of warm-up, then a window of at least
+ * `seconds` on the monotonic clock, in whole 100 ms intervals; the work
+ * done in the window over its length is the rate, and the CPU time the
+ * threads got in the same window is the evidence beside it. */
 static int saturate_measure(struct saturate_env *env,
 			    const struct work_spec *spec, double seconds,
-			    bool live, double single, struct procstat *first,
-			    struct procstat *last, struct saturate_run *run)
+			    const struct saturate_window *w,
+			    struct saturate_step *step, double *thread_cpu,
+			    int *nice)
 {
 	struct work_shared *sh = work_shared_new();
-	unsigned long long c0, c1;
-	long long t0, t1, end;
-	double cpu;
+	struct saturate_sampler s = {0};
+	unsigned n = spec->threads;
+	double *cpu0, *cpu1;
+	unsigned long long c0;
+	long long t0;
 	pid_t pid;
 
 	if (!sh)
@@ -375,143 +450,412 @@ static int saturate_measure(struct saturate_env *env,
 		work_shared_free(sh);
 		return -1;
 	}
-	errno = 0;
-	run->nice = getpriority(PRIO_PROCESS, (id_t)pid);
+	if (nice)
+		*nice = getpriority(PRIO_PROCESS, (id_t)pid);
 	sh->start = 1;
-	/* The first 100 ms are warm-up: counted from after them. */
 	usleep(100000);
-	if (first)
-		procstat_read(env->conf.procfs, first);
-	c0 = work_total(sh, spec->threads);
-	t0 = work_now_ns();
-	end = t0 + (long long)(seconds * 1e9);
-	while ((t1 = work_now_ns()) < end) {
-		usleep(100000);
-		t1 = work_now_ns();
-		if (last) {
-			procstat_free(last);
-			procstat_read(env->conf.procfs, last);
-		}
-		c1 = work_total(sh, spec->threads);
-		saturate_progress(live, (double)(t1 - t0) / 1e9, seconds,
-				  (double)(c1 - c0) / ((double)(t1 - t0) / 1e9),
-				  single, spec->threads);
+	cpu0 = xcalloc(n, sizeof(*cpu0));
+	cpu1 = xcalloc(n, sizeof(*cpu1));
+	if (w->first)
+		procstat_read(env->conf.procfs, w->first);
+	s.at = t0 = work_now_ns();
+	s.units = c0 = work_total(sh, n);
+	saturate_threads_cpu(env, pid, sh, n, cpu0);
+	saturate_sample(&s, sh, n, t0 + (long long)(seconds * 1e9), w, t0, c0);
+	saturate_threads_cpu(env, pid, sh, n, cpu1);
+	if (w->last)
+		procstat_read(env->conf.procfs, w->last);
+	*step = (struct saturate_step){
+		.threads = n,
+		.units = (double)(s.units - c0),
+		.wall_s = (double)(s.at - t0) / 1e9,
+		.rel_se = saturate_rel_se(s.rates, s.count),
+	};
+	for (unsigned i = 0; i < n; i++) {
+		step->cpu_s += cpu1[i] - cpu0[i];
+		if (thread_cpu)
+			thread_cpu[i] = cpu1[i] - cpu0[i];
 	}
-	c1 = work_total(sh, spec->threads);
-	t1 = work_now_ns();
+	free(cpu0);
+	free(cpu1);
+	free(s.rates);
+	if (w->live)
+		fprintf(stderr, "\r\033[K");
 	if (work_stop(pid, sh) < 0) {
 		work_shared_free(sh);
 		errno = EPERM;
 		return -1;
 	}
-	run->seconds = (double)(t1 - t0) / 1e9;
-	run->rate = (double)(c1 - c0) / run->seconds;
-	run->cpu_s = xcalloc(spec->threads, sizeof(*run->cpu_s));
-	memcpy(run->cpu_s, sh->cpu_s, spec->threads * sizeof(*run->cpu_s));
-	/* Per second of CPU time, whole life: what a thread does when it
-	 * runs, whatever else competes for the CPU. */
-	cpu = 0;
-	for (unsigned i = 0; i < spec->threads; i++)
-		cpu += run->cpu_s[i];
-	run->rate_per_cpu =
-		cpu > 0 ? (double)work_total(sh, spec->threads) / cpu : 0;
-	if (live)
-		fprintf(stderr, "\r\033[K");
 	work_shared_free(sh);
 	return 0;
 }
 
-/* For "cpupolicyctl metrics": the last result, where it may be written
- * (the state directory is root's). */
-static void saturate_remember(struct saturate_env *env,
-			      const struct saturate_input *in)
+/* The SMT step's threads, one on each CPU of the core. */
+struct saturate_pin {
+	int cpus[64];
+	unsigned count;
+};
+
+static int saturate_pin_thread(void *ctx, pthread_t thread, unsigned index)
 {
-	char *path = xasprintf("%s/saturate.last", env->conf.state_dir);
-	char *tmp = xasprintf("%s.new", path);
-	FILE *f;
+	const struct saturate_pin *pin = ctx;
+	cpu_set_t *mask = CPU_ALLOC(CPULIST_MAX_CPU + 1);
+	size_t size = CPU_ALLOC_SIZE(CPULIST_MAX_CPU + 1);
+	int status;
 
-	mkdir(env->conf.state_dir, 0700); /* as the daemon makes it */
-	f = fopen(tmp, "w");
+	CPU_ZERO_S(size, mask);
+	CPU_SET_S((size_t)pin->cpus[index % pin->count], size, mask);
+	status = pthread_setaffinity_np(thread, size, mask) == 0 ? 0 : -1;
+	CPU_FREE(mask);
+	return status;
+}
 
-	if (f) {
-		fprintf(f, "%.4f %.4f %u %lld\n", saturate_efficiency(in),
-			in->threshold, in->threads, (long long)time(NULL));
-		if (fclose(f) == 0)
-			rename(tmp, path);
-		else
-			unlink(tmp);
+/* The CPUs the workers can run on: online, in the affinity and the
+ * cpuset. */
+static hwloc_bitmap_t saturate_usable(const struct saturate_input *in)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_dup(in->online);
+
+	if (in->affinity)
+		hwloc_bitmap_and(set, set, in->affinity);
+	if (in->cpuset)
+		hwloc_bitmap_and(set, set, in->cpuset);
+	return set;
+}
+
+/* What a core's other hardware threads add: one thread pinned to the
+ * core, then one on each of its hardware threads, both as long as the
+ * baseline. Given, or assumed where no core has all its threads usable. */
+static int saturate_smt_step(struct saturate_env *env,
+			     const struct saturate_opts *o,
+			     const struct saturate_machine *m,
+			     struct saturate_input *in, double seconds)
+{
+	struct saturate_pin pin = {0};
+	struct work_spec spec = {
+		.kind = o->kind,
+		.thread_setup = saturate_pin_thread,
+		.setup_ctx = &pin,
+	};
+	struct saturate_window w = {.live = !o->json && isatty(2)};
+	hwloc_bitmap_t usable, core;
+	bool found;
+
+	if (!saturate_machine_smt(m)) {
+		in->smt.source = SATURATE_YIELD_NONE;
+		return 0;
+	}
+	if (o->smt_yield >= 0) {
+		in->smt.source = SATURATE_YIELD_GIVEN;
+		in->smt.yield = o->smt_yield;
+		return 0;
+	}
+	usable = saturate_usable(in);
+	found = saturate_machine_smt_core(m, usable, pin.cpus, &pin.count,
+					  ARRAY_SIZE(pin.cpus));
+	hwloc_bitmap_free(usable);
+	if (!found) {
+		in->smt.source = SATURATE_YIELD_ASSUMED;
+		in->smt.yield = SATURATE_SMT_YIELD_ASSUMED;
+		return 0;
+	}
+	core = hwloc_bitmap_alloc();
+	for (unsigned i = 0; i < pin.count; i++)
+		hwloc_bitmap_set(core, (unsigned)pin.cpus[i]);
+	place_format(core, in->smt.core_cpus, sizeof(in->smt.core_cpus));
+	hwloc_bitmap_free(core);
+	in->smt.source = SATURATE_YIELD_MEASURED;
+	spec.threads = 1;
+	if (saturate_measure(env, &spec, seconds, &w, &in->smt.one, NULL,
+			     NULL) < 0)
+		return -1;
+	spec.threads = pin.count;
+	return saturate_measure(env, &spec, seconds, &w, &in->smt.all, NULL,
+				NULL);
+}
+
+static int saturate_write_file(const char *path, const char *text, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int saved;
+
+	if (!f) {
+		free(tmp);
+		return -1;
+	}
+	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0) {
+		saved = errno;
+		fclose(f);
+		goto fail;
+	}
+	if (fclose(f) != 0) {
+		saved = errno;
+		goto fail;
+	}
+	/* A rename within a directory replaces the file at once: a reader
+	 * sees the old text or the new, never half of it. */
+	if (rename(tmp, path) < 0) {
+		saved = errno;
+		goto fail;
 	}
 	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}
+
+/* For "cpupolicyctl metrics": a state file, where it may be written (the
+ * state directory is root's); a user's check leaves none. */
+static void saturate_state_write(struct saturate_env *env, const char *name,
+				 const char *text, size_t len)
+{
+	char *path = xasprintf("%s/%s", env->conf.state_dir, name);
+
+	mkdir(env->conf.state_dir, 0700); /* as the daemon makes it */
+	saturate_write_file(path, text, len);
 	free(path);
+}
+
+static char *saturate_state_read(struct saturate_env *env, const char *name)
+{
+	char *path = xasprintf("%s/%s", env->conf.state_dir, name), *text;
+	size_t len;
+
+	if (util_read_file(path, 1 << 20, &text, &len) < 0)
+		text = NULL;
+	free(path);
+	return text;
+}
+
+/* node_exporter's textfile: the last check's series and, for a scheduled
+ * check, its decision; written whole, then renamed into place. */
+static int saturate_textfile(const char *path, const char *result,
+			     const char *attempt)
+{
+	char *text =
+		xasprintf("%s%s", result ? result : "", attempt ? attempt : "");
+	int status = saturate_write_file(path, text, strlen(text));
+
+	if (status < 0)
+		fprintf(stderr, "cpupolicyctl: cannot write %s: %s\n", path,
+			strerror(errno));
+	free(text);
+	return status;
+}
+
+static char *saturate_attempt_text(bool skipped, double busy, double limit)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	saturate_render_attempt(skipped, busy, limit, (long long)time(NULL),
+				out);
+	fclose(out);
+	return text;
+}
+
+/* --if-idle: the busy share of the online CPUs (steal too) over the
+ * sample; skipped above the limit, said on stderr and in the series. */
+static bool saturate_idle_enough(struct saturate_env *env,
+				 const struct saturate_opts *o, double *busy)
+{
+	struct procstat a = {0}, b = {0};
+	struct procstat_share *shares;
+	size_t n;
+
+	*busy = 0;
+	if (procstat_read(env->conf.procfs, &a) < 0)
+		return true;
+	usleep((useconds_t)(SATURATE_IDLE_SAMPLE_S * 1e6));
+	if (procstat_read(env->conf.procfs, &b) < 0) {
+		procstat_free(&a);
+		return true;
+	}
+	shares = xcalloc(b.count, sizeof(*shares));
+	n = procstat_diff(&a, &b, shares, b.count);
+	*busy = procstat_mean_busy(shares, n);
+	free(shares);
+	procstat_free(&a);
+	procstat_free(&b);
+	return *busy <= o->if_idle;
+}
+
+/* A skipped check: the last result stays what it was; the textfile
+ * carries it on, with the skip. */
+static int saturate_skip(struct saturate_env *env,
+			 const struct saturate_opts *o, double busy)
+{
+	char *attempt = saturate_attempt_text(true, busy, o->if_idle);
+	char *last = saturate_state_read(env, "saturate.last");
+	int status = CTL_EXIT_OK;
+
+	fprintf(stderr,
+		"cpupolicyctl: saturate skipped: the machine was %.0f %% busy "
+		"over %.0f s, above the --if-idle limit of %.0f %%\n",
+		busy * 100, SATURATE_IDLE_SAMPLE_S, o->if_idle * 100);
+	saturate_state_write(env, "saturate.attempt", attempt, strlen(attempt));
+	if (o->textfile && saturate_textfile(o->textfile, last, attempt) < 0)
+		status = CTL_EXIT_USAGE;
+	free(attempt);
+	free(last);
+	return status;
+}
+
+static char *saturate_metrics_text(const struct saturate_input *in,
+				   const struct saturate_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	saturate_render_metrics(in, r, (long long)time(NULL), out);
+	fclose(out);
+	return text;
+}
+
+/* The result for metrics and the textfile. */
+static int saturate_record(struct saturate_env *env,
+			   const struct saturate_opts *o,
+			   const struct saturate_input *in,
+			   const struct saturate_result *r, double busy)
+{
+	char *result = saturate_metrics_text(in, r), *attempt = NULL;
+	int status = 0;
+
+	saturate_state_write(env, "saturate.last", result, strlen(result));
+	if (o->if_idle >= 0) {
+		attempt = saturate_attempt_text(false, busy, o->if_idle);
+		saturate_state_write(env, "saturate.attempt", attempt,
+				     strlen(attempt));
+	}
+	if (o->textfile)
+		status = saturate_textfile(o->textfile, result, attempt);
+	free(result);
+	free(attempt);
+	return status;
+}
+
+static void saturate_input_free(struct saturate_input *in)
+{
+	free(in->cpus);
+	free(in->competitors);
+	free(in->thread_cpu_s);
+	hwloc_bitmap_free(in->present);
+	hwloc_bitmap_free(in->online);
+	hwloc_bitmap_free(in->affinity);
+	hwloc_bitmap_free(in->cpuset);
+}
+
+/* The run of all threads, with the competition and /proc/stat around
+ * it. */
+static int saturate_run_step(struct saturate_env *env,
+			     const struct saturate_opts *o,
+			     struct saturate_input *in, double expected)
+{
+	struct work_spec all = {.threads = o->threads, .kind = o->kind};
+	struct procstat first = {0}, last = {0};
+	struct saturate_window w = {
+		.first = &first,
+		.last = &last,
+		.expected = expected,
+		.live = !o->json && isatty(2),
+	};
+	struct saturate_task *before, *after;
+	size_t nb, na, shares_max;
+	int status;
+
+	in->thread_cpu_s = xcalloc(o->threads, sizeof(*in->thread_cpu_s));
+	in->thread_count = o->threads;
+	nb = saturate_tasks(env->conf.procfs, &before);
+	status = saturate_measure(env, &all, o->seconds, &w, &in->run,
+				  in->thread_cpu_s, &in->our_nice);
+	na = saturate_tasks(env->conf.procfs, &after);
+	if (status == 0) {
+		in->competitor_count = saturate_competitors(
+			before, nb, after, na, in->run.wall_s + 0.1, 0,
+			&in->competitors);
+		shares_max = last.count ? last.count : 1;
+		in->cpus = xcalloc(shares_max, sizeof(*in->cpus));
+		in->cpu_count =
+			procstat_diff(&first, &last, in->cpus, shares_max);
+	}
+	free(before);
+	free(after);
+	procstat_free(&first);
+	procstat_free(&last);
+	return status;
+}
+
+/* One thread alone, the SMT step where the machine has SMT, then all
+ * threads; the same warm-up and clock for each. */
+static int saturate_steps(struct saturate_env *env,
+			  const struct saturate_opts *o,
+			  const struct saturate_machine *m,
+			  struct saturate_input *in)
+{
+	struct work_spec one = {.threads = 1, .kind = o->kind};
+	struct saturate_window w = {.live = !o->json && isatty(2)};
+	double base = o->seconds < 5 ? o->seconds / 5 : 1;
+	double expected;
+
+	if (saturate_measure(env, &one, base, &w, &in->single, NULL, NULL) <
+		    0 ||
+	    saturate_smt_step(env, o, m, in, base) < 0)
+		return -1;
+	expected =
+		saturate_step_rate(&in->single) *
+		saturate_capacity(m, o->threads, saturate_smt_yield(&in->smt));
+	return saturate_run_step(env, o, in, expected);
 }
 
 static int saturate_check(struct saturate_env *env,
 			  const struct saturate_opts *o)
 {
-	struct work_spec one = {.threads = 1, .kind = o->kind};
-	struct work_spec all = {.threads = o->threads, .kind = o->kind};
 	struct saturate_input in = {
 		.threads = o->threads,
 		.seconds = o->seconds,
 		.work = o->work,
 		.threshold = o->threshold,
 	};
-	struct procstat first = {0}, last = {0};
-	struct saturate_run single = {0}, run = {0};
-	struct saturate_task *before, *after;
-	struct saturate_findings findings;
-	size_t nb, na, shares_max;
-	bool live = !o->json && isatty(2);
+	struct saturate_machine machine;
+	struct saturate_result r;
+	double busy = 0;
 	int status;
 
+	if (o->if_idle >= 0 && !saturate_idle_enough(env, o, &busy))
+		return saturate_skip(env, o, busy);
 	saturate_facts(env, &in);
-	if (saturate_measure(env, &one, o->seconds < 5 ? o->seconds / 5 : 1,
-			     live, 0, NULL, NULL, &single) < 0) {
-		fprintf(stderr, "cpupolicyctl: cannot start the workers\n");
+	if (saturate_machine_load(&machine, env->have_topo ? &env->topo : NULL,
+				  in.present) < 0) {
+		fprintf(stderr, "cpupolicyctl: cannot tell the machine's "
+				"CPUs\n");
+		saturate_input_free(&in);
 		return CTL_EXIT_USAGE;
 	}
-	nb = saturate_tasks(env->conf.procfs, &before);
-	if (saturate_measure(env, &all, o->seconds, live, single.rate_per_cpu,
-			     &first, &last, &run) < 0) {
+	in.machine = &machine;
+	if (saturate_steps(env, o, &machine, &in) < 0) {
 		fprintf(stderr, "cpupolicyctl: cannot start the workers\n");
+		saturate_machine_free(&machine);
+		saturate_input_free(&in);
 		return CTL_EXIT_USAGE;
 	}
-	na = saturate_tasks(env->conf.procfs, &after);
-	/* One thread's rate per CPU second: the capacity of one CPU for
-	 * this work, even when competitors share the CPUs meanwhile. */
-	in.single_rate = single.rate_per_cpu;
-	in.total_rate = run.rate;
-	in.our_nice = run.nice;
-	in.thread_cpu_s = run.cpu_s;
-	in.thread_count = o->threads;
-	in.competitor_count = saturate_competitors(
-		before, nb, after, na, run.seconds + 0.1, 0, &in.competitors);
-	shares_max = last.count ? last.count : 1;
-	in.cpus = xcalloc(shares_max, sizeof(*in.cpus));
-	in.cpu_count = procstat_diff(&first, &last, in.cpus, shares_max);
-	saturate_diagnose(&in, env->have_topo ? &env->topo : NULL, &findings);
+	saturate_judge(&in, &r);
 	if (o->json)
-		saturate_render_json(&in, env->have_topo ? &env->topo : NULL,
-				     &findings, stdout);
+		saturate_render_json(&in, &r, stdout);
 	else
-		saturate_render_text(&in, env->have_topo ? &env->topo : NULL,
-				     &findings, stdout);
-	status = saturate_efficiency(&in) >= o->threshold ? CTL_EXIT_OK
-							  : CTL_EXIT_FAIL;
-	saturate_remember(env, &in);
-	saturate_findings_free(&findings);
-	free(in.cpus);
-	free(in.competitors);
-	free(before);
-	free(after);
-	free(single.cpu_s);
-	free(run.cpu_s);
-	procstat_free(&first);
-	procstat_free(&last);
-	hwloc_bitmap_free(in.possible);
-	hwloc_bitmap_free(in.online);
-	hwloc_bitmap_free(in.affinity);
-	hwloc_bitmap_free(in.cpuset);
+		saturate_render_text(&in, &r, stdout);
+	status = r.ok ? CTL_EXIT_OK : CTL_EXIT_FAIL;
+	if (saturate_record(env, o, &in, &r, busy) < 0)
+		status = CTL_EXIT_USAGE;
+	saturate_result_free(&r);
+	saturate_machine_free(&machine);
+	saturate_input_free(&in);
 	return status;
 }
 
@@ -596,254 +940,258 @@ static int saturate_policy_parse(struct saturate_env *env, const char *body,
 	return status;
 }
 
-static int saturate_double_compare(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Two-sided 95 % t quantiles for 1..30 degrees of freedom. */
-static double saturate_t95(unsigned df)
-{
-	static const double t[] = {
-		12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
-		2.262,	2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-		2.110,	2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-		2.060,	2.056, 2.052, 2.048, 2.045, 2.042,
-	};
-
-	return df == 0 ? 0 : df <= 30 ? t[df - 1] : 1.96;
-}
-
-struct saturate_probe_stats {
-	double p99_us, p999_us;
-	unsigned missed, samples;
-};
-
+/* The probe's lateness in one trial's window, in microseconds, added to
+ * its arm's pool; the slots it missed. */
 static void saturate_probe_window(const struct work_probe *probe,
 				  long long from, long long to,
-				  struct saturate_probe_stats *out)
+				  struct compare_pool *pool, unsigned *missed)
 {
 	unsigned count = __atomic_load_n(&probe->count, __ATOMIC_ACQUIRE);
 	double *late = xcalloc(count ? count : 1, sizeof(*late));
-	unsigned n = 0;
+	size_t n = 0;
 
-	*out = (struct saturate_probe_stats){0};
 	for (unsigned i = 0; i < count; i++) {
 		if (probe->at[i] < from || probe->at[i] >= to)
 			continue;
 		late[n++] = (double)probe->late[i] / 1e3;
 		if (probe->late[i] >= probe->period_ns)
-			out->missed +=
+			*missed +=
 				(unsigned)(probe->late[i] / probe->period_ns);
 	}
-	if (n) {
-		qsort(late, n, sizeof(*late), saturate_double_compare);
-		out->p99_us = late[(size_t)(n * 0.99)];
-		out->p999_us = late[(size_t)(n * 0.999)];
-	}
-	out->samples = n;
+	compare_pool_add(pool, late, n);
 	free(late);
 }
 
-struct saturate_condition {
-	double rate_sum, background_sum;
-	struct saturate_probe_stats probe;
-	unsigned trials;
+struct saturate_arm {
+	double *rates;	    /* per pair */
+	double *background; /* its rate over its rate alone, per pair */
+	struct compare_pool probe;
+	unsigned missed;
+	double p99_us, p999_us;
 };
+
+struct saturate_trials {
+	struct saturate_policy b;
+	struct work_spec spec[2];
+	struct saturate_arm arm[2];
+	struct work_shared *bg;
+	struct work_probe *probe;
+	pid_t bg_pid, probe_pid;
+	double bg_alone;
+};
+
+static int saturate_trial(struct saturate_env *env,
+			  const struct saturate_opts *o,
+			  struct saturate_trials *t, unsigned pair,
+			  unsigned which)
+{
+	struct saturate_window w = {0};
+	struct saturate_step step;
+	unsigned long long bg_c = 0;
+	long long from = work_now_ns();
+
+	if (t->bg)
+		bg_c = work_total(t->bg, o->background);
+	if (saturate_measure(env, &t->spec[which], o->seconds, &w, &step, NULL,
+			     NULL) < 0) {
+		fprintf(stderr, "cpupolicyctl: a trial failed (raising "
+				"priority needs root or CAP_SYS_NICE)\n");
+		return -1;
+	}
+	t->arm[which].rates[pair] = saturate_step_rate(&step);
+	if (t->bg)
+		t->arm[which].background[pair] =
+			(double)(work_total(t->bg, o->background) - bg_c) /
+			((double)(work_now_ns() - from) / 1e9) / t->bg_alone;
+	if (t->probe)
+		saturate_probe_window(t->probe, from, work_now_ns(),
+				      &t->arm[which].probe,
+				      &t->arm[which].missed);
+	if (!o->json && isatty(2))
+		fprintf(stderr, "\r  pair %u/%u  %s %.3f M/s", pair + 1,
+			o->pairs, which ? "B" : "A",
+			saturate_step_rate(&step) / 1e6);
+	return 0;
+}
+
+/* The background's rate alone first, as the baseline of its cost; then it
+ * and the probe run through every trial. */
+static int saturate_trials_start(struct saturate_env *env,
+				 const struct saturate_opts *o,
+				 struct saturate_trials *t)
+{
+	struct work_spec bg_spec = {.threads = o->background,
+				    .kind = WORK_KIND_INT};
+
+	if (o->background) {
+		struct saturate_window w = {0};
+		struct saturate_step alone;
+
+		if (saturate_measure(env, &bg_spec, o->seconds, &w, &alone,
+				     NULL, NULL) < 0)
+			return -1;
+		t->bg_alone = saturate_step_rate(&alone);
+		t->bg = work_shared_new();
+		t->bg_pid = t->bg ? work_start(&bg_spec, t->bg) : -1;
+		if (t->bg_pid < 0 || t->bg_alone <= 0)
+			return -1;
+		t->bg->start = 1;
+	}
+	if (o->probe) {
+		t->probe = work_probe_new();
+		t->probe_pid = t->probe ? work_probe_start(t->probe, 1000) : -1;
+		if (t->probe_pid < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void saturate_trials_free(struct saturate_trials *t)
+{
+	if (t->bg_pid > 0)
+		work_stop(t->bg_pid, t->bg);
+	if (t->bg)
+		work_shared_free(t->bg);
+	if (t->probe_pid > 0) {
+		t->probe->stop = 1;
+		waitpid(t->probe_pid, NULL, 0);
+	}
+	if (t->probe)
+		work_probe_free(t->probe);
+	for (unsigned i = 0; i < 2; i++) {
+		free(t->arm[i].rates);
+		free(t->arm[i].background);
+		compare_pool_free(&t->arm[i].probe);
+	}
+	place_plan_free(&t->b.place);
+	rules_free(&t->b.rules);
+}
+
+static void saturate_arm_percentiles(struct saturate_arm *arm)
+{
+	arm->p99_us = compare_pool_percentile(&arm->probe, 0.99);
+	arm->p999_us = compare_pool_percentile(&arm->probe, 0.999);
+}
+
+static void saturate_compare_json(const struct saturate_opts *o,
+				  const struct saturate_trials *t,
+				  const struct compare_summary *sum)
+{
+	printf("{\"compare\":");
+	proto_json_string(stdout, o->compare);
+	printf(",\"pairs\":%u,\"order\":\"AB BA\",\"threads\":%u,"
+	       "\"seconds\":%.3f,\"estimator\":\"mean of log ratios\","
+	       "\"rate_a\":%.1f,\"rate_b\":%.1f,\"change\":%.4f,"
+	       "\"ci95\":[%.4f,%.4f],\"t\":%.4f,\"df\":%u,\"trials\":{",
+	       o->pairs, o->threads, o->seconds, sum->geo_a, sum->geo_b,
+	       sum->change, sum->low, sum->high, sum->t, o->pairs - 1);
+	for (unsigned arm = 0; arm < 2; arm++) {
+		printf("%s\"%c\":[", arm ? "," : "", arm ? 'b' : 'a');
+		for (unsigned i = 0; i < o->pairs; i++)
+			printf("%s%.1f", i ? "," : "", t->arm[arm].rates[i]);
+		printf("]");
+	}
+	printf("}");
+	if (t->bg)
+		printf(",\"background_alone\":%.1f,\"background_a\":%.4f,"
+		       "\"background_b\":%.4f",
+		       t->bg_alone,
+		       compare_geomean(t->arm[0].background, o->pairs),
+		       compare_geomean(t->arm[1].background, o->pairs));
+	for (unsigned arm = 0; t->probe && arm < 2; arm++)
+		printf(",\"probe_%c\":{\"p99_us\":%.1f,\"p999_us\":%.1f,"
+		       "\"missed\":%u,\"samples\":%zu,\"worst_trial_p99_us\":"
+		       "%.1f}",
+		       arm ? 'b' : 'a', t->arm[arm].p99_us, t->arm[arm].p999_us,
+		       t->arm[arm].missed, t->arm[arm].probe.count,
+		       t->arm[arm].probe.worst_p99);
+	printf("}\n");
+}
+
+static void saturate_compare_text(const struct saturate_opts *o,
+				  const struct saturate_trials *t,
+				  const struct compare_summary *sum)
+{
+	printf("compare: A as is, B with: %s\n", o->compare);
+	printf("  %u pairs of %.1f s trials, %u thread%s, work %s; order A B, "
+	       "B A, ...: A first in %u, B first in %u\n",
+	       o->pairs, o->seconds, o->threads, o->threads == 1 ? "" : "s",
+	       o->work, o->pairs / 2, o->pairs / 2);
+	printf("  throughput A: %10.3f M units/s (geometric mean of %u "
+	       "trials)\n",
+	       sum->geo_a / 1e6, o->pairs);
+	printf("  throughput B: %10.3f M units/s (geometric mean of %u "
+	       "trials)\n",
+	       sum->geo_b / 1e6, o->pairs);
+	printf("  change B/A:   %+9.1f %%  (95 %% CI %+.1f %% .. %+.1f %%; "
+	       "mean of the log ratios, t %.3f with %u df)\n",
+	       sum->change * 100, sum->low * 100, sum->high * 100, sum->t,
+	       o->pairs - 1);
+	if (t->bg)
+		printf("  background (%u thread%s, normal priority): %.0f %% "
+		       "of its rate alone with A, %.0f %% with B\n",
+		       o->background, o->background == 1 ? "" : "s",
+		       compare_geomean(t->arm[0].background, o->pairs) * 100,
+		       compare_geomean(t->arm[1].background, o->pairs) * 100);
+	if (t->probe)
+		printf("  probe (1 ms period, normal priority): A p99 %.0f us, "
+		       "p99.9 %.0f us, %u missed; B p99 %.0f us, p99.9 %.0f "
+		       "us, %u missed (pooled over the trials; worst trial's "
+		       "p99: A %.0f us, B %.0f us)\n",
+		       t->arm[0].p99_us, t->arm[0].p999_us, t->arm[0].missed,
+		       t->arm[1].p99_us, t->arm[1].p999_us, t->arm[1].missed,
+		       t->arm[0].probe.worst_p99, t->arm[1].probe.worst_p99);
+}
 
 static int saturate_compare(struct saturate_env *env,
 			    const struct saturate_opts *o)
 {
-	struct saturate_policy b;
-	struct work_spec a_spec = {.threads = o->threads, .kind = o->kind};
-	struct work_spec b_spec = {
+	struct saturate_trials t = {.bg_pid = -1, .probe_pid = -1};
+	struct compare_summary sum;
+	int status = CTL_EXIT_USAGE;
+
+	if (saturate_policy_parse(env, o->compare, &t.b) < 0) {
+		rules_free(&t.b.rules);
+		return CTL_EXIT_USAGE;
+	}
+	t.spec[0] = (struct work_spec){.threads = o->threads, .kind = o->kind};
+	t.spec[1] = (struct work_spec){
 		.threads = o->threads,
 		.kind = o->kind,
 		.setup = saturate_policy_setup,
 		.thread_setup = saturate_policy_thread,
-		.setup_ctx = &b,
+		.setup_ctx = &t.b,
 	};
-	struct work_spec bg_spec = {.threads = o->background,
-				    .kind = WORK_KIND_INT};
-	struct saturate_condition cond[2] = {{0}};
-	struct work_shared *bg = NULL;
-	struct work_probe *probe = NULL;
-	double *ratio = xcalloc(o->pairs, sizeof(*ratio)), bg_alone = 0;
-	double mean = 0, sd = 0, half;
-	pid_t bg_pid = -1, probe_pid = -1;
-	long long bg_t = 0;
-	unsigned long long bg_c = 0;
-
-	if (saturate_policy_parse(env, o->compare, &b) < 0) {
-		free(ratio);
-		rules_free(&b.rules);
-		return CTL_EXIT_USAGE;
+	for (unsigned i = 0; i < 2; i++) {
+		t.arm[i].rates = xcalloc(o->pairs, sizeof(double));
+		t.arm[i].background = xcalloc(o->pairs, sizeof(double));
 	}
-	if (o->background) {
-		struct saturate_run alone = {0};
-
-		/* The background's rate alone, as the baseline of its cost. */
-		if (saturate_measure(env, &bg_spec, o->seconds, false, 0, NULL,
-				     NULL, &alone) < 0)
-			goto fail;
-		bg_alone = alone.rate;
-		free(alone.cpu_s);
-		bg = work_shared_new();
-		bg_pid = bg ? work_start(&bg_spec, bg) : -1;
-		if (bg_pid < 0)
-			goto fail;
-		bg->start = 1;
-	}
-	if (o->probe) {
-		probe = work_probe_new();
-		probe_pid = probe ? work_probe_start(probe, 1000) : -1;
-		if (probe_pid < 0)
-			goto fail;
-	}
+	if (saturate_trials_start(env, o, &t) < 0)
+		goto out;
 	for (unsigned pair = 0; pair < o->pairs; pair++) {
-		double rate[2] = {0};
-
 		for (unsigned step = 0; step < 2; step++) {
-			/* A→B, then B→A, and so on. */
-			unsigned which = (pair + step) % 2;
-			struct saturate_run run = {0};
-			struct saturate_probe_stats ps;
-			long long from;
-
-			if (bg) {
-				bg_c = work_total(bg, o->background);
-				bg_t = work_now_ns();
-			}
-			from = work_now_ns();
-			if (saturate_measure(env, which ? &b_spec : &a_spec,
-					     o->seconds, false, 0, NULL, NULL,
-					     &run) < 0) {
-				fprintf(stderr, "cpupolicyctl: a trial failed "
-						"(raising priority needs root "
-						"or CAP_SYS_NICE)\n");
-				goto fail;
-			}
-			rate[which] = run.rate;
-			cond[which].rate_sum += run.rate;
-			cond[which].trials++;
-			if (bg)
-				cond[which].background_sum +=
-					(double)(work_total(bg, o->background) -
-						 bg_c) /
-					((double)(work_now_ns() - bg_t) / 1e9);
-			if (probe) {
-				saturate_probe_window(probe, from,
-						      work_now_ns(), &ps);
-				if (ps.p99_us > cond[which].probe.p99_us)
-					cond[which].probe.p99_us = ps.p99_us;
-				if (ps.p999_us > cond[which].probe.p999_us)
-					cond[which].probe.p999_us = ps.p999_us;
-				cond[which].probe.missed += ps.missed;
-				cond[which].probe.samples += ps.samples;
-			}
-			free(run.cpu_s);
-			if (!o->json && isatty(2))
-				fprintf(stderr, "\r  pair %u/%u  %s %.3f M/s",
-					pair + 1, o->pairs, which ? "B" : "A",
-					run.rate / 1e6);
+			if (saturate_trial(env, o, &t, pair,
+					   compare_arm(pair, step)) < 0)
+				goto out;
 		}
-		ratio[pair] = rate[0] > 0 ? rate[1] / rate[0] - 1 : 0;
-		mean += ratio[pair];
 	}
 	if (!o->json && isatty(2))
 		fprintf(stderr, "\r\033[K");
-	mean /= o->pairs;
-	for (unsigned i = 0; i < o->pairs; i++)
-		sd += (ratio[i] - mean) * (ratio[i] - mean);
-	sd = o->pairs > 1 ? sqrt(sd / (o->pairs - 1)) : 0;
-	half = saturate_t95(o->pairs - 1) * sd / sqrt(o->pairs);
-	if (o->json) {
-		printf("{\"compare\":");
-		proto_json_string(stdout, o->compare);
-		printf(",\"pairs\":%u,\"threads\":%u,\"seconds\":%.3f,"
-		       "\"rate_a\":%.1f,\"rate_b\":%.1f,\"change\":%.4f,"
-		       "\"ci95\":[%.4f,%.4f]",
-		       o->pairs, o->threads, o->seconds,
-		       cond[0].rate_sum / cond[0].trials,
-		       cond[1].rate_sum / cond[1].trials, mean, mean - half,
-		       mean + half);
-		if (bg)
-			printf(",\"background_alone\":%.1f,\"background_a\":%."
-			       "4f,"
-			       "\"background_b\":%.4f",
-			       bg_alone,
-			       cond[0].background_sum / cond[0].trials /
-				       bg_alone,
-			       cond[1].background_sum / cond[1].trials /
-				       bg_alone);
-		if (probe)
-			printf(",\"probe_a\":{\"p99_us\":%.1f,\"p999_us\":%.1f,"
-			       "\"missed\":%u},\"probe_b\":{\"p99_us\":%.1f,"
-			       "\"p999_us\":%.1f,\"missed\":%u}",
-			       cond[0].probe.p99_us, cond[0].probe.p999_us,
-			       cond[0].probe.missed, cond[1].probe.p99_us,
-			       cond[1].probe.p999_us, cond[1].probe.missed);
-		printf("}\n");
-	} else {
-		printf("compare: A as is, B with: %s\n", o->compare);
-		printf("  %u pairs of %.1f s trials, %u thread%s, work %s, "
-		       "alternating order\n",
-		       o->pairs, o->seconds, o->threads,
-		       o->threads == 1 ? "" : "s", o->work);
-		printf("  throughput A: %10.3f M units/s\n",
-		       cond[0].rate_sum / cond[0].trials / 1e6);
-		printf("  throughput B: %10.3f M units/s\n",
-		       cond[1].rate_sum / cond[1].trials / 1e6);
-		printf("  change B/A:   %+9.1f %%  (95 %% CI %+.1f %% .. %+.1f "
-		       "%%)\n",
-		       mean * 100, (mean - half) * 100, (mean + half) * 100);
-		if (bg)
-			printf("  background (%u threads, normal priority): "
-			       "%.0f %% of its rate alone with A, %.0f %% with "
-			       "B\n",
-			       o->background,
-			       cond[0].background_sum / cond[0].trials /
-				       bg_alone * 100,
-			       cond[1].background_sum / cond[1].trials /
-				       bg_alone * 100);
-		if (probe)
-			printf("  probe (1 ms period, normal priority): A p99 "
-			       "%.0f us, p99.9 %.0f us, %u missed; B p99 %.0f "
-			       "us, p99.9 %.0f us, %u missed\n",
-			       cond[0].probe.p99_us, cond[0].probe.p999_us,
-			       cond[0].probe.missed, cond[1].probe.p99_us,
-			       cond[1].probe.p999_us, cond[1].probe.missed);
+	if (compare_paired(t.arm[0].rates, t.arm[1].rates, o->pairs, 0.95,
+			   &sum) < 0) {
+		fprintf(stderr, "cpupolicyctl: a trial did no work\n");
+		goto out;
 	}
-	if (bg) {
-		work_stop(bg_pid, bg);
-		work_shared_free(bg);
-	}
-	if (probe) {
-		probe->stop = 1;
-		waitpid(probe_pid, NULL, 0);
-		work_probe_free(probe);
-	}
-	place_plan_free(&b.place);
-	rules_free(&b.rules);
-	free(ratio);
-	return CTL_EXIT_OK;
-fail:
-	if (bg_pid > 0)
-		work_stop(bg_pid, bg);
-	if (bg)
-		work_shared_free(bg);
-	if (probe_pid > 0) {
-		probe->stop = 1;
-		waitpid(probe_pid, NULL, 0);
-	}
-	if (probe)
-		work_probe_free(probe);
-	place_plan_free(&b.place);
-	rules_free(&b.rules);
-	free(ratio);
-	return CTL_EXIT_USAGE;
+	for (unsigned i = 0; t.probe && i < 2; i++)
+		saturate_arm_percentiles(&t.arm[i]);
+	if (o->json)
+		saturate_compare_json(o, &t, &sum);
+	else
+		saturate_compare_text(o, &t, &sum);
+	status = CTL_EXIT_OK;
+out:
+	saturate_trials_free(&t);
+	return status;
 }
 
 static int saturate_number(const char *text, double min, double max,
@@ -853,7 +1201,139 @@ static int saturate_number(const char *text, double min, double max,
 
 	errno = 0;
 	*out = strtod(text, &end);
-	return *end || errno || *out < min || *out > max ? -1 : 0;
+	return end == text || *end || errno || !(*out >= min) || !(*out <= max)
+		       ? -1
+		       : 0;
+}
+
+/* A value of an option: in range (and whole where it counts), or said
+ * why not. */
+static int saturate_value(const char *name, const char *text, double min,
+			  double max, bool whole, double *out)
+{
+	if (saturate_number(text, min, max, out) == 0 &&
+	    (!whole || *out == (unsigned)*out))
+		return 0;
+	fprintf(stderr,
+		"cpupolicyctl: saturate: %s: '%s' is not %s from %g "
+		"to %g\n",
+		name, text, whole ? "a whole number" : "a number", min, max);
+	return -1;
+}
+
+static int saturate_option(int c, const char *arg, struct saturate_opts *o)
+{
+	double v;
+
+	switch (c) {
+	case 't':
+		if (saturate_value("--threads", arg, 1, WORK_MAX_THREADS, true,
+				   &v) < 0)
+			return -1;
+		o->threads = (unsigned)v;
+		return 0;
+	case 's':
+		if (saturate_value("--seconds", arg, 0.2, 3600, false, &v) < 0)
+			return -1;
+		o->seconds = v;
+		return 0;
+	case 'w':
+		o->work = arg;
+		if (strcmp(arg, "tan") == 0)
+			o->kind = WORK_KIND_TAN;
+		else if (strcmp(arg, "int") == 0)
+			o->kind = WORK_KIND_INT;
+		else if (strcmp(arg, "mem") == 0)
+			o->kind = WORK_KIND_MEM;
+		else
+			goto bad_work;
+		return 0;
+	case 'T':
+		if (saturate_value("--threshold", arg, 0, 100, false, &v) < 0)
+			return -1;
+		o->threshold = v / 100;
+		return 0;
+	case 'Y':
+		if (saturate_value("--smt-yield", arg, 0, 700, false, &v) < 0)
+			return -1;
+		o->smt_yield = v / 100;
+		return 0;
+	case 'I':
+		if (saturate_value("--if-idle", arg, 0, 100, false, &v) < 0)
+			return -1;
+		o->if_idle = v / 100;
+		return 0;
+	case 'F':
+		o->textfile = arg;
+		return 0;
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'c':
+		o->compare = arg;
+		return 0;
+	case 'p':
+		if (saturate_value("--pairs", arg, 2, 100, true, &v) < 0)
+			return -1;
+		o->pairs = (unsigned)v;
+		return 0;
+	case 'b':
+		if (saturate_value("--background", arg, 1, WORK_MAX_THREADS,
+				   true, &v) < 0)
+			return -1;
+		o->background = (unsigned)v;
+		return 0;
+	case 'P':
+		o->probe = true;
+		return 0;
+	}
+	return -1;
+bad_work:
+	fprintf(stderr,
+		"cpupolicyctl: saturate: --work: '%s' is not tan, int "
+		"or mem\n",
+		arg);
+	return -1;
+}
+
+/* Options that belong to one mode only, and an odd --pairs. */
+static int saturate_options_check(const struct saturate_opts *o, bool pairs_set)
+{
+	if (!o->compare && (o->background || o->probe || pairs_set)) {
+		fprintf(stderr, "cpupolicyctl: saturate: --pairs, --background "
+				"and --probe need --compare\n");
+		return -1;
+	}
+	if (o->compare &&
+	    (o->smt_yield >= 0 || o->if_idle >= 0 || o->textfile)) {
+		fprintf(stderr,
+			"cpupolicyctl: saturate: --smt-yield, --if-idle "
+			"and --textfile are for the check, not "
+			"--compare\n");
+		return -1;
+	}
+	if (o->pairs % 2) {
+		fprintf(stderr,
+			"cpupolicyctl: saturate: --pairs: %u is odd: A goes "
+			"first in half the pairs and B in the other half, so "
+			"that a drift favours neither\n",
+			o->pairs);
+		return -1;
+	}
+	return 0;
+}
+
+static unsigned saturate_count(const char *sysfs, const char *name,
+			       unsigned fallback)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char *path = xasprintf("%s/devices/system/cpu/%s", sysfs, name);
+	int n = apply_place_read_list(path, set) == 0 ? hwloc_bitmap_weight(set)
+						      : -1;
+
+	hwloc_bitmap_free(set);
+	free(path);
+	return n > 0 ? (unsigned)n : fallback;
 }
 
 int saturate_main(struct ctl *ctl, int argc, char **argv)
@@ -863,6 +1343,9 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'},
 		{"work", required_argument, NULL, 'w'},
 		{"threshold", required_argument, NULL, 'T'},
+		{"smt-yield", required_argument, NULL, 'Y'},
+		{"if-idle", required_argument, NULL, 'I'},
+		{"textfile", required_argument, NULL, 'F'},
 		{"json", no_argument, NULL, 'j'},
 		{"compare", required_argument, NULL, 'c'},
 		{"pairs", required_argument, NULL, 'p'},
@@ -871,76 +1354,38 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct saturate_opts o = {.work = "tan", .threshold = 0.9, .pairs = 5};
+	struct saturate_opts o = {
+		.work = "tan",
+		.threshold = 0.9,
+		.pairs = 6,
+		.smt_yield = -1,
+		.if_idle = -1,
+	};
 	bool pairs_set = false;
 	struct saturate_env env = {0};
 	struct diag diag;
-	double v;
 	int c, status;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			if (saturate_number(optarg, 1, WORK_MAX_THREADS, &v) <
-				    0 ||
-			    v != (unsigned)v)
-				goto usage;
-			o.threads = (unsigned)v;
-			break;
-		case 's':
-			if (saturate_number(optarg, 0.2, 3600, &v) < 0)
-				goto usage;
-			o.seconds = v;
-			break;
-		case 'w':
-			o.work = optarg;
-			if (strcmp(optarg, "tan") == 0)
-				o.kind = WORK_KIND_TAN;
-			else if (strcmp(optarg, "int") == 0)
-				o.kind = WORK_KIND_INT;
-			else if (strcmp(optarg, "mem") == 0)
-				o.kind = WORK_KIND_MEM;
-			else
-				goto usage;
-			break;
-		case 'T':
-			if (saturate_number(optarg, 0, 100, &v) < 0)
-				goto usage;
-			o.threshold = v / 100;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'c':
-			o.compare = optarg;
-			break;
-		case 'p':
-			if (saturate_number(optarg, 2, 100, &v) < 0 ||
-			    v != (unsigned)v)
-				goto usage;
-			o.pairs = (unsigned)v;
-			pairs_set = true;
-			break;
-		case 'b':
-			if (saturate_number(optarg, 1, WORK_MAX_THREADS, &v) <
-				    0 ||
-			    v != (unsigned)v)
-				goto usage;
-			o.background = (unsigned)v;
-			break;
-		case 'P':
-			o.probe = true;
-			break;
-		case 'h':
+		if (c == 'h') {
 			saturate_usage(stdout);
 			return CTL_EXIT_OK;
-		default:
-			goto usage;
 		}
+		if (c == '?')
+			goto usage;
+		if (saturate_option(c, optarg, &o) < 0)
+			goto hint;
+		pairs_set |= c == 'p';
 	}
-	if (optind != argc ||
-	    (!o.compare && (o.background || o.probe || pairs_set)))
+	if (optind != argc) {
+		fprintf(stderr,
+			"cpupolicyctl: saturate: '%s': no arguments, "
+			"only options\n",
+			argv[optind]);
 		goto usage;
+	}
+	if (saturate_options_check(&o, pairs_set) < 0)
+		goto hint;
 	conf_init(&env.conf);
 	diag_init(&diag);
 	if (conf_load_file(&env.conf, ctl->conf_path, ctl->conf_explicit,
@@ -953,19 +1398,12 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	}
 	diag_free(&diag);
 	env.have_topo = place_topology_load(&env.topo, NULL, NULL) == 0;
-	if (!o.threads) {
-		hwloc_bitmap_t online = hwloc_bitmap_alloc();
-		char *path = xasprintf("%s/devices/system/cpu/online",
-				       env.conf.sysfs);
-
-		o.threads = apply_place_read_list(path, online) == 0
-				    ? (unsigned)hwloc_bitmap_weight(online)
-				    : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-		if (o.threads > WORK_MAX_THREADS)
-			o.threads = WORK_MAX_THREADS;
-		hwloc_bitmap_free(online);
-		free(path);
-	}
+	if (!o.threads)
+		o.threads = saturate_default_threads(
+			saturate_count(env.conf.sysfs, "present", 0),
+			saturate_count(env.conf.sysfs, "online",
+				       (unsigned)sysconf(_SC_NPROCESSORS_ONLN)),
+			WORK_MAX_THREADS);
 	if (!o.seconds)
 		o.seconds = o.compare ? 3 : 5;
 	status = o.compare ? saturate_compare(&env, &o)
@@ -976,5 +1414,8 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	return status;
 usage:
 	saturate_usage(stderr);
+	return CTL_EXIT_USAGE;
+hint:
+	fprintf(stderr, "(cpupolicyctl saturate --help lists the options)\n");
 	return CTL_EXIT_USAGE;
 }

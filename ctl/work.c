@@ -78,6 +78,8 @@ static void *work_run(void *arg)
 
 	if (t->kind == WORK_KIND_MEM)
 		buf = calloc(words, sizeof(*buf));
+	sh->tid[t->index] = gettid();
+	__atomic_add_fetch(&sh->started, 1, __ATOMIC_RELEASE);
 	while (!sh->start)
 		sched_yield();
 	while (!sh->stop) {
@@ -118,6 +120,41 @@ unsigned long long work_total(const struct work_shared *sh, unsigned threads)
 	return total;
 }
 
+/* A thread's CPU time so far, in seconds: the nanoseconds it ran from
+ * schedstat, else its clock ticks from stat; 0 when neither reads. */
+double work_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
+{
+	char path[128], text[1024], *close;
+	unsigned long long ns, ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", procfs,
+		 (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (f) {
+		int n = fscanf(f, "%llu", &ns);
+
+		fclose(f);
+		if (n == 1)
+			return (double)ns / 1e9;
+	}
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", procfs, (int)pid,
+		 (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	close = strrchr(text, ')');
+	if (!close || sscanf(close + 2,
+			     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			     "%llu %llu",
+			     &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void work_child(const struct work_spec *spec, struct work_shared *sh)
 {
 	struct work_thread threads[WORK_MAX_THREADS];
@@ -134,6 +171,9 @@ static void work_child(const struct work_spec *spec, struct work_shared *sh)
 		    spec->thread_setup(spec->setup_ctx, ids[i], i) < 0)
 			_exit(5);
 	}
+	/* Ready when every thread has said who it is. */
+	while (__atomic_load_n(&sh->started, __ATOMIC_ACQUIRE) < spec->threads)
+		usleep(1000);
 	sh->ready = 1;
 	for (unsigned i = 0; i < spec->threads; i++)
 		pthread_join(ids[i], NULL);

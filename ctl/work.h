@@ -18,6 +18,8 @@ enum work_kind {
 /* Shared between cpupolicyctl and the worker process. */
 struct work_shared {
 	volatile int ready, start, stop;
+	unsigned started;
+	pid_t tid[WORK_MAX_THREADS]; /* for their CPU time */
 	unsigned long long count[WORK_MAX_THREADS];
 	double cpu_s[WORK_MAX_THREADS];
 	unsigned long long sink; /* keeps the work from being optimised out */
@@ -46,6 +48,7 @@ long long work_now_ns(void);
 struct work_shared *work_shared_new(void);
 void work_shared_free(struct work_shared *sh);
 unsigned long long work_total(const struct work_shared *sh, unsigned threads);
+double work_thread_cpu(const char *procfs, pid_t pid, pid_t tid);
 pid_t work_start(const struct work_spec *spec, struct work_shared *sh);
 int work_stop(pid_t pid, struct work_shared *sh);
 struct work_probe *work_probe_new(void);

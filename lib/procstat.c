@@ -100,3 +100,14 @@ size_t procstat_diff(const struct procstat *before,
 	}
 	return count;
 }
+
+/* How busy the CPUs were together: busy and steal time over all time, a
+ * CPU counting as much as any other. */
+double procstat_mean_busy(const struct procstat_share *shares, size_t count)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < count; i++)
+		sum += shares[i].busy + shares[i].steal;
+	return count ? sum / (double)count : 0;
+}

@@ -28,5 +28,6 @@ void procstat_free(struct procstat *stat);
 size_t procstat_diff(const struct procstat *before,
 		     const struct procstat *after, struct procstat_share *out,
 		     size_t max);
+double procstat_mean_busy(const struct procstat_share *shares, size_t count);
 
 #endif

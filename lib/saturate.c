@@ -1,7 +1,9 @@
-/* The saturation check's analysis: findings from measurements, and the
- * report. Each finding says what was seen (the evidence) and what to
- * write to fix it: a rule fragment where a rule can, a setting where only
- * the system's configuration can. */
+/* The saturation check's judgement: the efficiency against what the
+ * machine's cores can do, findings from measurements, and the report.
+ * Each finding says what was seen (the evidence) and what to write to fix
+ * it: a rule fragment where a rule can, a setting where only the system's
+ * configuration can. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,21 +22,285 @@ static const char *const saturate_kind_names[] = {
 	[SATURATE_KIND_CONTENTION] = "contention",
 	[SATURATE_KIND_PRIORITY] = "priority",
 	[SATURATE_KIND_CORE_KINDS] = "core-kinds",
+	[SATURATE_KIND_SMT] = "smt-siblings-idle",
+	[SATURATE_KIND_NUMA] = "numa-nodes-idle",
 	[SATURATE_KIND_FREQUENCY] = "frequency",
+	[SATURATE_KIND_BASELINE] = "baseline-shared",
 	[SATURATE_KIND_OVERSUBSCRIBED] = "more-threads-than-cpus",
 	[SATURATE_KIND_UNEXPLAINED] = "unexplained",
 };
+
+size_t saturate_kind_count(void)
+{
+	return ARRAY_SIZE(saturate_kind_names);
+}
 
 const char *saturate_kind_name(enum saturate_kind kind)
 {
 	return saturate_kind_names[kind];
 }
 
-double saturate_efficiency(const struct saturate_input *in)
+/* One thread per CPU the machine has, online or not: a parked CPU is
+ * capacity the check must miss. Counts only, so that every system can
+ * feed it (on Windows, every logical processor of every group). */
+unsigned saturate_default_threads(unsigned present, unsigned online,
+				  unsigned max)
 {
-	if (in->single_rate <= 0 || !in->threads)
+	unsigned n = present ? present : online;
+
+	if (!n)
+		n = 1;
+	return n < max ? n : max;
+}
+
+static int saturate_machine_numa(const struct place_topology *topo, int cpu)
+{
+	for (size_t i = 0; i < topo->numa.count; i++) {
+		if (hwloc_bitmap_isset(topo->numa.sets[i], (unsigned)cpu))
+			return (int)i;
+	}
+	return topo->numa.count == 1 ? 0 : -1;
+}
+
+static enum saturate_cpu_kind saturate_machine_kind(
+	const struct place_topology *topo, int cpu)
+{
+	if (!topo->performance)
+		return SATURATE_CPU_KIND_ONLY;
+	return hwloc_bitmap_isset(topo->performance, (unsigned)cpu)
+		       ? SATURATE_CPU_KIND_PERFORMANCE
+		       : SATURATE_CPU_KIND_EFFICIENCY;
+}
+
+/* hwloc's core of a CPU, -1 where it knows none (an offline CPU may have
+ * no object: the kernel hides its topology). */
+static int saturate_machine_hwcore(const struct place_topology *topo, int cpu)
+{
+	hwloc_obj_t pu, core;
+
+	if (!topo)
+		return -1;
+	pu = hwloc_get_pu_obj_by_os_index(topo->topology, (unsigned)cpu);
+	core = pu ? hwloc_get_ancestor_obj_by_type(topo->topology,
+						   HWLOC_OBJ_CORE, pu)
+		  : NULL;
+	return core ? (int)core->logical_index : -1;
+}
+
+/* Every present CPU, its core numbered in the order the cores first
+ * appear; without a topology (or for a CPU it lacks) a CPU is a core. */
+int saturate_machine_load(struct saturate_machine *m,
+			  const struct place_topology *topo,
+			  hwloc_const_bitmap_t present)
+{
+	int weight = hwloc_bitmap_weight(present), hw_cores = 0, cpu;
+	int *core_of = NULL;
+
+	*m = (struct saturate_machine){0};
+	if (weight <= 0)
+		return -1;
+	if (topo)
+		hw_cores = hwloc_get_nbobjs_by_type(topo->topology,
+						    HWLOC_OBJ_CORE);
+	if (hw_cores > 0) {
+		core_of = xcalloc((size_t)hw_cores, sizeof(*core_of));
+		for (int i = 0; i < hw_cores; i++)
+			core_of[i] = -1;
+	}
+	m->cpus = xcalloc((size_t)weight, sizeof(*m->cpus));
+	m->numa_count = topo && topo->numa.count ? topo->numa.count : 1;
+	m->kinds = topo && topo->performance;
+	hwloc_bitmap_foreach_begin(cpu, present)
+	{
+		struct saturate_cpu *c = &m->cpus[m->cpu_count++];
+		int hw = saturate_machine_hwcore(topo, cpu);
+
+		c->cpu = cpu;
+		c->numa = topo ? saturate_machine_numa(topo, cpu) : 0;
+		c->kind = topo ? saturate_machine_kind(topo, cpu)
+			       : SATURATE_CPU_KIND_ONLY;
+		if (hw >= 0 && hw < hw_cores && core_of[hw] >= 0) {
+			c->core = core_of[hw];
+			continue;
+		}
+		c->core = (int)m->core_count++;
+		if (hw >= 0 && hw < hw_cores)
+			core_of[hw] = c->core;
+	}
+	hwloc_bitmap_foreach_end();
+	free(core_of);
+	return 0;
+}
+
+void saturate_machine_free(struct saturate_machine *m)
+{
+	free(m->cpus);
+	*m = (struct saturate_machine){0};
+}
+
+static unsigned saturate_machine_siblings(const struct saturate_machine *m,
+					  int core)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < m->cpu_count; i++)
+		n += m->cpus[i].core == core;
+	return n;
+}
+
+/* The first core with two or more hardware threads, all of them usable
+ * (online, allowed): where the SMT step can measure. */
+bool saturate_machine_smt_core(const struct saturate_machine *m,
+			       hwloc_const_bitmap_t usable, int *cpus,
+			       unsigned *count, unsigned max)
+{
+	for (size_t core = 0; core < m->core_count; core++) {
+		unsigned n = 0;
+		bool all = true;
+
+		for (size_t i = 0; i < m->cpu_count; i++) {
+			if (m->cpus[i].core != (int)core)
+				continue;
+			if (!hwloc_bitmap_isset(usable,
+						(unsigned)m->cpus[i].cpu) ||
+			    n >= max)
+				all = false;
+			else
+				cpus[n++] = m->cpus[i].cpu;
+		}
+		if (all && n >= 2) {
+			*count = n;
+			return true;
+		}
+	}
+	*count = 0;
+	return false;
+}
+
+bool saturate_machine_smt(const struct saturate_machine *m)
+{
+	for (size_t core = 0; m && core < m->core_count; core++) {
+		if (saturate_machine_siblings(m, (int)core) > 1)
+			return true;
+	}
+	return false;
+}
+
+/* The standard error of the mean rate over equal intervals, relative to
+ * it: how far the window's rate may be from the rate of the machine. */
+double saturate_rel_se(const double *rates, size_t count)
+{
+	double mean = 0, ss = 0;
+
+	if (count < 2)
 		return 0;
-	return in->total_rate / (in->single_rate * in->threads);
+	for (size_t i = 0; i < count; i++)
+		mean += rates[i];
+	mean /= (double)count;
+	if (mean <= 0)
+		return 0;
+	for (size_t i = 0; i < count; i++)
+		ss += (rates[i] - mean) * (rates[i] - mean);
+	return sqrt(ss / (double)(count - 1)) / mean / sqrt((double)count);
+}
+
+double saturate_step_rate(const struct saturate_step *s)
+{
+	return s->wall_s > 0 ? s->units / s->wall_s : 0;
+}
+
+double saturate_step_rate_cpu(const struct saturate_step *s)
+{
+	return s->cpu_s > 0 ? s->units / s->cpu_s : 0;
+}
+
+/* The share of a CPU each thread had, on average, in the window. */
+double saturate_step_share(const struct saturate_step *s)
+{
+	return s->wall_s > 0 && s->threads ? s->cpu_s / (s->wall_s * s->threads)
+					   : 0;
+}
+
+double saturate_smt_yield(const struct saturate_smt *smt)
+{
+	double one;
+
+	switch (smt->source) {
+	case SATURATE_YIELD_NONE:
+		return 0;
+	case SATURATE_YIELD_GIVEN:
+	case SATURATE_YIELD_ASSUMED:
+		return smt->yield;
+	case SATURATE_YIELD_MEASURED:
+		break;
+	}
+	one = saturate_step_rate(&smt->one);
+	return one > 0 ? saturate_step_rate(&smt->all) / one - 1 : 0;
+}
+
+/* The machine decides whether there is a yield at all; one with SMT
+ * whose yield nobody gave or measured gets the assumed one. */
+static void saturate_judge_yield(const struct saturate_input *in,
+				 struct saturate_result *r)
+{
+	r->source = in->smt.source;
+	if (!saturate_machine_smt(in->machine))
+		r->source = SATURATE_YIELD_NONE;
+	else if (r->source == SATURATE_YIELD_NONE)
+		r->source = SATURATE_YIELD_ASSUMED;
+	switch (r->source) {
+	case SATURATE_YIELD_NONE:
+		r->yield = 0;
+		return;
+	case SATURATE_YIELD_ASSUMED:
+		r->yield = in->smt.source == SATURATE_YIELD_ASSUMED
+				   ? in->smt.yield
+				   : SATURATE_SMT_YIELD_ASSUMED;
+		break;
+	case SATURATE_YIELD_MEASURED:
+	case SATURATE_YIELD_GIVEN:
+		r->yield = saturate_smt_yield(&in->smt);
+		break;
+	}
+	if (r->yield < 0)
+		r->yield = 0;
+}
+
+static int saturate_double_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* What `threads` threads can get from the cores, in one thread's rates:
+ * one thread a core first, each counting 1, then the other hardware
+ * threads, which together add the yield to their core. Without a
+ * machine, every thread counts 1. */
+double saturate_capacity(const struct saturate_machine *m, unsigned threads,
+			 double yield)
+{
+	double *extra, sum;
+	size_t n = 0, firsts;
+
+	if (!m || !m->core_count)
+		return threads;
+	if (yield < 0)
+		yield = 0;
+	firsts = m->core_count < threads ? m->core_count : threads;
+	sum = (double)firsts;
+	extra = xcalloc(m->cpu_count + 1, sizeof(*extra));
+	for (size_t core = 0; core < m->core_count; core++) {
+		unsigned k = saturate_machine_siblings(m, (int)core);
+
+		for (unsigned j = 1; j < k; j++)
+			extra[n++] = yield / (k - 1);
+	}
+	qsort(extra, n, sizeof(*extra), saturate_double_desc);
+	for (size_t i = 0; i < n && firsts + i < threads; i++)
+		sum += extra[i];
+	free(extra);
+	return sum;
 }
 
 static void saturate_add(struct saturate_findings *out, enum saturate_kind kind,
@@ -57,22 +323,46 @@ static void saturate_add(struct saturate_findings *out, enum saturate_kind kind,
 	snprintf(f->fix, sizeof(f->fix), "%s", fix);
 }
 
-void saturate_findings_free(struct saturate_findings *findings)
+void saturate_result_free(struct saturate_result *r)
 {
-	free(findings->list);
-	*findings = (struct saturate_findings){0};
+	free(r->findings.list);
+	free(r->cores);
+	*r = (struct saturate_result){0};
 }
 
-static double saturate_busy(const struct saturate_input *in,
-			    hwloc_const_bitmap_t set, unsigned *count)
+bool saturate_found(const struct saturate_result *r, enum saturate_kind kind)
 {
+	for (size_t i = 0; i < r->findings.count; i++) {
+		if (r->findings.list[i].kind == kind)
+			return true;
+	}
+	return false;
+}
+
+/* A CPU's busy share in the run; an offline CPU, or one /proc/stat does
+ * not list, did nothing. */
+static double saturate_cpu_busy(const struct saturate_input *in, int cpu)
+{
+	if (in->online && !hwloc_bitmap_isset(in->online, (unsigned)cpu))
+		return 0;
+	for (size_t i = 0; i < in->cpu_count; i++) {
+		if (in->cpus[i].cpu == cpu)
+			return in->cpus[i].busy;
+	}
+	return 0;
+}
+
+static double saturate_busy_kind(const struct saturate_input *in,
+				 enum saturate_cpu_kind kind, unsigned *count)
+{
+	const struct saturate_machine *m = in->machine;
 	double sum = 0;
 
 	*count = 0;
-	for (size_t i = 0; i < in->cpu_count; i++) {
-		if (!hwloc_bitmap_isset(set, (unsigned)in->cpus[i].cpu))
+	for (size_t i = 0; i < m->cpu_count; i++) {
+		if (m->cpus[i].kind != kind)
 			continue;
-		sum += in->cpus[i].busy;
+		sum += saturate_cpu_busy(in, m->cpus[i].cpu);
 		(*count)++;
 	}
 	return *count ? sum / *count : 0;
@@ -84,7 +374,7 @@ static void saturate_limits(const struct saturate_input *in,
 	char a[256], b[256], fix[512];
 	hwloc_bitmap_t missing = hwloc_bitmap_alloc();
 
-	hwloc_bitmap_andnot(missing, in->possible, in->online);
+	hwloc_bitmap_andnot(missing, in->present, in->online);
 	if (!hwloc_bitmap_iszero(missing)) {
 		place_format(missing, a, sizeof(a));
 		saturate_add(out, SATURATE_KIND_OFFLINE,
@@ -94,7 +384,7 @@ static void saturate_limits(const struct saturate_input *in,
 			     "CPUs %s are offline (parked): %d of %d CPUs can "
 			     "run anything",
 			     a, hwloc_bitmap_weight(in->online),
-			     hwloc_bitmap_weight(in->possible));
+			     hwloc_bitmap_weight(in->present));
 	}
 	if (in->affinity &&
 	    !hwloc_bitmap_isincluded(in->online, in->affinity)) {
@@ -134,11 +424,25 @@ static void saturate_limits(const struct saturate_input *in,
 	hwloc_bitmap_free(missing);
 }
 
+/* The CPU time others took in the run: the CPUs' busy time less the
+ * workers' own, which counts the processes that came and went too. */
+static double saturate_others(const struct saturate_input *in)
+{
+	double busy = 0;
+
+	if (in->run.wall_s <= 0 || in->run.cpu_s <= 0)
+		return 0;
+	for (size_t i = 0; i < in->cpu_count; i++)
+		busy += in->cpus[i].busy;
+	busy -= in->run.cpu_s / in->run.wall_s;
+	return busy > 0 ? busy : 0;
+}
+
 static void saturate_competition(const struct saturate_input *in,
 				 struct saturate_findings *out)
 {
 	char list[400] = "";
-	double total = 0;
+	double total = 0, others = saturate_others(in);
 	size_t used = 0;
 	int min_nice = 20;
 
@@ -157,14 +461,19 @@ static void saturate_competition(const struct saturate_input *in,
 		if (n > 0)
 			used += (size_t)n;
 	}
-	if (total < 0.1)
+	if (total < 0.1 && others < 0.1)
 		return;
+	if (others >= total + 0.1)
+		snprintf(list + used, sizeof(list) - used,
+			 "%sshort-lived ones %.2f CPUs (the CPUs' busy time "
+			 "less the workers')",
+			 used ? ", and " : "", others - total);
 	saturate_add(out, SATURATE_KIND_CONTENTION,
 		     "a rule for the workload: priority = { class = \"high\"; "
 		     "};  or one for the others: priority = { class = "
 		     "\"below-normal\"; }; (measure it: saturate --compare)",
-		     "other processes took %.2f CPUs during the run: %s", total,
-		     list);
+		     "other processes took %.2f CPUs during the run: %s",
+		     total > others ? total : others, list);
 	if (min_nice < in->our_nice)
 		saturate_add(
 			out, SATURATE_KIND_PRIORITY,
@@ -178,16 +487,16 @@ static void saturate_competition(const struct saturate_input *in,
 
 /* Performance cores idle while efficiency cores work: the hybrid story. */
 static void saturate_kinds(const struct saturate_input *in,
-			   const struct place_topology *topo,
 			   struct saturate_findings *out)
 {
 	unsigned p_count, e_count;
 	double p_busy, e_busy;
 
-	if (!topo || !topo->performance)
+	if (!in->machine->kinds)
 		return;
-	p_busy = saturate_busy(in, topo->performance, &p_count);
-	e_busy = saturate_busy(in, topo->efficiency, &e_count);
+	p_busy =
+		saturate_busy_kind(in, SATURATE_CPU_KIND_PERFORMANCE, &p_count);
+	e_busy = saturate_busy_kind(in, SATURATE_CPU_KIND_EFFICIENCY, &e_count);
 	if (!p_count || !e_count || p_busy > 0.5 || e_busy < 0.75)
 		return;
 	saturate_add(out, SATURATE_KIND_CORE_KINDS,
@@ -198,28 +507,193 @@ static void saturate_kinds(const struct saturate_input *in,
 		     p_count, p_busy * 100, e_count, e_busy * 100);
 }
 
-void saturate_diagnose(const struct saturate_input *in,
-		       const struct place_topology *topo,
-		       struct saturate_findings *out)
+/* CPUs that did at least half their time's work. */
+static unsigned saturate_busy_cpus(const struct saturate_input *in)
 {
-	double steal = 0;
+	unsigned n = 0;
 
-	*out = (struct saturate_findings){0};
-	saturate_limits(in, out);
-	for (size_t i = 0; i < in->cpu_count; i++)
-		steal += in->cpus[i].steal;
-	if (in->cpu_count && steal / in->cpu_count >= 0.05)
-		saturate_add(out, SATURATE_KIND_STEAL,
-			     "nothing inside the guest: a host with fewer "
-			     "guests, or dedicated (pinned) CPUs",
-			     "the hypervisor took %.0f %% of the CPUs' time "
-			     "(steal): this virtual machine shares its host",
-			     steal / in->cpu_count * 100);
-	saturate_competition(in, out);
-	saturate_kinds(in, topo, out);
-	/* intel_pstate and amd-pstate in active mode know only "powersave"
-	 * and "performance", and powersave is their normal one: there the
-	 * EPP tells. */
+	for (size_t i = 0; i < in->machine->cpu_count; i++)
+		n += saturate_cpu_busy(in, in->machine->cpus[i].cpu) >= 0.5;
+	return n;
+}
+
+struct saturate_smt_scan {
+	unsigned smt_cores, busy_cores, one_cores;
+	hwloc_bitmap_t idle; /* the idle siblings of one-thread cores */
+};
+
+/* Cores of two or more hardware threads on which one worked (75 % busy
+ * or more) while the others idled (25 % or less, or offline). */
+static void saturate_smt_scan(const struct saturate_input *in,
+			      struct saturate_smt_scan *s)
+{
+	const struct saturate_machine *m = in->machine;
+
+	for (size_t core = 0; core < m->core_count; core++) {
+		double top = 0, others = 0;
+		unsigned k = 0;
+
+		for (size_t i = 0; i < m->cpu_count; i++) {
+			double b;
+
+			if (m->cpus[i].core != (int)core)
+				continue;
+			k++;
+			b = saturate_cpu_busy(in, m->cpus[i].cpu);
+			if (b > top) {
+				others = top;
+				top = b;
+			} else if (b > others) {
+				others = b;
+			}
+		}
+		if (k < 2)
+			continue;
+		s->smt_cores++;
+		if (top < 0.75)
+			continue;
+		s->busy_cores++;
+		if (others > 0.25)
+			continue;
+		s->one_cores++;
+		for (size_t i = 0; i < m->cpu_count; i++) {
+			int cpu = m->cpus[i].cpu;
+
+			if (m->cpus[i].core == (int)core &&
+			    saturate_cpu_busy(in, cpu) <= 0.25)
+				hwloc_bitmap_set(s->idle, (unsigned)cpu);
+		}
+	}
+}
+
+static const char *saturate_yield_source(enum saturate_yield source)
+{
+	switch (source) {
+	case SATURATE_YIELD_NONE:
+		return "none";
+	case SATURATE_YIELD_MEASURED:
+		return "measured";
+	case SATURATE_YIELD_GIVEN:
+		return "given";
+	case SATURATE_YIELD_ASSUMED:
+		return "assumed";
+	}
+	return "none";
+}
+
+/* The threads kept to one hardware thread a core, with threads enough
+ * for the siblings: offline siblings (SMT turned off) or a placement of
+ * one CPU a core. */
+static void saturate_smt(const struct saturate_input *in, double yield,
+			 enum saturate_yield source,
+			 struct saturate_findings *out)
+{
+	struct saturate_smt_scan s = {.idle = hwloc_bitmap_alloc()};
+	hwloc_bitmap_t offline = hwloc_bitmap_alloc();
+	char idle[256], off[256], fix[512];
+
+	saturate_smt_scan(in, &s);
+	hwloc_bitmap_andnot(offline, s.idle, in->online);
+	if (yield > 0 && s.one_cores && s.one_cores * 2 >= s.busy_cores &&
+	    in->threads > saturate_busy_cpus(in)) {
+		place_format(s.idle, idle, sizeof(idle));
+		place_format(offline, off, sizeof(off));
+		if (hwloc_bitmap_weight(offline) * 2 >=
+		    hwloc_bitmap_weight(s.idle))
+			snprintf(fix, sizeof(fix),
+				 "bring the siblings online: echo on > "
+				 "/sys/devices/system/cpu/smt/control (where "
+				 "SMT was turned off) or echo 1 > "
+				 "/sys/devices/system/cpu/cpuN/online; a rule "
+				 "keeps them so: power = { parking = \"off\"; "
+				 "};");
+		else
+			snprintf(fix, sizeof(fix),
+				 "let the threads use every hardware thread: a "
+				 "rule for the workload with placement = { "
+				 "cores = \"all\"; };  (an affinity or "
+				 "placement of one CPU a core keeps the "
+				 "siblings idle)");
+		saturate_add(out, SATURATE_KIND_SMT, fix,
+			     "on %u of %u busy cores only one hardware thread "
+			     "worked: their siblings, CPUs %s, were idle (%s "
+			     "offline); with them the cores do %+.0f %% (SMT "
+			     "yield, %s)",
+			     s.one_cores, s.busy_cores, idle,
+			     off[0] ? off : "none", yield * 100,
+			     saturate_yield_source(source));
+	}
+	hwloc_bitmap_free(offline);
+	hwloc_bitmap_free(s.idle);
+}
+
+struct saturate_numa_scan {
+	unsigned busy_nodes, idle_nodes, busy_cpus, idle_cpus;
+	double busy_sum, idle_sum;
+	char busy_list[128];
+};
+
+static void saturate_numa_node(const struct saturate_input *in, size_t node,
+			       struct saturate_numa_scan *s)
+{
+	const struct saturate_machine *m = in->machine;
+	double sum = 0;
+	unsigned n = 0;
+	size_t used = strlen(s->busy_list);
+
+	for (size_t i = 0; i < m->cpu_count; i++) {
+		if (m->cpus[i].numa != (int)node)
+			continue;
+		sum += saturate_cpu_busy(in, m->cpus[i].cpu);
+		n++;
+	}
+	if (!n)
+		return;
+	if (sum / n >= 0.75) {
+		s->busy_nodes++;
+		s->busy_cpus += n;
+		s->busy_sum += sum;
+		snprintf(s->busy_list + used, sizeof(s->busy_list) - used,
+			 "%s%zu", used ? "," : "", node);
+	} else if (sum / n <= 0.25) {
+		s->idle_nodes++;
+		s->idle_cpus += n;
+		s->idle_sum += sum;
+	}
+}
+
+/* Whole NUMA nodes idle while others work, with threads enough for
+ * them: a binding to a node (numactl, a cpuset, an affinity). */
+static void saturate_numa(const struct saturate_input *in,
+			  struct saturate_findings *out)
+{
+	struct saturate_numa_scan s = {0};
+
+	if (in->machine->numa_count < 2)
+		return;
+	for (size_t node = 0; node < in->machine->numa_count; node++)
+		saturate_numa_node(in, node, &s);
+	if (!s.busy_nodes || !s.idle_nodes || in->threads <= s.busy_cpus)
+		return;
+	saturate_add(out, SATURATE_KIND_NUMA,
+		     "a rule for the workload: placement = { spread = "
+		     "\"numa\"; };  (a numactl --cpunodebind, a cpuset or an "
+		     "affinity of one node confines it)",
+		     "the threads ran on NUMA node%s %s only: %u CPUs %.0f %% "
+		     "busy, while the %u CPUs of the %u other node%s were "
+		     "%.0f %% busy",
+		     s.busy_nodes > 1 ? "s" : "", s.busy_list, s.busy_cpus,
+		     s.busy_sum / s.busy_cpus * 100, s.idle_cpus, s.idle_nodes,
+		     s.idle_nodes > 1 ? "s" : "",
+		     s.idle_sum / s.idle_cpus * 100);
+}
+
+static void saturate_frequency(const struct saturate_input *in,
+			       struct saturate_findings *out)
+{
+	/* intel_pstate and amd-pstate in active mode know only
+	 * "powersave" and "performance", and powersave is their normal
+	 * one: there the EPP tells. */
 	bool pstate = strncmp(in->driver, "intel_pstate", 12) == 0 ||
 		      strncmp(in->driver, "amd-pstate-epp", 14) == 0;
 
@@ -236,42 +710,217 @@ void saturate_diagnose(const struct saturate_input *in,
 			in->max_freq_capped ? ", scaling_max_freq below "
 					      "the CPU's maximum"
 					    : "");
-	/* More threads than CPUs cannot all run at once: the efficiency
-	 * has the ratio as its ceiling, whatever else is true. */
-	if (in->threads > (unsigned)hwloc_bitmap_weight(in->online))
+}
+
+/* The one thread alone shared its CPU: its rate reads low, and every
+ * efficiency measured against it high. */
+static void saturate_baseline(const struct saturate_input *in,
+			      struct saturate_findings *out)
+{
+	double share = saturate_step_share(&in->single);
+
+	if (in->single.wall_s <= 0 || share <= 0 ||
+	    share >= SATURATE_BASELINE_SHARE)
+		return;
+	saturate_add(out, SATURATE_KIND_BASELINE,
+		     "run the check on an idle machine (--if-idle, as the "
+		     "timer does), or give it the CPUs first (see "
+		     "contention)",
+		     "the one thread alone was on a CPU %.0f %% of its %.1f s: "
+		     "other work took the rest, so one thread's rate reads "
+		     "low and the efficiency up to %.0f %% high",
+		     share * 100, in->single.wall_s, (1 / share - 1) * 100);
+}
+
+static void saturate_diagnose(const struct saturate_input *in,
+			      const struct saturate_result *r,
+			      struct saturate_findings *out)
+{
+	double steal = 0;
+	unsigned present = (unsigned)hwloc_bitmap_weight(in->present);
+
+	saturate_limits(in, out);
+	for (size_t i = 0; i < in->cpu_count; i++)
+		steal += in->cpus[i].steal;
+	if (in->cpu_count && steal / in->cpu_count >= 0.05)
+		saturate_add(out, SATURATE_KIND_STEAL,
+			     "nothing inside the guest: a host with fewer "
+			     "guests, or dedicated (pinned) CPUs",
+			     "the hypervisor took %.0f %% of the CPUs' time "
+			     "(steal): this virtual machine shares its host",
+			     steal / in->cpu_count * 100);
+	saturate_competition(in, out);
+	saturate_kinds(in, out);
+	saturate_smt(in, r->yield, r->source, out);
+	saturate_numa(in, out);
+	saturate_frequency(in, out);
+	saturate_baseline(in, out);
+	if (in->threads > present)
 		saturate_add(out, SATURATE_KIND_OVERSUBSCRIBED,
-			     "run with --threads at most the online CPUs (the "
-			     "default), or read the efficiency against that "
-			     "ceiling",
-			     "%u threads for %d online CPUs: at most %.0f %% "
-			     "efficiency is possible",
-			     in->threads, hwloc_bitmap_weight(in->online),
-			     100.0 * hwloc_bitmap_weight(in->online) /
-				     in->threads);
-	if (!out->count && saturate_efficiency(in) < in->threshold)
+			     "run with --threads at most the CPUs (the "
+			     "default)",
+			     "%u threads for the machine's %u CPUs: they take "
+			     "turns, and the efficiency is judged against what "
+			     "the %u CPUs can do",
+			     in->threads, present, present);
+	if (!out->count && !r->ok)
 		saturate_add(out, SATURATE_KIND_UNEXPLAINED,
-			     "try --work int (no memory traffic), or fewer "
-			     "threads than SMT siblings",
-			     "no cause found: memory bandwidth, shared caches "
-			     "or SMT siblings may limit this work");
+			     "try --work int (no memory traffic), or a longer "
+			     "--seconds",
+			     "no cause found: memory bandwidth or shared "
+			     "caches may limit this work");
 }
 
-static const char *saturate_kind_of(const struct place_topology *topo, int cpu)
+static void saturate_core_figures(const struct saturate_input *in,
+				  struct saturate_result *r)
 {
-	if (!topo || !topo->performance)
-		return NULL;
-	return hwloc_bitmap_isset(topo->performance, (unsigned)cpu)
-		       ? "performance"
-		       : "efficiency";
-}
+	const struct saturate_machine *m = in->machine;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 
-static int saturate_numa_of(const struct place_topology *topo, int cpu)
-{
-	for (size_t i = 0; topo && i < topo->numa.count; i++) {
-		if (hwloc_bitmap_isset(topo->numa.sets[i], (unsigned)cpu))
-			return (int)i;
+	r->core_count = m->core_count;
+	r->cores =
+		xcalloc(m->core_count ? m->core_count : 1, sizeof(*r->cores));
+	for (size_t core = 0; core < m->core_count; core++) {
+		struct saturate_core *c = &r->cores[core];
+		double top = 0;
+
+		hwloc_bitmap_zero(set);
+		for (size_t i = 0; i < m->cpu_count; i++) {
+			int cpu = m->cpus[i].cpu;
+			double b;
+
+			if (m->cpus[i].core != (int)core)
+				continue;
+			b = saturate_cpu_busy(in, cpu);
+			c->siblings++;
+			c->online +=
+				!in->online ||
+				hwloc_bitmap_isset(in->online, (unsigned)cpu);
+			c->busy += b;
+			top = b > top ? b : top;
+			hwloc_bitmap_set(set, (unsigned)cpu);
+		}
+		place_format(set, c->cpus, sizeof(c->cpus));
+		c->capacity = c->siblings > 1 ? 1 + r->yield : 1;
+		/* The busiest thread counts whole, the others share the
+		 * yield. */
+		c->used =
+			top + (c->siblings > 1 ? r->yield / (c->siblings - 1) *
+							 (c->busy - top)
+					       : 0);
 	}
-	return -1;
+	hwloc_bitmap_free(set);
+}
+
+/* The efficiency's relative error, 95 %: the rates' standard errors, and
+ * the yield's where the capacity depends on a measured one. */
+static double saturate_noise(const struct saturate_input *in,
+			     const struct saturate_result *r)
+{
+	double var = in->single.rel_se * in->single.rel_se +
+		     in->run.rel_se * in->run.rel_se;
+
+	if (r->source == SATURATE_YIELD_MEASURED && r->yield > 0 &&
+	    r->capacity > 0) {
+		double base = saturate_capacity(in->machine, in->threads, 0);
+		double weight = (r->capacity - base) / r->yield / r->capacity;
+		double one = in->smt.one.rel_se, all = in->smt.all.rel_se;
+
+		var += weight * weight * (1 + r->yield) * (1 + r->yield) *
+		       (one * one + all * all);
+	}
+	return 1.96 * sqrt(var);
+}
+
+static void saturate_above(const struct saturate_input *in,
+			   struct saturate_result *r)
+{
+	double excess = r->efficiency - 1;
+	double single = saturate_step_share(&in->single);
+	double run = saturate_step_share(&in->run);
+	double per_cpu_single = saturate_step_rate_cpu(&in->single);
+	double per_cpu_run = saturate_step_rate_cpu(&in->run);
+
+	if (excess <= 0)
+		return;
+	if (excess <= r->noise) {
+		r->above = SATURATE_ABOVE_NOISE;
+		snprintf(r->above_why, sizeof(r->above_why),
+			 "within the measurement's noise (%.1f %% at 95 %%)",
+			 r->noise * 100);
+	} else if (single > 0 && single < 0.97 && single < run - 0.02) {
+		r->above = SATURATE_ABOVE_BASELINE;
+		snprintf(r->above_why, sizeof(r->above_why),
+			 "the one thread alone was on a CPU %.0f %% of the "
+			 "time, the run's threads %.0f %%: the baseline "
+			 "shared its CPU",
+			 single * 100, run * 100);
+	} else if (r->yield <= 0 && per_cpu_single > 0 &&
+		   per_cpu_run > per_cpu_single * (1 + r->noise)) {
+		r->above = SATURATE_ABOVE_CLOCK;
+		snprintf(r->above_why, sizeof(r->above_why),
+			 "each thread did %.1f %% more per second of CPU time "
+			 "than the one thread alone: the CPUs ran faster in "
+			 "the run (a governor raising the clock, or the one "
+			 "thread on a slower core)",
+			 (per_cpu_run / per_cpu_single - 1) * 100);
+	} else if (r->yield > 0) {
+		r->above = SATURATE_ABOVE_YIELD;
+		snprintf(r->above_why, sizeof(r->above_why),
+			 "the cores gave more than the SMT yield of %+.1f %% "
+			 "(%s) says",
+			 r->yield * 100, saturate_yield_source(r->source));
+	} else {
+		r->above = SATURATE_ABOVE_UNKNOWN;
+		snprintf(r->above_why, sizeof(r->above_why),
+			 "more than the noise (%.1f %% at 95 %%), with no "
+			 "cause found",
+			 r->noise * 100);
+	}
+}
+
+/* The efficiency: all threads' rate over one thread's times what the
+ * cores can do for that many threads; both rates per second of the same
+ * wall clock, over a window after the same warm-up. */
+void saturate_judge(const struct saturate_input *in,
+		    struct saturate_result *out)
+{
+	double single = saturate_step_rate(&in->single);
+
+	*out = (struct saturate_result){0};
+	saturate_judge_yield(in, out);
+	out->capacity = saturate_capacity(in->machine, in->threads, out->yield);
+	if (single > 0 && out->capacity > 0)
+		out->efficiency =
+			saturate_step_rate(&in->run) / (single * out->capacity);
+	out->ok = out->efficiency >= in->threshold;
+	out->noise = saturate_noise(in, out);
+	saturate_above(in, out);
+	saturate_core_figures(in, out);
+	saturate_diagnose(in, out, &out->findings);
+}
+
+static const struct saturate_cpu *saturate_cpu_of(
+	const struct saturate_machine *m, int cpu)
+{
+	for (size_t i = 0; i < m->cpu_count; i++) {
+		if (m->cpus[i].cpu == cpu)
+			return &m->cpus[i];
+	}
+	return NULL;
+}
+
+static const char *saturate_kind_label(enum saturate_cpu_kind kind)
+{
+	switch (kind) {
+	case SATURATE_CPU_KIND_ONLY:
+		return NULL;
+	case SATURATE_CPU_KIND_PERFORMANCE:
+		return "performance";
+	case SATURATE_CPU_KIND_EFFICIENCY:
+		return "efficiency";
+	}
+	return NULL;
 }
 
 static void saturate_bar(FILE *out, const struct procstat_share *c)
@@ -290,11 +939,14 @@ static void saturate_bar(FILE *out, const struct procstat_share *c)
 
 /* Bars grouped by NUMA node, then by CPU kind; a group's heading comes
  * before its first CPU. */
-static void saturate_cpus_text(const struct saturate_input *in,
-			       const struct place_topology *topo, FILE *out)
+static void saturate_cpus_text(const struct saturate_input *in, FILE *out)
 {
-	size_t groups = topo && topo->numa.count > 1 ? topo->numa.count : 1;
-	static const char *const kinds[] = {"performance", "efficiency"};
+	const struct saturate_machine *m = in->machine;
+	size_t groups = m->numa_count > 1 ? m->numa_count : 1;
+	static const enum saturate_cpu_kind kinds[] = {
+		SATURATE_CPU_KIND_PERFORMANCE,
+		SATURATE_CPU_KIND_EFFICIENCY,
+	};
 
 	for (size_t g = 0; g < groups; g++) {
 		for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
@@ -302,13 +954,14 @@ static void saturate_cpus_text(const struct saturate_input *in,
 
 			for (size_t i = 0; i < in->cpu_count; i++) {
 				const struct procstat_share *c = &in->cpus[i];
+				const struct saturate_cpu *s =
+					saturate_cpu_of(m, c->cpu);
 				const char *kind =
-					saturate_kind_of(topo, c->cpu);
+					s ? saturate_kind_label(s->kind) : NULL;
 
-				if (groups > 1 &&
-				    saturate_numa_of(topo, c->cpu) != (int)g)
+				if (groups > 1 && (!s || s->numa != (int)g))
 					continue;
-				if (kind ? strcmp(kind, kinds[k]) != 0 : k > 0)
+				if (kind ? s->kind != kinds[k] : k > 0)
 					continue;
 				if (!said)
 					fprintf(out, "  NUMA node %zu%s%s:\n",
@@ -321,73 +974,193 @@ static void saturate_cpus_text(const struct saturate_input *in,
 	}
 }
 
-void saturate_render_text(const struct saturate_input *in,
-			  const struct place_topology *topo,
-			  const struct saturate_findings *findings, FILE *out)
+static void saturate_step_text(const char *label, const struct saturate_step *s,
+			       FILE *out)
 {
-	double eff = saturate_efficiency(in);
+	fprintf(out,
+		"  %-18s %9.3f M units/s of wall-clock time over %.1f s; "
+		"%.3f M per CPU second, on a CPU %.0f %% of the time\n",
+		label, saturate_step_rate(s) / 1e6, s->wall_s,
+		saturate_step_rate_cpu(s) / 1e6, saturate_step_share(s) * 100);
+}
+
+static void saturate_smt_text(const struct saturate_input *in,
+			      const struct saturate_result *r, FILE *out)
+{
+	switch (r->source) {
+	case SATURATE_YIELD_NONE:
+		fprintf(out, "  %-18s %9s: one hardware thread a core\n",
+			"SMT:", "none");
+		return;
+	case SATURATE_YIELD_MEASURED:
+		fprintf(out,
+			"  %-18s %+9.1f %%, measured on the core of CPUs %s: "
+			"one thread %.3f, %u threads %.3f M units/s\n",
+			"SMT yield:", r->yield * 100, in->smt.core_cpus,
+			saturate_step_rate(&in->smt.one) / 1e6,
+			in->smt.all.threads,
+			saturate_step_rate(&in->smt.all) / 1e6);
+		return;
+	case SATURATE_YIELD_GIVEN:
+	case SATURATE_YIELD_ASSUMED:
+		fprintf(out, "  %-18s %+9.1f %%, %s\n",
+			"SMT yield:", r->yield * 100,
+			r->source == SATURATE_YIELD_GIVEN
+				? "given (--smt-yield)"
+				: "assumed: no core had all its hardware "
+				  "threads to measure on");
+		return;
+	}
+}
+
+static void saturate_cores_text(const struct saturate_result *r, FILE *out)
+{
+	fprintf(out, "cores (capacity and use in one thread's rates):\n");
+	for (size_t i = 0; i < r->core_count; i++) {
+		const struct saturate_core *c = &r->cores[i];
+
+		fprintf(out,
+			"  core %-4zu CPUs %-10s %u/%u online  busy %.2f  "
+			"capacity %.2f  used %.2f  %3.0f %%\n",
+			i, c->cpus, c->online, c->siblings, c->busy,
+			c->capacity, c->used,
+			c->capacity > 0 ? c->used / c->capacity * 100 : 0);
+	}
+}
+
+void saturate_render_text(const struct saturate_input *in,
+			  const struct saturate_result *r, FILE *out)
+{
+	const struct saturate_machine *m = in->machine;
+	char label[32];
 
 	fprintf(out, "saturate: %u threads for %.1f s, work %s\n", in->threads,
 		in->seconds, in->work);
-	fprintf(out, "  one thread alone:  %10.3f M units/s\n",
-		in->single_rate / 1e6);
-	fprintf(out, "  all threads:       %10.3f M units/s\n",
-		in->total_rate / 1e6);
-	fprintf(out, "  efficiency:        %10.1f %% (%s %.0f %%)\n", eff * 100,
-		eff >= in->threshold ? "at or above" : "BELOW",
-		in->threshold * 100);
+	fprintf(out,
+		"machine: %zu CPUs present, %d online; %zu cores, %zu NUMA "
+		"node%s\n",
+		m->cpu_count, hwloc_bitmap_weight(in->online), m->core_count,
+		m->numa_count, m->numa_count == 1 ? "" : "s");
+	saturate_step_text("one thread alone:", &in->single, out);
+	snprintf(label, sizeof(label), "all %u threads:", in->threads);
+	saturate_step_text(label, &in->run, out);
+	saturate_smt_text(in, r, out);
+	fprintf(out, "  %-18s %9.2f one-thread rates\n",
+		"capacity:", r->capacity);
+	fprintf(out, "  %-18s %9.1f %% +- %.1f %% (%s %.0f %%)\n",
+		"efficiency:", r->efficiency * 100, r->noise * 100,
+		r->ok ? "at or above" : "BELOW", in->threshold * 100);
+	if (r->above != SATURATE_ABOVE_NONE)
+		fprintf(out, "  %-18s %9s  %s\n", "above 100 %:", "",
+			r->above_why);
 	fprintf(out, "CPU time during the run (# busy, s steal):\n");
-	saturate_cpus_text(in, topo, out);
+	saturate_cpus_text(in, out);
+	saturate_cores_text(r, out);
 	if (in->thread_count) {
 		fprintf(out, "CPU time of each worker thread:\n ");
 		for (size_t i = 0; i < in->thread_count; i++)
 			fprintf(out, " %.2fs", in->thread_cpu_s[i]);
 		fputc('\n', out);
 	}
-	if (!findings->count) {
+	if (!r->findings.count) {
 		fprintf(out, "findings: none\n");
 		return;
 	}
 	fprintf(out, "findings:\n");
-	for (size_t i = 0; i < findings->count; i++) {
-		const struct saturate_finding *f = &findings->list[i];
+	for (size_t i = 0; i < r->findings.count; i++) {
+		const struct saturate_finding *f = &r->findings.list[i];
 
 		fprintf(out, "  - %s: %s\n    fix: %s\n",
 			saturate_kind_name(f->kind), f->evidence, f->fix);
 	}
 }
 
-void saturate_render_json(const struct saturate_input *in,
-			  const struct place_topology *topo,
-			  const struct saturate_findings *findings, FILE *out)
+static void saturate_step_json(const char *key, const struct saturate_step *s,
+			       FILE *out)
 {
-	double eff = saturate_efficiency(in);
-
 	fprintf(out,
-		"{\"threads\":%u,\"seconds\":%.3f,\"work\":\"%s\","
-		"\"single_rate\":%.1f,\"total_rate\":%.1f,\"efficiency\":%.4f,"
-		"\"threshold\":%.4f,\"ok\":%s,\"cpus\":[",
-		in->threads, in->seconds, in->work, in->single_rate,
-		in->total_rate, eff, in->threshold,
-		eff >= in->threshold ? "true" : "false");
-	for (size_t i = 0; i < in->cpu_count; i++) {
-		const struct procstat_share *c = &in->cpus[i];
-		const char *kind = saturate_kind_of(topo, c->cpu);
+		"\"%s\":{\"threads\":%u,\"units\":%.0f,\"wall_s\":%.4f,"
+		"\"cpu_s\":%.4f,\"rate\":%.1f,\"rate_per_cpu_s\":%.1f,"
+		"\"cpu_share\":%.4f,\"rel_se\":%.5f}",
+		key, s->threads, s->units, s->wall_s, s->cpu_s,
+		saturate_step_rate(s), saturate_step_rate_cpu(s),
+		saturate_step_share(s), s->rel_se);
+}
+
+static const char *saturate_above_name(enum saturate_above above)
+{
+	switch (above) {
+	case SATURATE_ABOVE_NONE:
+		return NULL;
+	case SATURATE_ABOVE_NOISE:
+		return "noise";
+	case SATURATE_ABOVE_BASELINE:
+		return "baseline-shared";
+	case SATURATE_ABOVE_CLOCK:
+		return "clock";
+	case SATURATE_ABOVE_YIELD:
+		return "smt-yield";
+	case SATURATE_ABOVE_UNKNOWN:
+		return "unknown";
+	}
+	return NULL;
+}
+
+static void saturate_smt_json(const struct saturate_input *in,
+			      const struct saturate_result *r, FILE *out)
+{
+	fprintf(out, "\"smt\":{\"source\":\"%s\",\"yield\":%.4f",
+		saturate_yield_source(r->source), r->yield);
+	if (r->source == SATURATE_YIELD_MEASURED) {
+		fprintf(out, ",\"core_cpus\":\"%s\",", in->smt.core_cpus);
+		saturate_step_json("one", &in->smt.one, out);
+		fputc(',', out);
+		saturate_step_json("all", &in->smt.all, out);
+	}
+	fputc('}', out);
+}
+
+static void saturate_cores_json(const struct saturate_result *r, FILE *out)
+{
+	fprintf(out, "\"cores\":[");
+	for (size_t i = 0; i < r->core_count; i++) {
+		const struct saturate_core *c = &r->cores[i];
 
 		fprintf(out,
-			"%s{\"cpu\":%d,\"numa\":%d,\"kind\":%s%s%s,\"busy\":%."
-			"4f,"
-			"\"steal\":%.4f}",
-			i ? "," : "", c->cpu, saturate_numa_of(topo, c->cpu),
-			kind ? "\"" : "", kind ? kind : "null",
-			kind ? "\"" : "", c->busy, c->steal);
+			"%s{\"core\":%zu,\"cpus\":\"%s\",\"siblings\":%u,"
+			"\"online\":%u,\"busy\":%.4f,\"capacity\":%.4f,"
+			"\"used\":%.4f}",
+			i ? "," : "", i, c->cpus, c->siblings, c->online,
+			c->busy, c->capacity, c->used);
 	}
-	fprintf(out, "],\"thread_cpu_s\":[");
-	for (size_t i = 0; i < in->thread_count; i++)
-		fprintf(out, "%s%.3f", i ? "," : "", in->thread_cpu_s[i]);
-	fprintf(out, "],\"findings\":[");
-	for (size_t i = 0; i < findings->count; i++) {
-		const struct saturate_finding *f = &findings->list[i];
+	fputc(']', out);
+}
+
+static void saturate_cpus_json(const struct saturate_input *in, FILE *out)
+{
+	fprintf(out, "\"cpus\":[");
+	for (size_t i = 0; i < in->cpu_count; i++) {
+		const struct procstat_share *c = &in->cpus[i];
+		const struct saturate_cpu *s =
+			saturate_cpu_of(in->machine, c->cpu);
+		const char *kind = s ? saturate_kind_label(s->kind) : NULL;
+
+		fprintf(out,
+			"%s{\"cpu\":%d,\"core\":%d,\"numa\":%d,\"kind\":%s%s%s,"
+			"\"busy\":%.4f,\"steal\":%.4f}",
+			i ? "," : "", c->cpu, s ? s->core : -1,
+			s ? s->numa : -1, kind ? "\"" : "",
+			kind ? kind : "null", kind ? "\"" : "", c->busy,
+			c->steal);
+	}
+	fputc(']', out);
+}
+
+static void saturate_findings_json(const struct saturate_result *r, FILE *out)
+{
+	fprintf(out, "\"findings\":[");
+	for (size_t i = 0; i < r->findings.count; i++) {
+		const struct saturate_finding *f = &r->findings.list[i];
 
 		fprintf(out, "%s{\"kind\":\"%s\",\"evidence\":", i ? "," : "",
 			saturate_kind_name(f->kind));
@@ -396,5 +1169,157 @@ void saturate_render_json(const struct saturate_input *in,
 		proto_json_string(out, f->fix);
 		fprintf(out, "}");
 	}
-	fprintf(out, "]}\n");
+	fputc(']', out);
+}
+
+void saturate_render_json(const struct saturate_input *in,
+			  const struct saturate_result *r, FILE *out)
+{
+	const char *above = saturate_above_name(r->above);
+
+	fprintf(out,
+		"{\"threads\":%u,\"seconds\":%.3f,\"work\":\"%s\","
+		"\"cpus_present\":%zu,\"cpus_online\":%d,\"core_count\":%zu,"
+		"\"numa_nodes\":%zu,\"single_rate\":%.1f,\"total_rate\":%.1f,",
+		in->threads, in->seconds, in->work, in->machine->cpu_count,
+		hwloc_bitmap_weight(in->online), in->machine->core_count,
+		in->machine->numa_count, saturate_step_rate(&in->single),
+		saturate_step_rate(&in->run));
+	saturate_step_json("single", &in->single, out);
+	fputc(',', out);
+	saturate_step_json("run", &in->run, out);
+	fputc(',', out);
+	saturate_smt_json(in, r, out);
+	fprintf(out,
+		",\"capacity\":%.4f,\"efficiency\":%.4f,\"noise\":%.4f,"
+		"\"above_100\":",
+		r->capacity, r->efficiency, r->noise);
+	if (above) {
+		fprintf(out, "{\"cause\":\"%s\",\"why\":", above);
+		proto_json_string(out, r->above_why);
+		fputc('}', out);
+	} else {
+		fprintf(out, "null");
+	}
+	fprintf(out, ",\"threshold\":%.4f,\"ok\":%s,", in->threshold,
+		r->ok ? "true" : "false");
+	saturate_cpus_json(in, out);
+	fputc(',', out);
+	saturate_cores_json(r, out);
+	fprintf(out, ",\"thread_cpu_s\":[");
+	for (size_t i = 0; i < in->thread_count; i++)
+		fprintf(out, "%s%.3f", i ? "," : "", in->thread_cpu_s[i]);
+	fprintf(out, "],");
+	saturate_findings_json(r, out);
+	fprintf(out, "}\n");
+}
+
+static void saturate_metric(FILE *out, const char *name, const char *help)
+{
+	fprintf(out, "# HELP cpupolicy_saturate_%s %s\n", name, help);
+	fprintf(out, "# TYPE cpupolicy_saturate_%s gauge\n", name);
+}
+
+static void saturate_metrics_rates(const struct saturate_input *in, FILE *out)
+{
+	saturate_metric(out, "rate",
+			"Work units per second of wall-clock time, of one "
+			"thread alone (step single) and of all threads (step "
+			"run).");
+	fprintf(out, "cpupolicy_saturate_rate{step=\"single\"} %.1f\n",
+		saturate_step_rate(&in->single));
+	fprintf(out, "cpupolicy_saturate_rate{step=\"run\"} %.1f\n",
+		saturate_step_rate(&in->run));
+	saturate_metric(out, "cpu_share",
+			"The share of a CPU each thread of a step had.");
+	fprintf(out, "cpupolicy_saturate_cpu_share{step=\"single\"} %.4f\n",
+		saturate_step_share(&in->single));
+	fprintf(out, "cpupolicy_saturate_cpu_share{step=\"run\"} %.4f\n",
+		saturate_step_share(&in->run));
+}
+
+static void saturate_metrics_cores(const struct saturate_result *r, FILE *out)
+{
+	saturate_metric(out, "core_use",
+			"What a core did of what it can do (1: all of it), "
+			"in the last check.");
+	for (size_t i = 0; i < r->core_count; i++)
+		fprintf(out,
+			"cpupolicy_saturate_core_use{core=\"%zu\",cpus=\"%s\"} "
+			"%.4f\n",
+			i, r->cores[i].cpus,
+			r->cores[i].capacity > 0
+				? r->cores[i].used / r->cores[i].capacity
+				: 0);
+	saturate_metric(out, "core_busy_cpus",
+			"The busy time of a core's hardware threads together, "
+			"in CPUs.");
+	for (size_t i = 0; i < r->core_count; i++)
+		fprintf(out,
+			"cpupolicy_saturate_core_busy_cpus{core=\"%zu\",cpus="
+			"\"%s\"} %.4f\n",
+			i, r->cores[i].cpus, r->cores[i].busy);
+}
+
+/* The last check as Prometheus series: every finding kind has a series,
+ * 0 or 1, so that an alert can tell a finding gone from a series gone. */
+void saturate_render_metrics(const struct saturate_input *in,
+			     const struct saturate_result *r, long long when,
+			     FILE *out)
+{
+	saturate_metric(out, "efficiency",
+			"Efficiency of the last saturation check: all "
+			"threads' rate over what the cores can do (1: every "
+			"core worked).");
+	fprintf(out, "cpupolicy_saturate_efficiency %.4f\n", r->efficiency);
+	saturate_metric(out, "threshold", "Its threshold.");
+	fprintf(out, "cpupolicy_saturate_threshold %.4f\n", in->threshold);
+	saturate_metric(out, "ok", "1: the efficiency was at or above it.");
+	fprintf(out, "cpupolicy_saturate_ok %d\n", r->ok);
+	saturate_metric(out, "threads", "Its worker threads.");
+	fprintf(out, "cpupolicy_saturate_threads %u\n", in->threads);
+	saturate_metric(out, "capacity",
+			"What the cores can do for them, in one thread's "
+			"rates.");
+	fprintf(out, "cpupolicy_saturate_capacity %.4f\n", r->capacity);
+	saturate_metric(out, "noise",
+			"The efficiency's relative error, at 95 %.");
+	fprintf(out, "cpupolicy_saturate_noise %.4f\n", r->noise);
+	saturate_metric(out, "smt_yield",
+			"What a core's other hardware threads add to one "
+			"thread (0 without SMT).");
+	fprintf(out, "cpupolicy_saturate_smt_yield{source=\"%s\"} %.4f\n",
+		saturate_yield_source(r->source), r->yield);
+	saturate_metrics_rates(in, out);
+	saturate_metrics_cores(r, out);
+	saturate_metric(out, "finding",
+			"1: the last check found this (see cpupolicyctl(8), "
+			"Findings).");
+	for (size_t k = 0; k < saturate_kind_count(); k++)
+		fprintf(out, "cpupolicy_saturate_finding{kind=\"%s\"} %d\n",
+			saturate_kind_names[k],
+			saturate_found(r, (enum saturate_kind)k));
+	saturate_metric(out, "timestamp_seconds", "When it ran (Unix time).");
+	fprintf(out, "cpupolicy_saturate_timestamp_seconds %lld\n", when);
+}
+
+/* A scheduled check's decision: run, or skip a machine too busy. */
+void saturate_render_attempt(bool skipped, double busy, double limit,
+			     long long when, FILE *out)
+{
+	saturate_metric(out, "skipped",
+			"1: the last scheduled check found the machine busy "
+			"and did not run.");
+	fprintf(out, "cpupolicy_saturate_skipped %d\n", skipped);
+	saturate_metric(out, "attempt_busy",
+			"How busy the machine was before it, as a fraction of "
+			"its CPUs.");
+	fprintf(out, "cpupolicy_saturate_attempt_busy %.4f\n", busy);
+	saturate_metric(out, "attempt_idle_limit",
+			"The busy fraction above which it skips.");
+	fprintf(out, "cpupolicy_saturate_attempt_idle_limit %.4f\n", limit);
+	saturate_metric(out, "attempt_timestamp_seconds",
+			"When it decided (Unix time).");
+	fprintf(out, "cpupolicy_saturate_attempt_timestamp_seconds %lld\n",
+		when);
 }

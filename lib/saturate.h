@@ -1,7 +1,9 @@
-/* The saturation check's analysis: from what was measured (throughputs,
- * per-CPU time, the process's limits, the competition) to findings, each
- * with its evidence and the fix, and the report as text or JSON. Pure:
- * the CLI measures, this decides and draws. */
+/* The saturation check's judgement: from what was measured (the steps'
+ * work and clocks, per-CPU time, the process's limits, the competition)
+ * and the machine's cores to an efficiency against what those cores can
+ * do, findings, each with its evidence and the fix, and the report as
+ * text, JSON or Prometheus series. Pure: the CLI measures, this decides
+ * and draws. */
 #ifndef CPUPOLICY_SATURATE_H
 #define CPUPOLICY_SATURATE_H
 
@@ -15,6 +17,13 @@
 #include "place.h"
 #include "procstat.h"
 
+/* Without a measurement (every core's siblings offline or out of reach),
+ * what a core's other hardware threads are taken to add to one thread:
+ * the low end of what x86 SMT gives compute-bound work. */
+#define SATURATE_SMT_YIELD_ASSUMED 0.25
+/* Below this share of a CPU, the baseline thread was not alone. */
+#define SATURATE_BASELINE_SHARE 0.9
+
 enum saturate_kind {
 	SATURATE_KIND_OFFLINE,
 	SATURATE_KIND_AFFINITY,
@@ -24,7 +33,10 @@ enum saturate_kind {
 	SATURATE_KIND_CONTENTION,
 	SATURATE_KIND_PRIORITY,
 	SATURATE_KIND_CORE_KINDS,
+	SATURATE_KIND_SMT,
+	SATURATE_KIND_NUMA,
 	SATURATE_KIND_FREQUENCY,
+	SATURATE_KIND_BASELINE,
 	SATURATE_KIND_OVERSUBSCRIBED,
 	SATURATE_KIND_UNEXPLAINED,
 };
@@ -42,15 +54,68 @@ struct saturate_competitor {
 	int nice;
 };
 
+enum saturate_cpu_kind {
+	SATURATE_CPU_KIND_ONLY, /* a machine with one kind of CPU */
+	SATURATE_CPU_KIND_PERFORMANCE,
+	SATURATE_CPU_KIND_EFFICIENCY,
+};
+
+/* One logical CPU (hardware thread) of the machine. */
+struct saturate_cpu {
+	int cpu;  /* the system's number */
+	int core; /* index into the machine's cores */
+	int numa; /* index of its NUMA node, -1: unknown */
+	enum saturate_cpu_kind kind;
+};
+
+/* The machine as the judgement sees it: every present CPU, whatever is
+ * online, in the system's order, and the cores they belong to. Filled
+ * from hwloc here; any system that can count cores and siblings can
+ * fill it. */
+struct saturate_machine {
+	struct saturate_cpu *cpus;
+	size_t cpu_count, core_count, numa_count;
+	bool kinds; /* performance and efficiency CPUs */
+};
+
+/* One step of the check: a fresh worker process, measured over a window
+ * after its warm-up, on the wall clock; the CPU time its threads got in
+ * the same window is the evidence beside it. */
+struct saturate_step {
+	unsigned threads;
+	double units;  /* work units done in the window */
+	double wall_s; /* the window, monotonic wall clock */
+	double cpu_s;  /* CPU time of the threads in the window */
+	double rel_se; /* relative standard error of the rate; 0: unknown */
+};
+
+enum saturate_yield {
+	SATURATE_YIELD_NONE, /* no core has two hardware threads */
+	SATURATE_YIELD_MEASURED,
+	SATURATE_YIELD_GIVEN, /* --smt-yield */
+	SATURATE_YIELD_ASSUMED,
+};
+
+/* The SMT step: one thread alone on a core, then one on each of its
+ * hardware threads; the yield is what the siblings add to the one. */
+struct saturate_smt {
+	enum saturate_yield source;
+	double yield; /* when given or assumed; else from the steps */
+	struct saturate_step one, all;
+	char core_cpus[64]; /* the measured core's CPUs */
+};
+
 struct saturate_input {
 	unsigned threads;
 	double seconds;
 	const char *work;
-	double single_rate, total_rate; /* work units per second */
-	double threshold;		/* 0..1 */
-	struct procstat_share *cpus;	/* per-CPU time during the run */
+	struct saturate_step single, run; /* one thread; all threads */
+	struct saturate_smt smt;
+	const struct saturate_machine *machine;
+	double threshold;	     /* 0..1 */
+	struct procstat_share *cpus; /* per-CPU time during the run */
 	size_t cpu_count;
-	hwloc_bitmap_t possible, online, affinity, cpuset;
+	hwloc_bitmap_t present, online, affinity, cpuset;
 	char cgroup[256];	 /* where the quota comes from */
 	char cpuset_cgroup[256]; /* and the cpuset */
 	double quota_cpus;	 /* -1: no quota */
@@ -60,7 +125,7 @@ struct saturate_input {
 	char governor[32], epp[32]; /* "" where unreadable */
 	char driver[32];	    /* cpufreq's scaling_driver */
 	bool max_freq_capped;
-	double *thread_cpu_s; /* per worker thread */
+	double *thread_cpu_s; /* per worker thread, in the window */
 	size_t thread_count;
 };
 
@@ -69,18 +134,72 @@ struct saturate_findings {
 	size_t count;
 };
 
+/* One core: what it can do for the run's threads and what it did,
+ * in one thread's rates. */
+struct saturate_core {
+	char cpus[64];
+	unsigned siblings, online;
+	double busy;	 /* its CPUs' busy time together, in CPUs */
+	double capacity; /* 1, or 1 + yield with its siblings */
+	double used;	 /* estimated from the busy time of its CPUs */
+};
+
+/* Why an efficiency reads above 100 %. */
+enum saturate_above {
+	SATURATE_ABOVE_NONE,
+	SATURATE_ABOVE_NOISE,	 /* within the measurement's noise bound */
+	SATURATE_ABOVE_BASELINE, /* the one thread did not have a CPU */
+	SATURATE_ABOVE_CLOCK,	 /* more work per CPU second in the run */
+	SATURATE_ABOVE_YIELD,	 /* the cores gave more than the yield said */
+	SATURATE_ABOVE_UNKNOWN,
+};
+
+struct saturate_result {
+	enum saturate_yield source; /* as the judgement took it */
+	double efficiency;
+	double capacity; /* in one thread's rates */
+	double yield;	 /* the one used, 0 without SMT */
+	double noise;	 /* 95 % bound of the efficiency's relative error */
+	bool ok;
+	enum saturate_above above;
+	char above_why[256];
+	struct saturate_core *cores;
+	size_t core_count;
+	struct saturate_findings findings;
+};
+
 /* saturate.c */
-double saturate_efficiency(const struct saturate_input *in);
-void saturate_diagnose(const struct saturate_input *in,
-		       const struct place_topology *topo,
-		       struct saturate_findings *out);
-void saturate_findings_free(struct saturate_findings *findings);
+unsigned saturate_default_threads(unsigned present, unsigned online,
+				  unsigned max);
+int saturate_machine_load(struct saturate_machine *m,
+			  const struct place_topology *topo,
+			  hwloc_const_bitmap_t present);
+void saturate_machine_free(struct saturate_machine *m);
+bool saturate_machine_smt(const struct saturate_machine *m);
+bool saturate_machine_smt_core(const struct saturate_machine *m,
+			       hwloc_const_bitmap_t usable, int *cpus,
+			       unsigned *count, unsigned max);
+double saturate_rel_se(const double *rates, size_t count);
+double saturate_step_rate(const struct saturate_step *s);
+double saturate_step_rate_cpu(const struct saturate_step *s);
+double saturate_step_share(const struct saturate_step *s);
+double saturate_smt_yield(const struct saturate_smt *smt);
+double saturate_capacity(const struct saturate_machine *m, unsigned threads,
+			 double yield);
+void saturate_judge(const struct saturate_input *in,
+		    struct saturate_result *out);
+void saturate_result_free(struct saturate_result *r);
+size_t saturate_kind_count(void);
 const char *saturate_kind_name(enum saturate_kind kind);
+bool saturate_found(const struct saturate_result *r, enum saturate_kind kind);
 void saturate_render_text(const struct saturate_input *in,
-			  const struct place_topology *topo,
-			  const struct saturate_findings *findings, FILE *out);
+			  const struct saturate_result *r, FILE *out);
 void saturate_render_json(const struct saturate_input *in,
-			  const struct place_topology *topo,
-			  const struct saturate_findings *findings, FILE *out);
+			  const struct saturate_result *r, FILE *out);
+void saturate_render_metrics(const struct saturate_input *in,
+			     const struct saturate_result *r, long long when,
+			     FILE *out);
+void saturate_render_attempt(bool skipped, double busy, double limit,
+			     long long when, FILE *out);
 
 #endif

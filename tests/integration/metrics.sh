@@ -75,8 +75,11 @@ if [ "$status" -eq 0 ] && check_exposition <<<"$out" >"$TMP/why" &&
 	grep -q '^cpupolicy_matches_total 1$' <<<"$out" &&
 	grep -q '^cpupolicy_power_holds 1$' <<<"$out" &&
 	grep -q "^cpupolicy_power_setting{path=\"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor\",value=\"performance\",original=\"schedutil\"} 1$" <<<"$out" &&
-	grep -q '^cpupolicy_saturate_efficiency [0-9.]*$' <<<"$out"; then
-	ok "a daemon holding a setting: counters, the hold, the setting, the last saturation check"
+	grep -q '^cpupolicy_saturate_efficiency [0-9.]*$' <<<"$out" &&
+	grep -q '^cpupolicy_saturate_core_use{core="0",cpus="0"} [0-9.]*$' <<<"$out" &&
+	grep -q '^cpupolicy_saturate_finding{kind="offline-cpus"} [01]$' <<<"$out" &&
+	grep -q '^cpupolicy_saturate_smt_yield{source="[a-z]*"} [0-9.]*$' <<<"$out"; then
+	ok "a daemon holding a setting: counters, the hold, the setting, the last saturation check with its cores and findings"
 else
 	not_ok "metrics of a daemon" "$out $(cat "$TMP/why")"
 fi
@@ -85,6 +88,16 @@ if command -v promtool >/dev/null; then
 	expect_status "promtool" 0 && ok "promtool check metrics accepts it"
 else
 	skip "promtool check metrics" "Debian's prometheus package is not installed"
+fi
+# A result written before the series (four numbers) still reads.
+echo "0.9412 0.9000 8 1796003359" >"$TMP/state/saturate.last"
+run "$CTL" -c "$CONF" metrics
+if grep -q '^cpupolicy_saturate_efficiency 0.9412$' <<<"$out" &&
+	grep -q '^cpupolicy_saturate_timestamp_seconds 1796003359$' <<<"$out" &&
+	check_exposition <<<"$out" >"$TMP/why"; then
+	ok "a result of four numbers, from before the series, still reads"
+else
+	not_ok "old saturate.last" "$out $(cat "$TMP/why")"
 fi
 # The parser must catch what promtool would.
 bad_ok=1

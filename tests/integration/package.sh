@@ -2,8 +2,9 @@
 # The packages, as a fleet gets them: the .deb built with
 # dpkg-buildpackage, lintian clean, installed on this machine with dpkg,
 # its cpupolicyctl checking its rules and its cpupolicyd checking its
-# config, its systemd unit's exposure score, then purged without a trace;
-# the .rpm built with rpmbuild.
+# config, its systemd units' exposure scores, the scheduled saturation
+# check's timer installed but not enabled, the alerting rules in place,
+# then purged without a trace; the .rpm built with rpmbuild.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg-buildpackage >/dev/null ||
@@ -42,6 +43,21 @@ run cpupolicyctl check --strict
 expect_status "installed check" 0 &&
 	expect_contains "installed check output" "$out" "4 rules in 3 files: OK" &&
 	ok "the installed cpupolicyctl checks the installed rules (from the installed config)"
+if [ -f /lib/systemd/system/cpupolicy-saturate.timer ] &&
+	grep -q '^ExecStart=/usr/bin/cpupolicyctl saturate --if-idle 10 --textfile' \
+		/lib/systemd/system/cpupolicy-saturate.service &&
+	[ ! -e /etc/systemd/system/timers.target.wants/cpupolicy-saturate.timer ]; then
+	ok "the scheduled saturation check: service and timer installed, the timer not enabled"
+else
+	not_ok "saturation timer" "$(ls -l /lib/systemd/system/cpupolicy-saturate.* /etc/systemd/system/timers.target.wants/ 2>&1)"
+fi
+if command -v promtool >/dev/null; then
+	run promtool check rules /usr/share/cpupolicy/prometheus/cpupolicy.rules.yml
+	expect_status "installed alerting rules" 0 &&
+		ok "the installed alerting rules pass promtool check rules"
+else
+	skip "installed alerting rules" "promtool not installed"
+fi
 run /usr/sbin/cpupolicyd -n
 expect_status "installed -n" 0 &&
 	expect_contains "installed -n output" "$out" "configuration OK (4 rules in 3 files)" &&
@@ -58,10 +74,21 @@ if command -v systemd-analyze >/dev/null; then
 	else
 		not_ok "unit exposure" "score '$score'; $(grep '✗' <<<"$out")"
 	fi
+	run systemd-analyze security --offline=yes /lib/systemd/system/cpupolicy-saturate.service
+	score=$(grep -o 'exposure level for cpupolicy-saturate.service: [0-9.]*' <<<"$out" | awk '{ print $NF }')
+	if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s <= 1.5) }'; then
+		ok "the saturation check's service: exposure $score (at most 1.5)"
+	else
+		not_ok "saturation service exposure" "score '$score'; $(grep '✗' <<<"$out")"
+	fi
 else
 	skip "unit exposure" "systemd-analyze not installed"
+	skip "saturation service exposure" "systemd-analyze not installed"
 fi
 
+# An administrator enables the timer (as systemctl enable would, offline):
+# the purge must take that away too.
+deb-systemd-helper enable cpupolicy-saturate.timer >/dev/null 2>&1
 run dpkg --purge cpupolicy
 left=""
 while read -r f; do
@@ -69,7 +96,9 @@ while read -r f; do
 done <"$TMP/files"
 for d in /etc/cpupolicy /var/lib/cpupolicy /usr/share/cpupolicy \
 	/usr/share/doc/cpupolicy /etc/systemd/system/multi-user.target.wants/cpupolicyd.service \
-	/etc/systemd/system/sockets.target.wants/cpupolicyd.socket; do
+	/etc/systemd/system/sockets.target.wants/cpupolicyd.socket \
+	/etc/systemd/system/timers.target.wants/cpupolicy-saturate.timer \
+	/var/lib/systemd/deb-systemd-helper-enabled/cpupolicy-saturate.timer.dsh-also; do
 	[ -e "$d" ] && left="$left $d"
 done
 if [ "$status" -eq 0 ] && [ -z "$left" ] && ! dpkg -s cpupolicy >/dev/null 2>&1; then

@@ -602,6 +602,40 @@ check_exposure() {
 	fi
 }
 
+# The scheduled saturation check: its timer shipped disabled; its service
+# started by hand under its own hardening (a drop-in that always runs it,
+# for a second) measures, and writes node_exporter's textfile.
+SAT_DROPIN=/etc/systemd/system/cpupolicy-saturate.service.d/50-systemd-test.conf
+TEXTFILE=/var/lib/prometheus/node-exporter/cpupolicy_saturate.prom
+check_saturate() {
+	local enabled status log
+	enabled=$(ns systemctl is-enabled cpupolicy-saturate.timer)
+	mkdir -p "$ROOT${TEXTFILE%/*}" "$ROOT${SAT_DROPIN%/*}"
+	printf '%s\n' '[Service]' 'ExecStart=' \
+		'ExecStart=/usr/bin/cpupolicyctl saturate --if-idle 100 --seconds 1 --textfile ${TEXTFILE_DIR}/cpupolicy_saturate.prom' \
+		>"$ROOT$SAT_DROPIN"
+	ns systemctl daemon-reload
+	NS_TIMEOUT=120 ns systemctl start cpupolicy-saturate.service >/dev/null 2>&1
+	status=$(prop cpupolicy-saturate.service ExecMainStatus)
+	log=$(ns journalctl -q --no-pager -b -u cpupolicy-saturate -o cat)
+	# 0 or 1: what the check measured on this shared machine; 2 or a
+	# signal would be the sandbox getting in its way.
+	if [ "$enabled" = disabled ] && { [ "$status" = 0 ] || [ "$status" = 1 ]; } &&
+		grep -q '^cpupolicy_saturate_skipped 0$' "$ROOT$TEXTFILE" &&
+		grep -q '^cpupolicy_saturate_efficiency [0-9.]*$' "$ROOT$TEXTFILE" &&
+		[ "$(stat -c %a "$ROOT$TEXTFILE")" = 644 ] &&
+		grep -q 'M units/s of wall-clock time' <<<"$log"; then
+		ok "cpupolicy-saturate.timer is disabled; its service runs the check under its hardening (exit $status) and writes the textfile, mode 644"
+	else
+		not_ok "the scheduled saturation check" "is-enabled: $enabled, exit '$status'" \
+			"$(ls -l "$ROOT${TEXTFILE%/*}" 2>&1)" "$(tail -n 20 <<<"$log")"
+	fi
+	if [ -n "$ROOT" ]; then
+		rm -rf "$ROOT${SAT_DROPIN%/*}" "$ROOT/var/lib/prometheus"
+	fi
+	ns systemctl daemon-reload
+}
+
 # Power holds on knobs the container cannot write in /sys: a fake tree
 # named by [paths] sysfs, and a drop-in that lets the service write it.
 setup_fake() {
@@ -790,8 +824,9 @@ check_purge() {
 		$files /etc/cpupolicy /var/lib/cpupolicy /run/cpupolicy \
 		/usr/share/cpupolicy /usr/share/doc/cpupolicy \
 		/etc/systemd/system/multi-user.target.wants/cpupolicyd.service \
-		/etc/systemd/system/sockets.target.wants/cpupolicyd.socket)
-	left="$left$(ns find /var/lib/systemd -name 'cpupolicyd*' 2>/dev/null)"
+		/etc/systemd/system/sockets.target.wants/cpupolicyd.socket \
+		/etc/systemd/system/timers.target.wants/cpupolicy-saturate.timer)
+	left="$left$(ns find /var/lib/systemd -name 'cpupolicy*' 2>/dev/null)"
 	for f in cpupolicyd.service cpupolicyd.socket; do
 		[ "$(prop "$f" LoadState)" = not-found ] || left="$left $f: $(prop "$f" LoadState)/$(prop "$f" ActiveState)"
 	done
@@ -829,6 +864,7 @@ main() {
 	check_events
 	check_broken_reload
 	check_exposure
+	check_saturate
 	if setup_fake; then
 		check_hold_and_stop
 		check_kill
