@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "procinfo.h"
 #include "util.h"
@@ -64,6 +65,58 @@ static int procinfo_exe(const char *procfs, pid_t pid, char *exe, size_t size)
 	if ((size_t)n > sizeof(deleted) - 1 &&
 	    strcmp(exe + n - (sizeof(deleted) - 1), deleted) == 0)
 		exe[n - (sizeof(deleted) - 1)] = '\0';
+	return 0;
+}
+
+/* What the file a process runs (running) is to the file its exe path names
+ * here (named, or NULL when the path names nothing the daemon can see). A
+ * binary deleted since the process started is still the program the path
+ * names when an upgrade replaced it: the file there now is on the same
+ * filesystem and has the same owner. Another filesystem (a tmpfs or an
+ * overlay in someone's mount namespace) or another owner is not an
+ * upgrade. */
+enum match_file procinfo_same_file(const struct stat *running,
+				   const struct stat *named)
+{
+	if (named && named->st_dev == running->st_dev &&
+	    named->st_ino == running->st_ino)
+		return MATCH_FILE_SAME;
+	if (running->st_nlink > 0)
+		return named ? MATCH_FILE_OTHER : MATCH_FILE_UNSEEN;
+	if (named && S_ISREG(named->st_mode) &&
+	    named->st_dev == running->st_dev &&
+	    named->st_uid == running->st_uid)
+		return MATCH_FILE_REPLACED;
+	return MATCH_FILE_DELETED;
+}
+
+/* The file behind the exe link itself. The link is opened, not its text
+ * looked up: the text is a name, which here may be another file. */
+static int procinfo_exe_stat(const char *procfs, pid_t pid, struct stat *st)
+{
+	char path[64 + PATH_MAX];
+	int fd, status, saved;
+
+	snprintf(path, sizeof(path), "%s/%d/exe", procfs, (int)pid);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	status = fstat(fd, st);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return status;
+}
+
+static int procinfo_exe_file(const char *procfs, pid_t pid, const char *exe,
+			     enum match_file *file)
+{
+	struct stat running, named;
+
+	if (procinfo_exe_stat(procfs, pid, &running) < 0)
+		return -1;
+	*file = procinfo_same_file(&running,
+				   stat(exe, &named) == 0 ? &named : NULL);
 	return 0;
 }
 
@@ -259,10 +312,35 @@ int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 	return procinfo_stat(procfs, pid, tid, NULL, start);
 }
 
+static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
+{
+	if (procinfo_stat(pi->procfs, pi->pid, 0, &facts->ppid, NULL) < 0 ||
+	    facts->ppid <= 0)
+		return -1;
+	return procinfo_exe(pi->procfs, facts->ppid, facts->parent_exe,
+			    sizeof(facts->parent_exe));
+}
+
+/* The identity of the file behind an exe path already fetched. */
+static int procinfo_file(void *ctx, struct facts *facts, unsigned path_bit)
+{
+	const struct procinfo *pi = ctx;
+	bool parent = path_bit == MATCH_FACT_PARENT_EXE;
+
+	if (!((facts->have | facts->failed) & path_bit))
+		procinfo_fetch(ctx, path_bit, facts);
+	if (!(facts->have & path_bit))
+		return -1;
+	return parent ? procinfo_exe_file(pi->procfs, facts->ppid,
+					  facts->parent_exe,
+					  &facts->parent_exe_file)
+		      : procinfo_exe_file(pi->procfs, pi->pid, facts->exe,
+					  &facts->exe_file);
+}
+
 void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 {
 	const struct procinfo *pi = ctx;
-	pid_t ppid;
 	int status = 0;
 
 	if (wanted & MATCH_FACT_EXE)
@@ -280,13 +358,11 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 		status = procinfo_cgroups(pi->procfs, pi->pid, facts->cgroups,
 					  sizeof(facts->cgroups));
 	else if (wanted & MATCH_FACT_PARENT_EXE)
-		status = procinfo_stat(pi->procfs, pi->pid, 0, &ppid, NULL) <
-						 0 ||
-					 ppid <= 0
-				 ? -1
-				 : procinfo_exe(pi->procfs, ppid,
-						facts->parent_exe,
-						sizeof(facts->parent_exe));
+		status = procinfo_parent_exe(pi, facts);
+	else if (wanted & MATCH_FACT_EXE_FILE)
+		status = procinfo_file(ctx, facts, MATCH_FACT_EXE);
+	else if (wanted & MATCH_FACT_PARENT_EXE_FILE)
+		status = procinfo_file(ctx, facts, MATCH_FACT_PARENT_EXE);
 	else
 		return;
 	if (status < 0)

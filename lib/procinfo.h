@@ -5,6 +5,7 @@
 #define CPUPOLICY_PROCINFO_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "match.h"
@@ -29,5 +30,7 @@ int procinfo_parse_stat(const char *stat, pid_t *ppid,
 int procinfo_parse_creds(char *status, struct facts *facts);
 void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
+enum match_file procinfo_same_file(const struct stat *running,
+				   const struct stat *named);
 
 #endif
