@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "pattern.h"
 #include "procinfo.h"
 #include "util.h"
 
@@ -414,4 +415,67 @@ int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
 int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
 {
 	return procinfo_numbers(procfs, pids, count);
+}
+
+static bool procinfo_listed(const char *const *list, const char *path,
+			    bool globs)
+{
+	for (; list && *list; list++) {
+		if (globs ? pattern_match(*list, path)
+			  : strcmp(*list, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Root's own file: owned by root, and no one else may write it. */
+static bool procinfo_roots(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_uid == 0 &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The script an interpreter runs: its first argument that is no option
+ * ("python3 -Es /usr/sbin/tuned -l"). */
+static bool procinfo_runs_script(const char *procfs, pid_t pid,
+				 const char *const *scripts)
+{
+	char path[64 + PATH_MAX], args[MATCH_CMDLINE_MAX];
+	struct stat st;
+	size_t len, at;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", procfs, (int)pid);
+	if (procinfo_read(path, args, sizeof(args), &len) < 0)
+		return false;
+	for (at = strlen(args) + 1; at < len && args[at] == '-';)
+		at += strlen(args + at) + 1;
+	return at < len && procinfo_listed(scripts, args + at, false) &&
+	       stat(args + at, &st) == 0 && procinfo_roots(&st);
+}
+
+/* A daemon run by root from its real binary: one that is the file the path
+ * names here, not a copy or a bind mount under the same name, nor a
+ * program that only took the daemon's process name. */
+bool procinfo_is_daemon(const char *procfs, pid_t pid,
+			const struct procinfo_daemon *daemon)
+{
+	struct procinfo pi = {procfs, pid};
+	struct facts facts;
+	struct stat running;
+
+	facts.have = facts.failed = 0;
+	procinfo_fetch(&pi, MATCH_FACT_CREDS | MATCH_FACT_EXE_FILE, &facts);
+	if (!(facts.have & MATCH_FACT_CREDS) ||
+	    !(facts.have & MATCH_FACT_EXE_FILE) || facts.uid != 0 ||
+	    (facts.exe_file != MATCH_FILE_SAME &&
+	     facts.exe_file != MATCH_FILE_REPLACED))
+		return false;
+	if (procinfo_listed(daemon->exes, facts.exe, false))
+		return true;
+	/* A script's exe is its interpreter's, which runs any script: the
+	 * script must be the daemon's, and both root's own. */
+	return procinfo_listed(daemon->interpreters, facts.exe, true) &&
+	       procinfo_exe_stat(procfs, pid, &running) == 0 &&
+	       procinfo_roots(&running) &&
+	       procinfo_runs_script(procfs, pid, daemon->scripts);
 }

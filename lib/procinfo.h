@@ -15,6 +15,15 @@ struct procinfo {
 	pid_t pid;
 };
 
+/* A daemon by its install paths (lists end with NULL): its binary at one
+ * of exes, or a script at one of scripts run by an interpreter whose path
+ * matches one of the globs in interpreters. */
+struct procinfo_daemon {
+	const char *const *exes;
+	const char *const *interpreters;
+	const char *const *scripts;
+};
+
 /* procinfo.c */
 void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts);
 int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
@@ -32,5 +41,7 @@ void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
 enum match_file procinfo_same_file(const struct stat *running,
 				   const struct stat *named);
+bool procinfo_is_daemon(const char *procfs, pid_t pid,
+			const struct procinfo_daemon *daemon);
 
 #endif

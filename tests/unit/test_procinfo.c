@@ -1,7 +1,7 @@
 /* /proc facts, read from a fake /proc tree with hostile contents: a name
  * holding ") (" and a newline, arguments with empty ones, a replaced
  * binary, cgroup v1 and v2 lines, a cut-off stat; the file behind an exe
- * link against the file its path names. */
+ * link against the file its path names; daemons known by their binaries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +69,27 @@ static void link_in(const char *rel, const char *target)
 	free(path);
 }
 
+static void process(const char *pid, unsigned uid, const char *exe,
+		    const char *args, size_t args_len)
+{
+	char *rel = xasprintf("%s/status", pid);
+	char *status = xasprintf("Name:\tx\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0"
+				 "\t0\t0\n",
+				 uid, uid, uid, uid);
+
+	dir(pid);
+	put(rel, status, strlen(status));
+	free(rel);
+	free(status);
+	rel = xasprintf("%s/exe", pid);
+	link_in(rel, exe);
+	free(rel);
+	rel = xasprintf("%s/cmdline", pid);
+	put(rel, args, args_len);
+	free(rel);
+}
+
+#define ARGS(literal) literal, sizeof(literal) - 1
 
 static int setup(void **state)
 {
@@ -280,6 +301,68 @@ static void test_exe_file(void **state)
 	assert_int_equal(f.failed, MATCH_FACT_EXE_FILE);
 }
 
+/* power-profiles-daemon (a binary) and tuned (a Python script) by their
+ * install paths, here in the tree, against look-alikes. */
+static void test_daemons(void **state)
+{
+	char *ppd = xasprintf("%s/usr/libexec/ppd", root);
+	char *python = xasprintf("%s/usr/bin/python3*", root);
+	char *tuned = xasprintf("%s/usr/sbin/tuned", root);
+	char *loose = xasprintf("%s/usr/sbin/loose", root);
+	const char *const exes[] = {ppd, NULL};
+	const char *const interpreters[] = {python, NULL};
+	const char *const scripts[] = {tuned, loose, NULL};
+	const struct procinfo_daemon binary = {.exes = exes};
+	const struct procinfo_daemon script = {.interpreters = interpreters,
+					       .scripts = scripts};
+	char args[512];
+	size_t len;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the files must be root's */
+	dir("usr");
+	dir("usr/libexec");
+	dir("usr/bin");
+	dir("usr/sbin");
+	file("usr/libexec/ppd", 0755);
+	file("usr/bin/python3.11", 0755);
+	file("usr/sbin/tuned", 0644);
+	file("usr/sbin/loose", 0666);
+	process("10", 0, "usr/libexec/ppd", ARGS("ppd\0"));
+	process("11", 1000, "usr/libexec/ppd", ARGS("ppd\0"));
+	process("12", 0, "bin/app", ARGS("tuned\0"));
+	assert_true(procinfo_is_daemon(root, 10, &binary));
+	assert_false(procinfo_is_daemon(root, 11, &binary)); /* not root */
+	assert_false(procinfo_is_daemon(root, 12, &binary)); /* a copy */
+	assert_false(procinfo_is_daemon(root, 10, &script));
+	len = (size_t)snprintf(args, sizeof(args),
+			       "/usr/bin/python3%c-Es%c%s%c-l", 0, 0, tuned,
+			       0) +
+	      1;
+	process("20", 0, "usr/bin/python3.11", args, len);
+	process("21", 1000, "usr/bin/python3.11", args, len);
+	process("22", 0, "bin/app", args, len);
+	assert_true(procinfo_is_daemon(root, 20, &script));
+	assert_false(procinfo_is_daemon(root, 21, &script)); /* not root */
+	assert_false(procinfo_is_daemon(root, 22, &script)); /* no python */
+	len = (size_t)snprintf(args, sizeof(args), "python3%c%s", 0, loose) + 1;
+	process("23", 0, "usr/bin/python3.11", args, len);
+	assert_false(procinfo_is_daemon(root, 23, &script)); /* anyone's */
+	len = (size_t)snprintf(args, sizeof(args), "python3%c-c%cimport x%c%s",
+			       0, 0, 0, tuned) +
+	      1;
+	process("24", 0, "usr/bin/python3.11", args, len);
+	assert_false(procinfo_is_daemon(root, 24, &script)); /* not its */
+	process("25", 0, "usr/bin/python3.11", ARGS("python3\0-Es\0"));
+	assert_false(procinfo_is_daemon(root, 25, &script)); /* no script */
+	assert_false(procinfo_is_daemon(root, 99, &script)); /* gone */
+	free(ppd);
+	free(python);
+	free(tuned);
+	free(loose);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_cgroups_bounded),
 		cmocka_unit_test(test_exe_file),
+		cmocka_unit_test(test_daemons),
 	};
 
 	return unit_run("procinfo", UNIT_TABLE(file_cases, test_file_case),
