@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "pattern.h"
 #include "procinfo.h"
@@ -91,6 +92,28 @@ enum match_file procinfo_same_file(const struct stat *running,
 	return MATCH_FILE_DELETED;
 }
 
+/* The attributes the daemon has, without asking the filesystem for fresh
+ * ones: a FUSE server of the user's own, under the exe or under a path in
+ * the daemon's namespace, could otherwise keep the daemon waiting for an
+ * answer that never comes. */
+static int procinfo_statx(int dir, const char *path, int flags, struct stat *st)
+{
+	struct statx x;
+
+	if (statx(dir, path, flags | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_INO,
+		  &x) < 0)
+		return -1;
+	*st = (struct stat){
+		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
+		.st_ino = x.stx_ino,
+		.st_nlink = x.stx_nlink,
+		.st_uid = x.stx_uid,
+		.st_mode = x.stx_mode,
+	};
+	return 0;
+}
+
 /* The file behind the exe link itself. The link is opened, not its text
  * looked up: the text is a name, which here may be another file. */
 static int procinfo_exe_stat(const char *procfs, pid_t pid, struct stat *st)
@@ -102,7 +125,7 @@ static int procinfo_exe_stat(const char *procfs, pid_t pid, struct stat *st)
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	status = fstat(fd, st);
+	status = procinfo_statx(fd, "", AT_EMPTY_PATH, st);
 	saved = errno;
 	close(fd);
 	errno = saved;
@@ -116,8 +139,9 @@ static int procinfo_exe_file(const char *procfs, pid_t pid, const char *exe,
 
 	if (procinfo_exe_stat(procfs, pid, &running) < 0)
 		return -1;
-	*file = procinfo_same_file(&running,
-				   stat(exe, &named) == 0 ? &named : NULL);
+	*file = procinfo_same_file(
+		&running,
+		procinfo_statx(AT_FDCWD, exe, 0, &named) == 0 ? &named : NULL);
 	return 0;
 }
 
@@ -450,7 +474,8 @@ static bool procinfo_runs_script(const char *procfs, pid_t pid,
 	for (at = strlen(args) + 1; at < len && args[at] == '-';)
 		at += strlen(args + at) + 1;
 	return at < len && procinfo_listed(scripts, args + at, false) &&
-	       stat(args + at, &st) == 0 && procinfo_roots(&st);
+	       procinfo_statx(AT_FDCWD, args + at, 0, &st) == 0 &&
+	       procinfo_roots(&st);
 }
 
 /* A daemon run by root from its real binary: one that is the file the path

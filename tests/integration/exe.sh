@@ -4,8 +4,9 @@
 # file under that name gets nothing: a bind mount in a private mount
 # namespace (as root, and as an unprivileged user in a user namespace of
 # its own), a container's root (pivot_root), a chroot, a deleted file of
-# another filesystem. The genuine binary still matches, run by root or by
-# another user, and so does one an upgrade replaced while it ran. A
+# another filesystem. A FUSE server under that name that stops answering
+# does not stall the daemon. The genuine binary still matches, run by root
+# or by another user, and so does one an upgrade replaced while it ran. A
 # program that only takes the name of tuned or power-profiles-daemon does
 # not make the daemon give up its power settings.
 . "$(dirname "$0")/lib.sh"
@@ -14,7 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip_all "needs root (the daemon, mount namespaces)"
 fi
 STATIC="$BUILD/helpers/worker-static"
-for f in "$STATIC" "$BUILD/helpers/fakeexe"; do
+for f in "$STATIC" "$BUILD/helpers/fakeexe" "$BUILD/helpers/stallfs"; do
 	[ -x "$f" ] || skip_all "$f is not built (make $f)"
 done
 
@@ -214,6 +215,38 @@ if [ "$faked" = 1 ]; then
 	fi
 fi
 kill "$pid" 2>/dev/null
+
+# A FUSE server of its own over the rule's directory, which stops answering
+# once its program runs: the daemon checks the program's file with the
+# attributes it has, so it asks the server nothing and keeps serving. A
+# stat that asked (the file's attributes are never valid for long) would
+# wait for good.
+fused() { grep -q " $TMP/dir [^-]* - fuse" "/proc/$1/mountinfo" 2>/dev/null; }
+if [ ! -c /dev/fuse ]; then
+	skip "a FUSE server that stops answering" "no /dev/fuse here"
+else
+	unshare -m --propagation private "$BUILD/helpers/stallfs" dir other &
+	sfs=$!
+	track "$sfs"
+	pid=
+	if wait_until 5 fused "$sfs"; then
+		nsenter -t "$sfs" -m "$TMP/dir/app" -s 30 &
+		pid=$!
+		track "$pid"
+	fi
+	if [ -z "$pid" ] || ! wait_until 5 comm_is "$pid" app || ! settled; then
+		not_ok "a FUSE server that stops answering" "it does not run: $(tail -n 3 "$DAEMON_LOG")"
+	else
+		kill -USR1 "$sfs"
+		run timeout 10 "$CTL" -S "$SOCK" explain "$pid"
+		if [ "$status" -eq 0 ] && nice_is "$pid" 0 && settled; then
+			ok "a FUSE server that stops answering does not stall the daemon"
+		else
+			not_ok "a FUSE server that stops answering does not stall the daemon" "explain: exit $status; $err"
+		fi
+	fi
+	kill "$pid" "$sfs" 2>/dev/null
+fi
 
 # Programs that only take the names of the power managers: the daemon
 # does not give them its power settings.
