@@ -478,6 +478,16 @@ static bool procinfo_runs_script(const char *procfs, pid_t pid,
 	       procinfo_roots(&st);
 }
 
+/* Whether the kernel refuses the daemon a process's exe (no ptrace access
+ * to it). */
+static bool procinfo_exe_denied(const char *procfs, pid_t pid)
+{
+	char path[64 + PATH_MAX], target[2];
+
+	snprintf(path, sizeof(path), "%s/%d/exe", procfs, (int)pid);
+	return readlink(path, target, sizeof(target)) < 0 && errno == EACCES;
+}
+
 /* A daemon run by root from its real binary: one that is the file the path
  * names here, not a copy or a bind mount under the same name, nor a
  * program that only took the daemon's process name. */
@@ -489,11 +499,16 @@ bool procinfo_is_daemon(const char *procfs, pid_t pid,
 	struct stat running;
 
 	facts.have = facts.failed = 0;
-	procinfo_fetch(&pi, MATCH_FACT_CREDS | MATCH_FACT_EXE_FILE, &facts);
-	if (!(facts.have & MATCH_FACT_CREDS) ||
-	    !(facts.have & MATCH_FACT_EXE_FILE) || facts.uid != 0 ||
-	    (facts.exe_file != MATCH_FILE_SAME &&
-	     facts.exe_file != MATCH_FILE_REPLACED))
+	procinfo_fetch(&pi, MATCH_FACT_CREDS, &facts);
+	if (!(facts.have & MATCH_FACT_CREDS) || facts.uid != 0)
+		return false;
+	/* A daemon without CAP_SYS_PTRACE cannot check root's binary; the
+	 * name then counts, since only root runs as root. */
+	procinfo_fetch(&pi, MATCH_FACT_EXE_FILE, &facts);
+	if (!(facts.have & MATCH_FACT_EXE_FILE))
+		return procinfo_exe_denied(procfs, pid);
+	if (facts.exe_file != MATCH_FILE_SAME &&
+	    facts.exe_file != MATCH_FILE_REPLACED)
 		return false;
 	if (procinfo_listed(daemon->exes, facts.exe, false))
 		return true;

@@ -9,7 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -363,6 +368,47 @@ static void test_daemons(void **state)
 	free(loose);
 }
 
+/* Without CAP_SYS_PTRACE the daemon may not read root's exe: root and the
+ * name then count, since no user runs as root. With it, the binary
+ * decides: this test's own is no Python. */
+static void test_daemon_unreadable(void **state)
+{
+	static const char *const interpreters[] = {"/usr/bin/python3*", NULL};
+	static const char *const scripts[] = {"/usr/sbin/tuned", NULL};
+	const struct procinfo_daemon tuned = {.interpreters = interpreters,
+					      .scripts = scripts};
+	struct __user_cap_header_struct header = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct none[2] = {{0}};
+	pid_t named, checker;
+	int status;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	named = fork();
+	assert_true(named >= 0);
+	if (named == 0) {
+		prctl(PR_SET_NAME, "tuned");
+		pause();
+		_exit(0);
+	}
+	assert_false(procinfo_is_daemon("/proc", named, &tuned));
+	checker = fork();
+	assert_true(checker >= 0);
+	if (checker == 0) {
+		if (syscall(SYS_capset, &header, none) < 0)
+			_exit(2);
+		_exit(procinfo_is_daemon("/proc", named, &tuned) ? 0 : 1);
+	}
+	assert_int_equal(waitpid(checker, &status, 0), checker);
+	kill(named, SIGKILL);
+	waitpid(named, NULL, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_cgroups_bounded),
 		cmocka_unit_test(test_exe_file),
 		cmocka_unit_test(test_daemons),
+		cmocka_unit_test(test_daemon_unreadable),
 	};
 
 	return unit_run("procinfo", UNIT_TABLE(file_cases, test_file_case),
