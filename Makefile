@@ -159,10 +159,10 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 	$(Q)$(CC) -D_GNU_SOURCE $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) \
 		$(HELPER_LDFLAGS) -lpthread
 
-# The tests run it as another user, who may read nothing of the machine's
+# The tests run them as another user, who may read nothing of the machine's
 # libraries (a root directory of mode 0700, as in some build roots).
-$(BUILD)/helpers/peer: SANFLAGS :=
-$(BUILD)/helpers/peer: HELPER_LDFLAGS := -static
+$(BUILD)/helpers/peer $(BUILD)/helpers/fakeexe: SANFLAGS :=
+$(BUILD)/helpers/peer $(BUILD)/helpers/fakeexe: HELPER_LDFLAGS := -static
 
 # The worker linked statically: the benchmark's probe without a dynamic
 # loader before its main(). No sanitizers: they do not link statically.
@@ -184,7 +184,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h $(LIBCP)
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN)
+test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-static
 	@BUILD=$(BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) tests/run-tests.sh
 
 # The package as a machine runs it: the .deb of the committed tree in a

@@ -484,9 +484,32 @@ static void apply_power_plan_pm_qos(struct power *pw, long latency_us,
 	free(cpus);
 }
 
-/* power-profiles-daemon and tuned, by the names the kernel keeps. */
+/* power-profiles-daemon and tuned: the name the kernel keeps finds the
+ * candidates, their real binaries run by root decide, since any user can
+ * start a program by that name. tuned is a Python script. */
+static const char *const apply_power_ppd[] = {
+	"/usr/libexec/power-profiles-daemon",
+	"/usr/lib/power-profiles-daemon",
+	NULL,
+};
+static const char *const apply_power_python[] = {
+	"/usr/bin/python3*",
+	"/usr/libexec/platform-python*",
+	NULL,
+};
+static const char *const apply_power_tuned[] = {
+	"/usr/sbin/tuned",
+	"/usr/bin/tuned",
+	NULL,
+};
+
 static unsigned apply_power_owners(const struct power *pw)
 {
+	static const struct procinfo_daemon ppd = {.exes = apply_power_ppd};
+	static const struct procinfo_daemon tuned = {
+		.interpreters = apply_power_python,
+		.scripts = apply_power_tuned,
+	};
 	unsigned owners = 0;
 	size_t count = 0;
 	pid_t *pids;
@@ -500,9 +523,11 @@ static unsigned apply_power_owners(const struct power *pw)
 			 (int)pids[i]);
 		if (apply_power_read(path, comm, sizeof(comm)) < 0)
 			continue;
-		if (strcmp(comm, "power-profiles-") == 0)
+		if (strcmp(comm, "power-profiles-") == 0 &&
+		    procinfo_is_daemon(pw->procfs, pids[i], &ppd))
 			owners |= POWER_OWNER_PPD;
-		else if (strcmp(comm, "tuned") == 0)
+		else if (strcmp(comm, "tuned") == 0 &&
+			 procinfo_is_daemon(pw->procfs, pids[i], &tuned))
 			owners |= POWER_OWNER_TUNED;
 	}
 	free(pids);

@@ -173,6 +173,52 @@ static bool match_unreadable(const char *key, char *why, size_t size)
 	return false;
 }
 
+/* The path matched; the process must also run the file that path names in
+ * the daemon's mount namespace, or the same name would be enough. */
+static bool match_file(struct facts *facts, unsigned bit, match_fetch_fn fetch,
+		       void *ctx, char *why, size_t size)
+{
+	bool parent = bit == MATCH_FACT_PARENT_EXE_FILE;
+	const char *path = parent ? facts->parent_exe : facts->exe;
+	const char *who = parent ? "the parent" : "the process";
+
+	if (!match_need(facts, bit, fetch, ctx)) {
+		match_say(why, size, "but the file %s runs could not be opened",
+			  who);
+		return false;
+	}
+	switch (parent ? facts->parent_exe_file : facts->exe_file) {
+	case MATCH_FILE_SAME:
+		return true;
+	case MATCH_FILE_REPLACED:
+		match_say(why, size,
+			  "%s runs an older version of it, replaced since; ",
+			  who);
+		return true;
+	case MATCH_FILE_OTHER:
+		match_say(why, size,
+			  "but %s runs another file than %.200s (a bind mount, "
+			  "an overlay, or another mount namespace or root)",
+			  who, path);
+		return false;
+	case MATCH_FILE_DELETED:
+		match_say(why, size,
+			  "but %s runs a deleted file that is no older version "
+			  "of %.200s (not on its filesystem, not its owner's, "
+			  "or nothing is there now)",
+			  who, path);
+		return false;
+	case MATCH_FILE_UNSEEN:
+		match_say(why, size,
+			  "but %.200s names no file in the daemon's mount "
+			  "namespace (another namespace, or hidden from the "
+			  "daemon)",
+			  path);
+		return false;
+	}
+	return false;
+}
+
 bool match_rule(const struct rule *rule, struct facts *facts,
 		match_fetch_fn fetch, void *ctx, char *why, size_t why_size)
 {
@@ -183,7 +229,10 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 	if (m->exe.count) {
 		if (!match_need(facts, MATCH_FACT_EXE, fetch, ctx))
 			return match_unreadable("exe", why, why_size);
-		if (!match_patterns(&m->exe, "exe", facts->exe, why, why_size))
+		if (!match_patterns(&m->exe, "exe", facts->exe, why,
+				    why_size) ||
+		    !match_file(facts, MATCH_FACT_EXE_FILE, fetch, ctx, why,
+				why_size))
 			return false;
 	}
 	if (m->name.count) {
@@ -228,7 +277,9 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 		if (!match_need(facts, MATCH_FACT_PARENT_EXE, fetch, ctx))
 			return match_unreadable("parent_exe", why, why_size);
 		if (!match_patterns(&m->parent_exe, "parent_exe",
-				    facts->parent_exe, why, why_size))
+				    facts->parent_exe, why, why_size) ||
+		    !match_file(facts, MATCH_FACT_PARENT_EXE_FILE, fetch, ctx,
+				why, why_size))
 			return false;
 	}
 	/* Each matching key said "...; ": drop the last separator. */

@@ -19,6 +19,20 @@ enum match_fact {
 	MATCH_FACT_CREDS = 1 << 3,
 	MATCH_FACT_CGROUP = 1 << 4,
 	MATCH_FACT_PARENT_EXE = 1 << 5,
+	MATCH_FACT_EXE_FILE = 1 << 6,	     /* exe_file, after exe */
+	MATCH_FACT_PARENT_EXE_FILE = 1 << 7, /* parent_exe_file, after it */
+};
+
+/* The file a process runs, against the file its exe path names in the
+ * daemon's own mount namespace: the path is only a name, and the same name
+ * may be another file in another mount namespace or root. */
+enum match_file {
+	MATCH_FILE_SAME,     /* the same device and inode */
+	MATCH_FILE_REPLACED, /* deleted; the path's file now is on the same
+			      * filesystem with the same owner (an upgrade) */
+	MATCH_FILE_OTHER,    /* another file under the same name */
+	MATCH_FILE_DELETED,  /* deleted, and no older version of the path's */
+	MATCH_FILE_UNSEEN,   /* the path names no file the daemon can see */
 };
 
 #define MATCH_COMM_MAX	  16
@@ -39,7 +53,9 @@ struct facts {
 	gid_t groups[MATCH_GROUPS_MAX];
 	size_t group_count;
 	char cgroups[MATCH_CGROUP_MAX];
+	pid_t ppid; /* with parent_exe */
 	char parent_exe[PATH_MAX];
+	enum match_file exe_file, parent_exe_file;
 };
 
 /* Fills the facts named by the bits it is asked for; sets have or failed

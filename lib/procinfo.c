@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include "pattern.h"
 #include "procinfo.h"
 #include "util.h"
 
@@ -64,6 +67,81 @@ static int procinfo_exe(const char *procfs, pid_t pid, char *exe, size_t size)
 	if ((size_t)n > sizeof(deleted) - 1 &&
 	    strcmp(exe + n - (sizeof(deleted) - 1), deleted) == 0)
 		exe[n - (sizeof(deleted) - 1)] = '\0';
+	return 0;
+}
+
+/* What the file a process runs (running) is to the file its exe path names
+ * here (named, or NULL when the path names nothing the daemon can see). A
+ * binary deleted since the process started is still the program the path
+ * names when an upgrade replaced it: the file there now is on the same
+ * filesystem and has the same owner. Another filesystem (a tmpfs or an
+ * overlay in someone's mount namespace) or another owner is not an
+ * upgrade. */
+enum match_file procinfo_same_file(const struct stat *running,
+				   const struct stat *named)
+{
+	if (named && named->st_dev == running->st_dev &&
+	    named->st_ino == running->st_ino)
+		return MATCH_FILE_SAME;
+	if (running->st_nlink > 0)
+		return named ? MATCH_FILE_OTHER : MATCH_FILE_UNSEEN;
+	if (named && S_ISREG(named->st_mode) &&
+	    named->st_dev == running->st_dev &&
+	    named->st_uid == running->st_uid)
+		return MATCH_FILE_REPLACED;
+	return MATCH_FILE_DELETED;
+}
+
+/* The attributes the daemon has, without asking the filesystem for fresh
+ * ones: a FUSE server of the user's own, under the exe or under a path in
+ * the daemon's namespace, could otherwise keep the daemon waiting for an
+ * answer that never comes. */
+static int procinfo_statx(int dir, const char *path, int flags, struct stat *st)
+{
+	struct statx x;
+
+	if (statx(dir, path, flags | AT_STATX_DONT_SYNC,
+		  STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_INO,
+		  &x) < 0)
+		return -1;
+	*st = (struct stat){
+		.st_dev = makedev(x.stx_dev_major, x.stx_dev_minor),
+		.st_ino = x.stx_ino,
+		.st_nlink = x.stx_nlink,
+		.st_uid = x.stx_uid,
+		.st_mode = x.stx_mode,
+	};
+	return 0;
+}
+
+/* The file behind the exe link itself. The link is opened, not its text
+ * looked up: the text is a name, which here may be another file. */
+static int procinfo_exe_stat(const char *procfs, pid_t pid, struct stat *st)
+{
+	char path[64 + PATH_MAX];
+	int fd, status, saved;
+
+	snprintf(path, sizeof(path), "%s/%d/exe", procfs, (int)pid);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	status = procinfo_statx(fd, "", AT_EMPTY_PATH, st);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return status;
+}
+
+static int procinfo_exe_file(const char *procfs, pid_t pid, const char *exe,
+			     enum match_file *file)
+{
+	struct stat running, named;
+
+	if (procinfo_exe_stat(procfs, pid, &running) < 0)
+		return -1;
+	*file = procinfo_same_file(
+		&running,
+		procinfo_statx(AT_FDCWD, exe, 0, &named) == 0 ? &named : NULL);
 	return 0;
 }
 
@@ -259,10 +337,35 @@ int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 	return procinfo_stat(procfs, pid, tid, NULL, start);
 }
 
+static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
+{
+	if (procinfo_stat(pi->procfs, pi->pid, 0, &facts->ppid, NULL) < 0 ||
+	    facts->ppid <= 0)
+		return -1;
+	return procinfo_exe(pi->procfs, facts->ppid, facts->parent_exe,
+			    sizeof(facts->parent_exe));
+}
+
+/* The identity of the file behind an exe path already fetched. */
+static int procinfo_file(void *ctx, struct facts *facts, unsigned path_bit)
+{
+	const struct procinfo *pi = ctx;
+	bool parent = path_bit == MATCH_FACT_PARENT_EXE;
+
+	if (!((facts->have | facts->failed) & path_bit))
+		procinfo_fetch(ctx, path_bit, facts);
+	if (!(facts->have & path_bit))
+		return -1;
+	return parent ? procinfo_exe_file(pi->procfs, facts->ppid,
+					  facts->parent_exe,
+					  &facts->parent_exe_file)
+		      : procinfo_exe_file(pi->procfs, pi->pid, facts->exe,
+					  &facts->exe_file);
+}
+
 void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 {
 	const struct procinfo *pi = ctx;
-	pid_t ppid;
 	int status = 0;
 
 	if (wanted & MATCH_FACT_EXE)
@@ -280,13 +383,11 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 		status = procinfo_cgroups(pi->procfs, pi->pid, facts->cgroups,
 					  sizeof(facts->cgroups));
 	else if (wanted & MATCH_FACT_PARENT_EXE)
-		status = procinfo_stat(pi->procfs, pi->pid, 0, &ppid, NULL) <
-						 0 ||
-					 ppid <= 0
-				 ? -1
-				 : procinfo_exe(pi->procfs, ppid,
-						facts->parent_exe,
-						sizeof(facts->parent_exe));
+		status = procinfo_parent_exe(pi, facts);
+	else if (wanted & MATCH_FACT_EXE_FILE)
+		status = procinfo_file(ctx, facts, MATCH_FACT_EXE);
+	else if (wanted & MATCH_FACT_PARENT_EXE_FILE)
+		status = procinfo_file(ctx, facts, MATCH_FACT_PARENT_EXE);
 	else
 		return;
 	if (status < 0)
@@ -352,4 +453,83 @@ bool procinfo_zombie(const char *procfs, pid_t pid)
 		return false;
 	p = strrchr(stat, ')');
 	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+static bool procinfo_listed(const char *const *list, const char *path,
+			    bool globs)
+{
+	for (; list && *list; list++) {
+		if (globs ? pattern_match(*list, path)
+			  : strcmp(*list, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Root's own file: owned by root, and no one else may write it. */
+static bool procinfo_roots(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_uid == 0 &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The script an interpreter runs: its first argument that is no option
+ * ("python3 -Es /usr/sbin/tuned -l"). */
+static bool procinfo_runs_script(const char *procfs, pid_t pid,
+				 const char *const *scripts)
+{
+	char path[64 + PATH_MAX], args[MATCH_CMDLINE_MAX];
+	struct stat st;
+	size_t len, at;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", procfs, (int)pid);
+	if (procinfo_read(path, args, sizeof(args), &len) < 0)
+		return false;
+	for (at = strlen(args) + 1; at < len && args[at] == '-';)
+		at += strlen(args + at) + 1;
+	return at < len && procinfo_listed(scripts, args + at, false) &&
+	       procinfo_statx(AT_FDCWD, args + at, 0, &st) == 0 &&
+	       procinfo_roots(&st);
+}
+
+/* Whether the kernel refuses the daemon a process's exe (no ptrace access
+ * to it). */
+static bool procinfo_exe_denied(const char *procfs, pid_t pid)
+{
+	char path[64 + PATH_MAX], target[2];
+
+	snprintf(path, sizeof(path), "%s/%d/exe", procfs, (int)pid);
+	return readlink(path, target, sizeof(target)) < 0 && errno == EACCES;
+}
+
+/* A daemon run by root from its real binary: one that is the file the path
+ * names here, not a copy or a bind mount under the same name, nor a
+ * program that only took the daemon's process name. */
+bool procinfo_is_daemon(const char *procfs, pid_t pid,
+			const struct procinfo_daemon *daemon)
+{
+	struct procinfo pi = {procfs, pid};
+	struct facts facts;
+	struct stat running;
+
+	facts.have = facts.failed = 0;
+	procinfo_fetch(&pi, MATCH_FACT_CREDS, &facts);
+	if (!(facts.have & MATCH_FACT_CREDS) || facts.uid != 0)
+		return false;
+	/* A daemon without CAP_SYS_PTRACE cannot check root's binary; the
+	 * name then counts, since only root runs as root. */
+	procinfo_fetch(&pi, MATCH_FACT_EXE_FILE, &facts);
+	if (!(facts.have & MATCH_FACT_EXE_FILE))
+		return procinfo_exe_denied(procfs, pid);
+	if (facts.exe_file != MATCH_FILE_SAME &&
+	    facts.exe_file != MATCH_FILE_REPLACED)
+		return false;
+	if (procinfo_listed(daemon->exes, facts.exe, false))
+		return true;
+	/* A script's exe is its interpreter's, which runs any script: the
+	 * script must be the daemon's, and both root's own. */
+	return procinfo_listed(daemon->interpreters, facts.exe, true) &&
+	       procinfo_exe_stat(procfs, pid, &running) == 0 &&
+	       procinfo_roots(&running) &&
+	       procinfo_runs_script(procfs, pid, daemon->scripts);
 }

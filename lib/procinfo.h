@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "match.h"
@@ -13,6 +14,15 @@
 struct procinfo {
 	const char *procfs;
 	pid_t pid;
+};
+
+/* A daemon by its install paths (lists end with NULL): its binary at one
+ * of exes, or a script at one of scripts run by an interpreter whose path
+ * matches one of the globs in interpreters. */
+struct procinfo_daemon {
+	const char *const *exes;
+	const char *const *interpreters;
+	const char *const *scripts;
 };
 
 /* procinfo.c */
@@ -31,5 +41,9 @@ int procinfo_parse_creds(char *status, struct facts *facts);
 void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
 bool procinfo_zombie(const char *procfs, pid_t pid);
+enum match_file procinfo_same_file(const struct stat *running,
+				   const struct stat *named);
+bool procinfo_is_daemon(const char *procfs, pid_t pid,
+			const struct procinfo_daemon *daemon);
 
 #endif

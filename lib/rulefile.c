@@ -655,6 +655,30 @@ static bool rulefile_name_valid(const char *name)
 	return true;
 }
 
+/* An exe rule's grant goes to whoever runs that binary, with LD_PRELOAD,
+ * under ptrace or with any input: the file is the genuine one, the code
+ * it runs need not be. Realtime and system-wide power are too much to give
+ * every user who may run it. */
+static void rulefile_exe_alone(struct rulefile *rf, const struct rule *rule)
+{
+	const struct rule_match *m = &rule->match;
+	bool realtime = rules_realtime(rule), power = rules_has_power(rule);
+	const char *what = "holds power settings for";
+
+	if (!m->exe.count || m->user.count || m->group.count ||
+	    m->cgroup.count || (!realtime && !power))
+		return;
+	if (realtime)
+		what = power ? "grants realtime scheduling and power settings "
+			       "to"
+			     : "grants realtime scheduling to";
+	rulefile_warning(rf, rule->line,
+			 "rule '%s' %s every user who can run its exe (with "
+			 "LD_PRELOAD, under ptrace, with any input): add user, "
+			 "group or cgroup to the match",
+			 rule->name, what);
+}
+
 static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 			      struct rule *rule)
 {
@@ -682,6 +706,7 @@ static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 				 raises ? "matches on exe, user, group or "
 					  "cgroup"
 					: "raises nothing");
+	rulefile_exe_alone(rf, rule);
 }
 
 static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)

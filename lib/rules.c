@@ -154,6 +154,16 @@ bool rules_raises(const struct rule *rule)
 	       p->io_class == RULE_IO_CLASS_REALTIME || rules_has_power(rule);
 }
 
+/* Realtime CPU or I/O scheduling: the process can starve everyone else. */
+bool rules_realtime(const struct rule *rule)
+{
+	const struct rule_priority *p = &rule->priority;
+
+	return p->class == RULE_CLASS_REALTIME ||
+	       p->policy == RULE_POLICY_FIFO || p->policy == RULE_POLICY_RR ||
+	       p->io_class == RULE_IO_CLASS_REALTIME;
+}
+
 bool rules_places(const struct rule *rule)
 {
 	const struct rule_placement *p = &rule->placement;

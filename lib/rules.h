@@ -170,6 +170,7 @@ void rules_enum_list(enum rules_enum which, char *buf, size_t size);
 bool rules_raises(const struct rule *rule);
 bool rules_spoofable(const struct rule *rule);
 bool rules_has_power(const struct rule *rule);
+bool rules_realtime(const struct rule *rule);
 bool rules_places(const struct rule *rule);
 bool rules_have_placement(const struct rules *rules);
 void rules_print(const struct rules *rules, FILE *out);

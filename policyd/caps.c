@@ -46,11 +46,19 @@ bool caps_proc_hidden(const char *procfs)
 	return hidden;
 }
 
+/* The settings another power manager may own. */
+static bool caps_owned_power(const struct rule_power *p)
+{
+	return p->governor || p->epp || p->profile ||
+	       p->turbo != RULE_TURBO_UNSET;
+}
+
 /* CAP_SYS_NICE: nice, policy, I/O priority and affinity of other users'
  * processes. CAP_SYS_PTRACE: /proc/PID/exe of other users' processes (the
- * kernel asks for ptrace read access), and with a hidden /proc any look at
- * them. CAP_DAC_OVERRIDE: power settings when the daemon is not root (the
- * sysfs files are root's). */
+ * kernel asks for ptrace read access), power-profiles-daemon's and tuned's
+ * among them for the settings they own, and with a hidden /proc any look
+ * at them. CAP_DAC_OVERRIDE: power settings when the daemon is not root
+ * (the sysfs files are root's). */
 size_t caps_needed(const struct rules *rules, bool proc_hidden, bool base_power,
 		   cap_value_t *caps, size_t max)
 {
@@ -68,7 +76,7 @@ size_t caps_needed(const struct rules *rules, bool proc_hidden, bool base_power,
 		    p->io_level >= 0 || pl->cores || pl->has_cpus || pl->spread)
 			caps_add(caps, &count, max, CAP_SYS_NICE);
 		if (r->match.exe.count || r->match.parent_exe.count ||
-		    proc_hidden)
+		    proc_hidden || caps_owned_power(&r->power))
 			caps_add(caps, &count, max, CAP_SYS_PTRACE);
 		if (rules_has_power(r) && geteuid() != 0)
 			caps_add(caps, &count, max, CAP_DAC_OVERRIDE);

@@ -182,8 +182,31 @@ static void report_facts(struct procinfo *pi, struct facts *facts)
 	procinfo_fetch(pi,
 		       MATCH_FACT_EXE | MATCH_FACT_COMM | MATCH_FACT_CMDLINE |
 			       MATCH_FACT_CREDS | MATCH_FACT_CGROUP |
-			       MATCH_FACT_PARENT_EXE,
+			       MATCH_FACT_PARENT_EXE | MATCH_FACT_EXE_FILE,
 		       facts);
+}
+
+/* What the file the process runs is to its exe path: a JSON value (NULL
+ * when unread) or a note after the path. */
+static const char *report_exe_file(const struct facts *f, bool json)
+{
+	if (!(f->have & MATCH_FACT_EXE_FILE))
+		return json ? NULL : "";
+	switch (f->exe_file) {
+	case MATCH_FILE_SAME:
+		return json ? "same" : "";
+	case MATCH_FILE_REPLACED:
+		return json ? "replaced"
+			    : " (an older version, replaced since)";
+	case MATCH_FILE_OTHER:
+		return json ? "other" : " (another file than this path names)";
+	case MATCH_FILE_DELETED:
+		return json ? "deleted"
+			    : " (deleted, and no older version of this path)";
+	case MATCH_FILE_UNSEEN:
+		return json ? "unseen" : " (this path names no file here)";
+	}
+	return json ? NULL : "";
 }
 
 static const char *report_fact(const struct facts *f, unsigned bit,
@@ -454,6 +477,11 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			start);
 		proto_json_string(
 			out, report_fact(&facts, MATCH_FACT_EXE, facts.exe));
+		fprintf(out, ",\"exe_file\":");
+		if (report_exe_file(&facts, true))
+			proto_json_string(out, report_exe_file(&facts, true));
+		else
+			fprintf(out, "null");
 		fprintf(out, ",\"name\":");
 		proto_json_string(
 			out, report_fact(&facts, MATCH_FACT_COMM, facts.comm));
@@ -493,9 +521,10 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 		fprintf(out, "]}\n");
 	} else {
 		fprintf(out, "pid %d\n", (int)pid);
-		report_line(out, "exe",
-			    report_fact(&facts, MATCH_FACT_EXE, facts.exe),
+		fprintf(out, "  %-10s ", "exe");
+		report_text(out, report_fact(&facts, MATCH_FACT_EXE, facts.exe),
 			    sizeof(facts.exe));
+		fprintf(out, "%s\n", report_exe_file(&facts, false));
 		report_line(out, "name",
 			    report_fact(&facts, MATCH_FACT_COMM, facts.comm),
 			    sizeof(facts.comm));

@@ -130,6 +130,59 @@ static const struct match_case match_cases[] = {
 	 "name-late",
 	 0},
 	{"kernel thread", {.comm = "kworker/0:1"}, MATCH_FACT_EXE, NULL, 0},
+	{"exe is another file under the same name",
+	 {.exe = "/usr/bin/java",
+	  .exe_file = MATCH_FILE_OTHER,
+	  .comm = "java",
+	  .cmdline = "java Indexer"},
+	 0,
+	 NULL,
+	 0},
+	{"another file: a name rule may still match",
+	 {.exe = "/usr/bin/xz", .exe_file = MATCH_FILE_OTHER, .comm = "xz"},
+	 0,
+	 "name-late",
+	 0},
+	{"glob exe, another file",
+	 {.exe = "/usr/lib/gcc/x86_64-linux-gnu/12/cc1",
+	  .exe_file = MATCH_FILE_OTHER,
+	  .comm = "cc1"},
+	 0,
+	 NULL,
+	 0},
+	{"replaced by an upgrade",
+	 {.exe = "/usr/bin/xz", .exe_file = MATCH_FILE_REPLACED, .comm = "xz"},
+	 0,
+	 "xz",
+	 0},
+	{"deleted, no older version",
+	 {.exe = "/usr/bin/xz", .exe_file = MATCH_FILE_DELETED, .comm = "x"},
+	 0,
+	 NULL,
+	 0},
+	{"path names nothing here",
+	 {.exe = "/usr/bin/xz", .exe_file = MATCH_FILE_UNSEEN, .comm = "x"},
+	 0,
+	 NULL,
+	 0},
+	{"file unreadable",
+	 {.exe = "/usr/bin/xz", .comm = "x"},
+	 MATCH_FACT_EXE_FILE,
+	 NULL,
+	 0},
+	{"parent exe is another file",
+	 {.exe = "/usr/bin/dash",
+	  .comm = "sh",
+	  .parent_exe = "/usr/bin/make",
+	  .parent_exe_file = MATCH_FILE_OTHER},
+	 0,
+	 NULL,
+	 0},
+	{"no exe path matches: its file is not looked at",
+	 {.exe = "/usr/bin/true", .comm = "xz"},
+	 0,
+	 "name-late",
+	 MATCH_FACT_EXE_FILE | MATCH_FACT_PARENT_EXE_FILE},
 	{"nothing matches",
 	 {.exe = "/usr/bin/true", .comm = "true", .cgroups = "/\n"},
 	 0,
@@ -213,6 +266,57 @@ static void test_explanation(void **state)
 	assert_non_null(strstr(why, "uid 0 is '0'"));
 }
 
+struct why_case {
+	const char *name;
+	enum match_file file;
+	unsigned unreadable;
+	bool matches;
+	const char *why;
+};
+
+static const struct why_case why_cases[] = {
+	{"same file", MATCH_FILE_SAME, 0, true,
+	 "exe '/usr/bin/xz' matches '/usr/bin/xz'"},
+	{"replaced", MATCH_FILE_REPLACED, 0, true,
+	 "exe '/usr/bin/xz' matches '/usr/bin/xz'; the process runs an older "
+	 "version of it, replaced since"},
+	{"other", MATCH_FILE_OTHER, 0, false,
+	 "exe '/usr/bin/xz' matches '/usr/bin/xz'; but the process runs "
+	 "another file than /usr/bin/xz (a bind mount, an overlay, or another "
+	 "mount namespace or root)"},
+	{"deleted", MATCH_FILE_DELETED, 0, false,
+	 "but the process runs a deleted file that is no older version of "
+	 "/usr/bin/xz"},
+	{"unseen", MATCH_FILE_UNSEEN, 0, false,
+	 "but /usr/bin/xz names no file in the daemon's mount namespace"},
+	{"unreadable", MATCH_FILE_SAME, MATCH_FACT_EXE_FILE, false,
+	 "but the file the process runs could not be opened"},
+};
+
+/* What explain says of an exe whose path matched, for each verdict on its
+ * file. */
+static void test_why_file(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(why_cases) / sizeof(why_cases[0]); i++) {
+		const struct why_case *c = &why_cases[i];
+		struct fake fake = {
+			.truth = {.exe = "/usr/bin/xz", .exe_file = c->file},
+			.unreadable = c->unreadable,
+		};
+		struct facts facts = {0};
+		char why[512];
+		bool matched;
+
+		matched = match_rule(&test_rules.list[0], &facts, fake_fetch,
+				     &fake, why, sizeof(why));
+		if (matched != c->matches || !strstr(why, c->why))
+			fail_msg("%s: %s '%s', expected '%s'", c->name,
+				 matched ? "matched" : "did not match", why,
+				 c->why);
+	}
+}
+
 /* 20,000 rules keyed on exact exes: a lookup tries only its own. */
 static void test_large_index(void **state)
 {
@@ -241,7 +345,8 @@ static void test_large_index(void **state)
 	assert_int_equal(index.scan_count, 0);
 	rule = match_first(&index, &facts, fake_fetch, &fake);
 	assert_int_equal(rule, 19999);
-	assert_int_equal(fake.fetched & ~MATCH_FACT_EXE, 0);
+	assert_int_equal(fake.fetched & ~(MATCH_FACT_EXE | MATCH_FACT_EXE_FILE),
+			 0);
 	match_index_free(&index);
 	diag_free(&diag);
 	rules_free(&rules);
@@ -253,6 +358,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_index_shape),
 		cmocka_unit_test(test_explanation),
+		cmocka_unit_test(test_why_file),
 		cmocka_unit_test(test_large_index),
 	};
 

@@ -9,6 +9,7 @@
  * online files after their cpufreq policies'. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -594,15 +596,48 @@ static void test_failed_restore_kept(void **state_)
 	apply_power_close(&pw);
 }
 
+/* The real power-profiles-daemon at its install path: in a mount
+ * namespace of the test's own, where the path can be made. */
+static bool real_ppd(void)
+{
+	if (geteuid() != 0 || access("/usr/libexec", F_OK) < 0 ||
+	    unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("none", "/usr/libexec", "tmpfs", 0, "mode=0755") < 0)
+		return false;
+	run("cp /bin/true /usr/libexec/power-profiles-daemon");
+	return true;
+}
+
+/* A process of the fake /proc: its name, uid and exe link. */
+static void fake_process(int pid, const char *comm, unsigned uid,
+			 const char *exe)
+{
+	char rel[64], status[128];
+
+	run("mkdir -p %s/proc/%d && ln -s %s %s/proc/%d/exe", root, pid, exe,
+	    root, pid);
+	snprintf(rel, sizeof(rel), "proc/%d/comm", pid);
+	snprintf(status, sizeof(status), "%s\n", comm);
+	put(rel, status);
+	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
+	snprintf(status, sizeof(status),
+		 "Uid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n", uid, uid, uid,
+		 uid);
+	put(rel, status);
+}
+
 static void test_owner_refused(void **state_)
 {
 	struct rule_power a = want_of();
 	struct power pw;
 
 	(void)state_;
+	if (!real_ppd())
+		skip(); /* needs root for a mount namespace */
 	open_power(&pw);
-	run("mkdir -p %s/proc/42", root);
-	put("proc/42/comm", "power-profiles-\n");
+	fake_process(42, "power-profiles-", 0,
+		     "/usr/libexec/power-profiles-daemon");
 	a.profile = "performance";
 	a.governor = "performance";
 	set(&pw, &a, NULL);
@@ -612,6 +647,33 @@ static void test_owner_refused(void **state_)
 	set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
+}
+
+/* Programs that only took the managers' names: a copy of another program
+ * run by root as "tuned", the real daemon's binary run by a user. The
+ * daemon keeps its settings. */
+static void test_owner_look_alike(void **state_)
+{
+	struct rule_power a = want_of();
+	char *copy = xasprintf("%s/tuned", root);
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	run("cp /bin/true %s", copy);
+	fake_process(42, "tuned", 0, copy);
+	fake_process(43, "power-profiles-", 1000,
+		     "/usr/libexec/power-profiles-daemon");
+	a.profile = "performance";
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	assert_string_equal(get("sys/firmware/acpi/platform_profile"),
+			    "performance");
+	assert_string_equal(get(GOV(1)), "performance");
+	set(&pw, NULL, NULL);
+	assert_originals();
+	apply_power_close(&pw);
+	free(copy);
 }
 
 static int crash_after;
@@ -1010,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_journal_unknown_line),
 		cmocka_unit_test(test_release_order),
 		cmocka_unit_test(test_replay_order),
+		cmocka_unit_test(test_owner_look_alike),
 		cmocka_unit_test(test_crash_at_each_step),
 	};
 

@@ -1,6 +1,7 @@
 /* /proc facts, read from a fake /proc tree with hostile contents: a name
  * holding ") (" and a newline, arguments with empty ones, a replaced
- * binary, cgroup v1 and v2 lines, a cut-off stat. */
+ * binary, cgroup v1 and v2 lines, a cut-off stat; the file behind an exe
+ * link against the file its path names; daemons known by their binaries. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,10 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "unit.h"
 
 #include "procinfo.h"
 #include "util.h"
@@ -47,6 +55,47 @@ static void link_to(const char *rel, const char *target)
 
 #define PUT(rel, literal) put(rel, literal, sizeof(literal) - 1)
 
+/* A file of the tree, made by the test: root's when the test runs as
+ * root. */
+static void file(const char *rel, mode_t mode)
+{
+	char *path = xasprintf("%s/%s", root, rel);
+
+	put(rel, "x", 1);
+	assert_int_equal(chmod(path, mode), 0);
+	free(path);
+}
+
+static void link_in(const char *rel, const char *target)
+{
+	char *path = xasprintf("%s/%s", root, target);
+
+	link_to(rel, path);
+	free(path);
+}
+
+static void process(const char *pid, unsigned uid, const char *exe,
+		    const char *args, size_t args_len)
+{
+	char *rel = xasprintf("%s/status", pid);
+	char *status = xasprintf("Name:\tx\nUid:\t%u\t%u\t%u\t%u\nGid:\t0\t0"
+				 "\t0\t0\n",
+				 uid, uid, uid, uid);
+
+	dir(pid);
+	put(rel, status, strlen(status));
+	free(rel);
+	free(status);
+	rel = xasprintf("%s/exe", pid);
+	link_in(rel, exe);
+	free(rel);
+	rel = xasprintf("%s/cmdline", pid);
+	put(rel, args, args_len);
+	free(rel);
+}
+
+#define ARGS(literal) literal, sizeof(literal) - 1
+
 static int setup(void **state)
 {
 	(void)state;
@@ -72,6 +121,15 @@ static int setup(void **state)
 	link_to("4242/exe", "/opt/app/bin/server (deleted)");
 	link_to("1/exe", "/usr/lib/systemd/systemd");
 	PUT("77/stat", "77 (short) S 1 77\n");
+	dir("bin");
+	file("bin/app", 0755);
+	file("bin/parent", 0755);
+	dir("5");
+	link_in("5/exe", "bin/app");
+	PUT("5/stat", "5 (app) S 6 5 5 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 "
+		      "0 777 1000 10 1\n");
+	dir("6");
+	link_in("6/exe", "bin/parent");
 	return 0;
 }
 
@@ -144,9 +202,9 @@ static void test_threads_and_pids(void **state)
 	assert_int_equal(procinfo_threads(root, 4242, &ids, &count), 0);
 	assert_int_equal(count, 2);
 	free(ids);
-	/* "self-ish" is not a number. */
+	/* "self-ish" and "bin" are not numbers. */
 	assert_int_equal(procinfo_pids(root, &ids, &count), 0);
-	assert_int_equal(count, 3);
+	assert_int_equal(count, 5);
 	free(ids);
 }
 
@@ -171,6 +229,186 @@ static void test_cgroups_bounded(void **state)
 	assert_string_equal(out, "/one\n/two\n");
 }
 
+/* The file a process runs against the file its path names here. */
+struct file_case {
+	const char *name;
+	struct stat running, named;
+	bool named_exists;
+	enum match_file expected;
+};
+
+#define REG(dev, ino, uid, links)                                              \
+	{                                                                      \
+		.st_dev = (dev), .st_ino = (ino), .st_uid = (uid),             \
+		.st_nlink = (links), .st_mode = S_IFREG | 0755                 \
+	}
+
+static const struct file_case file_cases[] = {
+	{"same device and inode", REG(8, 100, 0, 1), REG(8, 100, 0, 1), true,
+	 MATCH_FILE_SAME},
+	{"same inode, other device: a bind mount of another filesystem",
+	 REG(9, 100, 0, 1), REG(8, 100, 0, 1), true, MATCH_FILE_OTHER},
+	{"other inode: a copy under the same name", REG(8, 101, 0, 1),
+	 REG(8, 100, 0, 1), true, MATCH_FILE_OTHER},
+	{"the path names nothing here",
+	 REG(8, 100, 0, 1),
+	 {0},
+	 false,
+	 MATCH_FILE_UNSEEN},
+	{"deleted, replaced on its filesystem by its owner", REG(8, 100, 0, 0),
+	 REG(8, 200, 0, 1), true, MATCH_FILE_REPLACED},
+	{"deleted, the path's file on another filesystem", REG(40, 100, 0, 0),
+	 REG(8, 200, 0, 1), true, MATCH_FILE_DELETED},
+	{"deleted, the path's file another owner's", REG(8, 100, 1000, 0),
+	 REG(8, 200, 0, 1), true, MATCH_FILE_DELETED},
+	{"deleted, nothing at the path now",
+	 REG(8, 100, 0, 0),
+	 {0},
+	 false,
+	 MATCH_FILE_DELETED},
+	{"deleted, a directory at the path now",
+	 REG(8, 100, 0, 0),
+	 {.st_dev = 8, .st_ino = 5, .st_nlink = 2, .st_mode = S_IFDIR | 0755},
+	 true,
+	 MATCH_FILE_DELETED},
+};
+
+static void test_file_case(void **state)
+{
+	const struct file_case *c = *state;
+
+	assert_int_equal(procinfo_same_file(&c->running,
+					    c->named_exists ? &c->named : NULL),
+			 c->expected);
+}
+
+/* The link is opened: in the fake tree it leads to the tree's file, which
+ * is the file its text names. */
+static void test_exe_file(void **state)
+{
+	struct procinfo pi = {root, 5};
+	struct facts f = {0};
+
+	(void)state;
+	procinfo_fetch(&pi, MATCH_FACT_EXE_FILE | MATCH_FACT_PARENT_EXE_FILE,
+		       &f);
+	assert_int_equal(f.failed, 0);
+	assert_true(f.have & MATCH_FACT_EXE);
+	assert_int_equal(f.exe_file, MATCH_FILE_SAME);
+	assert_int_equal(f.ppid, 6);
+	assert_int_equal(f.parent_exe_file, MATCH_FILE_SAME);
+	/* A link to nothing: the file cannot be opened, the path still
+	 * reads. */
+	pi.pid = 4242;
+	f = (struct facts){0};
+	procinfo_fetch(&pi, MATCH_FACT_EXE | MATCH_FACT_EXE_FILE, &f);
+	assert_int_equal(f.have, MATCH_FACT_EXE);
+	assert_int_equal(f.failed, MATCH_FACT_EXE_FILE);
+}
+
+/* power-profiles-daemon (a binary) and tuned (a Python script) by their
+ * install paths, here in the tree, against look-alikes. */
+static void test_daemons(void **state)
+{
+	char *ppd = xasprintf("%s/usr/libexec/ppd", root);
+	char *python = xasprintf("%s/usr/bin/python3*", root);
+	char *tuned = xasprintf("%s/usr/sbin/tuned", root);
+	char *loose = xasprintf("%s/usr/sbin/loose", root);
+	const char *const exes[] = {ppd, NULL};
+	const char *const interpreters[] = {python, NULL};
+	const char *const scripts[] = {tuned, loose, NULL};
+	const struct procinfo_daemon binary = {.exes = exes};
+	const struct procinfo_daemon script = {.interpreters = interpreters,
+					       .scripts = scripts};
+	char args[512];
+	size_t len;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* the files must be root's */
+	dir("usr");
+	dir("usr/libexec");
+	dir("usr/bin");
+	dir("usr/sbin");
+	file("usr/libexec/ppd", 0755);
+	file("usr/bin/python3.11", 0755);
+	file("usr/sbin/tuned", 0644);
+	file("usr/sbin/loose", 0666);
+	process("10", 0, "usr/libexec/ppd", ARGS("ppd\0"));
+	process("11", 1000, "usr/libexec/ppd", ARGS("ppd\0"));
+	process("12", 0, "bin/app", ARGS("tuned\0"));
+	assert_true(procinfo_is_daemon(root, 10, &binary));
+	assert_false(procinfo_is_daemon(root, 11, &binary)); /* not root */
+	assert_false(procinfo_is_daemon(root, 12, &binary)); /* a copy */
+	assert_false(procinfo_is_daemon(root, 10, &script));
+	len = (size_t)snprintf(args, sizeof(args),
+			       "/usr/bin/python3%c-Es%c%s%c-l", 0, 0, tuned,
+			       0) +
+	      1;
+	process("20", 0, "usr/bin/python3.11", args, len);
+	process("21", 1000, "usr/bin/python3.11", args, len);
+	process("22", 0, "bin/app", args, len);
+	assert_true(procinfo_is_daemon(root, 20, &script));
+	assert_false(procinfo_is_daemon(root, 21, &script)); /* not root */
+	assert_false(procinfo_is_daemon(root, 22, &script)); /* no python */
+	len = (size_t)snprintf(args, sizeof(args), "python3%c%s", 0, loose) + 1;
+	process("23", 0, "usr/bin/python3.11", args, len);
+	assert_false(procinfo_is_daemon(root, 23, &script)); /* anyone's */
+	len = (size_t)snprintf(args, sizeof(args), "python3%c-c%cimport x%c%s",
+			       0, 0, 0, tuned) +
+	      1;
+	process("24", 0, "usr/bin/python3.11", args, len);
+	assert_false(procinfo_is_daemon(root, 24, &script)); /* not its */
+	process("25", 0, "usr/bin/python3.11", ARGS("python3\0-Es\0"));
+	assert_false(procinfo_is_daemon(root, 25, &script)); /* no script */
+	assert_false(procinfo_is_daemon(root, 99, &script)); /* gone */
+	free(ppd);
+	free(python);
+	free(tuned);
+	free(loose);
+}
+
+/* Without CAP_SYS_PTRACE the daemon may not read root's exe: root and the
+ * name then count, since no user runs as root. With it, the binary
+ * decides: this test's own is no Python. */
+static void test_daemon_unreadable(void **state)
+{
+	static const char *const interpreters[] = {"/usr/bin/python3*", NULL};
+	static const char *const scripts[] = {"/usr/sbin/tuned", NULL};
+	const struct procinfo_daemon tuned = {.interpreters = interpreters,
+					      .scripts = scripts};
+	struct __user_cap_header_struct header = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct none[2] = {{0}};
+	pid_t named, checker;
+	int status;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	named = fork();
+	assert_true(named >= 0);
+	if (named == 0) {
+		prctl(PR_SET_NAME, "tuned");
+		pause();
+		_exit(0);
+	}
+	assert_false(procinfo_is_daemon("/proc", named, &tuned));
+	checker = fork();
+	assert_true(checker >= 0);
+	if (checker == 0) {
+		if (syscall(SYS_capset, &header, none) < 0)
+			_exit(2);
+		_exit(procinfo_is_daemon("/proc", named, &tuned) ? 0 : 1);
+	}
+	assert_int_equal(waitpid(checker, &status, 0), checker);
+	kill(named, SIGKILL);
+	waitpid(named, NULL, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,7 +418,11 @@ int main(void)
 		cmocka_unit_test(test_threads_and_pids),
 		cmocka_unit_test(test_bad_status),
 		cmocka_unit_test(test_cgroups_bounded),
+		cmocka_unit_test(test_exe_file),
+		cmocka_unit_test(test_daemons),
+		cmocka_unit_test(test_daemon_unreadable),
 	};
 
-	return cmocka_run_group_tests_name("procinfo", tests, setup, teardown);
+	return unit_run("procinfo", UNIT_TABLE(file_cases, test_file_case),
+			UNIT_TESTS(tests), setup, teardown);
 }
