@@ -76,21 +76,25 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS_ALL = $(CPPFLAGS) -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
 	-DCONF_DEFAULT_PATH='"$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf"' \
 	-DCONF_DEFAULT_RULES_DIRS='"$(DATADIR)/cpupolicy/rules.d:$(SYSCONFDIR)/cpupolicy/rules.d"' \
-	-Ilib $(PKG_CFLAGS)
+	-Ilib -Ilib/$(OS) $(PKG_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS_ALL = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS)
 
-LIB_SRC := $(wildcard lib/*.c)
-CTL_SRC := $(wildcard ctl/*.c)
-POLICYD_SRC := $(wildcard policyd/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c)
+# The portable core in lib/, policyd/ and ctl/; what calls the system in
+# their $(OS)/ folders, behind lib/os.h (linux here, windows in
+# windows.mk). Unit tests of a backend's own parts are in tests/unit/$(OS)/.
+OS := linux
+LIB_SRC := $(wildcard lib/*.c lib/$(OS)/*.c)
+CTL_SRC := $(wildcard ctl/*.c ctl/$(OS)/*.c)
+POLICYD_SRC := $(wildcard policyd/*.c policyd/$(OS)/*.c)
+UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/$(OS)/test_*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
 POLICYD_OBJ := $(POLICYD_SRC:%.c=$(BUILD)/%.o)
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_BIN := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(UNIT_SRC)))
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 	$(wildcard tests/helpers/*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
@@ -136,18 +140,23 @@ $(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
 # Every unit test links the one main helper, tests/unit/unit.c.
 UNIT_MAIN := $(BUILD)/tests/unit/unit.o
 .SECONDARY: $(UNIT_MAIN)
+UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
+	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_MAIN) $(LIBCP) \
+	$(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
-	$(Q)$(CC) $(CPPFLAGS_ALL) -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
-		$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_MAIN) $(LIBCP) \
-		$(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
+	$(UNIT_LINK)
+$(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(LIBCP)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(UNIT_LINK)
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
 FUZZ_CC := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/$(OS)/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) \
@@ -223,7 +232,8 @@ bench: deps
 		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
 		$(BUILD)/helpers/worker $(BENCH_STARTS)
 
-FORMAT_SRC = $(wildcard lib/*.[ch] ctl/*.[ch] policyd/*.[ch] tests/*/*.[ch])
+FORMAT_SRC = $(wildcard lib/*.[ch] lib/*/*.[ch] ctl/*.[ch] ctl/*/*.[ch] \
+	policyd/*.[ch] policyd/*/*.[ch] tests/*/*.[ch] tests/unit/*/*.[ch])
 format:
 	clang-format -i $(FORMAT_SRC)
 

@@ -14,7 +14,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "proto.h"
-#include "procinfo.h"
+#include "os.h"
 #include "util.h"
 
 /* The socket named with -S, else the config's. */

@@ -32,7 +32,7 @@
 #include "log.h"
 #include "place.h"
 #include "prio.h"
-#include "procinfo.h"
+#include "linux.h"
 #include "procstat.h"
 #include "proto.h"
 #include "rules.h"
@@ -342,7 +342,7 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 				       (int)sysconf(_SC_NPROCESSORS_CONF) - 1);
 	if (apply_place_read_list(online, in->online) < 0)
 		hwloc_bitmap_copy(in->online, in->present);
-	if (apply_place_read(0, in->affinity) < 0) {
+	if (apply_place_read(0, 0, in->affinity) != OS_OK) {
 		hwloc_bitmap_free(in->affinity);
 		in->affinity = NULL;
 	}
@@ -874,10 +874,10 @@ static int saturate_policy_setup(void *ctx)
 
 	if (prio_target_empty(&b->prio))
 		return 0;
-	if (apply_prio_read(0, &now) < 0)
+	if (apply_prio_read(0, 0, &now) != OS_OK)
 		return -1;
 	prio_expected(&b->prio, &now, &wanted);
-	return apply_prio_write(0, &now, &wanted);
+	return apply_prio_write(0, 0, &now, &wanted) == OS_OK ? 0 : -1;
 }
 
 static int saturate_policy_thread(void *ctx, pthread_t thread, unsigned index)

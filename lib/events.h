@@ -1,6 +1,7 @@
-/* Process events from the kernel (the netlink proc connector): exec, new
- * threads, renames and id changes, exits. Lost events are reported as an
- * overflow, for the caller to rescan. */
+/* Process events from the system (on Linux the netlink proc connector):
+ * exec, forks and new threads, renames and id changes, exits. Lost events
+ * are reported as an overflow, for the caller to rescan. Part of the
+ * seam: each backend implements it (lib/OS/events.c). */
 #ifndef CPUPOLICY_EVENTS_H
 #define CPUPOLICY_EVENTS_H
 
@@ -45,16 +46,6 @@ struct events {
 	unsigned long long received, overflows;
 };
 
-/* What decides whether the kernel serves process events to a listener:
- * read by events_env_read, explained by events_refusal. */
-struct events_env {
-	int kernel_major, kernel_minor;
-	bool cap_net_admin;  /* in the effective set */
-	bool initial_pid_ns; /* the kernel serves only the initial ones */
-	bool initial_user_ns;
-	int error; /* errno of the failed open or subscription */
-};
-
 /* events.c */
 int events_open(struct events *ev, unsigned buffer_kb);
 int events_adopt(struct events *ev, int fd, unsigned buffer_kb);
@@ -63,7 +54,6 @@ int events_read(struct events *ev, events_fn fn, void *ctx);
 int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
 		 struct events_acks *acks);
 int events_want(struct events *ev, unsigned wanted);
-void events_env_read(struct events_env *env, int error);
-void events_refusal(const struct events_env *env, char *buf, size_t size);
+void events_why_not(int error, char *buf, size_t size);
 
 #endif

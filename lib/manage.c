@@ -2,31 +2,26 @@
  * its threads, and the reactions to process events, rescans and reloads.
  *
  * Identity: a pid is only a name. A process is matched on facts read
- * cheaply; only when a rule matches is it pinned with a pidfd, its facts
- * read again and matched again, and the pidfd checked after applying: a
- * process that died meanwhile may have lent its pid to another, whose
+ * cheaply; only when a rule matches is it pinned (a pidfd, a handle), its
+ * facts read again and matched again, and the pin checked after applying:
+ * a process that died meanwhile may have lent its pid to another, whose
  * threads then get back what they had. Threads are checked to still
- * belong to their process (tgkill with signal 0) around each write.
+ * belong to their process around each write. Everything that asks the
+ * system goes through os.h.
  *
  * A raise never outlives its match: what a thread would have without the
  * rule is kept as its original, also for threads created after the match
  * (which inherit the rule's values from their creator) and for children
  * the process forks (followed until their exec: one that runs a program
  * no rule matches gets the original back). */
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "manage.h"
-#include "procinfo.h"
+#include "os.h"
 #include "util.h"
 
 void manage_init(struct manage *m, const struct manage_options *options,
@@ -97,52 +92,11 @@ const struct manage_proc *manage_find(const struct manage *m, pid_t pid)
 	return pidmap_get(&m->procs, pid);
 }
 
-/* Does tid (still) belong to pid? EPERM: it does, we may not signal it. */
-static bool manage_tid_in(pid_t pid, pid_t tid)
+/* A write the kernel refused for good for this thread, not for now: tried
+ * once; anything else is tried again at the next rescan. */
+static bool manage_permanent(enum os_status status)
 {
-	return syscall(SYS_tgkill, pid, tid, 0) == 0 || errno == EPERM;
-}
-
-static bool manage_task_exists(pid_t tid)
-{
-	return kill(tid, 0) == 0 || errno == EPERM;
-}
-
-static bool manage_gone(int error)
-{
-	return error == ESRCH || error == ENOENT;
-}
-
-/* A write the kernel refused for good for this thread, not for now:
- * EPERM (a limit, a cgroup without realtime time, a security module) and
- * EINVAL (a value it does not take here, such as CPUs outside the cpuset)
- * are tried once; anything else (EAGAIN, EBUSY, ENOMEM, EINTR) again at
- * the next rescan. */
-static bool manage_permanent(int error)
-{
-	return error == EPERM || error == EACCES || error == EINVAL;
-}
-
-static bool manage_pidfd_exited(int pidfd)
-{
-	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-
-	return poll(&pfd, 1, 0) > 0;
-}
-
-/* The whole process ended (all its threads), not only its main thread: a
- * pidfd of the process becomes readable then, and cannot be opened once
- * the process is reaped. */
-static bool manage_process_ended(pid_t pid)
-{
-	int pidfd = pidfd_open(pid, 0);
-	bool ended;
-
-	if (pidfd < 0)
-		return errno == ESRCH;
-	ended = manage_pidfd_exited(pidfd);
-	close(pidfd);
-	return ended;
+	return status == OS_DENIED || status == OS_UNSUPPORTED;
 }
 
 /* Threads of a process, found in O(1) by tid. */
@@ -213,16 +167,16 @@ static bool manage_respect(struct manage *m, struct manage_proc *p,
  * good is said once per thread and not tried again; anything else is said
  * and tried again at the next rescan. */
 static void manage_failed(struct manage *m, struct manage_proc *p,
-			  struct manage_thread *t, bool *failed,
-			  const char *what)
+			  struct manage_thread *t, enum os_status status,
+			  bool *failed, const char *what)
 {
-	if (manage_gone(errno)) {
+	if (status == OS_GONE) {
 		log_debug("pid %d tid %d exited while %s was applied",
 			  (int)p->pid, (int)t->tid, what);
 		return;
 	}
 	m->counters.failures++;
-	if (!manage_permanent(errno)) {
+	if (!manage_permanent(status)) {
 		log_warn("pid %d tid %d (%s): cannot set %s of rule %s now "
 			 "(tried again at the next rescan)",
 			 (int)p->pid, (int)t->tid, p->exe, what, p->rule->name);
@@ -244,13 +198,14 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 			     struct manage_thread *t)
 {
 	struct prio_state now, wanted;
+	enum os_status os;
 	int status = 0;
 
 	if (t->left_alone || t->prio_failed ||
 	    (prio_target_empty(&p->prio) && !t->prio_done))
 		return 0;
-	if (apply_prio_read(t->tid, &now) < 0) {
-		manage_failed(m, p, t, &t->prio_failed, "priority");
+	if ((os = apply_prio_read(p->pid, t->tid, &now)) != OS_OK) {
+		manage_failed(m, p, t, os, &t->prio_failed, "priority");
 		return -1;
 	}
 	if (t->prio_done && !prio_state_equal(&now, &t->applied) &&
@@ -264,13 +219,13 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	t->applied = now;
 	if (prio_state_equal(&now, &wanted) || m->options.dry_run)
 		return 0;
-	if (apply_prio_write(t->tid, &now, &wanted) < 0) {
-		manage_failed(m, p, t, &t->prio_failed, "priority");
+	if ((os = apply_prio_write(p->pid, t->tid, &now, &wanted)) != OS_OK) {
+		manage_failed(m, p, t, os, &t->prio_failed, "priority");
 		status = -1;
 	} else {
 		status = 1;
 	}
-	if (apply_prio_read(t->tid, &now) == 0)
+	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK)
 		t->applied = now;
 	return status;
 }
@@ -280,15 +235,12 @@ static hwloc_bitmap_t manage_allowed(struct manage *m, pid_t pid)
 {
 	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(),
 		       online = hwloc_bitmap_alloc();
-	char *path =
-		xasprintf("%s/devices/system/cpu/online", m->options.sysfs);
 
 	if (apply_place_allowed(m->options.procfs, m->options.sysfs, pid,
 				allowed) < 0)
 		hwloc_bitmap_copy(allowed, m->topology->all);
-	if (apply_place_read_list(path, online) == 0)
+	if (apply_place_online(m->options.sysfs, online) == 0)
 		hwloc_bitmap_and(allowed, allowed, online);
-	free(path);
 	hwloc_bitmap_free(online);
 	return allowed;
 }
@@ -327,14 +279,15 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 {
 	hwloc_const_bitmap_t wanted;
 	hwloc_bitmap_t now;
+	enum os_status os;
 	int status = 0;
 
 	if (t->left_alone || t->place_failed ||
 	    (!p->place.active && !t->place_done))
 		return 0;
 	now = hwloc_bitmap_alloc();
-	if (apply_place_read(t->tid, now) < 0) {
-		manage_failed(m, p, t, &t->place_failed, "placement");
+	if ((os = apply_place_read(p->pid, t->tid, now)) != OS_OK) {
+		manage_failed(m, p, t, os, &t->place_failed, "placement");
 		hwloc_bitmap_free(now);
 		return -1;
 	}
@@ -353,8 +306,9 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 		manage_set_mask(&t->applied_mask, now);
 	if (wanted && !hwloc_bitmap_isequal(now, wanted) &&
 	    !m->options.dry_run) {
-		if (apply_place_write(t->tid, wanted) < 0) {
-			manage_failed(m, p, t, &t->place_failed, "placement");
+		if ((os = apply_place_write(p->pid, t->tid, wanted)) != OS_OK) {
+			manage_failed(m, p, t, os, &t->place_failed,
+				      "placement");
 			status = -1;
 		} else {
 			manage_set_mask(&t->applied_mask, wanted);
@@ -376,17 +330,17 @@ static void manage_restore_thread(struct manage *m, struct manage_proc *p,
 	if (m->options.dry_run)
 		return;
 	if (t->prio_done && !t->left_alone &&
-	    apply_prio_read(t->tid, &now) == 0) {
+	    apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
 		prio_state_unwind(&now, &t->applied, &t->original, &back);
 		if (!prio_state_equal(&now, &back))
-			apply_prio_write(t->tid, &now, &back);
+			apply_prio_write(p->pid, t->tid, &now, &back);
 	}
 	if (t->place_done && !t->left_alone && t->original_mask &&
 	    t->applied_mask) {
 		mask = hwloc_bitmap_alloc();
-		if (apply_place_read(t->tid, mask) == 0 &&
+		if (apply_place_read(p->pid, t->tid, mask) == OS_OK &&
 		    manage_mask_holds(m, p, mask, t->applied_mask))
-			apply_place_write(t->tid, t->original_mask);
+			apply_place_write(p->pid, t->tid, t->original_mask);
 		hwloc_bitmap_free(mask);
 	}
 }
@@ -403,7 +357,7 @@ static void manage_thread_original(struct manage_proc *p,
 	struct prio_state now;
 	hwloc_bitmap_t mask;
 
-	if (apply_prio_read(t->tid, &now) == 0) {
+	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
 		t->original = now;
 		if (created_since && creator && creator->prio_done)
 			prio_state_unwind(&now, &creator->applied,
@@ -414,7 +368,7 @@ static void manage_thread_original(struct manage_proc *p,
 		t->inherited = !prio_state_equal(&now, &t->original);
 	}
 	mask = hwloc_bitmap_alloc();
-	if (apply_place_read(t->tid, mask) < 0) {
+	if (apply_place_read(p->pid, t->tid, mask) != OS_OK) {
 		hwloc_bitmap_free(mask);
 		return;
 	}
@@ -437,14 +391,14 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 	int prio, place;
 
 	if (!t) {
-		if (!manage_tid_in(p->pid, tid) ||
+		if (!procinfo_thread_in(p->pid, tid) ||
 		    !(t = manage_thread_add(p, tid)))
 			return;
 		manage_thread_original(
 			p, t, creator ? manage_thread_find(p, creator) : NULL,
 			created_since);
 	}
-	if (!manage_tid_in(p->pid, tid)) {
+	if (!procinfo_thread_in(p->pid, tid)) {
 		manage_thread_remove(p, tid);
 		return;
 	}
@@ -456,9 +410,9 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 	(*written)++;
 	/* Gone during the writes: its tid may now name another task, which
 	 * must not keep our settings. */
-	if (manage_tid_in(p->pid, tid))
+	if (procinfo_thread_in(p->pid, tid))
 		return;
-	if (manage_task_exists(tid)) {
+	if (procinfo_task_exists(tid)) {
 		m->counters.pid_reuse++;
 		log_warnx("tid %d was reused while rule %s was applied: "
 			  "restored",
@@ -647,7 +601,7 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 	return h;
 }
 
-/* Match again on facts read after the pidfd pinned the process, and apply.
+/* Match again on facts read after the pin held the process, and apply.
  * Returns the record, or NULL when the process went away. */
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p)
@@ -660,15 +614,15 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	struct manage_heir *heir;
 	size_t written;
 	bool changed, fresh;
-	int pidfd = pidfd_open(pid, 0);
+	struct procinfo_pin pin;
 
 	facts.have = facts.failed = 0;
-	if (pidfd < 0)
+	if (procinfo_pin(pid, &pin) != OS_OK)
 		return NULL;
 	if (match_first(&m->index, &facts, procinfo_fetch, &pi) != rule ||
 	    procinfo_start_time(m->options.procfs, pid, 0, &start) < 0 ||
-	    manage_pidfd_exited(pidfd)) {
-		close(pidfd);
+	    procinfo_pin_ended(&pin)) {
+		procinfo_unpin(&pin);
 		return NULL;
 	}
 	/* A record of an earlier process that had this pid (its exit event
@@ -698,7 +652,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	/* Threads of a process seen for the first time existed before the
 	 * rule, but for a child whose values came from its parent's rule. */
 	written = manage_apply_all(m, p, !fresh || p->have_prio);
-	if (manage_pidfd_exited(pidfd)) {
+	if (procinfo_pin_ended(&pin)) {
 		unsigned long long now;
 
 		if (procinfo_start_time(m->options.procfs, pid, 0, &now) == 0 &&
@@ -714,10 +668,10 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				  (int)pid, p->rule->name);
 			manage_forget(m, pid, false);
 		}
-		close(pidfd);
+		procinfo_unpin(&pin);
 		return NULL;
 	}
-	close(pidfd);
+	procinfo_unpin(&pin);
 	if (changed || p->holds_power != rules_has_power(p->rule))
 		manage_hold(m, p, rules_has_power(p->rule));
 	if (changed || written)
@@ -741,18 +695,20 @@ static void manage_heir_restore(struct manage *m, pid_t pid,
 		struct prio_state now, back;
 		hwloc_bitmap_t mask = hwloc_bitmap_alloc();
 
-		if (h->have_prio && apply_prio_read(tids[i], &now) == 0) {
+		if (h->have_prio &&
+		    apply_prio_read(pid, tids[i], &now) == OS_OK) {
 			prio_state_unwind(&now, &h->inherited, &h->original,
 					  &back);
 			if (!prio_state_equal(&now, &back) &&
-			    apply_prio_write(tids[i], &now, &back) == 0)
+			    apply_prio_write(pid, tids[i], &now, &back) ==
+				    OS_OK)
 				written++;
 		}
 		if (h->inherited_mask && h->original_mask &&
-		    apply_place_read(tids[i], mask) == 0 &&
+		    apply_place_read(pid, tids[i], mask) == OS_OK &&
 		    hwloc_bitmap_isequal(mask, h->inherited_mask) &&
 		    !hwloc_bitmap_isequal(mask, h->original_mask) &&
-		    apply_place_write(tids[i], h->original_mask) == 0)
+		    apply_place_write(pid, tids[i], h->original_mask) == OS_OK)
 			written++;
 		hwloc_bitmap_free(mask);
 	}
@@ -914,7 +870,7 @@ void manage_exit(struct manage *m, pid_t pid, pid_t tid)
 		m->counters.exits++;
 		p->leader_exited = true;
 	}
-	if (p->leader_exited && manage_process_ended(pid))
+	if (p->leader_exited && procinfo_ended(pid))
 		manage_forget(m, pid, false);
 }
 
@@ -965,9 +921,8 @@ void manage_rescan(struct manage *m)
 		    0)
 			continue;
 		pidmap_put(&seen, pids[i], (void *)(uintptr_t)start);
-		if (p &&
-		    (p->start_time != start ||
-		     (p->leader_exited && manage_process_ended(pids[i])))) {
+		if (p && (p->start_time != start ||
+			  (p->leader_exited && procinfo_ended(pids[i])))) {
 			manage_forget(m, pids[i], false);
 			p = NULL;
 		}

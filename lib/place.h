@@ -1,6 +1,6 @@
 /* Placement: which CPUs a matched process's threads get. The topology
  * (NUMA nodes, packages, CPU kinds) comes from hwloc; planning is pure and
- * OS-neutral, the applier (apply_place.c) sets thread affinity on Linux. */
+ * OS-neutral; the appliers are behind os.h. */
 #ifndef CPUPOLICY_PLACE_H
 #define CPUPOLICY_PLACE_H
 
@@ -44,12 +44,5 @@ int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 hwloc_const_bitmap_t place_plan_thread(const struct place_plan *plan, int slot);
 void place_plan_free(struct place_plan *plan);
 void place_format(hwloc_const_bitmap_t set, char *buf, size_t size);
-
-/* apply_place.c */
-int apply_place_read(pid_t tid, hwloc_bitmap_t set);
-int apply_place_write(pid_t tid, hwloc_const_bitmap_t set);
-int apply_place_read_list(const char *path, hwloc_bitmap_t set);
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set);
 
 #endif

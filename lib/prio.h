@@ -1,5 +1,5 @@
 /* Priority targets: what a rule's priority section means, with the class
- * mapping resolved (OS-neutral), and the Linux applier for one thread. */
+ * mapping resolved (OS-neutral); the appliers are behind os.h. */
 #ifndef CPUPOLICY_PRIO_H
 #define CPUPOLICY_PRIO_H
 
@@ -63,10 +63,5 @@ void prio_describe_target(const struct prio_target *target, char *buf,
 			  size_t size);
 void prio_describe_state(const struct prio_state *state, char *buf,
 			 size_t size);
-
-/* apply_prio.c */
-int apply_prio_read(pid_t tid, struct prio_state *state);
-int apply_prio_write(pid_t tid, const struct prio_state *now,
-		     const struct prio_state *wanted);
 
 #endif

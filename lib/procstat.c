@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procinfo.h"
+#include "os.h"
 #include "procstat.h"
 #include "util.h"
 

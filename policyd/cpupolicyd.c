@@ -377,11 +377,9 @@ static void setup(struct daemon *d)
 		     ? events_adopt(&d->events, d->netlink_fd,
 				    d->conf.event_buffer_kb)
 		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
-		struct events_env env;
 		char why[512];
 
-		events_env_read(&env, errno);
-		events_refusal(&env, why, sizeof(why));
+		events_why_not(errno, why, sizeof(why));
 		log_warnx("no process events from the kernel: %s; polling "
 			  "/proc every second instead",
 			  why);

@@ -10,7 +10,7 @@
 #include "log.h"
 #include "match.h"
 #include "policyd.h"
-#include "procinfo.h"
+#include "os.h"
 #include "util.h"
 
 static void report_threads_total(const struct manage *m, size_t *procs,
@@ -291,26 +291,16 @@ static void report_thread_kept(const struct manage_proc *p,
 static void report_thread_state(struct daemon *d, pid_t pid,
 				struct report_thread *t)
 {
-	char path[96], status[4096];
-	size_t len;
-	char *line;
+	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
-	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", d->conf.procfs,
-		 (int)pid, (int)t->tid);
-	if (procinfo_read(path, t->comm, sizeof(t->comm), &len) == 0 && len &&
-	    t->comm[len - 1] == '\n')
-		t->comm[len - 1] = '\0';
-	t->now_ok = apply_prio_read(t->tid, &t->now) == 0;
-	snprintf(path, sizeof(path), "%s/%d/task/%d/status", d->conf.procfs,
-		 (int)pid, (int)t->tid);
+	if (procinfo_thread_name(d->conf.procfs, pid, t->tid, t->comm,
+				 sizeof(t->comm)) < 0)
+		t->comm[0] = '\0';
+	t->now_ok = apply_prio_read(pid, t->tid, &t->now) == OS_OK;
 	t->cpus[0] = '\0';
-	if (procinfo_read(path, status, sizeof(status), NULL) == 0 &&
-	    (line = strstr(status, "Cpus_allowed_list:"))) {
-		line += strlen("Cpus_allowed_list:");
-		line += strspn(line, " \t");
-		snprintf(t->cpus, sizeof(t->cpus), "%.*s",
-			 (int)strcspn(line, "\n"), line);
-	}
+	if (apply_place_read(pid, t->tid, cpus) == OS_OK)
+		hwloc_bitmap_list_snprintf(t->cpus, sizeof(t->cpus), cpus);
+	hwloc_bitmap_free(cpus);
 }
 
 static void report_thread_text(FILE *out, const struct report_thread *t)

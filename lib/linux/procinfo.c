@@ -10,12 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 #include "pattern.h"
-#include "procinfo.h"
+#include "linux.h"
 #include "util.h"
 
 /* Reads at most size - 1 bytes and NUL-terminates them. */
@@ -532,4 +536,75 @@ bool procinfo_is_daemon(const char *procfs, pid_t pid,
 	       procinfo_exe_stat(procfs, pid, &running) == 0 &&
 	       procinfo_roots(&running) &&
 	       procinfo_runs_script(procfs, pid, daemon->scripts);
+}
+
+/* A thread's name (comm), for the explain report. */
+int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
+			 size_t size)
+{
+	char path[96];
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", procfs, (int)pid,
+		 (int)tid);
+	if (procinfo_read(path, name, size, &len) < 0)
+		return -1;
+	if (len && name[len - 1] == '\n')
+		name[len - 1] = '\0';
+	return 0;
+}
+
+/* A pidfd: the process it names cannot be taken for another one that
+ * gets its id later. */
+enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
+{
+	int fd = pidfd_open(pid, 0);
+
+	pin->handle = fd;
+	return fd < 0 ? status_of_errno(errno) : OS_OK;
+}
+
+/* A pidfd becomes readable when its process has ended, all threads. */
+static bool procinfo_fd_ended(int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	return poll(&pfd, 1, 0) > 0;
+}
+
+bool procinfo_pin_ended(const struct procinfo_pin *pin)
+{
+	return procinfo_fd_ended((int)pin->handle);
+}
+
+void procinfo_unpin(struct procinfo_pin *pin)
+{
+	if (pin->handle >= 0)
+		close((int)pin->handle);
+	pin->handle = -1;
+}
+
+/* The whole process ended (all its threads), not only its main thread:
+ * its pidfd is readable then, and cannot be opened once it is reaped. */
+bool procinfo_ended(pid_t pid)
+{
+	int fd = pidfd_open(pid, 0);
+	bool ended;
+
+	if (fd < 0)
+		return errno == ESRCH;
+	ended = procinfo_fd_ended(fd);
+	close(fd);
+	return ended;
+}
+
+/* Does tid (still) belong to pid? EPERM: it does, we may not signal it. */
+bool procinfo_thread_in(pid_t pid, pid_t tid)
+{
+	return syscall(SYS_tgkill, pid, tid, 0) == 0 || errno == EPERM;
+}
+
+bool procinfo_task_exists(pid_t tid)
+{
+	return kill(tid, 0) == 0 || errno == EPERM;
 }

@@ -21,7 +21,7 @@
 
 #include "unit.h"
 
-#include "procinfo.h"
+#include "linux.h"
 #include "util.h"
 
 static char root[] = "/tmp/cpupolicy-procinfo-XXXXXX";

@@ -24,7 +24,7 @@
 
 #include "log.h"
 #include "power.h"
-#include "procinfo.h"
+#include "linux.h"
 #include "util.h"
 
 struct apply_power_item {

@@ -19,7 +19,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 
-#include "events.h"
+#include "linux.h"
 
 /* Linux 6.6 lets a listener say which events it wants (struct proc_input);
  * older headers do not have it. */
@@ -434,4 +434,13 @@ void events_refusal(const struct events_env *env, char *buf, size_t size)
 	else
 		snprintf(buf, size, "the proc connector refused: %s",
 			 strerror(env->error));
+}
+
+/* Why events_open failed (error: its errno), and what would make it work. */
+void events_why_not(int error, char *buf, size_t size)
+{
+	struct events_env env;
+
+	events_env_read(&env, error);
+	events_refusal(&env, buf, size);
 }

@@ -15,7 +15,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 
-#include "events.h"
+#include "linux.h"
 
 struct refusal_case {
 	const char *name;

@@ -7,37 +7,44 @@
 #include <hwloc/glibc-sched.h>
 
 #include "cpulist.h"
+#include "linux.h"
 #include "place.h"
-#include "procinfo.h"
 
 /* Room for Linux's largest NR_CPUS. */
 #define APPLY_PLACE_CPUS (CPULIST_MAX_CPU + 1)
 
-int apply_place_read(pid_t tid, hwloc_bitmap_t set)
+/* Affinity is per thread: the tid alone names it. */
+enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 {
 	size_t size = CPU_ALLOC_SIZE(APPLY_PLACE_CPUS);
 	cpu_set_t *mask = CPU_ALLOC(APPLY_PLACE_CPUS);
-	int status = -1;
+	enum os_status status = OS_FAILED;
 
+	(void)pid;
 	if (!mask)
-		return -1;
-	if (sched_getaffinity(tid, size, mask) == 0)
-		status = hwloc_cpuset_from_glibc_sched_affinity(NULL, set, mask,
-								(int)size);
+		return OS_FAILED;
+	if (sched_getaffinity(tid, size, mask) < 0)
+		status = status_of_errno(errno);
+	else if (hwloc_cpuset_from_glibc_sched_affinity(NULL, set, mask,
+							(int)size) == 0)
+		status = OS_OK;
 	CPU_FREE(mask);
 	return status;
 }
 
-int apply_place_write(pid_t tid, hwloc_const_bitmap_t set)
+enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 {
 	size_t size = CPU_ALLOC_SIZE(APPLY_PLACE_CPUS);
 	cpu_set_t *mask = CPU_ALLOC(APPLY_PLACE_CPUS);
-	int status = -1;
+	enum os_status status = OS_FAILED;
 
+	(void)pid;
 	if (!mask)
-		return -1;
+		return OS_FAILED;
 	if (hwloc_cpuset_to_glibc_sched_affinity(NULL, set, mask, size) == 0)
-		status = sched_setaffinity(tid, size, mask);
+		status = sched_setaffinity(tid, size, mask) == 0
+				 ? OS_OK
+				 : status_of_errno(errno);
 	CPU_FREE(mask);
 	return status;
 }
@@ -86,4 +93,13 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+/* The CPUs online now. */
+int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs);
+	return apply_place_read_list(path, set);
 }

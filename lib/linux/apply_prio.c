@@ -9,6 +9,7 @@
 
 #include <linux/ioprio.h>
 
+#include "linux.h"
 #include "prio.h"
 
 static const int apply_prio_policies[] = {
@@ -39,7 +40,7 @@ static enum rule_policy apply_prio_policy_from(int policy)
 	return RULE_POLICY_OTHER; /* also SCHED_DEADLINE: not ours to set */
 }
 
-int apply_prio_read(pid_t tid, struct prio_state *state)
+static int apply_prio_get(pid_t tid, struct prio_state *state)
 {
 	struct sched_param param;
 	int policy, ioprio;
@@ -82,8 +83,8 @@ int apply_prio_read(pid_t tid, struct prio_state *state)
  * realtime one. The policy is written with the thread's reset-on-fork
  * flag, which the kernel clears otherwise. ESRCH (the thread exited) is
  * for the caller to judge. */
-int apply_prio_write(pid_t tid, const struct prio_state *now,
-		     const struct prio_state *wanted)
+static int apply_prio_set(pid_t tid, const struct prio_state *now,
+			  const struct prio_state *wanted)
 {
 	if (now->policy != wanted->policy ||
 	    now->rt_priority != wanted->rt_priority ||
@@ -112,4 +113,20 @@ int apply_prio_write(pid_t tid, const struct prio_state *now,
 			return -1;
 	}
 	return 0;
+}
+
+/* All three are per thread: the tid alone names it. */
+enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
+{
+	(void)pid;
+	return apply_prio_get(tid, state) == 0 ? OS_OK : status_of_errno(errno);
+}
+
+enum os_status apply_prio_write(pid_t pid, pid_t tid,
+				const struct prio_state *now,
+				const struct prio_state *wanted)
+{
+	(void)pid;
+	return apply_prio_set(tid, now, wanted) == 0 ? OS_OK
+						     : status_of_errno(errno);
 }

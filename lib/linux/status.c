@@ -1,0 +1,28 @@
+/* Linux: an errno as the seam's status (os.h). What each one means for
+ * the calls behind the seam: ESRCH and ENOENT, the process or thread is
+ * gone; EPERM and EACCES, refused (a capability, RLIMIT_RTPRIO, a cgroup
+ * without realtime time, a security module); EINVAL, a value this kernel
+ * or this cpuset does not take; anything else (EAGAIN, EBUSY, ENOMEM,
+ * EINTR) may work when tried again. */
+#include <errno.h>
+
+#include "linux.h"
+
+enum os_status status_of_errno(int error)
+{
+	switch (error) {
+	case 0:
+		return OS_OK;
+	case ESRCH:
+	case ENOENT:
+		return OS_GONE;
+	case EPERM:
+	case EACCES:
+		return OS_DENIED;
+	case EINVAL:
+	case ENOSYS:
+	case EOPNOTSUPP:
+		return OS_UNSUPPORTED;
+	}
+	return OS_FAILED;
+}
