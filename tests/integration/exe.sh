@@ -131,21 +131,31 @@ else
 fi
 stop "$pid" 5
 
+# A private mount namespace needs a root directory that is a mount point,
+# which a chroot's is not: there the cases that need one are skipped.
+no_ns=
+unshare -m --propagation private true 2>/dev/null ||
+	no_ns="a private mount namespace cannot be made here (the root directory is not a mount point: the tests run in a chroot)"
+
 # Root in a private mount namespace: another file bind-mounted over the
 # rule's path. /proc/PID/exe says "$TMP/genuine".
-start ./fakeexe -b other:genuine ./genuine -s 30
-pid=$!
-impostor "$pid" "a bind mount over the path in another mount namespace (root) gets nothing" "$TMP/genuine" genuine keep
-if [ "$faked" = 1 ] &&
-	expect_contains "explain says why" "$why" "but the process runs another file than $TMP/genuine" &&
-	expect_contains "explain notes the file" "$why" "exe        $TMP/genuine (another file than this path names)" &&
-	expect_contains "explain: near miss" "$why" "rule genuine ("; then
-	ok "explain: the exe is another file than its path names (a near miss)"
+if [ -n "$no_ns" ]; then
+	skip "a bind mount over the path in another mount namespace (root)" "$no_ns"
+else
+	start ./fakeexe -b other:genuine ./genuine -s 30
+	pid=$!
+	impostor "$pid" "a bind mount over the path in another mount namespace (root) gets nothing" "$TMP/genuine" genuine keep
+	if [ "$faked" = 1 ] &&
+		expect_contains "explain says why" "$why" "but the process runs another file than $TMP/genuine" &&
+		expect_contains "explain notes the file" "$why" "exe        $TMP/genuine (another file than this path names)" &&
+		expect_contains "explain: near miss" "$why" "rule genuine ("; then
+		ok "explain: the exe is another file than its path names (a near miss)"
+	fi
+	run ctl explain --json "$pid"
+	[ "$faked" = 1 ] && expect_contains "explain --json" "$out" '"exe_file":"other"' &&
+		ok "explain --json: exe_file other"
+	stop "$pid" 5
 fi
-run ctl explain --json "$pid"
-[ "$faked" = 1 ] && expect_contains "explain --json" "$out" '"exe_file":"other"' &&
-	ok "explain --json: exe_file other"
-stop "$pid" 5
 
 # The same as an unprivileged user, with a user namespace of its own (what
 # "unshare -rm" gives), where the kernel allows it.
@@ -165,8 +175,12 @@ fi
 
 # A container's root as root: the same path inside it names another file,
 # and the kernel shows that path as it is inside.
-start ./fakeexe -r root "$TMP/genuine" -s 30
-impostor $! "a container root (pivot_root) with a copy under the same path gets nothing" "$TMP/genuine"
+if [ -n "$no_ns" ]; then
+	skip "a container root (pivot_root) with a copy under the same path" "$no_ns"
+else
+	start ./fakeexe -r root "$TMP/genuine" -s 30
+	impostor $! "a container root (pivot_root) with a copy under the same path gets nothing" "$TMP/genuine"
+fi
 # A plain chroot: the kernel shows the path from the daemon's root.
 start ./fakeexe -c root "$TMP/genuine" -s 30
 impostor $! "a chroot with a copy under the same path gets nothing" "$TMP/root$TMP/genuine"
@@ -194,27 +208,31 @@ stop "$pid" 5
 # Another filesystem over the rule's directory in a private namespace, and
 # the file deleted once it runs: "$TMP/dir/app (deleted)" is no older
 # version of the daemon's $TMP/dir/app.
-unshare -m --propagation private sh -c \
-	'mount -t tmpfs none dir && cp other dir/app &&
-	{ ./dir/app -s 30 & echo $! >hidden.pid; wait; }' &
-track $!
-wait_until 5 test -s hidden.pid
-pid=$(cat hidden.pid 2>/dev/null)
-track "$pid"
-impostor "$pid" "a file of another filesystem over the path's directory gets nothing" "$TMP/dir/app" app keep
-if [ "$faked" = 1 ]; then
-	nsenter -t "$pid" -m rm "$TMP/dir/app"
-	run ctl reload
-	run ctl explain "$pid"
-	if ! exe_is "$pid" "$TMP/dir/app (deleted)"; then
-		not_ok "a deleted file of another filesystem under the path" "exe $(readlink "/proc/$pid/exe" 2>&1)"
-	elif ! nice_is "$pid" 0; then
-		not_ok "a deleted file of another filesystem under the path gets nothing" "nice $(nice_of "$pid"); $out"
-	elif expect_contains "deleted: why" "$out" "runs a deleted file that is no older version of $TMP/dir/app"; then
-		ok "a deleted file of another filesystem under the path gets nothing"
+if [ -n "$no_ns" ]; then
+	skip "a file of another filesystem over the path's directory" "$no_ns"
+else
+	unshare -m --propagation private sh -c \
+		'mount -t tmpfs none dir && cp other dir/app &&
+		{ ./dir/app -s 30 & echo $! >hidden.pid; wait; }' &
+	track $!
+	wait_until 5 test -s hidden.pid
+	pid=$(cat hidden.pid 2>/dev/null)
+	track "$pid"
+	impostor "$pid" "a file of another filesystem over the path's directory gets nothing" "$TMP/dir/app" app keep
+	if [ "$faked" = 1 ]; then
+		nsenter -t "$pid" -m rm "$TMP/dir/app"
+		run ctl reload
+		run ctl explain "$pid"
+		if ! exe_is "$pid" "$TMP/dir/app (deleted)"; then
+			not_ok "a deleted file of another filesystem under the path" "exe $(readlink "/proc/$pid/exe" 2>&1)"
+		elif ! nice_is "$pid" 0; then
+			not_ok "a deleted file of another filesystem under the path gets nothing" "nice $(nice_of "$pid"); $out"
+		elif expect_contains "deleted: why" "$out" "runs a deleted file that is no older version of $TMP/dir/app"; then
+			ok "a deleted file of another filesystem under the path gets nothing"
+		fi
 	fi
+	kill "$pid" 2>/dev/null
 fi
-kill "$pid" 2>/dev/null
 
 # A FUSE server of its own over the rule's directory, which stops answering
 # once its program runs: the daemon checks the program's file with the
@@ -224,6 +242,8 @@ kill "$pid" 2>/dev/null
 fused() { grep -q " $TMP/dir [^-]* - fuse" "/proc/$1/mountinfo" 2>/dev/null; }
 if [ ! -c /dev/fuse ]; then
 	skip "a FUSE server that stops answering" "no /dev/fuse here"
+elif [ -n "$no_ns" ]; then
+	skip "a FUSE server that stops answering" "$no_ns"
 else
 	unshare -m --propagation private "$BUILD/helpers/stallfs" dir other &
 	sfs=$!
