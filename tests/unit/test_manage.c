@@ -1,0 +1,531 @@
+/* The managed processes against a stub backend: the seam's process,
+ * priority and placement calls (os.h) answered from a table of fake
+ * processes, so that what the kernel makes rare happens on demand: a PID
+ * reused while a rule is applied, a thread gone mid-write, a write the
+ * system refuses, a reload that drops a rule, a child of a managed process
+ * that execs something unmatched, a main thread that ends first. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "diag.h"
+#include "log.h"
+#include "manage.h"
+#include "os.h"
+#include "rules.h"
+
+/* The stub system. */
+
+enum {
+	STUB_PROCS = 8,
+	STUB_THREADS = 8
+};
+
+struct stub_thread {
+	pid_t tid;
+	struct prio_state prio;
+};
+
+struct stub_proc {
+	pid_t pid;
+	unsigned long long start;
+	const char *exe;
+	bool zombie; /* its main thread ended, others run on */
+	struct stub_thread threads[STUB_THREADS];
+	size_t thread_count;
+};
+
+static struct stub {
+	struct stub_proc procs[STUB_PROCS];
+	size_t count;
+	/* One-shot troubles, armed by a test. */
+	pid_t reuse_on_write;  /* this pid ends and a new process takes it
+				  while its first write happens */
+	pid_t gone_on_write;   /* this thread ends at its first write */
+	enum os_status refuse; /* every priority write answers this */
+	unsigned writes;       /* priority writes that reached the system */
+} stub;
+
+static struct stub_proc *stub_proc(pid_t pid)
+{
+	for (size_t i = 0; i < stub.count; i++) {
+		if (stub.procs[i].pid == pid)
+			return &stub.procs[i];
+	}
+	return NULL;
+}
+
+static struct stub_thread *stub_thread(pid_t pid, pid_t tid)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	for (size_t i = 0; p && i < p->thread_count; i++) {
+		if (p->threads[i].tid == tid)
+			return &p->threads[i];
+	}
+	return NULL;
+}
+
+static struct stub_proc *stub_start(pid_t pid, const char *exe, size_t threads)
+{
+	static unsigned long long clock = 1000;
+	struct stub_proc *p = stub_proc(pid);
+
+	if (!p)
+		p = &stub.procs[stub.count++];
+	*p = (struct stub_proc){.pid = pid, .start = ++clock, .exe = exe};
+	/* As the kernel starts them: nice 0, SCHED_OTHER, no I/O class. */
+	for (size_t i = 0; i < threads; i++)
+		p->threads[p->thread_count++] = (struct stub_thread){
+			.tid = i ? pid + (pid_t)i : pid,
+			.prio = {.policy = RULE_POLICY_OTHER}};
+	return p;
+}
+
+static void stub_drop_thread(struct stub_proc *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->thread_count; i++) {
+		if (p->threads[i].tid == tid) {
+			p->threads[i] = p->threads[--p->thread_count];
+			return;
+		}
+	}
+}
+
+/* The seam (os.h), as the stub system answers it. */
+
+void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
+{
+	const struct procinfo *pi = ctx;
+	struct stub_proc *p = stub_proc(pi->pid);
+
+	if (!p || p->zombie) {
+		facts->failed |= wanted;
+		return;
+	}
+	if (wanted & MATCH_FACT_EXE)
+		snprintf(facts->exe, sizeof(facts->exe), "%s", p->exe);
+	if (wanted & MATCH_FACT_EXE_FILE)
+		facts->exe_file = MATCH_FILE_SAME;
+	if (wanted & MATCH_FACT_COMM)
+		snprintf(facts->comm, sizeof(facts->comm), "%s",
+			 strrchr(p->exe, '/') + 1);
+	if (wanted & MATCH_FACT_CMDLINE)
+		snprintf(facts->cmdline, sizeof(facts->cmdline), "%s", p->exe);
+	if (wanted & MATCH_FACT_CREDS) {
+		facts->uid = facts->gid = 0;
+		facts->group_count = 0;
+	}
+	if (wanted & MATCH_FACT_CGROUP)
+		facts->cgroups[0] = '\0';
+	facts->have |= wanted & ~(unsigned)MATCH_FACT_PARENT_EXE &
+		       ~(unsigned)MATCH_FACT_PARENT_EXE_FILE;
+	facts->failed |=
+		wanted & (MATCH_FACT_PARENT_EXE | MATCH_FACT_PARENT_EXE_FILE);
+}
+
+static pid_t *stub_list(size_t *count, pid_t pid)
+{
+	struct stub_proc *p = pid ? stub_proc(pid) : NULL;
+	size_t n = pid ? (p ? p->thread_count : 0) : stub.count;
+	pid_t *list = calloc(n + 1, sizeof(*list));
+
+	for (size_t i = 0; i < n; i++)
+		list[i] = pid ? p->threads[i].tid : stub.procs[i].pid;
+	*count = n;
+	return list;
+}
+
+int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+{
+	(void)procfs;
+	*pids = stub_list(count, 0);
+	return 0;
+}
+
+int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+{
+	(void)procfs;
+	if (!stub_proc(pid))
+		return -1;
+	*tids = stub_list(count, pid);
+	return 0;
+}
+
+int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+			unsigned long long *start)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	(void)procfs;
+	(void)tid;
+	if (!p)
+		return -1;
+	*start = p->start;
+	return 0;
+}
+
+bool procinfo_zombie(const char *procfs, pid_t pid)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	(void)procfs;
+	return p && p->zombie;
+}
+
+int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
+			 size_t size)
+{
+	(void)procfs;
+	(void)pid;
+	(void)tid;
+	snprintf(name, size, "stub");
+	return 0;
+}
+
+/* A pin holds the start time it saw: a process with another start under
+ * the same pid is another process. */
+enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	if (!p)
+		return OS_GONE;
+	pin->handle = (long)(p->start * 100000 + (unsigned long long)pid);
+	return OS_OK;
+}
+
+bool procinfo_pin_ended(const struct procinfo_pin *pin)
+{
+	pid_t pid = (pid_t)(pin->handle % 100000);
+	struct stub_proc *p = stub_proc(pid);
+
+	return !p || p->start != (unsigned long long)(pin->handle / 100000);
+}
+
+void procinfo_unpin(struct procinfo_pin *pin)
+{
+	pin->handle = -1;
+}
+
+bool procinfo_ended(pid_t pid)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	return !p || !p->thread_count;
+}
+
+bool procinfo_thread_in(pid_t pid, pid_t tid)
+{
+	return stub_thread(pid, tid) != NULL;
+}
+
+bool procinfo_task_exists(pid_t tid)
+{
+	for (size_t i = 0; i < stub.count; i++) {
+		if (stub_thread(stub.procs[i].pid, tid))
+			return true;
+	}
+	return false;
+}
+
+enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
+{
+	struct stub_thread *t = stub_thread(pid, tid);
+
+	if (!t)
+		return OS_GONE;
+	*state = t->prio;
+	return OS_OK;
+}
+
+enum os_status apply_prio_write(pid_t pid, pid_t tid,
+				const struct prio_state *now,
+				const struct prio_state *wanted)
+{
+	struct stub_thread *t = stub_thread(pid, tid);
+	struct stub_proc *p = stub_proc(pid);
+
+	(void)now;
+	if (!t)
+		return OS_GONE;
+	if (stub.refuse != OS_OK)
+		return stub.refuse;
+	stub.writes++;
+	t->prio = *wanted;
+	if (stub.gone_on_write == tid) {
+		stub.gone_on_write = 0;
+		stub_drop_thread(p, tid);
+	}
+	if (stub.reuse_on_write == pid) {
+		/* The process ends; another one gets its pid at once, with
+		 * the values the write left on the thread of that id. */
+		struct prio_state left = t->prio;
+
+		stub.reuse_on_write = 0;
+		stub_start(pid, "/usr/bin/other", 1)->threads[0].prio = left;
+	}
+	return OS_OK;
+}
+
+enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
+{
+	(void)set;
+	return stub_thread(pid, tid) ? OS_OK : OS_GONE;
+}
+
+enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
+{
+	(void)set;
+	return stub_thread(pid, tid) ? OS_OK : OS_GONE;
+}
+
+int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set)
+{
+	(void)procfs;
+	(void)sysfs;
+	(void)pid;
+	(void)set;
+	return -1;
+}
+
+int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+{
+	(void)sysfs;
+	(void)set;
+	return -1;
+}
+
+/* The tests. */
+
+static const char rules_text[] =
+	"rules = (\n"
+	"  { name = \"raised\"; match = { exe = \"/usr/bin/raised\"; };\n"
+	"    priority = { nice = -6; policy = \"batch\"; }; },\n"
+	"  { name = \"lowered\"; match = { exe = \"/usr/bin/lowered\"; };\n"
+	"    priority = { nice = 5; }; }\n"
+	");\n";
+
+static struct rules rules, other_rules;
+static struct manage m;
+
+static void load(struct rules *r, const char *text)
+{
+	struct diag diag;
+
+	diag_init(&diag);
+	rules_init(r);
+	rules_load_text(r, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	diag_free(&diag);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	stub = (struct stub){.refuse = OS_OK};
+	load(&rules, rules_text);
+	manage_init(&m,
+		    &(struct manage_options){.procfs = "/stub",
+					     .sysfs = "/stub",
+					     .respect_changes = true},
+		    NULL);
+	manage_set_rules(&m, &rules);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	manage_free(&m);
+	rules_free(&rules);
+	rules_free(&other_rules);
+	memset(&other_rules, 0, sizeof(other_rules));
+	return 0;
+}
+
+static int nice_of(pid_t pid, pid_t tid)
+{
+	struct stub_thread *t = stub_thread(pid, tid);
+
+	assert_non_null(t);
+	return t->prio.nice;
+}
+
+static void test_exec_applies(void **state)
+{
+	(void)state;
+	stub_start(100, "/usr/bin/raised", 3);
+	manage_exec(&m, 100);
+	for (pid_t t = 100; t < 103; t++) {
+		assert_int_equal(nice_of(100, t), -6);
+		assert_int_equal(stub_thread(100, t)->prio.policy,
+				 RULE_POLICY_BATCH);
+	}
+	assert_non_null(manage_find(&m, 100));
+}
+
+/* The pid ends during the first write and another process gets it: the
+ * other process must not keep the rule's values. */
+static void test_pid_reused_mid_write(void **state)
+{
+	(void)state;
+	stub_start(200, "/usr/bin/raised", 1);
+	stub.reuse_on_write = 200;
+	manage_exec(&m, 200);
+	assert_int_equal(nice_of(200, 200), 0);
+	assert_string_equal(stub_proc(200)->exe, "/usr/bin/other");
+	assert_null(manage_find(&m, 200));
+	assert_int_equal(m.counters.pid_reuse, 1);
+}
+
+/* A thread that ends during its write is forgotten, the others keep
+ * theirs, and a rescan does not bring it back. */
+static void test_thread_gone_mid_write(void **state)
+{
+	const struct manage_proc *p;
+
+	(void)state;
+	stub_start(300, "/usr/bin/raised", 3);
+	stub.gone_on_write = 301;
+	manage_exec(&m, 300);
+	p = manage_find(&m, 300);
+	assert_non_null(p);
+	assert_int_equal(p->thread_count, 2);
+	assert_int_equal(nice_of(300, 300), -6);
+	assert_int_equal(nice_of(300, 302), -6);
+	manage_rescan(&m);
+	assert_int_equal(manage_find(&m, 300)->thread_count, 2);
+	assert_int_equal(m.counters.left_alone, 0);
+}
+
+/* A refused write is said once, recorded as not taken, not tried again at
+ * rescans, and never taken for someone else's change. */
+static void test_refused_write(void **state)
+{
+	const struct manage_proc *p;
+
+	(void)state;
+	stub_start(400, "/usr/bin/raised", 1);
+	stub.refuse = OS_DENIED;
+	manage_exec(&m, 400);
+	p = manage_find(&m, 400);
+	assert_non_null(p);
+	assert_true(p->threads[0].prio_failed);
+	assert_int_equal(nice_of(400, 400), 0);
+	assert_int_equal(m.counters.failures, 1);
+	manage_rescan(&m);
+	manage_rescan(&m);
+	assert_int_equal(m.counters.failures, 1);
+	assert_int_equal(m.counters.left_alone, 0);
+	/* A refusal for now is tried again. */
+	stub = (struct stub){.procs = {stub.procs[0]},
+			     .count = stub.count,
+			     .refuse = OS_FAILED};
+	stub_start(401, "/usr/bin/raised", 1);
+	manage_exec(&m, 401);
+	stub.refuse = OS_OK;
+	manage_rescan(&m);
+	assert_int_equal(nice_of(401, 401), -6);
+}
+
+/* A reload that drops the rule gives every thread its original back,
+ * threads created after the match included, setting by setting. */
+static void test_restore_on_reload(void **state)
+{
+	struct stub_proc *p;
+
+	(void)state;
+	p = stub_start(500, "/usr/bin/raised", 1);
+	p->threads[0].prio.nice = 2; /* its own, before any rule */
+	manage_exec(&m, 500);
+	assert_int_equal(nice_of(500, 500), -6);
+	/* A thread created since inherits the rule's values. */
+	p->threads[p->thread_count++] =
+		(struct stub_thread){.tid = 501, .prio = p->threads[0].prio};
+	manage_thread_new(&m, 500, 501, 500);
+	/* Someone changes the policy of the first one only. */
+	p->threads[0].prio.policy = RULE_POLICY_IDLE;
+	load(&other_rules, "rules = ( { name = \"lowered\"; match = { exe = "
+			   "\"/usr/bin/lowered\"; }; priority = { nice = 5; "
+			   "}; } );\n");
+	manage_set_rules(&m, &other_rules);
+	assert_null(manage_find(&m, 500));
+	assert_int_equal(nice_of(500, 500), 2);
+	assert_int_equal(stub_thread(500, 500)->prio.policy, RULE_POLICY_IDLE);
+	assert_int_equal(nice_of(500, 501), 2);
+	assert_int_equal(stub_thread(500, 501)->prio.policy, RULE_POLICY_OTHER);
+}
+
+/* A child forked by a managed process execs a program no rule matches:
+ * it gets back what it would have had without its parent's rule. */
+static void test_child_exec_unmatched(void **state)
+{
+	struct stub_proc *child;
+
+	(void)state;
+	stub_start(600, "/usr/bin/raised", 1);
+	manage_exec(&m, 600);
+	child = stub_start(700, "/usr/bin/raised", 1);
+	child->threads[0].prio = stub_thread(600, 600)->prio;
+	manage_fork(&m, 600, 600, 700);
+	child->exe = "/usr/bin/plain";
+	manage_exec(&m, 700);
+	assert_int_equal(nice_of(700, 700), 0);
+	assert_int_equal(stub_thread(700, 700)->prio.policy, RULE_POLICY_OTHER);
+	assert_null(manage_find(&m, 700));
+	assert_int_equal(m.counters.inherited_restored, 1);
+}
+
+/* The main thread ends while another runs: the process stays managed
+ * until its last thread ends. */
+static void test_leader_exits_first(void **state)
+{
+	struct stub_proc *p;
+
+	(void)state;
+	p = stub_start(800, "/usr/bin/raised", 2);
+	manage_exec(&m, 800);
+	p->zombie = true;
+	stub_drop_thread(p, 800);
+	manage_exit(&m, 800, 800);
+	assert_non_null(manage_find(&m, 800));
+	manage_rescan(&m); /* its facts are gone: it keeps its rule */
+	assert_non_null(manage_find(&m, 800));
+	stub_drop_thread(p, 801);
+	manage_exit(&m, 800, 801);
+	assert_null(manage_find(&m, 800));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exec_applies, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_gone_mid_write,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_write, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_restore_on_reload, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_child_exec_unmatched,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leader_exits_first, setup,
+						teardown),
+	};
+
+	log_init("test_manage", LOG_LEVEL_ERROR);
+	return unit_run("manage", (struct unit_table){0}, UNIT_TESTS(tests),
+			NULL, NULL);
+}
