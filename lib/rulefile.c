@@ -751,9 +751,10 @@ static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
 		p->turbo = flag ? RULE_TURBO_ON : RULE_TURBO_OFF;
 	rulefile_ignored(rf, g, "idle_latency_us", p->idle_latency_us >= 0,
 			 RULES_SYSTEM_LINUX, "");
-	rulefile_refused(rf, g, "governor", RULES_SYSTEM_WINDOWS,
-			 "Windows has no cpufreq governors (epp, profile and "
-			 "turbo are its power settings)");
+	if (p->governor)
+		rulefile_refused(rf, g, "governor", RULES_SYSTEM_WINDOWS,
+				 "Windows has no cpufreq governors (epp, "
+				 "profile and turbo are its power settings)");
 }
 
 static bool rulefile_name_valid(const char *name)

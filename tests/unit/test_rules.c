@@ -426,6 +426,9 @@ static const struct system_case system_cases[] = {
 	{"governor on Windows", WIN,
 	 RULE(EXE_ROOT, "power = { governor = \"performance\"; };"), 1, 0, 4,
 	 "power.governor: Windows has no cpufreq governors"},
+	{"bad governor on Windows is only an error", WIN,
+	 RULE(EXE_ROOT, "power = { governor = \"turbo\"; };"), 1, 0, 4,
+	 "power.governor: 'turbo' is not valid"},
 	{"nice on Windows", WIN, RULE(EXE, "priority = { nice = 5; };"), 0, 1,
 	 4,
 	 "priority.nice applies on Linux only; on Windows it is ignored (use "
