@@ -7,16 +7,23 @@
 #include "ctl.h"
 #include "rules.h"
 
+/* Options without a letter: -S names the socket before the command. */
+enum check_option {
+	CHECK_OPTION_SYSTEM = 256,
+};
+
 static void check_usage(FILE *out)
 {
 	fprintf(out, "usage: cpupolicyctl check [--strict] [--quiet] [--print] "
-		     "[PATH...]\n"
+		     "[--system SYSTEM] [PATH...]\n"
 		     "  PATH     a rule file, or a directory of *.rules "
 		     "(default: rules_dirs\n"
 		     "           from the config)\n"
 		     "  --strict treat warnings as errors\n"
 		     "  --quiet  print errors only, and no summary\n"
-		     "  --print  print the loaded rules, one key per line\n");
+		     "  --print  print the loaded rules, one key per line\n"
+		     "  --system linux or windows: check for that system "
+		     "(default: this one)\n");
 }
 
 /* The rule directories from the config when no PATH is given. */
@@ -45,10 +52,12 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		{"strict", no_argument, NULL, 's'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"print", no_argument, NULL, 'p'},
+		{"system", required_argument, NULL, CHECK_OPTION_SYSTEM},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	bool strict = false, quiet = false, print = false;
+	int system = RULES_SYSTEM_NATIVE;
 	struct rules rules;
 	struct diag diag;
 	int c, status, result;
@@ -64,6 +73,16 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		case 'p':
 			print = true;
 			break;
+		case CHECK_OPTION_SYSTEM:
+			system = rules_enum_lookup(RULES_ENUM_SYSTEM, optarg);
+			if (system < 0) {
+				fprintf(stderr,
+					"cpupolicyctl check: --system: '%s' is "
+					"not valid (valid: linux, windows)\n",
+					optarg);
+				return CTL_EXIT_USAGE;
+			}
+			break;
 		case 'h':
 			check_usage(stdout);
 			return CTL_EXIT_OK;
@@ -73,6 +92,7 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	rules_init(&rules);
+	rules.system = (enum rules_system)system;
 	diag_init(&diag);
 	status = check_load(ctl, argc - optind, argv + optind, &rules, &diag);
 	/* Under --strict a warning fails the check: --quiet still shows it. */
@@ -85,7 +105,11 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		result = CTL_EXIT_OK;
 	if (result == CTL_EXIT_OK && print)
 		rules_print(&rules, stdout);
-	if (result == CTL_EXIT_OK && !quiet)
+	if (result == CTL_EXIT_OK && !quiet && system)
+		printf("%zu rules in %zu files: OK for %s\n", rules.count,
+		       rules.files_read,
+		       rules_enum_name(RULES_ENUM_SYSTEM, system));
+	else if (result == CTL_EXIT_OK && !quiet)
 		printf("%zu rules in %zu files: OK\n", rules.count,
 		       rules.files_read);
 	else if (result == CTL_EXIT_FAIL && !quiet)

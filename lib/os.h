@@ -26,6 +26,10 @@ enum os_status {
 	OS_FAILED,	/* anything else: it may work later */
 };
 
+/* system.c: the system this backend is for, the one rule files are
+ * checked for unless told otherwise */
+enum rules_system system_native(void);
+
 /* A process's facts are read through procinfo_fetch with this context. */
 struct procinfo {
 	const char *procfs;

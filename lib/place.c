@@ -131,6 +131,9 @@ static const struct place_domains *place_spread_domains(
 	struct place_topology *t, enum rule_spread spread)
 {
 	switch (spread) {
+	/* Windows builds its processor groups from whole NUMA nodes; Linux
+	 * has no groups, and its NUMA nodes are what confines a pool. */
+	case RULE_SPREAD_GROUP:
 	case RULE_SPREAD_NUMA:
 		return &t->numa;
 	case RULE_SPREAD_PACKAGE:

@@ -9,17 +9,34 @@
 /* The one mapping, documented in cpupolicy.rules(5) and the README. */
 static const struct prio_class_map prio_classes[] = {
 	{RULE_CLASS_IDLE, 19, RULE_POLICY_IDLE, RULE_IO_CLASS_IDLE,
-	 "IDLE_PRIORITY_CLASS"},
+	 "IDLE_PRIORITY_CLASS", false},
 	{RULE_CLASS_BELOW_NORMAL, 10, RULE_POLICY_OTHER, RULE_IO_CLASS_UNSET,
-	 "BELOW_NORMAL_PRIORITY_CLASS"},
+	 "BELOW_NORMAL_PRIORITY_CLASS", false},
 	{RULE_CLASS_NORMAL, 0, RULE_POLICY_OTHER, RULE_IO_CLASS_UNSET,
-	 "NORMAL_PRIORITY_CLASS"},
+	 "NORMAL_PRIORITY_CLASS", false},
 	{RULE_CLASS_ABOVE_NORMAL, -5, RULE_POLICY_OTHER, RULE_IO_CLASS_UNSET,
-	 "ABOVE_NORMAL_PRIORITY_CLASS"},
+	 "ABOVE_NORMAL_PRIORITY_CLASS", false},
 	{RULE_CLASS_HIGH, -10, RULE_POLICY_OTHER, RULE_IO_CLASS_UNSET,
-	 "HIGH_PRIORITY_CLASS"},
+	 "HIGH_PRIORITY_CLASS", false},
 	{RULE_CLASS_REALTIME, 0, RULE_POLICY_RR, RULE_IO_CLASS_UNSET,
-	 "REALTIME_PRIORITY_CLASS"},
+	 "REALTIME_PRIORITY_CLASS", true},
+};
+
+/* Two nice steps per Windows level. A Windows class is two levels above
+ * the one below it, a Linux class five nice steps (normal 0, above-normal
+ * -5): a level is about two and a half, rounded down so that a thread key
+ * never moves a thread past the next class, up or down. idle and
+ * time-critical go to
+ * the ends of the range whatever the class, as on Windows (base priority
+ * 1 and 15, 16 and 31 in the realtime class). */
+static const struct prio_thread_map prio_threads[] = {
+	{RULE_THREAD_IDLE, 39, -15, "THREAD_PRIORITY_IDLE"},
+	{RULE_THREAD_LOWEST, 4, -2, "THREAD_PRIORITY_LOWEST"},
+	{RULE_THREAD_BELOW_NORMAL, 2, -1, "THREAD_PRIORITY_BELOW_NORMAL"},
+	{RULE_THREAD_NORMAL, 0, 0, "THREAD_PRIORITY_NORMAL"},
+	{RULE_THREAD_ABOVE_NORMAL, -2, 1, "THREAD_PRIORITY_ABOVE_NORMAL"},
+	{RULE_THREAD_HIGHEST, -4, 2, "THREAD_PRIORITY_HIGHEST"},
+	{RULE_THREAD_TIME_CRITICAL, -39, 15, "THREAD_PRIORITY_TIME_CRITICAL"},
 };
 
 const struct prio_class_map *prio_class(enum rule_class class)
@@ -29,6 +46,32 @@ const struct prio_class_map *prio_class(enum rule_class class)
 			return &prio_classes[i];
 	}
 	return NULL;
+}
+
+const struct prio_thread_map *prio_thread(enum rule_thread thread)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(prio_threads); i++) {
+		if (prio_threads[i].thread == thread)
+			return &prio_threads[i];
+	}
+	return NULL;
+}
+
+/* Linux: the thread level moves the nice the rule sets (its class's or
+ * its own), or normal's 0 when it sets none. The realtime policies have
+ * no nice to move. */
+static void prio_target_thread(const struct prio_thread_map *map,
+			       struct prio_target *target)
+{
+	int nice = target->set_nice ? target->nice : 0;
+
+	target->thread = map->thread;
+	if (target->policy == RULE_POLICY_FIFO ||
+	    target->policy == RULE_POLICY_RR)
+		return;
+	nice += map->nice_offset;
+	target->set_nice = true;
+	target->nice = nice < -20 ? -20 : nice > 19 ? 19 : nice;
 }
 
 void prio_target_from_rule(const struct rule_priority *rule,
@@ -52,6 +95,9 @@ void prio_target_from_rule(const struct rule_priority *rule,
 	if (target->policy == RULE_POLICY_FIFO ||
 	    target->policy == RULE_POLICY_RR)
 		target->rt_priority = rule->rt_priority ? rule->rt_priority : 1;
+	if (prio_thread(rule->thread))
+		prio_target_thread(prio_thread(rule->thread), target);
+	target->efficiency = rule->efficiency_mode;
 	if (rule->io_class)
 		target->io_class = rule->io_class;
 	if (rule->io_level >= 0 && !rule->io_class)
@@ -62,9 +108,11 @@ void prio_target_from_rule(const struct rule_priority *rule,
 		target->io_level = rule->io_level >= 0 ? rule->io_level : 4;
 }
 
+/* Nothing to set on a thread: the efficiency mode is the process's. */
 bool prio_target_empty(const struct prio_target *target)
 {
-	return !target->set_nice && !target->policy && !target->io_class;
+	return !target->set_nice && !target->policy && !target->io_class &&
+	       !target->thread;
 }
 
 /* Ranks order each setting by priority, a larger rank the higher one.
@@ -206,6 +254,79 @@ void prio_expected(const struct prio_target *target,
 		after->io_class = target->io_class;
 		after->io_level = target->io_level;
 	}
+}
+
+/* Windows, per thread: the level SetThreadPriority gets over the thread's
+ * own one (a THREAD_PRIORITY_* value), in the rule's direction as nice
+ * is on Linux: above normal raises, normal and below lower. */
+int prio_thread_expected(const struct prio_target *target, int before)
+{
+	const struct prio_thread_map *map = prio_thread(target->thread);
+
+	if (!map || prio_beyond(before, map->windows, map->windows > 0))
+		return before;
+	return map->windows;
+}
+
+/* Windows, per process: PROCESS_POWER_THROTTLING_STATE's masks. off opts
+ * out of EcoQoS (the control bit set, its state clear: full speed at
+ * normal priority, the 24H2 cure that needs no raised class), on opts in,
+ * system clears both and hands the choice back. UNSET: not to be set. */
+void prio_efficiency_flags(enum rule_efficiency efficiency,
+			   unsigned long *control, unsigned long *state)
+{
+	*control = 0;
+	*state = 0;
+	switch (efficiency) {
+	case RULE_EFFICIENCY_OFF:
+		*control = PRIO_THROTTLE_EXECUTION_SPEED;
+		break;
+	case RULE_EFFICIENCY_ON:
+		*control = PRIO_THROTTLE_EXECUTION_SPEED;
+		*state = PRIO_THROTTLE_EXECUTION_SPEED;
+		break;
+	case RULE_EFFICIENCY_UNSET:
+	case RULE_EFFICIENCY_SYSTEM:
+		break;
+	}
+}
+
+/* What a process's masks, as GetProcessInformation reads them, say. */
+enum rule_efficiency prio_efficiency_of_flags(unsigned long control,
+					      unsigned long state)
+{
+	if (!(control & PRIO_THROTTLE_EXECUTION_SPEED))
+		return RULE_EFFICIENCY_SYSTEM;
+	if (state & PRIO_THROTTLE_EXECUTION_SPEED)
+		return RULE_EFFICIENCY_ON;
+	return RULE_EFFICIENCY_OFF;
+}
+
+/* on < system < off: off raises; system is the default and, like class
+ * normal, only lowers; on lowers. */
+static int prio_efficiency_rank(enum rule_efficiency efficiency)
+{
+	switch (efficiency) {
+	case RULE_EFFICIENCY_ON:
+		return 0;
+	case RULE_EFFICIENCY_UNSET:
+	case RULE_EFFICIENCY_SYSTEM:
+		break;
+	case RULE_EFFICIENCY_OFF:
+		return 2;
+	}
+	return 1;
+}
+
+/* The mode to set over the process's own, in the rule's direction. */
+enum rule_efficiency prio_efficiency_expected(enum rule_efficiency rule,
+					      enum rule_efficiency before)
+{
+	if (!rule || prio_beyond(prio_efficiency_rank(before),
+				 prio_efficiency_rank(rule),
+				 rule == RULE_EFFICIENCY_OFF))
+		return before;
+	return rule;
 }
 
 static void prio_policy_text(enum rule_policy policy, int rt_priority,

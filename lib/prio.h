@@ -17,7 +17,16 @@ struct prio_target {
 	int rt_priority;
 	enum rule_io_class io_class;
 	int io_level;
+	/* Windows: SetThreadPriority on every thread (on Linux already in
+	 * nice); UNSET: left as it is. */
+	enum rule_thread thread;
+	/* Windows, for the process: its EcoQoS (prio_efficiency_flags). */
+	enum rule_efficiency efficiency;
 };
+
+/* Windows gives REALTIME_PRIORITY_CLASS only to a caller holding this
+ * privilege; without it SetPriorityClass succeeds and sets HIGH. */
+#define PRIO_WINDOWS_REALTIME_PRIVILEGE "SeIncreaseBasePriorityPrivilege"
 
 struct prio_class_map {
 	enum rule_class class;
@@ -25,7 +34,23 @@ struct prio_class_map {
 	enum rule_policy policy;
 	enum rule_io_class io_class; /* UNSET: left to the kernel */
 	const char *windows;
+	/* Needs PRIO_WINDOWS_REALTIME_PRIVILEGE: the backend checks what it
+	 * got and says so, as Windows does not. */
+	bool windows_privileged;
 };
+
+/* A thread level: SetThreadPriority's value on Windows, a change of nice
+ * on Linux (cpupolicy.rules(5), "Thread priority"). */
+struct prio_thread_map {
+	enum rule_thread thread;
+	int nice_offset; /* added to the rule's nice, then kept in -20..19 */
+	int windows;	 /* THREAD_PRIORITY_* */
+	const char *windows_name;
+};
+
+/* PROCESS_POWER_THROTTLING_EXECUTION_SPEED: the EcoQoS bit of
+ * PROCESS_POWER_THROTTLING_STATE's ControlMask and StateMask. */
+#define PRIO_THROTTLE_EXECUTION_SPEED 0x1ul
 
 /* A thread's priority as the kernel holds it. */
 struct prio_state {
@@ -49,6 +74,14 @@ const struct prio_class_map *prio_class(enum rule_class class);
 void prio_target_from_rule(const struct rule_priority *rule,
 			   struct prio_target *target);
 bool prio_target_empty(const struct prio_target *target);
+const struct prio_thread_map *prio_thread(enum rule_thread thread);
+int prio_thread_expected(const struct prio_target *target, int before);
+void prio_efficiency_flags(enum rule_efficiency efficiency,
+			   unsigned long *control, unsigned long *state);
+enum rule_efficiency prio_efficiency_of_flags(unsigned long control,
+					      unsigned long state);
+enum rule_efficiency prio_efficiency_expected(enum rule_efficiency rule,
+					      enum rule_efficiency before);
 void prio_expected(const struct prio_target *target,
 		   const struct prio_state *before, struct prio_state *after);
 size_t prio_explain(const struct prio_target *target,

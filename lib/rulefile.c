@@ -12,13 +12,16 @@
 
 #include <libconfig.h>
 
+#include "os.h"
 #include "pattern.h"
+#include "prio.h"
 #include "rulefile.h"
 #include "rules.h"
 #include "util.h"
 
 struct rulefile {
 	struct rules *rules;
+	enum rules_system system; /* never RULES_SYSTEM_NATIVE */
 	const char *path;
 	struct diag *diag;
 	/* Lines whose integer the prescan found too big: libconfig holds a
@@ -345,7 +348,9 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 		}
 		break;
 	case RULEFILE_PATTERN_KIND_COMM:
-		if (pattern_is_literal(text) && len > RULEFILE_COMM_MAX)
+		/* Windows names a process by its image file: no cut. */
+		if (rf->system == RULES_SYSTEM_LINUX &&
+		    pattern_is_literal(text) && len > RULEFILE_COMM_MAX)
 			rulefile_warning(
 				rf, rulefile_line(rf, s),
 				"%s: '%.64s' is longer than %d characters and "
@@ -440,6 +445,53 @@ static void rulefile_ids(struct rulefile *rf, const config_setting_t *s,
 	free(values);
 }
 
+static const char *rulefile_system_title(enum rules_system system)
+{
+	switch (system) {
+	case RULES_SYSTEM_NATIVE:
+		break;
+	case RULES_SYSTEM_LINUX:
+		return "Linux";
+	case RULES_SYSTEM_WINDOWS:
+		return "Windows";
+	}
+	return "this system";
+}
+
+/* A key the target system cannot apply: the rule still loads, since one
+ * file serves both systems, and the key does nothing there. Said only of
+ * a valid value: a bad one has its error already. */
+static void rulefile_ignored(struct rulefile *rf, const config_setting_t *g,
+			     const char *name, bool given,
+			     enum rules_system only, const char *hint)
+{
+	const config_setting_t *s = config_setting_get_member(g, name);
+	char key[128];
+
+	if (!s || !given || rf->system == only)
+		return;
+	rulefile_key(s, key, sizeof(key));
+	rulefile_warning(rf, rulefile_line(rf, s),
+			 "%s applies on %s only; on %s it is ignored%s", key,
+			 rulefile_system_title(only),
+			 rulefile_system_title(rf->system), hint);
+}
+
+/* A key that would change what the rule means where it cannot apply: a
+ * match it cannot evaluate, a setting with nothing like it there. */
+static void rulefile_refused(struct rulefile *rf, const config_setting_t *g,
+			     const char *name, enum rules_system on,
+			     const char *why)
+{
+	const config_setting_t *s = config_setting_get_member(g, name);
+	char key[128];
+
+	if (!s || rf->system != on)
+		return;
+	rulefile_key(s, key, sizeof(key));
+	rulefile_error(rf, rulefile_line(rf, s), "%s: %s", key, why);
+}
+
 static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
 			   struct rule *rule)
 {
@@ -476,6 +528,8 @@ static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
 		rulefile_ids(rf, s, false, &m->user);
 	if ((s = config_setting_get_member(g, "group")))
 		rulefile_ids(rf, s, true, &m->group);
+	rulefile_refused(rf, g, "cgroup", RULES_SYSTEM_WINDOWS,
+			 "Windows has no cgroups");
 }
 
 static void rulefile_conflict(struct rulefile *rf, const config_setting_t *g,
@@ -493,12 +547,60 @@ static void rulefile_conflict(struct rulefile *rf, const config_setting_t *g,
 		       key_b, key_a, why);
 }
 
+/* On Linux thread moves nice (prio.c), which SCHED_IDLE and the realtime
+ * policies ignore; on Windows it applies in every class. */
+static void rulefile_thread_linux(struct rulefile *rf,
+				  const config_setting_t *g,
+				  const struct rule_priority *p)
+{
+	const struct prio_class_map *map = prio_class(p->class);
+	enum rule_policy policy = p->policy;
+	char with[64];
+
+	if (!p->thread || rf->system != RULES_SYSTEM_LINUX)
+		return;
+	if (!policy && map)
+		policy = map->policy;
+	if (policy != RULE_POLICY_IDLE && policy != RULE_POLICY_FIFO &&
+	    policy != RULE_POLICY_RR)
+		return;
+	if (p->policy)
+		snprintf(with, sizeof(with), "policy \"%s\"",
+			 rules_enum_name(RULES_ENUM_POLICY, p->policy));
+	else
+		snprintf(with, sizeof(with), "class \"%s\"",
+			 rules_enum_name(RULES_ENUM_CLASS, p->class));
+	rulefile_warning(
+		rf, rulefile_line(rf, config_setting_get_member(g, "thread")),
+		"priority.thread has no effect on Linux with %s: it moves "
+		"nice, which that policy ignores",
+		with);
+}
+
+/* What each system cannot apply of a priority section. */
+static void rulefile_priority_system(struct rulefile *rf,
+				     const config_setting_t *g,
+				     const struct rule_priority *p)
+{
+	const enum rules_system lx = RULES_SYSTEM_LINUX;
+
+	rulefile_ignored(rf, g, "efficiency_mode", p->efficiency_mode,
+			 RULES_SYSTEM_WINDOWS, "");
+	rulefile_ignored(rf, g, "nice", p->has_nice, lx, " (use class)");
+	rulefile_ignored(rf, g, "policy", p->policy, lx, " (use class)");
+	rulefile_ignored(rf, g, "rt_priority", p->rt_priority, lx,
+			 " (REALTIME_PRIORITY_CLASS has no levels)");
+	rulefile_ignored(rf, g, "io_class", p->io_class, lx, "");
+	rulefile_ignored(rf, g, "io_level", p->io_level >= 0, lx, "");
+	rulefile_thread_linux(rf, g, p);
+}
+
 static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			      struct rule *rule)
 {
 	static const char *const keys[] = {
-		"class",       "nice",	   "policy",
-		"rt_priority", "io_class", "io_level",
+		"class",    "nice",	"policy", "rt_priority",
+		"io_class", "io_level", "thread", "efficiency_mode",
 	};
 	struct rule_priority *p = &rule->priority;
 	const config_setting_t *s;
@@ -544,6 +646,12 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 				       "priority.io_level has no meaning with "
 				       "io_class \"idle\"");
 	}
+	if ((s = config_setting_get_member(g, "thread")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_THREAD, &value))
+		p->thread = (enum rule_thread)value;
+	if ((s = config_setting_get_member(g, "efficiency_mode")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_EFFICIENCY, &value))
+		p->efficiency_mode = (enum rule_efficiency)value;
 	rulefile_conflict(rf, g, "class", "nice",
 			  "the class sets nice; use one of them");
 	rulefile_conflict(rf, g, "class", "policy",
@@ -555,6 +663,7 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			rulefile_line(rf, config_setting_get_member(g, "nice")),
 			"priority.nice has no effect with a realtime "
 			"policy");
+	rulefile_priority_system(rf, g, p);
 }
 
 static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
@@ -640,6 +749,12 @@ static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
 	if ((s = config_setting_get_member(g, "turbo")) &&
 	    rulefile_bool(rf, s, &flag))
 		p->turbo = flag ? RULE_TURBO_ON : RULE_TURBO_OFF;
+	rulefile_ignored(rf, g, "idle_latency_us", p->idle_latency_us >= 0,
+			 RULES_SYSTEM_LINUX, "");
+	if (p->governor)
+		rulefile_refused(rf, g, "governor", RULES_SYSTEM_WINDOWS,
+				 "Windows has no cpufreq governors (epp, "
+				 "profile and turbo are its power settings)");
 }
 
 static bool rulefile_name_valid(const char *name)
@@ -944,6 +1059,7 @@ void rulefile_parse(struct rules *rules, const char *path, const char *text,
 {
 	struct rulefile rf = {
 		.rules = rules,
+		.system = rules->system ? rules->system : system_native(),
 		.path = path,
 		.diag = diag,
 		.text = text,

@@ -48,10 +48,30 @@ static const char *const rules_cores_names[] = {
 };
 
 static const char *const rules_spread_names[] = {
-	[RULE_SPREAD_NONE] = "none",
-	[RULE_SPREAD_NUMA] = "numa",
-	[RULE_SPREAD_PACKAGE] = "package",
-	[RULE_SPREAD_KIND] = "kind",
+	[RULE_SPREAD_NONE] = "none",	   [RULE_SPREAD_NUMA] = "numa",
+	[RULE_SPREAD_PACKAGE] = "package", [RULE_SPREAD_KIND] = "kind",
+	[RULE_SPREAD_GROUP] = "group",
+};
+
+static const char *const rules_thread_names[] = {
+	[RULE_THREAD_IDLE] = "idle",
+	[RULE_THREAD_LOWEST] = "lowest",
+	[RULE_THREAD_BELOW_NORMAL] = "below-normal",
+	[RULE_THREAD_NORMAL] = "normal",
+	[RULE_THREAD_ABOVE_NORMAL] = "above-normal",
+	[RULE_THREAD_HIGHEST] = "highest",
+	[RULE_THREAD_TIME_CRITICAL] = "time-critical",
+};
+
+static const char *const rules_efficiency_names[] = {
+	[RULE_EFFICIENCY_OFF] = "off",
+	[RULE_EFFICIENCY_ON] = "on",
+	[RULE_EFFICIENCY_SYSTEM] = "system",
+};
+
+static const char *const rules_system_names[] = {
+	[RULES_SYSTEM_LINUX] = "linux",
+	[RULES_SYSTEM_WINDOWS] = "windows",
 };
 
 static const char *const rules_parking_names[] = {
@@ -92,6 +112,9 @@ static const struct rules_enum_table rules_enum_tables[] = {
 	[RULES_ENUM_GOVERNOR] = RULES_TABLE(rules_governor_names),
 	[RULES_ENUM_EPP] = RULES_TABLE(rules_epp_names),
 	[RULES_ENUM_PROFILE] = RULES_TABLE(rules_profile_names),
+	[RULES_ENUM_THREAD] = RULES_TABLE(rules_thread_names),
+	[RULES_ENUM_EFFICIENCY] = RULES_TABLE(rules_efficiency_names),
+	[RULES_ENUM_SYSTEM] = RULES_TABLE(rules_system_names),
 };
 
 const char *rules_enum_name(enum rules_enum which, int value)
@@ -151,7 +174,10 @@ bool rules_raises(const struct rule *rule)
 	       p->class == RULE_CLASS_HIGH || p->class == RULE_CLASS_REALTIME ||
 	       (p->has_nice && p->nice < 0) || p->policy == RULE_POLICY_FIFO ||
 	       p->policy == RULE_POLICY_RR ||
-	       p->io_class == RULE_IO_CLASS_REALTIME || rules_has_power(rule);
+	       p->io_class == RULE_IO_CLASS_REALTIME ||
+	       p->thread > RULE_THREAD_NORMAL ||
+	       p->efficiency_mode == RULE_EFFICIENCY_OFF ||
+	       rules_has_power(rule);
 }
 
 /* Realtime CPU or I/O scheduling: the process can starve everyone else. */
@@ -555,6 +581,13 @@ static void rules_print_priority(FILE *out, const struct rule_priority *p)
 			rules_enum_name(RULES_ENUM_IO_CLASS, p->io_class));
 	if (p->io_level >= 0)
 		fprintf(out, "  priority.io_level = %d\n", p->io_level);
+	if (p->thread)
+		fprintf(out, "  priority.thread = %s\n",
+			rules_enum_name(RULES_ENUM_THREAD, p->thread));
+	if (p->efficiency_mode)
+		fprintf(out, "  priority.efficiency_mode = %s\n",
+			rules_enum_name(RULES_ENUM_EFFICIENCY,
+					p->efficiency_mode));
 }
 
 static void rules_print_placement(FILE *out, const struct rule_placement *p)

@@ -38,6 +38,29 @@ enum rule_io_class {
 	RULE_IO_CLASS_IDLE,
 };
 
+/* A thread's priority relative to its process's class: Windows's
+ * SetThreadPriority levels, lowest first; on Linux an offset to nice
+ * (prio.c). */
+enum rule_thread {
+	RULE_THREAD_UNSET,
+	RULE_THREAD_IDLE,
+	RULE_THREAD_LOWEST,
+	RULE_THREAD_BELOW_NORMAL,
+	RULE_THREAD_NORMAL,
+	RULE_THREAD_ABOVE_NORMAL,
+	RULE_THREAD_HIGHEST,
+	RULE_THREAD_TIME_CRITICAL,
+};
+
+/* Windows's EcoQoS for a process: OFF opts it out, ON in, SYSTEM leaves
+ * the choice to Windows again. */
+enum rule_efficiency {
+	RULE_EFFICIENCY_UNSET,
+	RULE_EFFICIENCY_OFF,
+	RULE_EFFICIENCY_ON,
+	RULE_EFFICIENCY_SYSTEM,
+};
+
 enum rule_cores {
 	RULE_CORES_UNSET,
 	RULE_CORES_ALL,
@@ -51,6 +74,7 @@ enum rule_spread {
 	RULE_SPREAD_NUMA,
 	RULE_SPREAD_PACKAGE,
 	RULE_SPREAD_KIND,
+	RULE_SPREAD_GROUP,
 };
 
 enum rule_parking {
@@ -95,6 +119,8 @@ struct rule_priority {
 	int rt_priority; /* 0: unset */
 	enum rule_io_class io_class;
 	int io_level; /* -1: unset */
+	enum rule_thread thread;
+	enum rule_efficiency efficiency_mode;
 };
 
 struct rule_placement {
@@ -124,7 +150,16 @@ struct rule {
 	bool allow_spoofable;
 };
 
+/* The system a rule set is checked for: what it can apply there decides
+ * which keys are warned about or refused. */
+enum rules_system {
+	RULES_SYSTEM_NATIVE, /* the one this build is for */
+	RULES_SYSTEM_LINUX,
+	RULES_SYSTEM_WINDOWS,
+};
+
 struct rules {
+	enum rules_system system; /* set after rules_init, before loading */
 	struct rule *list;
 	size_t count, capacity;
 	char **files; /* the files that hold rules */
@@ -147,6 +182,9 @@ enum rules_enum {
 	RULES_ENUM_GOVERNOR,
 	RULES_ENUM_EPP,
 	RULES_ENUM_PROFILE,
+	RULES_ENUM_THREAD,
+	RULES_ENUM_EFFICIENCY,
+	RULES_ENUM_SYSTEM,
 };
 
 /* A rule file larger than this is refused rather than half read. */

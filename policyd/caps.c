@@ -73,7 +73,8 @@ size_t caps_needed(const struct rules *rules, bool proc_hidden, bool base_power,
 		const struct rule_placement *pl = &r->placement;
 
 		if (p->class || p->has_nice || p->policy || p->io_class ||
-		    p->io_level >= 0 || pl->cores || pl->has_cpus || pl->spread)
+		    p->io_level >= 0 || p->thread || pl->cores ||
+		    pl->has_cpus || pl->spread)
 			caps_add(caps, &count, max, CAP_SYS_NICE);
 		if (r->match.exe.count || r->match.parent_exe.count ||
 		    proc_hidden || caps_owned_power(&r->power))

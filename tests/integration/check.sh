@@ -130,6 +130,53 @@ expect_status "missing -c file: exit 2" 2 && ok "a missing -c config is an I/O e
 run "$CTL" check --strict "$SRCDIR/rules"
 expect_status "shipped rules strict" 0 && ok "shipped rules pass check --strict"
 
+# One file for both systems: --system checks it for the other one too.
+mkdir -p "$TMP/fleet"
+cat >"$TMP/fleet/50-fleet.rules" <<'R'
+version = 1;
+rules = (
+  { name = "inference";
+    match = { exe = "/opt/llm/bin/server"; user = "root"; };
+    priority = { class = "high"; thread = "highest";
+                 efficiency_mode = "off"; };
+    placement = { cores = "performance"; spread = "group"; };
+  },
+  { name = "batch";
+    match = { exe = "/usr/bin/xz"; cgroup = "/system.slice/backup.service"; };
+    priority = { class = "idle"; };
+  }
+);
+R
+run "$CTL" check --system linux --print "$TMP/fleet"
+expect_status "--system linux: exit 0" 0 &&
+	expect_contains "--system linux: the Windows-only key warned of" "$err" "$TMP/fleet/50-fleet.rules:6: warning: priority.efficiency_mode applies on Windows only; on Linux it is ignored" &&
+	expect_contains "--system linux: thread printed" "$out" "  priority.thread = highest" &&
+	expect_contains "--system linux: efficiency_mode printed" "$out" "  priority.efficiency_mode = off" &&
+	expect_contains "--system linux: spread group printed" "$out" "  placement.spread = group" &&
+	expect_contains "--system linux: summary names it" "$out" "2 rules in 1 files: OK for linux" &&
+	ok "check --system linux: warns of what Linux ignores, prints the new keys"
+
+run "$CTL" check --strict --system linux "$TMP/fleet"
+expect_status "--system linux --strict" 1 && ok "check --system linux --strict fails on that warning"
+
+run "$CTL" check --system windows "$TMP/fleet"
+expect_status "--system windows: exit 1" 1 &&
+	expect_contains "--system windows: cgroup refused" "$err" "$TMP/fleet/50-fleet.rules:10: error: match.cgroup: Windows has no cgroups" &&
+	expect_not_contains "--system windows: efficiency_mode applies" "$err" "efficiency_mode" &&
+	expect_contains "--system windows: summary" "$err" "1 error, 0 warnings" &&
+	ok "check --system windows: cgroup is refused, efficiency_mode applies"
+
+sed -i 's|cgroup = "/system.slice/backup.service"; |user = "backup"; |' "$TMP/fleet/50-fleet.rules"
+run "$CTL" check --system=windows --quiet "$TMP/fleet"
+expect_status "--system=windows without cgroup" 0 && [ -z "$err" ] &&
+	ok "check --system=windows: the file passes once cgroup is gone" ||
+	not_ok "check --system=windows: the file passes once cgroup is gone" "stderr: $err"
+
+run "$CTL" check --system solaris "$TMP/fleet"
+expect_status "--system unknown: exit 2" 2 &&
+	expect_contains "--system unknown: named" "$err" "--system: 'solaris' is not valid (valid: linux, windows)" &&
+	ok "check --system with an unknown system is a usage error (exit 2)"
+
 # cpupolicyd -n
 run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$SRCDIR/rules"
 expect_status "cpupolicyd -n: exit 0" 0 &&

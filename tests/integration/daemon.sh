@@ -257,12 +257,13 @@ capeff() { awk '/^CapEff/ { print $2 }' /proc/"$daemon_pid"/status; }
 	not_ok "CapEff with exe rules" "$(capeff)"
 stop_daemon
 mv "$RULES/10-test.rules" "$TMP/10-test.rules.off"
+# A thread level alone sets nice too (on Linux).
 cat >"$RULES/10-name.rules" <<'EOF'
-rules = ( { name = "by-name"; match = { name = "no-such-proc"; }; priority = { nice = 5; }; } );
+rules = ( { name = "by-name"; match = { name = "no-such-proc"; }; priority = { thread = "lowest"; }; } );
 EOF
 start_daemon || { finish; exit 1; }
 [ "$(capeff)" = 0000000000800000 ] &&
-	ok "name-only rule lowering priority: CapEff is CAP_SYS_NICE alone" ||
+	ok "name-only rule lowering priority (thread lowest): CapEff is CAP_SYS_NICE alone" ||
 	not_ok "CapEff with a name rule" "$(capeff)"
 grep -q '^CapBnd:[[:space:]]*0000000000800000' /proc/"$daemon_pid"/status &&
 	ok "the bounding set is cut too" || not_ok "CapBnd" "$(grep CapBnd /proc/$daemon_pid/status)"

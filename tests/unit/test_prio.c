@@ -42,6 +42,16 @@
 	{                                                                      \
 		.io_class = RULE_IO_CLASS_##c, .io_level = (l)                 \
 	}
+#define THREAD(c, t)                                                           \
+	{                                                                      \
+		.class = RULE_CLASS_##c, .thread = RULE_THREAD_##t,            \
+		.io_level = -1                                                 \
+	}
+#define NICE_THREAD(n, t)                                                      \
+	{                                                                      \
+		.has_nice = true, .nice = (n), .thread = RULE_THREAD_##t,      \
+		.io_level = -1                                                 \
+	}
 #define COMPRESSORS                                                            \
 	{                                                                      \
 		.class = RULE_CLASS_BELOW_NORMAL,                              \
@@ -211,6 +221,87 @@ static const struct expected_case expected_cases[] = {
 	  .reset_on_fork = true}},
 	{"no reset on fork: none added", RT(FIFO, 10), NORMAL,
 	 S(0, FIFO, 10, UNSET, 0)},
+
+	/* thread on Linux: two nice steps a level over the class's nice,
+	 * normal's 0 without a class; idle and time-critical the ends. */
+	{"thread highest alone: nice -4", THREAD(UNSET, HIGHEST), NORMAL,
+	 S(-4, OTHER, 0, UNSET, 0)},
+	{"thread above-normal alone: nice -2", THREAD(UNSET, ABOVE_NORMAL),
+	 NORMAL, S(-2, OTHER, 0, UNSET, 0)},
+	{"thread below-normal alone: nice 2", THREAD(UNSET, BELOW_NORMAL),
+	 NORMAL, S(2, OTHER, 0, UNSET, 0)},
+	{"thread normal in class normal lowers nice -10",
+	 THREAD(NORMAL, NORMAL), S(-10, OTHER, 0, UNSET, 0), NORMAL},
+	{"thread highest in class high: nice -14", THREAD(HIGH, HIGHEST),
+	 NORMAL, S(-14, OTHER, 0, UNSET, 0)},
+	{"thread lowest in class below-normal: nice 14",
+	 THREAD(BELOW_NORMAL, LOWEST), NORMAL, S(14, OTHER, 0, UNSET, 0)},
+	{"thread highest in class below-normal still lowers: nice 6",
+	 THREAD(BELOW_NORMAL, HIGHEST), S(-5, OTHER, 0, UNSET, 0),
+	 S(6, OTHER, 0, UNSET, 0)},
+	{"thread idle in class high: nice 19", THREAD(HIGH, IDLE), NORMAL,
+	 S(19, OTHER, 0, UNSET, 0)},
+	{"thread time-critical in class below-normal: nice -20",
+	 THREAD(BELOW_NORMAL, TIME_CRITICAL), NORMAL,
+	 S(-20, OTHER, 0, UNSET, 0)},
+	{"thread on nice: nice 5 lowest is 9", NICE_THREAD(5, LOWEST), NORMAL,
+	 S(9, OTHER, 0, UNSET, 0)},
+	{"thread on nice stays in range: 18 lowest is 19",
+	 NICE_THREAD(18, LOWEST), NORMAL, S(19, OTHER, 0, UNSET, 0)},
+	{"thread on nice stays in range: -18 highest is -20",
+	 NICE_THREAD(-18, HIGHEST), NORMAL, S(-20, OTHER, 0, UNSET, 0)},
+	{"thread in class realtime: no nice to move", THREAD(REALTIME, HIGHEST),
+	 S(7, OTHER, 0, UNSET, 0), S(7, RR, 1, UNSET, 0)},
+	{"thread lowest never raises nice 10", THREAD(UNSET, LOWEST),
+	 S(10, OTHER, 0, UNSET, 0), S(10, OTHER, 0, UNSET, 0)},
+	{"thread highest never lowers nice -10", THREAD(UNSET, HIGHEST),
+	 S(-10, OTHER, 0, UNSET, 0), S(-10, OTHER, 0, UNSET, 0)},
+	{"thread highest in class normal raises nice 19",
+	 THREAD(NORMAL, HIGHEST), S(19, OTHER, 0, UNSET, 0),
+	 S(-4, OTHER, 0, UNSET, 0)},
+};
+
+/* Windows: SetThreadPriority's value over the thread's own one. */
+struct thread_case {
+	const char *name;
+	enum rule_thread thread;
+	int before, after;
+};
+
+static const struct thread_case thread_cases[] = {
+	{"highest raises normal", RULE_THREAD_HIGHEST, 0, 2},
+	{"highest keeps time-critical", RULE_THREAD_HIGHEST, 15, 15},
+	{"highest on highest", RULE_THREAD_HIGHEST, 2, 2},
+	{"above-normal raises idle", RULE_THREAD_ABOVE_NORMAL, -15, 1},
+	{"time-critical raises everything", RULE_THREAD_TIME_CRITICAL, 2, 15},
+	{"normal is the default: it lowers highest", RULE_THREAD_NORMAL, 2, 0},
+	{"normal is the default: it keeps lowest", RULE_THREAD_NORMAL, -2, -2},
+	{"lowest lowers above-normal", RULE_THREAD_LOWEST, 1, -2},
+	{"lowest keeps idle", RULE_THREAD_LOWEST, -15, -15},
+	{"below-normal keeps lowest", RULE_THREAD_BELOW_NORMAL, -2, -2},
+	{"idle lowers time-critical", RULE_THREAD_IDLE, 15, -15},
+	{"unset leaves it", RULE_THREAD_UNSET, 2, 2},
+	/* The realtime class has levels in between (-7..6). */
+	{"highest keeps a realtime 6", RULE_THREAD_HIGHEST, 6, 6},
+	{"lowest lowers a realtime -1", RULE_THREAD_LOWEST, -1, -2},
+};
+
+/* Windows: the EcoQoS mode over the process's own one. */
+struct efficiency_case {
+	const char *name;
+	enum rule_efficiency rule, before, after;
+};
+
+#define EFF(x) RULE_EFFICIENCY_##x
+static const struct efficiency_case efficiency_cases[] = {
+	{"off raises on", EFF(OFF), EFF(ON), EFF(OFF)},
+	{"off raises system", EFF(OFF), EFF(SYSTEM), EFF(OFF)},
+	{"on lowers off", EFF(ON), EFF(OFF), EFF(ON)},
+	{"on lowers system", EFF(ON), EFF(SYSTEM), EFF(ON)},
+	{"system is the default: it lowers off", EFF(SYSTEM), EFF(OFF),
+	 EFF(SYSTEM)},
+	{"system is the default: it keeps on", EFF(SYSTEM), EFF(ON), EFF(ON)},
+	{"unset leaves off", EFF(UNSET), EFF(OFF), EFF(OFF)},
 };
 
 /* The words explain shows, one line per setting kept; NULL: none. */
@@ -384,6 +475,103 @@ static void test_unwind_case(void **state)
 	}
 }
 
+static void test_thread_case(void **state)
+{
+	const struct thread_case *c = *state;
+	struct prio_target target = {.thread = c->thread};
+
+	assert_int_equal(prio_thread_expected(&target, c->before), c->after);
+}
+
+static void test_efficiency_case(void **state)
+{
+	const struct efficiency_case *c = *state;
+
+	assert_int_equal(prio_efficiency_expected(c->rule, c->before),
+			 c->after);
+}
+
+/* SetThreadPriority's THREAD_PRIORITY_* values, as winbase.h has them. */
+static void test_thread_map(void **state)
+{
+	static const struct {
+		enum rule_thread thread;
+		int windows;
+		const char *name;
+	} want[] = {
+		{RULE_THREAD_IDLE, -15, "THREAD_PRIORITY_IDLE"},
+		{RULE_THREAD_LOWEST, -2, "THREAD_PRIORITY_LOWEST"},
+		{RULE_THREAD_BELOW_NORMAL, -1, "THREAD_PRIORITY_BELOW_NORMAL"},
+		{RULE_THREAD_NORMAL, 0, "THREAD_PRIORITY_NORMAL"},
+		{RULE_THREAD_ABOVE_NORMAL, 1, "THREAD_PRIORITY_ABOVE_NORMAL"},
+		{RULE_THREAD_HIGHEST, 2, "THREAD_PRIORITY_HIGHEST"},
+		{RULE_THREAD_TIME_CRITICAL, 15,
+		 "THREAD_PRIORITY_TIME_CRITICAL"},
+	};
+	struct prio_target t;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct prio_thread_map *map = prio_thread(want[i].thread);
+
+		assert_non_null(map);
+		assert_int_equal(map->windows, want[i].windows);
+		assert_string_equal(map->windows_name, want[i].name);
+	}
+	assert_null(prio_thread(RULE_THREAD_UNSET));
+	/* A thread level is something to set on every thread ... */
+	prio_target_from_rule(&(struct rule_priority)THREAD(REALTIME, LOWEST),
+			      &t);
+	assert_int_equal(t.thread, RULE_THREAD_LOWEST);
+	assert_false(t.set_nice);
+	assert_false(prio_target_empty(&t));
+	/* ... the efficiency mode only on the process. */
+	prio_target_from_rule(
+		&(struct rule_priority){.efficiency_mode = EFF(ON),
+					.io_level = -1},
+		&t);
+	assert_int_equal(t.efficiency, EFF(ON));
+	assert_true(prio_target_empty(&t));
+}
+
+/* PROCESS_POWER_THROTTLING_STATE's masks each way. */
+static void test_efficiency_flags(void **state)
+{
+	static const struct {
+		enum rule_efficiency mode;
+		unsigned long control, state;
+	} want[] = {
+		{EFF(OFF), 1, 0},
+		{EFF(ON), 1, 1},
+		{EFF(SYSTEM), 0, 0},
+	};
+	unsigned long control, st;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		prio_efficiency_flags(want[i].mode, &control, &st);
+		assert_int_equal(control, want[i].control);
+		assert_int_equal(st, want[i].state);
+		assert_int_equal(prio_efficiency_of_flags(control, st),
+				 want[i].mode);
+	}
+	/* Bits of other controls (timer resolution, 0x4) do not count. */
+	assert_int_equal(prio_efficiency_of_flags(0x5, 0x4), EFF(OFF));
+	assert_int_equal(prio_efficiency_of_flags(0x4, 0x4), EFF(SYSTEM));
+}
+
+/* Only realtime needs the privilege Windows silently falls back without. */
+static void test_class_privilege(void **state)
+{
+	(void)state;
+	for (int c = RULE_CLASS_IDLE; c <= RULE_CLASS_REALTIME; c++)
+		assert_int_equal(
+			prio_class((enum rule_class)c)->windows_privileged,
+			c == RULE_CLASS_REALTIME);
+	assert_string_equal(PRIO_WINDOWS_REALTIME_PRIVILEGE,
+			    "SeIncreaseBasePriorityPrivilege");
+}
+
 static void test_describe_reset_on_fork(void **state)
 {
 	struct prio_state s = {
@@ -400,6 +588,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kept_matches_expected),
 		cmocka_unit_test(test_describe_reset_on_fork),
+		cmocka_unit_test(test_thread_map),
+		cmocka_unit_test(test_efficiency_flags),
+		cmocka_unit_test(test_class_privilege),
 	};
 	int failed;
 
@@ -407,6 +598,12 @@ int main(void)
 		unit_run("prio", UNIT_TABLE(expected_cases, test_expected_case),
 			 UNIT_TESTS(tests), NULL, NULL);
 	failed |= unit_run("prio kept", UNIT_TABLE(kept_cases, test_kept_case),
+			   NULL, 0, NULL, NULL);
+	failed |= unit_run("prio thread on Windows",
+			   UNIT_TABLE(thread_cases, test_thread_case), NULL, 0,
+			   NULL, NULL);
+	failed |= unit_run("prio efficiency on Windows",
+			   UNIT_TABLE(efficiency_cases, test_efficiency_case),
 			   NULL, 0, NULL, NULL);
 	return failed | unit_run("prio unwind",
 				 UNIT_TABLE(unwind_cases, test_unwind_case),

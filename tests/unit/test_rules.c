@@ -13,7 +13,9 @@
 
 #include "unit.h"
 
+#include "os.h"
 #include "rules.h"
+#include "util.h"
 
 struct rule_case {
 	const char *name;
@@ -23,6 +25,16 @@ struct rule_case {
 	const char *message; /* a part of it */
 };
 
+/* A case checked for a named system. */
+struct system_case {
+	const char *name;
+	enum rules_system system;
+	const char *text;
+	size_t errors, warnings;
+	unsigned line;
+	const char *message;
+};
+
 #define HEAD "version = 1;\nrules = (\n"
 /* A rule on line 3, with the key under test on line 4. */
 #define RULE(match, rest)                                                      \
@@ -30,6 +42,8 @@ struct rule_case {
 #define EXE "exe = \"/usr/bin/x\";"
 /* An exe narrowed to a user: realtime and power on it draw no warning. */
 #define EXE_ROOT EXE " user = \"root\";"
+#define WIN	 RULES_SYSTEM_WINDOWS
+#define LNX	 RULES_SYSTEM_LINUX
 
 static const struct rule_case rule_cases[] = {
 	{"valid rule", RULE(EXE, "priority = { nice = 5; };"), 0, 0, 0, NULL},
@@ -116,7 +130,7 @@ static const struct rule_case rule_cases[] = {
 	{"bad cores", RULE(EXE, "placement = { cores = \"big\"; };"), 1, 0, 4,
 	 "(valid: all, performance, efficiency)"},
 	{"bad spread", RULE(EXE, "placement = { spread = \"socket\"; };"), 1, 0,
-	 4, "(valid: none, numa, package, kind)"},
+	 4, "(valid: none, numa, package, kind, group)"},
 	{"bad parking", RULE(EXE, "power = { parking = \"no\"; };"), 1, 0, 4,
 	 "(valid: on, off)"},
 	{"bad governor", RULE(EXE, "power = { governor = \"turbo\"; };"), 1, 0,
@@ -295,6 +309,7 @@ static const struct rule_case rule_cases[] = {
 	 "version: 2 is not supported"},
 	{"include", "version = 1;\n@include \"/etc/passwd\"\n", 1, 0, 2,
 	 "@include is not supported"},
+
 	{"all errors of a file",
 	 HEAD "{ name = \"a\"; match = { exe = \"x\"; }; },\n{ name = \"b\"; "
 	      "match = { " EXE " }; priority = { nice = 99; }; },\n{ name = "
@@ -303,14 +318,172 @@ static const struct rule_case rule_cases[] = {
 	 3, 1, 3, "match.exe: 'x' is not an absolute path"},
 };
 
-static void test_rule_case(void **state)
+static const struct system_case system_cases[] = {
+	/* thread: every level, on both systems. */
+	{"thread idle", LNX, RULE(EXE, "priority = { thread = \"idle\"; };"), 0,
+	 0, 0, NULL},
+	{"thread lowest", LNX,
+	 RULE(EXE, "priority = { thread = \"lowest\"; };"), 0, 0, 0, NULL},
+	{"thread below-normal", LNX,
+	 RULE(EXE, "priority = { thread = \"below-normal\"; };"), 0, 0, 0,
+	 NULL},
+	{"thread normal", LNX,
+	 RULE(EXE, "priority = { thread = \"normal\"; };"), 0, 0, 0, NULL},
+	{"thread above-normal", LNX,
+	 RULE(EXE, "priority = { thread = \"above-normal\"; };"), 0, 0, 0,
+	 NULL},
+	{"thread highest", LNX,
+	 RULE(EXE, "priority = { thread = \"highest\"; };"), 0, 0, 0, NULL},
+	{"thread time-critical", LNX,
+	 RULE(EXE, "priority = { thread = \"time-critical\"; };"), 0, 0, 0,
+	 NULL},
+	{"thread time-critical on Windows", WIN,
+	 RULE(EXE, "priority = { thread = \"time-critical\"; };"), 0, 0, 0,
+	 NULL},
+	{"thread with a class", LNX,
+	 RULE(EXE, "priority = { class = \"high\"; thread = \"highest\"; };"),
+	 0, 0, 0, NULL},
+	{"thread with nice", LNX,
+	 RULE(EXE, "priority = { nice = 5; thread = \"lowest\"; };"), 0, 0, 0,
+	 NULL},
+	{"bad thread", LNX, RULE(EXE, "priority = { thread = \"top\"; };"), 1,
+	 0, 4,
+	 "priority.thread: 'top' is not valid (valid: idle, lowest, "
+	 "below-normal, normal, above-normal, highest, time-critical)"},
+	{"bad thread on Windows", WIN, RULE(EXE, "priority = { thread = 2; };"),
+	 1, 0, 4, "priority.thread: expected a string, got an integer"},
+	{"thread under class realtime on Linux", LNX,
+	 RULE(EXE_ROOT,
+	      "priority = { class = \"realtime\";\nthread = \"highest\"; };"),
+	 0, 1, 5,
+	 "priority.thread has no effect on Linux with class \"realtime\": it "
+	 "moves nice, which that policy ignores"},
+	{"thread under class realtime on Windows", WIN,
+	 RULE(EXE_ROOT,
+	      "priority = { class = \"realtime\";\nthread = \"highest\"; };"),
+	 0, 0, 0, NULL},
+	{"thread under class idle on Linux", LNX,
+	 RULE(EXE, "priority = { class = \"idle\"; thread = \"lowest\"; };"), 0,
+	 1, 4, "with class \"idle\": it moves nice"},
+	{"thread under policy fifo on Linux", LNX,
+	 RULE(EXE_ROOT,
+	      "priority = { policy = \"fifo\"; thread = \"lowest\"; };"),
+	 0, 1, 4, "with policy \"fifo\": it moves nice"},
+	{"thread under policy batch", LNX,
+	 RULE(EXE, "priority = { policy = \"batch\"; thread = \"lowest\"; };"),
+	 0, 0, 0, NULL},
+	{"spoofable raise by thread", LNX,
+	 RULE("name = \"x\";", "priority = { thread = \"above-normal\"; };"), 1,
+	 0, 3, "rule 'r' raises priority or power but matches only on name"},
+	{"spoofable raise by thread time-critical on Windows", WIN,
+	 RULE("name = \"x\";", "priority = { thread = \"time-critical\"; };"),
+	 1, 0, 3, "raises priority or power"},
+	{"thread normal by name lowers", LNX,
+	 RULE("name = \"x\";", "priority = { thread = \"normal\"; };"), 0, 0, 0,
+	 NULL},
+
+	/* efficiency_mode: Windows only, warned of on Linux. */
+	{"efficiency_mode off on Windows", WIN,
+	 RULE(EXE, "priority = { efficiency_mode = \"off\"; };"), 0, 0, 0,
+	 NULL},
+	{"efficiency_mode on on Windows", WIN,
+	 RULE(EXE, "priority = { efficiency_mode = \"on\"; };"), 0, 0, 0, NULL},
+	{"efficiency_mode system on Windows", WIN,
+	 RULE(EXE, "priority = { efficiency_mode = \"system\"; };"), 0, 0, 0,
+	 NULL},
+	{"efficiency_mode on Linux", LNX,
+	 RULE(EXE, "priority = { efficiency_mode = \"off\"; };"), 0, 1, 4,
+	 "priority.efficiency_mode applies on Windows only; on Linux it is "
+	 "ignored"},
+	{"bad efficiency_mode", LNX,
+	 RULE(EXE, "priority = { efficiency_mode = \"eco\"; };"), 1, 0, 4,
+	 "priority.efficiency_mode: 'eco' is not valid (valid: off, on, "
+	 "system)"},
+	{"efficiency_mode not a string on Windows", WIN,
+	 RULE(EXE, "priority = { efficiency_mode = false; };"), 1, 0, 4,
+	 "priority.efficiency_mode: expected a string, got a boolean"},
+	{"spoofable raise by efficiency_mode off", WIN,
+	 RULE("name = \"x\";", "priority = { efficiency_mode = \"off\"; };"), 1,
+	 0, 3, "raises priority or power"},
+	{"efficiency_mode on by name lowers", WIN,
+	 RULE("name = \"x\";", "priority = { efficiency_mode = \"on\"; };"), 0,
+	 0, 0, NULL},
+
+	/* spread = "group", and what Windows cannot apply. */
+	{"spread group", LNX, RULE(EXE, "placement = { spread = \"group\"; };"),
+	 0, 0, 0, NULL},
+	{"spread group on Windows", WIN,
+	 RULE(EXE, "placement = { cores = \"performance\"; spread = "
+		   "\"group\"; };"),
+	 0, 0, 0, NULL},
+	{"cgroup on Windows", WIN,
+	 RULE(EXE " cgroup = \"/system.slice/x.service\";",
+	      "priority = { class = \"idle\"; };"),
+	 1, 0, 3, "match.cgroup: Windows has no cgroups"},
+	{"cgroup list on Windows", WIN,
+	 RULE(EXE " cgroup = [\"/a\", \"/b\"];", ""), 1, 0, 3,
+	 "match.cgroup: Windows has no cgroups"},
+	{"governor on Windows", WIN,
+	 RULE(EXE_ROOT, "power = { governor = \"performance\"; };"), 1, 0, 4,
+	 "power.governor: Windows has no cpufreq governors"},
+	{"bad governor on Windows is only an error", WIN,
+	 RULE(EXE_ROOT, "power = { governor = \"turbo\"; };"), 1, 0, 4,
+	 "power.governor: 'turbo' is not valid"},
+	{"nice on Windows", WIN, RULE(EXE, "priority = { nice = 5; };"), 0, 1,
+	 4,
+	 "priority.nice applies on Linux only; on Windows it is ignored (use "
+	 "class)"},
+	{"policy on Windows", WIN,
+	 RULE(EXE, "priority = { policy = \"batch\"; };"), 0, 1, 4,
+	 "priority.policy applies on Linux only"},
+	{"rt_priority on Windows", WIN,
+	 RULE(EXE_ROOT,
+	      "priority = { class = \"realtime\";\nrt_priority = 5; };"),
+	 0, 1, 5,
+	 "priority.rt_priority applies on Linux only; on Windows it is "
+	 "ignored (REALTIME_PRIORITY_CLASS has no levels)"},
+	{"I/O priority on Windows", WIN,
+	 RULE(EXE, "priority = { io_class = \"best-effort\"; io_level = 7; };"),
+	 0, 2, 4, "priority.io_class applies on Linux only"},
+	{"idle_latency_us on Windows", WIN,
+	 RULE(EXE_ROOT, "power = { idle_latency_us = 0; };"), 0, 1, 4,
+	 "power.idle_latency_us applies on Linux only; on Windows it is "
+	 "ignored"},
+	{"bad nice on Windows is only an error", WIN,
+	 RULE(EXE, "priority = { nice = 50; };"), 1, 0, 4,
+	 "priority.nice: 50 is out of range"},
+	{"long process name on Windows", WIN,
+	 RULE(EXE " name = \"averyveryverylongname.exe\";",
+	      "priority = { class = \"idle\"; };"),
+	 0, 0, 0, NULL},
+	{"every Windows key on Windows", WIN,
+	 RULE(EXE_ROOT " group = 0; name = \"x\"; cmdline = \"*\"; "
+		       "parent_exe = \"/x\";",
+	      "priority = { class = \"high\"; thread = \"highest\"; "
+	      "efficiency_mode = \"off\"; };\nplacement = { cpus = \"0-3\"; "
+	      "spread = \"group\"; };\npower = { parking = \"off\"; "
+	      "min_online = 50; epp = \"performance\"; profile = "
+	      "\"performance\"; turbo = true; };"),
+	 0, 0, 0, NULL},
+	{"the Linux keys on Windows", WIN,
+	 RULE(EXE " user = \"root\"; group = 0; cgroup = \"/system.slice/*\";",
+	      "priority = { class = \"high\"; io_class = \"best-effort\"; "
+	      "io_level = 2; };\nplacement = { cores = \"performance\"; "
+	      "spread = \"numa\"; };\npower = { parking = \"off\"; "
+	      "min_online = 50; idle_latency_us = 0; governor = "
+	      "\"performance\"; epp = \"performance\"; profile = "
+	      "\"performance\"; turbo = true; };"),
+	 2, 3, 3, "match.cgroup: Windows has no cgroups"},
+};
+
+static void check_case(const struct rule_case *c, enum rules_system system)
 {
-	const struct rule_case *c = *state;
 	struct rules rules;
 	struct diag diag;
 	char first[1024] = "";
 
 	rules_init(&rules);
+	rules.system = system;
 	diag_init(&diag);
 	rules_load_text(&rules, "t.rules", c->text, strlen(c->text), &diag);
 	if (diag.count)
@@ -322,13 +495,31 @@ static void test_rule_case(void **state)
 			 c->warnings);
 	}
 	if (c->message) {
+		char where[32];
+
 		assert_int_equal(diag.entries[0].line, c->line);
+		snprintf(where, sizeof(where), "t.rules:%u: ", c->line);
+		assert_memory_equal(first, where, strlen(where));
 		if (!strstr(diag.entries[0].message, c->message))
 			fail_msg("%s: got '%s', expected it to contain '%s'",
 				 c->name, first, c->message);
 	}
 	diag_free(&diag);
 	rules_free(&rules);
+}
+
+static void test_rule_case(void **state)
+{
+	check_case(*state, RULES_SYSTEM_LINUX);
+}
+
+static void test_system_case(void **state)
+{
+	const struct system_case *c = *state;
+	const struct rule_case rc = {c->name,	  c->text, c->errors,
+				     c->warnings, c->line, c->message};
+
+	check_case(&rc, c->system);
 }
 
 /* A NUL in the text would end libconfig's string early: what follows it
@@ -417,6 +608,70 @@ static void test_values_parsed(void **state)
 	rules_free(&rules);
 }
 
+static void test_windows_keys_parsed(void **state)
+{
+	static const char text[] = RULE(
+		EXE, "priority = { class = \"below-normal\"; thread = "
+		     "\"highest\"; efficiency_mode = \"off\"; };\nplacement = "
+		     "{ spread = \"group\"; };");
+	static const char *const printed[] = {
+		"  priority.class = below-normal\n",
+		"  priority.thread = highest\n",
+		"  priority.efficiency_mode = off\n",
+		"  placement.spread = group\n",
+	};
+	const struct rule_priority *p;
+	struct rules rules;
+	struct diag diag;
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f;
+
+	(void)state;
+	rules_init(&rules);
+	rules.system = RULES_SYSTEM_WINDOWS;
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.errors + diag.warnings, 0);
+	p = &rules.list[0].priority;
+	assert_int_equal(p->thread, RULE_THREAD_HIGHEST);
+	assert_int_equal(p->efficiency_mode, RULE_EFFICIENCY_OFF);
+	assert_int_equal(rules.list[0].placement.spread, RULE_SPREAD_GROUP);
+	assert_true(rules_places(&rules.list[0]));
+	assert_true(rules_raises(&rules.list[0]));
+	f = open_memstream(&out, &size);
+	rules_print(&rules, f);
+	fclose(f);
+	for (size_t i = 0; i < ARRAY_SIZE(printed); i++)
+		if (!strstr(out, printed[i]))
+			fail_msg("'%s' not in:\n%s", printed[i], out);
+	free(out);
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
+/* A set nobody named a system for is checked for the one built for. */
+static void test_native_system(void **state)
+{
+	static const char text[] =
+		RULE(EXE, "priority = { efficiency_mode = \"on\"; };");
+	bool linux_build = system_native() == RULES_SYSTEM_LINUX;
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	assert_int_equal(rules.system, RULES_SYSTEM_NATIVE);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.warnings, linux_build ? 1 : 0);
+	if (linux_build)
+		assert_non_null(strstr(diag.entries[0].message,
+				       "on Linux it is ignored"));
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
 /* Enough rules to move the rule array several times while the name and
  * exe maps point into it. */
 static void test_many_rules(void **state)
@@ -455,8 +710,14 @@ int main(void)
 		cmocka_unit_test(test_duplicate_across_files),
 		cmocka_unit_test(test_values_parsed),
 		cmocka_unit_test(test_many_rules),
+		cmocka_unit_test(test_windows_keys_parsed),
+		cmocka_unit_test(test_native_system),
 	};
+	int failed;
 
-	return unit_run("rules", UNIT_TABLE(rule_cases, test_rule_case),
-			UNIT_TESTS(tests), NULL, NULL);
+	failed = unit_run("rules", UNIT_TABLE(rule_cases, test_rule_case),
+			  UNIT_TESTS(tests), NULL, NULL);
+	return failed | unit_run("rules: systems",
+				 UNIT_TABLE(system_cases, test_system_case),
+				 NULL, 0, NULL, NULL);
 }
