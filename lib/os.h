@@ -111,4 +111,24 @@ bool knobs_valid(const struct knobs *kn, const char *key, char *why,
 void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us);
 void knobs_latency_release(const struct knobs *kn, int *handle);
 
+/* A state file as statefile_load found it. */
+struct statefile {
+	char *text; /* NUL-terminated; the caller frees it */
+	size_t len;
+	bool before_boot; /* last written before this boot began */
+	/* OS_DENIED: why the file is refused; OS_FAILED: what failed. */
+	char why[64];
+};
+
+/* statefile.c: the daemon's state (the journal), only root's */
+enum os_status statefile_mkdir(const char *dir);
+enum os_status statefile_dir_safe(const char *dir, char *why, size_t size);
+enum os_status statefile_load(const char *file, size_t max,
+			      struct statefile *sf);
+enum os_status statefile_replace(const char *file, const char *text,
+				 size_t len);
+enum os_status statefile_remove(const char *file);
+enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
+				 char *from, size_t from_size);
+
 #endif
