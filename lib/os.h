@@ -21,6 +21,7 @@
 struct power_held;
 struct power_plan;
 struct power_want;
+struct procstat;
 
 enum os_status {
 	OS_OK,
@@ -130,5 +131,8 @@ enum os_status statefile_replace(const char *file, const char *text,
 enum os_status statefile_remove(const char *file);
 enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
 				 char *from, size_t from_size);
+
+/* cputimes.c: each online CPU's busy, idle and stolen time */
+enum os_status cputimes_read(const char *procfs, struct procstat *stat);
 
 #endif
