@@ -1,19 +1,288 @@
-/* Power wants, OS-neutral: several holds combined, the more performant
- * value winning. */
+/* Power, OS-neutral: wants combined (the more performant value wins),
+ * and the holds engine against a stub knob backend (os.h, knobs.c
+ * answered from a table), with the real journal: take and give back,
+ * only what still has our value, someone else's change yielded to or set
+ * again, the backend's order, an owned want refused, a journal entry the
+ * backend disowns, a write refused, a knob gone, a failed restore kept,
+ * and a crash at every step followed by replay. A crash is what survives
+ * it: the hook keeps the knobs' values and the journal file at that step,
+ * the run goes on, and the replay starts from what was kept. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "unit.h"
 
+#include "log.h"
+#include "os.h"
 #include "power.h"
+#include "util.h"
+
+/* The stub system. */
+
+enum {
+	STUB_KNOBS = 8,
+	STUB_WRITES = 64
+};
+
+struct stub_knob {
+	const char *key;
+	char value[JOURNAL_VALUE_MAX];
+	bool gone;	      /* reads and writes: OS_GONE */
+	bool refuse;	      /* writes: OS_DENIED */
+	const char *original; /* as the test set it up */
+	bool foreign;	      /* there, but not a knob the backend writes */
+};
+
+static struct stub {
+	struct stub_knob knobs[STUB_KNOBS];
+	size_t count;
+	const char *governor_owner; /* who manages the governor */
+	char writes[STUB_WRITES][JOURNAL_VALUE_MAX * 2]; /* "KEY=VALUE" */
+	size_t write_count;
+	int latency_handle_next;
+	/* What knobs_plan was last told of /gov/a. */
+	const char *held_original;
+} stub;
+
+static const struct stub_knob stub_machine[] = {
+	{.key = "/gov/a", .original = "schedutil"},
+	{.key = "/gov/b", .original = "schedutil"},
+	{.key = "/epp", .original = "balance_power"},
+	{.key = "/cpu/1/online", .original = "0"},
+	{.key = "/cpu/2/online", .original = "1"},
+	{.key = "/secret", .original = "theirs", .foreign = true},
+};
+
+static void stub_reset(void)
+{
+	stub = (struct stub){.latency_handle_next = 100};
+	for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++) {
+		stub.knobs[i] = stub_machine[i];
+		snprintf(stub.knobs[i].value, JOURNAL_VALUE_MAX, "%s",
+			 stub_machine[i].original);
+	}
+	stub.count = ARRAY_SIZE(stub_machine);
+}
+
+static struct stub_knob *stub_knob(const char *key)
+{
+	for (size_t i = 0; i < stub.count; i++) {
+		if (strcmp(stub.knobs[i].key, key) == 0)
+			return &stub.knobs[i];
+	}
+	return NULL;
+}
+
+static const char *value_of(const char *key)
+{
+	return stub_knob(key)->value;
+}
+
+static void set_value(const char *key, const char *value)
+{
+	snprintf(stub_knob(key)->value, JOURNAL_VALUE_MAX, "%s", value);
+}
+
+/* The seam (os.h), as the stub system answers it. */
+
+void knobs_plan(struct knobs *kn, const struct power_want *want,
+		const struct power_held *held, size_t held_count,
+		struct power_plan *plan)
+{
+	(void)kn;
+	stub.held_original = NULL;
+	for (size_t i = 0; i < held_count; i++) {
+		if (strcmp(held[i].key, "/gov/a") == 0)
+			stub.held_original = held[i].original;
+	}
+	if (want->all_online) {
+		power_plan_add(plan, "/cpu/1/online", "1");
+		power_plan_add(plan, "/cpu/2/online", "1");
+	}
+	if (want->governor) {
+		power_plan_add(plan, "/gov/a", want->governor);
+		power_plan_add(plan, "/gov/b", want->governor);
+	}
+	if (want->epp)
+		power_plan_add(plan, "/epp", want->epp);
+}
+
+void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
+{
+	(void)kn;
+	*owners = (struct knobs_owners){.governor = stub.governor_owner};
+}
+
+enum os_status knobs_read(const char *key, char *value, size_t size)
+{
+	struct stub_knob *k = stub_knob(key);
+
+	if (!k || k->gone) {
+		errno = ENOENT;
+		return OS_GONE;
+	}
+	snprintf(value, size, "%s", k->value);
+	return OS_OK;
+}
+
+enum os_status knobs_write(const char *key, const char *value)
+{
+	struct stub_knob *k = stub_knob(key);
+
+	if (!k || k->gone) {
+		errno = ENOENT;
+		return OS_GONE;
+	}
+	if (k->refuse) {
+		errno = EACCES;
+		return OS_DENIED;
+	}
+	snprintf(k->value, sizeof(k->value), "%s", value);
+	if (stub.write_count < STUB_WRITES)
+		snprintf(stub.writes[stub.write_count++],
+			 sizeof(stub.writes[0]), "%s=%s", key, value);
+	return OS_OK;
+}
+
+enum knobs_order knobs_order(const char *key)
+{
+	size_t len = strlen(key);
+
+	return len > 7 && strcmp(key + len - 7, "/online") == 0
+		       ? KNOBS_ORDER_LAST
+		       : KNOBS_ORDER_FIRST;
+}
+
+bool knobs_valid(const struct knobs *kn, const char *key, char *why,
+		 size_t size)
+{
+	struct stub_knob *k = stub_knob(key);
+
+	(void)kn;
+	snprintf(why, size, "not a knob the stub writes");
+	return k && !k->foreign;
+}
+
+void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us)
+{
+	(void)kn;
+	(void)latency_us;
+	if (*handle < 0)
+		*handle = stub.latency_handle_next++;
+}
+
+void knobs_latency_release(const struct knobs *kn, int *handle)
+{
+	(void)kn;
+	*handle = -1;
+}
+
+/* The journal, in a state directory of the test's. */
+
+static char root[64], state[96], journal[128];
+
+static int setup(void **state_)
+{
+	(void)state_;
+	snprintf(root, sizeof(root), "/tmp/cpupolicy-power-XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	snprintf(state, sizeof(state), "%s/state", root);
+	snprintf(journal, sizeof(journal), "%s/journal", state);
+	return 0;
+}
+
+static int teardown(void **state_)
+{
+	(void)state_;
+	unlink(journal);
+	rmdir(state);
+	rmdir(root);
+	return 0;
+}
+
+static bool journal_exists(void)
+{
+	return access(journal, F_OK) == 0;
+}
+
+static void open_power(struct power *pw)
+{
+	stub_reset();
+	unlink(journal);
+	assert_int_equal(apply_power_open(pw, "/sys", "/dev", "/proc", state),
+			 0);
+}
+
+/* The journal replayed, as the next start or "cpupolicyctl restore"
+ * does it: what apply_power_restore_all returns. */
+static int replay(void)
+{
+	struct power pw;
+	int restored = -2;
+
+	if (apply_power_open(&pw, "/sys", "/dev", "/proc", state) == 0)
+		restored = apply_power_restore_all(&pw);
+	apply_power_close(&pw);
+	return restored;
+}
+
+/* As a crash: the process ends with everything held and the journal as
+ * it is. */
+static void crash_now(struct power *pw)
+{
+	for (size_t i = 0; i < pw->knob_count; i++)
+		free(pw->knobs[i].path);
+	free(pw->knobs);
+	journal_close(&pw->journal);
+	free(pw->sysfs);
+	free(pw->dev);
+	free(pw->procfs);
+}
+
+static void assert_originals(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
+		assert_string_equal(value_of(stub_machine[i].key),
+				    stub_machine[i].original);
+	assert_false(journal_exists());
+}
 
 static struct rule_power want_of(void)
 {
 	return (struct rule_power){.min_online = -1, .idle_latency_us = -1};
+}
+
+static void set(struct power *pw, const struct rule_power *a,
+		const struct rule_power *b)
+{
+	struct power_want want;
+
+	power_want_init(&want);
+	if (a)
+		power_want_add(&want, a, 20);
+	if (b)
+		power_want_add(&want, b, 20);
+	apply_power_set(pw, &want);
+}
+
+static size_t write_index(const char *write)
+{
+	for (size_t i = 0; i < stub.write_count; i++) {
+		if (strcmp(stub.writes[i], write) == 0)
+			return i;
+	}
+	fail_msg("never written: %s", write);
+	return 0;
 }
 
 static void test_combine(void **state_)
@@ -44,12 +313,323 @@ static void test_combine(void **state_)
 	assert_int_equal(w.turbo, RULE_TURBO_ON);
 }
 
+/* Held: the journal has each original before its write; a knob that has
+ * the value already is held without one. The planner is told what is
+ * held. Released: every original back, no journal left. */
+static void test_take_and_release(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	a.parking = RULE_PARKING_OFF;
+	set(&pw, &a, NULL);
+	assert_string_equal(value_of("/gov/a"), "performance");
+	assert_string_equal(value_of("/cpu/1/online"), "1");
+	assert_int_equal(pw.knob_count, 4);
+	assert_int_equal(pw.journal.count, 3); /* cpu2 was online */
+	assert_string_equal(journal_find(&pw.journal, "/gov/a")->original,
+			    "schedutil");
+	assert_null(journal_find(&pw.journal, "/cpu/2/online"));
+	assert_true(pw.latency_fd >= 0);
+	assert_int_equal(pw.latency_us, 20);
+	assert_true(journal_exists());
+	set(&pw, &a, NULL);
+	assert_string_equal(stub.held_original, "schedutil");
+	set(&pw, NULL, NULL);
+	assert_originals();
+	assert_int_equal(pw.knob_count, 0);
+	assert_int_equal(pw.latency_fd, -1);
+	apply_power_close(&pw);
+}
+
+/* Given back in the backend's order: a CPU online last. */
+static void test_order(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	a.parking = RULE_PARKING_OFF;
+	set(&pw, &a, NULL);
+	stub.write_count = 0;
+	set(&pw, NULL, NULL);
+	assert_true(write_index("/gov/a=schedutil") <
+		    write_index("/cpu/1/online=0"));
+	assert_true(write_index("/gov/b=schedutil") <
+		    write_index("/cpu/1/online=0"));
+	apply_power_close(&pw);
+
+	/* The same at replay. */
+	open_power(&pw);
+	set(&pw, &a, NULL);
+	crash_now(&pw);
+	stub.write_count = 0;
+	assert_int_equal(replay(), 3);
+	assert_true(write_index("/gov/a=schedutil") <
+		    write_index("/cpu/1/online=0"));
+	assert_originals();
+}
+
+/* Someone else sets a held knob: theirs from then on, not restored; with
+ * reassert it is set again. */
+static void test_someone_else(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	set_value("/gov/b", "powersave");
+	apply_power_check(&pw);
+	assert_null(journal_find(&pw.journal, "/gov/b"));
+	set(&pw, NULL, NULL);
+	assert_string_equal(value_of("/gov/b"), "powersave");
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_false(journal_exists());
+	apply_power_close(&pw);
+
+	open_power(&pw);
+	pw.reassert = true;
+	set(&pw, &a, NULL);
+	set_value("/gov/b", "powersave");
+	apply_power_check(&pw);
+	assert_string_equal(value_of("/gov/b"), "performance");
+	set(&pw, NULL, NULL);
+	assert_originals();
+	apply_power_close(&pw);
+}
+
+/* The replay leaves what someone else set since the crash. */
+static void test_replay_leaves_changed(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	crash_now(&pw);
+	set_value("/gov/b", "powersave");
+	assert_int_equal(replay(), 1);
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_string_equal(value_of("/gov/b"), "powersave");
+	assert_false(journal_exists());
+}
+
+/* A want another power manager owns is left out, the others are not;
+ * once it is gone the want is taken. */
+static void test_owned(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	stub.governor_owner = "tuned";
+	a.governor = "performance";
+	a.epp = "performance";
+	set(&pw, &a, NULL);
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_string_equal(value_of("/epp"), "performance");
+	stub.governor_owner = NULL;
+	set(&pw, &a, NULL);
+	assert_string_equal(value_of("/gov/a"), "performance");
+	set(&pw, NULL, NULL);
+	assert_originals();
+	apply_power_close(&pw);
+}
+
+/* A journal entry naming what the backend does not write is not
+ * written, and is dropped; the rest is restored. */
+static void test_replay_disowned(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+	FILE *f;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	crash_now(&pw);
+	set_value("/secret", "planted");
+	f = fopen(journal, "a");
+	assert_non_null(f);
+	fputs("/secret\ttheirs\tplanted\n", f);
+	assert_int_equal(fclose(f), 0);
+	stub.write_count = 0;
+	assert_int_equal(replay(), 2);
+	assert_string_equal(value_of("/secret"), "planted");
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_int_equal(stub.write_count, 2);
+	assert_false(journal_exists());
+}
+
+/* A write refused: not held, nothing journaled for it. A knob gone
+ * mid-hold: forgotten at release. */
+static void test_refused_and_gone(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	stub_knob("/gov/b")->refuse = true;
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	assert_int_equal(pw.knob_count, 1);
+	assert_null(journal_find(&pw.journal, "/gov/b"));
+	stub_knob("/gov/a")->gone = true;
+	set(&pw, NULL, NULL);
+	assert_int_equal(pw.knob_count, 0);
+	assert_int_equal(pw.journal.count, 0);
+	assert_false(journal_exists());
+	apply_power_close(&pw);
+}
+
+/* A restore that fails keeps the original in the journal, for the next
+ * try. */
+static void test_failed_restore_kept(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.epp = "performance";
+	set(&pw, &a, NULL);
+	stub_knob("/epp")->refuse = true;
+	set(&pw, NULL, NULL);
+	assert_int_equal(pw.journal.count, 1);
+	assert_int_equal(apply_power_restore_all(&pw), -1);
+	assert_int_equal(pw.journal.count, 1);
+	stub_knob("/epp")->refuse = false;
+	assert_int_equal(apply_power_restore_all(&pw), 1);
+	assert_originals();
+	apply_power_close(&pw);
+}
+
+/* What a crash at a step leaves: the knobs' values and the journal. */
+static struct {
+	int at;	   /* the step to keep; counts down */
+	int steps; /* steps seen */
+	bool kept;
+	char values[STUB_KNOBS][JOURNAL_VALUE_MAX];
+	char *journal; /* NULL: none */
+} crash;
+
+static void crash_hook(const char *step)
+{
+	size_t len;
+
+	(void)step;
+	crash.steps++;
+	if (--crash.at != 0)
+		return;
+	crash.kept = true;
+	for (size_t i = 0; i < stub.count; i++)
+		snprintf(crash.values[i], JOURNAL_VALUE_MAX, "%s",
+			 stub.knobs[i].value);
+	if (util_read_file(journal, 1 << 20, &crash.journal, &len) < 0)
+		crash.journal = NULL;
+}
+
+/* The system as the crash left it. */
+static void crash_restore(void)
+{
+	FILE *f;
+
+	for (size_t i = 0; i < stub.count; i++)
+		snprintf(stub.knobs[i].value, JOURNAL_VALUE_MAX, "%s",
+			 crash.values[i]);
+	unlink(journal);
+	if (!crash.journal)
+		return;
+	f = fopen(journal, "w");
+	assert_non_null(f);
+	fputs(crash.journal, f);
+	assert_int_equal(fclose(f), 0);
+	free(crash.journal);
+	crash.journal = NULL;
+}
+
+/* One full run: take several knobs, change some, give everything back. */
+static void crash_run(int at)
+{
+	struct rule_power a = want_of(), b = want_of();
+	struct power pw;
+
+	open_power(&pw);
+	crash.at = at;
+	crash.steps = 0;
+	crash.kept = false;
+	pw.step_hook = crash_hook;
+	a.governor = "performance";
+	a.min_online = 60;
+	b.epp = "performance";
+	b.parking = RULE_PARKING_OFF;
+	set(&pw, &a, NULL);
+	set(&pw, &a, &b);
+	a.governor = "powersave";
+	set(&pw, &a, &b);
+	set(&pw, &a, NULL);
+	set(&pw, NULL, NULL);
+	apply_power_close(&pw);
+}
+
+static void test_crash_at_each_step(void **state_)
+{
+	int steps, left_changed = 0;
+
+	(void)state_;
+	crash_run(-1); /* count only */
+	steps = crash.steps;
+	assert_originals();
+	assert_true(steps > 10);
+	for (int step = 1; step <= steps; step++) {
+		bool changed;
+
+		crash_run(step);
+		assert_true(crash.kept);
+		crash_restore();
+		changed = journal_exists();
+		for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
+			changed =
+				changed || strcmp(value_of(stub_machine[i].key),
+						  stub_machine[i].original);
+		left_changed += changed;
+		assert_true(replay() >= 0);
+		assert_originals();
+		assert_int_equal(replay(), 0);
+	}
+	/* Most crashes leave something to restore. */
+	assert_true(left_changed > steps / 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_combine),
+		cmocka_unit_test(test_take_and_release),
+		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_someone_else),
+		cmocka_unit_test(test_replay_leaves_changed),
+		cmocka_unit_test(test_owned),
+		cmocka_unit_test(test_replay_disowned),
+		cmocka_unit_test(test_refused_and_gone),
+		cmocka_unit_test(test_failed_restore_kept),
+		cmocka_unit_test(test_crash_at_each_step),
 	};
 
+	log_init("test_power", LOG_LEVEL_ERROR);
 	return unit_run("power", (struct unit_table){0}, UNIT_TESTS(tests),
-			NULL, NULL);
+			setup, teardown);
 }
