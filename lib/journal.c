@@ -1,4 +1,6 @@
-/* The journal of changed system settings, STATE_DIR/journal, one line
+/* The journal of changed system settings, STATE_DIR/journal: its format,
+ * its records, and which boot and version it belongs to; OS-neutral (the
+ * files, their safety and the boot ID are statefile.c's, os.h). One line
  * each, fields between tabs:
  *
  *   version	2		first: the format (none in version 1)
@@ -14,168 +16,44 @@
  * version; a later version that changes what a line above means raises
  * it, and this one then leaves the file alone.
  *
- * Every change rewrites the file whole through a temporary file, fsync
- * and rename, then syncs the directory: after a crash it holds either
- * the old list or the new one, never half. */
+ * A setting is named by its knob's key (os.h), which begins with '/'.
+ * Every change replaces the file whole (statefile_replace): after a crash
+ * it holds either the old list or the new one, never half. */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "journal.h"
 #include "log.h"
+#include "os.h"
 #include "util.h"
 
 #define JOURNAL_MAX_SIZE (1u << 20)
 
-static int journal_mkdirs(const char *dir)
-{
-	char *copy = xstrdup(dir);
-	int status = 0;
-
-	for (char *p = copy + 1; *p && status == 0; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			status = -1;
-		*p = '/';
-	}
-	/* Originals of system settings are nobody else's business. */
-	if (status == 0 && mkdir(copy, 0700) < 0 && errno != EEXIST)
-		status = -1;
-	free(copy);
-	return status;
-}
-
-/* Why something on the way to the journal could have been written by
- * someone other than root (or the user this runs as); NULL if it could
- * not. In a sticky directory, as /tmp, no one may rename or remove what
- * is not theirs: one is allowed above the state directory. */
-static const char *journal_unsafe_why(const struct stat *st, bool last,
-				      char *why, size_t size)
-{
-	if (st->st_uid != 0 && st->st_uid != geteuid()) {
-		snprintf(why, size, "owned by uid %u", (unsigned)st->st_uid);
-		return why;
-	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
-	    (last || !(st->st_mode & S_ISVTX))) {
-		snprintf(why, size, "writable by group or others (mode %04o)",
-			 (unsigned)(st->st_mode & 07777));
-		return why;
-	}
-	return NULL;
-}
-
-static void journal_refuse(const char *state_dir, const char *path,
-			   const char *why)
-{
-	log_warnx("state directory %s refused: %s is %s, and whoever may "
-		  "write there could plant a journal of settings for root "
-		  "to write",
-		  state_dir, path, why);
-}
-
-/* One directory on the way. A symbolic link is as safe as the directory
- * that holds it; where it leads is walked as the resolved path. */
-static bool journal_step_safe(const char *path, bool last,
-			      const char *state_dir)
-{
-	struct stat st;
-	char why[64];
-
-	if (lstat(path, &st) < 0) {
-		log_warn("state directory %s refused: cannot check %s",
-			 state_dir, path);
-		return false;
-	}
-	if (S_ISLNK(st.st_mode))
-		return true;
-	if (!S_ISDIR(st.st_mode)) {
-		journal_refuse(state_dir, path, "not a directory");
-		return false;
-	}
-	if (journal_unsafe_why(&st, last, why, sizeof(why))) {
-		journal_refuse(state_dir, path, why);
-		return false;
-	}
-	return true;
-}
-
-/* Every directory from / down to dir. */
-static bool journal_walk_safe(const char *dir, const char *state_dir)
-{
-	char *path = xstrdup(dir);
-	bool safe = journal_step_safe("/", false, state_dir);
-
-	for (char *p = path; safe && *p;) {
-		char *end;
-		char saved;
-		bool last;
-
-		p += strspn(p, "/");
-		if (!*p)
-			break;
-		end = p + strcspn(p, "/");
-		last = end[strspn(end, "/")] == '\0';
-		saved = *end;
-		*end = '\0';
-		safe = journal_step_safe(path, last, state_dir);
-		*end = saved;
-		p = end;
-	}
-	free(path);
-	return safe;
-}
-
 /* Whoever may write the state directory decides what the journal says,
- * and so what root writes at the next start: every directory on the way,
- * by the path given and by the path it resolves to, must be root's. */
+ * and so what root writes at the next start. */
 static bool journal_dir_safe(const char *state_dir)
 {
-	char *real = realpath(state_dir, NULL);
-	bool safe;
+	char why[1024];
 
-	if (!real) {
-		log_warn("state directory %s refused: cannot resolve it",
-			 state_dir);
+	switch (statefile_dir_safe(state_dir, why, sizeof(why))) {
+	case OS_OK:
+		return true;
+	case OS_DENIED:
+		log_warnx("state directory %s refused: %s, and whoever may "
+			  "write there could plant a journal of settings for "
+			  "root to write",
+			  state_dir, why);
 		return false;
+	case OS_GONE:
+	case OS_UNSUPPORTED:
+	case OS_FAILED:
+		break;
 	}
-	safe = journal_walk_safe(state_dir, state_dir) &&
-	       (strcmp(real, state_dir) == 0 ||
-		journal_walk_safe(real, state_dir));
-	free(real);
-	return safe;
-}
-
-/* 1: a journal to read, 0: none, -1: refused (unsafe, said). */
-static int journal_file_check(struct journal *j, struct stat *st)
-{
-	char why[64];
-
-	if (lstat(j->file, st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		log_warn("cannot check the journal %s", j->file);
-		return -1;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		log_warnx("journal %s refused: not a regular file", j->file);
-		j->unsafe = true;
-		return -1;
-	}
-	if (journal_unsafe_why(st, true, why, sizeof(why))) {
-		log_warnx("journal %s refused: %s", j->file, why);
-		j->unsafe = true;
-		return -1;
-	}
-	return 1;
+	log_warn("state directory %s refused: %s", state_dir, why);
+	return false;
 }
 
 /* A boot ID as the kernel prints it: hex digits and dashes. */
@@ -189,31 +67,26 @@ static bool journal_boot_ok(const char *boot)
 
 static int journal_read_boot(struct journal *j, const char *procfs)
 {
-	char *path = xasprintf("%s/sys/kernel/random/boot_id", procfs);
-	char *text = NULL;
-	size_t len;
-	int status = -1;
+	char id[2 * JOURNAL_BOOT_MAX], from[512];
 
-	if (util_read_file(path, 64, &text, &len) < 0) {
+	if (statefile_boot_id(procfs, id, sizeof(id), from, sizeof(from)) !=
+	    OS_OK) {
 		log_warn("cannot read this boot's ID from %s: the journal "
 			 "could not tell this boot's settings from an earlier "
 			 "one's",
-			 path);
-	} else {
-		text[strcspn(text, "\n")] = '\0';
-		if (!journal_boot_ok(text)) {
-			log_warnx("%s: '%s' is not a boot ID", path, text);
-		} else {
-			snprintf(j->boot, sizeof(j->boot), "%s", text);
-			status = 0;
-		}
+			 from);
+		return -1;
 	}
-	free(text);
-	free(path);
-	return status;
+	if (!journal_boot_ok(id)) {
+		log_warnx("%s: '%s' is not a boot ID", from, id);
+		return -1;
+	}
+	snprintf(j->boot, sizeof(j->boot), "%s", id);
+	return 0;
 }
 
-/* Values come from sysfs: no control characters, bounded. */
+/* Values come from the system's settings: no control characters,
+ * bounded. */
 static bool journal_value_ok(const char *value)
 {
 	size_t len = strlen(value);
@@ -337,25 +210,13 @@ static void journal_free_entries(struct journal *j)
  * since the boot can make a journal of this boot look older: it is then
  * dropped, which leaves settings as held rather than restoring them in
  * another boot. */
-static bool journal_before_boot(const struct stat *st)
-{
-	struct timespec now, up;
-	time_t boot;
-
-	if (clock_gettime(CLOCK_REALTIME, &now) < 0 ||
-	    clock_gettime(CLOCK_BOOTTIME, &up) < 0)
-		return true;
-	boot = now.tv_sec - up.tv_sec;
-	return st->st_mtim.tv_sec < boot;
-}
-
 static bool journal_this_boot(const struct journal *j,
 			      const struct journal_head *head,
-			      const struct stat *st)
+			      const struct statefile *sf)
 {
 	if (head->boot[0])
 		return strcmp(head->boot, j->boot) == 0;
-	return !journal_before_boot(st);
+	return !sf->before_boot;
 }
 
 static int journal_save(struct journal *j);
@@ -379,19 +240,29 @@ static void journal_drop_other_boot(struct journal *j,
 		log_warn("cannot remove the journal %s", j->file);
 }
 
-/* Reads what the file holds; -1 when it cannot be used. */
-static int journal_load(struct journal *j, const struct stat *st)
+/* Reads what the file holds: 0 when there is none, -1 when it cannot be
+ * used; refused as others could have written it, it is unsafe. */
+static int journal_load(struct journal *j)
 {
 	struct journal_head head;
-	char *text;
-	size_t len;
+	struct statefile sf;
 
-	if (util_read_file(j->file, JOURNAL_MAX_SIZE, &text, &len) < 0) {
-		log_warn("cannot read %s", j->file);
+	switch (statefile_load(j->file, JOURNAL_MAX_SIZE, &sf)) {
+	case OS_OK:
+		break;
+	case OS_GONE:
+		return 0;
+	case OS_DENIED:
+		log_warnx("journal %s refused: %s", j->file, sf.why);
+		j->unsafe = true;
+		return -1;
+	case OS_UNSUPPORTED:
+	case OS_FAILED:
+		log_warn("%s the journal %s", sf.why, j->file);
 		return -1;
 	}
-	journal_parse(j, &head, text);
-	free(text);
+	journal_parse(j, &head, sf.text);
+	free(sf.text);
 	if (head.version > JOURNAL_VERSION) {
 		log_warnx("%s: written by a newer version (journal version "
 			  "%lu): left as it is, for that version",
@@ -399,18 +270,16 @@ static int journal_load(struct journal *j, const struct stat *st)
 		journal_free_entries(j);
 		return -1;
 	}
-	if (j->count && !journal_this_boot(j, &head, st))
+	if (j->count && !journal_this_boot(j, &head, &sf))
 		journal_drop_other_boot(j, &head);
 	return 0;
 }
 
+/* procfs: where the backend finds this boot's ID (statefile_boot_id). */
 int journal_open(struct journal *j, const char *state_dir, const char *procfs)
 {
-	struct stat st;
-	int found;
-
 	*j = (struct journal){0};
-	if (journal_mkdirs(state_dir) < 0) {
+	if (statefile_mkdir(state_dir) != OS_OK) {
 		log_warn("cannot create %s", state_dir);
 		return -1;
 	}
@@ -421,10 +290,7 @@ int journal_open(struct journal *j, const char *state_dir, const char *procfs)
 	j->file = xasprintf("%s/journal", state_dir);
 	if (journal_read_boot(j, procfs) < 0)
 		return -1;
-	found = journal_file_check(j, &st);
-	if (found <= 0)
-		return found;
-	return journal_load(j, &st);
+	return journal_load(j);
 }
 
 void journal_close(struct journal *j)
@@ -450,61 +316,61 @@ bool journal_ours(const struct journal_entry *e, const char *value)
 	       (e->previous[0] && strcmp(value, e->previous) == 0);
 }
 
-static int journal_sync_dir(const char *file)
-{
-	char *dir = xstrdup(file), *slash = strrchr(dir, '/');
-	int fd, status;
+/* The file's text, built up as it grows. */
+struct journal_text {
+	char *buf;
+	size_t len, cap;
+};
 
-	if (slash)
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	status = fd < 0 || fsync(fd) < 0 ? -1 : 0;
-	if (fd >= 0)
-		close(fd);
-	free(dir);
-	return status;
+static void journal_append(struct journal_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void journal_append(struct journal_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatal("vsnprintf");
+	if (t->len + (size_t)n + 1 > t->cap) {
+		t->cap = 2 * (t->len + (size_t)n + 1);
+		t->buf = xreallocarray(t->buf, t->cap, 1);
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	t->len += (size_t)n;
 }
 
-static void journal_write(const struct journal *j, FILE *f)
+static void journal_format(const struct journal *j, struct journal_text *t)
 {
-	fprintf(f, "version\t%d\nboot\t%s\n", JOURNAL_VERSION, j->boot);
+	journal_append(t, "version\t%d\nboot\t%s\n", JOURNAL_VERSION, j->boot);
 	for (size_t i = 0; i < j->count; i++) {
 		const struct journal_entry *e = &j->entries[i];
 
-		fprintf(f, "%s\t%s\t%s\n", e->path, e->original, e->ours);
+		journal_append(t, "%s\t%s\t%s\n", e->path, e->original,
+			       e->ours);
 		if (e->previous[0])
-			fprintf(f, "previous\t%s\t%s\n", e->path, e->previous);
+			journal_append(t, "previous\t%s\t%s\n", e->path,
+				       e->previous);
 	}
 }
 
+/* No settings left: no file, as after a clean stop. */
 static int journal_save(struct journal *j)
 {
-	char *tmp = xasprintf("%s.new", j->file);
-	FILE *f;
-	int status = 0;
+	struct journal_text t = {0};
+	enum os_status status;
 
-	if (j->count == 0) {
-		if (unlink(j->file) < 0 && errno != ENOENT)
-			status = -1;
-		free(tmp);
-		return status == 0 ? journal_sync_dir(j->file) : -1;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		free(tmp);
-		return -1;
-	}
-	journal_write(j, f);
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
-		status = -1;
-	if (fclose(f) != 0)
-		status = -1;
-	if (status == 0 && rename(tmp, j->file) < 0)
-		status = -1;
-	if (status < 0)
-		unlink(tmp);
-	free(tmp);
-	return status == 0 ? journal_sync_dir(j->file) : -1;
+	if (j->count == 0)
+		return statefile_remove(j->file) == OS_OK ? 0 : -1;
+	journal_format(j, &t);
+	status = statefile_replace(j->file, t.buf, t.len);
+	free(t.buf);
+	return status == OS_OK ? 0 : -1;
 }
 
 /* The original is kept from the first record; later ones update ours,

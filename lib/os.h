@@ -18,6 +18,11 @@
 #include "match.h"
 #include "prio.h"
 
+struct power_held;
+struct power_plan;
+struct power_want;
+struct procstat;
+
 enum os_status {
 	OS_OK,
 	OS_GONE,	/* the process or thread has ended */
@@ -71,5 +76,67 @@ enum os_status apply_place_write(pid_t pid, pid_t tid,
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set);
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set);
+
+/* A power knob: one system-wide setting, named by a key that begins with
+ * '/' (the journal tells a setting's line by it): on Linux the path of
+ * its sysfs file; on Windows a power scheme's setting, its scheme,
+ * subgroup and setting and AC or DC. Its values are short strings
+ * (JOURNAL_VALUE_MAX). The backend maps the power wants to knobs (a plan
+ * of key and value, power.h) and reads and writes them; apply_power.c
+ * holds them, journaled. */
+struct knobs {
+	/* Where the knobs are (tests point them at a fake tree); a
+	 * backend without such files ignores them. */
+	const char *sysfs, *dev, *procfs;
+	char refused[512]; /* the last "not offered" said: not again */
+};
+
+/* When a knob is given back, among the others. */
+enum knobs_order {
+	KNOBS_ORDER_FIRST,
+	KNOBS_ORDER_LAST, /* what the others need: a CPU online */
+};
+
+/* The wants another power manager owns on this machine: its name for
+ * each, NULL where none does. */
+struct knobs_owners {
+	const char *governor, *epp, *profile, *turbo;
+};
+
+/* knobs.c: power settings */
+void knobs_plan(struct knobs *kn, const struct power_want *want,
+		const struct power_held *held, size_t held_count,
+		struct power_plan *plan);
+void knobs_owned(const struct knobs *kn, struct knobs_owners *owners);
+enum os_status knobs_read(const char *key, char *value, size_t size);
+enum os_status knobs_write(const char *key, const char *value);
+enum knobs_order knobs_order(const char *key);
+bool knobs_valid(const struct knobs *kn, const char *key, char *why,
+		 size_t size);
+void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us);
+void knobs_latency_release(const struct knobs *kn, int *handle);
+
+/* A state file as statefile_load found it. */
+struct statefile {
+	char *text; /* NUL-terminated; the caller frees it */
+	size_t len;
+	bool before_boot; /* last written before this boot began */
+	/* OS_DENIED: why the file is refused; OS_FAILED: what failed. */
+	char why[64];
+};
+
+/* statefile.c: the daemon's state (the journal), only root's */
+enum os_status statefile_mkdir(const char *dir);
+enum os_status statefile_dir_safe(const char *dir, char *why, size_t size);
+enum os_status statefile_load(const char *file, size_t max,
+			      struct statefile *sf);
+enum os_status statefile_replace(const char *file, const char *text,
+				 size_t len);
+enum os_status statefile_remove(const char *file);
+enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
+				 char *from, size_t from_size);
+
+/* cputimes.c: each online CPU's busy, idle and stolen time */
+enum os_status cputimes_read(const char *procfs, struct procstat *stat);
 
 #endif

@@ -1,8 +1,9 @@
 /* Power wants: what several holds ask for, combined. When they disagree
  * the more performant value wins: every CPU online over some, more CPUs
  * over fewer, a lower idle latency, a faster governor, EPP or profile,
- * turbo on. OS-neutral. */
+ * turbo on. OS-neutral; so is the plan of knobs a backend maps them to. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "power.h"
@@ -125,4 +126,33 @@ void power_want_describe(const struct power_want *want, char *buf, size_t size)
 		POWER_SAY("%sturbo %s", used ? ", " : "",
 			  want->turbo == RULE_TURBO_ON ? "on" : "off");
 #undef POWER_SAY
+}
+
+void power_plan_add(struct power_plan *plan, const char *key, const char *value)
+{
+	struct power_setting *s;
+
+	plan->settings = xreallocarray(plan->settings, plan->count + 1,
+				       sizeof(*plan->settings));
+	s = &plan->settings[plan->count++];
+	s->key = xstrdup(key);
+	snprintf(s->value, sizeof(s->value), "%s", value);
+}
+
+/* The value the plan wants at a knob; NULL: the plan leaves it. */
+const char *power_plan_find(const struct power_plan *plan, const char *key)
+{
+	for (size_t i = 0; i < plan->count; i++) {
+		if (strcmp(plan->settings[i].key, key) == 0)
+			return plan->settings[i].value;
+	}
+	return NULL;
+}
+
+void power_plan_free(struct power_plan *plan)
+{
+	for (size_t i = 0; i < plan->count; i++)
+		free(plan->settings[i].key);
+	free(plan->settings);
+	*plan = (struct power_plan){0};
 }

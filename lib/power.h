@@ -1,7 +1,8 @@
 /* Power: system-wide settings held while matching processes live. The
  * wants of every hold combine into one (the more performant value wins,
- * OS-neutral, power.c); the Linux applier (apply_power.c) turns that into
- * sysfs writes, journaled first so that originals survive a crash. */
+ * OS-neutral, power.c); the backend maps that to knobs (os.h, knobs.c),
+ * which apply_power.c holds, journaled first so that originals survive a
+ * crash. */
 #ifndef CPUPOLICY_POWER_H
 #define CPUPOLICY_POWER_H
 
@@ -10,6 +11,7 @@
 #include <sys/types.h>
 
 #include "journal.h"
+#include "os.h"
 #include "rules.h"
 
 /* What the holds together ask for. Strings point to the rule tables'
@@ -22,33 +24,48 @@ struct power_want {
 	enum rule_turbo turbo;
 };
 
+/* A knob the wants map to (os.h), and the value they want there. */
+struct power_setting {
+	char *key;
+	char value[JOURNAL_VALUE_MAX];
+};
+
+/* What the wants map to on this machine, as knobs_plan found it. */
+struct power_plan {
+	struct power_setting *settings;
+	size_t count;
+};
+
+/* A knob held, as knobs_plan is told of it: the original the journal
+ * keeps (NULL: none recorded), and whether it was yielded. */
+struct power_held {
+	const char *key;
+	const char *original;
+	bool yielded;
+};
+
 /* One setting the daemon holds: where, the value it keeps there. */
 struct power_knob {
-	char *path;
+	char *path; /* its key (os.h): a sysfs path on Linux */
 	char value[JOURNAL_VALUE_MAX];
 	bool yielded; /* someone else changed it; theirs now */
 };
 
 struct power {
-	char *sysfs, *dev, *procfs;
+	char *sysfs, *dev, *procfs; /* where the knobs are (os.h) */
+	struct knobs os;	    /* the backend's; it borrows those */
 	struct journal journal;
 	bool journal_ok;
 	struct power_knob *knobs;
 	size_t knob_count;
-	int latency_fd; /* /dev/cpu_dma_latency, held open while wanted */
+	int latency_fd; /* the idle-latency hold (knobs_latency_hold): its
+			   descriptor, /dev/cpu_dma_latency; -1: none */
 	long latency_us;
 	bool reassert;		 /* on a change by someone else */
 	long parking_latency_us; /* idle cap that parking = "off" implies */
-	unsigned owners;	 /* POWER_OWNER_* seen running */
-	unsigned refusals_said;	 /* keys refused (and logged) for them */
-	char refused[512];	 /* the last "not offered" said */
+	unsigned refusals_said;	 /* wants refused (and logged): owned */
 	/* Tests stop here to simulate a crash between two steps. */
 	void (*step_hook)(const char *step);
-};
-
-enum power_owner {
-	POWER_OWNER_PPD = 1 << 0,   /* power-profiles-daemon */
-	POWER_OWNER_TUNED = 1 << 1, /* tuned */
 };
 
 /* power.c */
@@ -59,6 +76,10 @@ void power_want_of(struct power_want *want, const struct rule_power *rule,
 		   long parking_latency_us);
 bool power_want_empty(const struct power_want *want);
 void power_want_describe(const struct power_want *want, char *buf, size_t size);
+void power_plan_add(struct power_plan *plan, const char *key,
+		    const char *value);
+const char *power_plan_find(const struct power_plan *plan, const char *key);
+void power_plan_free(struct power_plan *plan);
 
 /* apply_power.c */
 int apply_power_open(struct power *pw, const char *sysfs, const char *dev,

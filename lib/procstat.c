@@ -1,66 +1,15 @@
-/* Per-CPU time from /proc/stat. A line "cpuN user nice system idle iowait
- * irq softirq steal ..." in clock ticks; busy is user + nice + system +
- * irq + softirq, idle is idle + iowait, steal is what a hypervisor took.
- * Guest time is already counted in user. An offline CPU has no line. */
-#include <ctype.h>
-#include <errno.h>
-#include <stdio.h>
+/* Per-CPU time: samples of busy, idle and stolen time (the system's
+ * counters, cputimes_read in os.h), and the share of each between two.
+ * OS-neutral. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "os.h"
 #include "procstat.h"
-#include "util.h"
 
-int procstat_parse(const char *text, struct procstat *stat)
-{
-	const char *line = text;
-
-	*stat = (struct procstat){0};
-	while (*line) {
-		const char *end = strchrnul(line, '\n');
-		unsigned long long v[8] = {0};
-		int cpu, n;
-
-		if (strncmp(line, "cpu", 3) == 0 &&
-		    isdigit((unsigned char)line[3]) &&
-		    sscanf(line + 3,
-			   "%d %llu %llu %llu %llu %llu %llu %llu %llu%n", &cpu,
-			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-			   &v[7], &n) >= 9 &&
-		    cpu >= 0 && cpu < 8192) {
-			stat->cpus = xreallocarray(stat->cpus, stat->count + 1,
-						   sizeof(*stat->cpus));
-			stat->cpus[stat->count++] = (struct procstat_cpu){
-				.cpu = cpu,
-				.busy = v[0] + v[1] + v[2] + v[5] + v[6],
-				.idle = v[3] + v[4],
-				.steal = v[7],
-			};
-		}
-		line = *end ? end + 1 : end;
-	}
-	if (!stat->count) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
+/* A sample now, from the system (cputimes_read). */
 int procstat_read(const char *procfs, struct procstat *stat)
 {
-	char *path = xasprintf("%s/stat", procfs), *text;
-	size_t len;
-	int status;
-
-	if (util_read_file(path, 4 << 20, &text, &len) < 0) {
-		free(path);
-		return -1;
-	}
-	status = procstat_parse(text, stat);
-	free(text);
-	free(path);
-	return status;
+	return cputimes_read(procfs, stat) == OS_OK ? 0 : -1;
 }
 
 void procstat_free(struct procstat *stat)

@@ -1,5 +1,6 @@
-/* Per-CPU time from /proc/stat: busy, idle and steal, and the share of
- * each between two samples. */
+/* Per-CPU time: busy, idle and steal, as the system counts them (in its
+ * own unit: only shares are compared), and the share of each between two
+ * samples. */
 #ifndef CPUPOLICY_PROCSTAT_H
 #define CPUPOLICY_PROCSTAT_H
 
@@ -22,7 +23,6 @@ struct procstat_share {
 };
 
 /* procstat.c */
-int procstat_parse(const char *text, struct procstat *stat);
 int procstat_read(const char *procfs, struct procstat *stat);
 void procstat_free(struct procstat *stat);
 size_t procstat_diff(const struct procstat *before,

@@ -18,7 +18,7 @@ passed=0
 failed=0
 skipped=0
 failures=()
-# Seconds each program may take: a unit test (test_power forks and syncs
+# Seconds each program may take: a unit test (test_knobs forks and syncs
 # a journal at each of its crash points: slow on a busy disk), an
 # integration script (the slowest takes about a minute here, several under
 # the sanitizers).

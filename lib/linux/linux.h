@@ -50,6 +50,9 @@ enum os_status status_of_errno(int error);
 /* apply_place.c */
 int apply_place_read_list(const char *path, hwloc_bitmap_t set);
 
+/* cputimes.c */
+int cputimes_parse(const char *text, struct procstat *stat);
+
 /* events.c */
 void events_env_read(struct events_env *env, int error);
 void events_refusal(const struct events_env *env, char *buf, size_t size);

@@ -1,15 +1,13 @@
-/* Power holds against a fake sysfs tree with the knobs this machine lacks
- * (16 CPUs, cpufreq policies with governors and EPP, platform_profile,
- * pm_qos, no_turbo) and a fake procfs with a boot ID: combining wants,
- * conflicting holds, a CPU that disappears mid-hold, a knob that cannot
- * be written, someone else changing a held knob, and a crash at every
- * step followed by replay of the journal. The replay restores only what
- * still has our value, only in the boot the journal belongs to, only the
- * knobs we write, from a state directory only root may write, and CPU
- * online files after their cpufreq policies'. */
+/* Power, OS-neutral: wants combined (the more performant value wins),
+ * and the holds engine against a stub knob backend (os.h, knobs.c
+ * answered from a table), with the real journal: take and give back,
+ * only what still has our value, someone else's change yielded to or set
+ * again, the backend's order, an owned want refused, a journal entry the
+ * backend disowns, a write refused, a knob gone, a failed restore kept,
+ * and a crash at every step followed by replay. A crash is what survives
+ * it: the hook keeps the knobs' values and the journal file at that step,
+ * the run goes on, and the replay starts from what was kept. */
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,266 +15,230 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "power.h"
+#include <cmocka.h>
+
 #include "unit.h"
+
+#include "log.h"
+#include "os.h"
+#include "power.h"
 #include "util.h"
 
-#define CPUS		16
-#define BOOT_ID		"6f1c0a52-8d1e-4c59-9a43-1b2e3f405a61"
-#define EARLIER_BOOT_ID "0b7e4d2a-51c3-4f6e-8a90-c2d3e4f5a6b7"
+/* The stub system. */
 
-static char root[64];
-static char sysfs[256], dev[256], procfs[256], state[256];
-/* The tree behaves as the kernel does for an offline CPU's cpufreq
- * policy (model_sync). */
-static bool model;
-/* Each CPU online (1) or not (0) as model_sync last saw it; -1: not yet. */
-static int model_online[CPUS];
-
-static void put(const char *rel, const char *text)
-{
-	char *path = xasprintf("%s/%s", root, rel);
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(path);
-}
-
-/* What a file holds; for a policy file the model hides (a directory in
- * its place), the value the kernel keeps for the policy. */
-static char *get(const char *rel)
-{
-	static char value[128];
-	char *path = xasprintf("%s/%s", root, rel);
-	struct stat st;
-	FILE *f;
-
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		char *kept = xasprintf("%s.kept", path);
-
-		free(path);
-		path = kept;
-	}
-	f = fopen(path, "r");
-
-	value[0] = '\0';
-	if (f) {
-		if (!fgets(value, sizeof(value), f))
-			value[0] = '\0';
-		fclose(f);
-	}
-	value[strcspn(value, "\n")] = '\0';
-	free(path);
-	return value;
-}
-
-static void run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_int_equal(system(cmd), 0);
-}
-
-/* mkdir -p under the root. */
-static void mkdirs(const char *fmt, ...)
-{
-	char rel[256], *path;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	path = xasprintf("%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1;; p++) {
-		char saved = *p;
-
-		if (saved != '/' && saved)
-			continue;
-		*p = '\0';
-		assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
-		*p = saved;
-		if (!saved)
-			break;
-	}
-	free(path);
-}
-
-static const char *const policy_files[] = {
-	"scaling_governor",
-	"scaling_available_governors",
-	"energy_performance_preference",
-	"energy_performance_available_preferences",
-	"affected_cpus",
+enum {
+	STUB_KNOBS = 8,
+	STUB_WRITES = 64
 };
 
-/* The kernel keeps the cpufreq policy of CPUs all offline, policyN and
- * its files, but refuses every read and write of them (EBUSY) until one
- * is back online, when the policy has its values again. A file cannot
- * fail a read with EBUSY; a directory in its place fails it with EISDIR,
- * and a write too, and what the code depends on is only that: a policy
- * file that exists but cannot be read or written. The value waits in
- * FILE.kept. Policy N has CPU N alone here. */
-static void model_policy(int cpu, bool online)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(policy_files); i++) {
-		char *path = xasprintf("%s/sys/devices/system/cpu/cpufreq/"
-				       "policy%d/%s",
-				       root, cpu, policy_files[i]);
-		char *kept = xasprintf("%s.kept", path);
-		struct stat st;
-		bool hidden = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+struct stub_knob {
+	const char *key;
+	char value[JOURNAL_VALUE_MAX];
+	bool gone;	      /* reads and writes: OS_GONE */
+	bool refuse;	      /* writes: OS_DENIED */
+	const char *original; /* as the test set it up */
+	bool foreign;	      /* there, but not a knob the backend writes */
+};
 
-		if (!online && !hidden) {
-			assert_int_equal(rename(path, kept), 0);
-			assert_int_equal(mkdir(path, 0755), 0);
-		} else if (online && hidden) {
-			assert_int_equal(rmdir(path), 0);
-			assert_int_equal(rename(kept, path), 0);
-		}
-		free(path);
-		free(kept);
+static struct stub {
+	struct stub_knob knobs[STUB_KNOBS];
+	size_t count;
+	const char *governor_owner; /* who manages the governor */
+	char writes[STUB_WRITES][JOURNAL_VALUE_MAX * 2]; /* "KEY=VALUE" */
+	size_t write_count;
+	int latency_handle_next;
+	/* What knobs_plan was last told of /gov/a. */
+	const char *held_original;
+} stub;
+
+static const struct stub_knob stub_machine[] = {
+	{.key = "/gov/a", .original = "schedutil"},
+	{.key = "/gov/b", .original = "schedutil"},
+	{.key = "/epp", .original = "balance_power"},
+	{.key = "/cpu/1/online", .original = "0"},
+	{.key = "/cpu/2/online", .original = "1"},
+	{.key = "/secret", .original = "theirs", .foreign = true},
+};
+
+static void stub_reset(void)
+{
+	stub = (struct stub){.latency_handle_next = 100};
+	for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++) {
+		stub.knobs[i] = stub_machine[i];
+		snprintf(stub.knobs[i].value, JOURNAL_VALUE_MAX, "%s",
+			 stub_machine[i].original);
 	}
+	stub.count = ARRAY_SIZE(stub_machine);
 }
 
-/* What the kernel would show by now. At every step the policy files are
- * as the CPU online files say, in whichever process: a change of the
- * latter since model_sync last looked is all there is to follow. */
-static void model_sync(void)
+static struct stub_knob *stub_knob(const char *key)
 {
-	for (int cpu = 1; model && cpu < CPUS; cpu++) {
-		char rel[64];
-		int online;
-
-		snprintf(rel, sizeof(rel),
-			 "sys/devices/system/cpu/cpu%d/online", cpu);
-		online = strcmp(get(rel), "1") == 0;
-		if (online != model_online[cpu])
-			model_policy(cpu, online);
-		model_online[cpu] = online;
+	for (size_t i = 0; i < stub.count; i++) {
+		if (strcmp(stub.knobs[i].key, key) == 0)
+			return &stub.knobs[i];
 	}
+	return NULL;
 }
 
-/* Only a write changes what the kernel shows. */
-static void model_hook(const char *step)
+static const char *value_of(const char *key)
 {
-	if (strcmp(step, "written") == 0 || strcmp(step, "restored") == 0)
-		model_sync();
+	return stub_knob(key)->value;
 }
 
-/* CPUs 0-7 online, 8-15 offline; cpu0 has no online file. */
-static void build_tree(void)
+static void set_value(const char *key, const char *value)
 {
-	run("rm -rf %s/sys %s/dev %s/proc %s/state %s/etc %s/shared", root,
-	    root, root, root, root, root);
-	mkdirs("sys/devices/system/cpu/intel_pstate");
-	mkdirs("sys/firmware/acpi");
-	mkdirs("dev");
-	mkdirs("proc/1");
-	mkdirs("proc/sys/kernel/random");
-	mkdirs("etc");
-	for (int cpu = 0; cpu < CPUS; cpu++) {
-		char rel[128];
+	snprintf(stub_knob(key)->value, JOURNAL_VALUE_MAX, "%s", value);
+}
 
-		mkdirs("sys/devices/system/cpu/cpu%d/power", cpu);
-		mkdirs("sys/devices/system/cpu/cpufreq/policy%d", cpu);
-		if (model) {
-			char cpus[16];
+/* The seam (os.h), as the stub system answers it. */
 
-			snprintf(rel, sizeof(rel),
-				 "sys/devices/system/cpu/cpufreq/policy%d/"
-				 "affected_cpus",
-				 cpu);
-			snprintf(cpus, sizeof(cpus), "%d\n", cpu);
-			put(rel, cpus);
-		}
-		if (cpu) {
-			snprintf(rel, sizeof(rel),
-				 "sys/devices/system/cpu/cpu%d/online", cpu);
-			put(rel, cpu < 8 ? "1\n" : "0\n");
-		}
-		snprintf(rel, sizeof(rel),
-			 "sys/devices/system/cpu/cpu%d/power/"
-			 "pm_qos_resume_latency_us",
-			 cpu);
-		put(rel, "0\n");
-		snprintf(rel, sizeof(rel),
-			 "sys/devices/system/cpu/cpufreq/policy%d/"
-			 "scaling_governor",
-			 cpu);
-		put(rel, "schedutil\n");
-		snprintf(rel, sizeof(rel),
-			 "sys/devices/system/cpu/cpufreq/policy%d/"
-			 "scaling_available_governors",
-			 cpu);
-		put(rel, "performance schedutil powersave\n");
-		snprintf(rel, sizeof(rel),
-			 "sys/devices/system/cpu/cpufreq/policy%d/"
-			 "energy_performance_preference",
-			 cpu);
-		put(rel, "balance_power\n");
-		snprintf(rel, sizeof(rel),
-			 "sys/devices/system/cpu/cpufreq/policy%d/"
-			 "energy_performance_available_preferences",
-			 cpu);
-		put(rel, "default performance balance_performance "
-			 "balance_power power\n");
+void knobs_plan(struct knobs *kn, const struct power_want *want,
+		const struct power_held *held, size_t held_count,
+		struct power_plan *plan)
+{
+	(void)kn;
+	stub.held_original = NULL;
+	for (size_t i = 0; i < held_count; i++) {
+		if (strcmp(held[i].key, "/gov/a") == 0)
+			stub.held_original = held[i].original;
 	}
-	put("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
-	put("sys/firmware/acpi/platform_profile", "balanced\n");
-	put("sys/firmware/acpi/platform_profile_choices",
-	    "low-power balanced performance\n");
-	put("proc/1/comm", "init\n");
-	put("proc/sys/kernel/random/boot_id", BOOT_ID "\n");
-	memset(model_online, -1, sizeof(model_online));
-	model_sync();
+	if (want->all_online) {
+		power_plan_add(plan, "/cpu/1/online", "1");
+		power_plan_add(plan, "/cpu/2/online", "1");
+	}
+	if (want->governor) {
+		power_plan_add(plan, "/gov/a", want->governor);
+		power_plan_add(plan, "/gov/b", want->governor);
+	}
+	if (want->epp)
+		power_plan_add(plan, "/epp", want->epp);
 }
 
-/* On a tmpfs where there is one: the crash test syncs the journal some
- * hundred thousand times, which a disk makes minutes. */
+void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
+{
+	(void)kn;
+	*owners = (struct knobs_owners){.governor = stub.governor_owner};
+}
+
+enum os_status knobs_read(const char *key, char *value, size_t size)
+{
+	struct stub_knob *k = stub_knob(key);
+
+	if (!k || k->gone) {
+		errno = ENOENT;
+		return OS_GONE;
+	}
+	snprintf(value, size, "%s", k->value);
+	return OS_OK;
+}
+
+enum os_status knobs_write(const char *key, const char *value)
+{
+	struct stub_knob *k = stub_knob(key);
+
+	if (!k || k->gone) {
+		errno = ENOENT;
+		return OS_GONE;
+	}
+	if (k->refuse) {
+		errno = EACCES;
+		return OS_DENIED;
+	}
+	snprintf(k->value, sizeof(k->value), "%s", value);
+	if (stub.write_count < STUB_WRITES)
+		snprintf(stub.writes[stub.write_count++],
+			 sizeof(stub.writes[0]), "%s=%s", key, value);
+	return OS_OK;
+}
+
+enum knobs_order knobs_order(const char *key)
+{
+	size_t len = strlen(key);
+
+	return len > 7 && strcmp(key + len - 7, "/online") == 0
+		       ? KNOBS_ORDER_LAST
+		       : KNOBS_ORDER_FIRST;
+}
+
+bool knobs_valid(const struct knobs *kn, const char *key, char *why,
+		 size_t size)
+{
+	struct stub_knob *k = stub_knob(key);
+
+	(void)kn;
+	snprintf(why, size, "not a knob the stub writes");
+	return k && !k->foreign;
+}
+
+void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us)
+{
+	(void)kn;
+	(void)latency_us;
+	if (*handle < 0)
+		*handle = stub.latency_handle_next++;
+}
+
+void knobs_latency_release(const struct knobs *kn, int *handle)
+{
+	(void)kn;
+	*handle = -1;
+}
+
+/* The journal, in a state directory of the test's. */
+
+static char root[64], state[96], journal[128];
+
 static int setup(void **state_)
 {
 	(void)state_;
-	snprintf(root, sizeof(root), "/dev/shm/cpupolicy-power-XXXXXX");
-	if (!mkdtemp(root)) {
-		snprintf(root, sizeof(root), "/tmp/cpupolicy-power-XXXXXX");
-		if (!mkdtemp(root))
-			return -1;
-	}
-	snprintf(sysfs, sizeof(sysfs), "%s/sys", root);
-	snprintf(dev, sizeof(dev), "%s/dev", root);
-	snprintf(procfs, sizeof(procfs), "%s/proc", root);
+	snprintf(root, sizeof(root), "/tmp/cpupolicy-power-XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
 	snprintf(state, sizeof(state), "%s/state", root);
+	snprintf(journal, sizeof(journal), "%s/journal", state);
 	return 0;
 }
 
 static int teardown(void **state_)
 {
 	(void)state_;
-	run("rm -rf %s", root);
+	unlink(journal);
+	rmdir(state);
+	rmdir(root);
 	return 0;
+}
+
+static bool journal_exists(void)
+{
+	return access(journal, F_OK) == 0;
 }
 
 static void open_power(struct power *pw)
 {
-	build_tree();
-	assert_int_equal(apply_power_open(pw, sysfs, dev, procfs, state), 0);
+	stub_reset();
+	unlink(journal);
+	assert_int_equal(apply_power_open(pw, "/sys", "/dev", "/proc", state),
+			 0);
+}
+
+/* The journal replayed, as the next start or "cpupolicyctl restore"
+ * does it: what apply_power_restore_all returns. */
+static int replay(void)
+{
+	struct power pw;
+	int restored = -2;
+
+	if (apply_power_open(&pw, "/sys", "/dev", "/proc", state) == 0)
+		restored = apply_power_restore_all(&pw);
+	apply_power_close(&pw);
+	return restored;
 }
 
 /* As a crash: the process ends with everything held and the journal as
  * it is. */
-static void crash(struct power *pw)
+static void crash_now(struct power *pw)
 {
 	for (size_t i = 0; i < pw->knob_count; i++)
 		free(pw->knobs[i].path);
@@ -287,85 +249,12 @@ static void crash(struct power *pw)
 	free(pw->procfs);
 }
 
-/* The journal replayed, as the next start or "cpupolicyctl restore"
- * does it: what apply_power_restore_all returns, -2 when the journal
- * could not be opened. */
-static int replay(void)
+static void assert_originals(void)
 {
-	struct power pw;
-	int restored = -2;
-
-	if (apply_power_open(&pw, sysfs, dev, procfs, state) == 0) {
-		pw.step_hook = model_hook;
-		restored = apply_power_restore_all(&pw);
-	}
-	apply_power_close(&pw);
-	return restored;
-}
-
-static bool journal_exists(void)
-{
-	char *journal = xasprintf("%s/journal", state);
-	bool exists = access(journal, F_OK) == 0;
-
-	free(journal);
-	return exists;
-}
-
-/* A journal written by hand, in the state directory: its lines, with
- * "@" standing for the root. */
-static void plant(const char *dir, const char *text)
-{
-	char *path = xasprintf("%s/journal", dir);
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	for (const char *p = text; *p; p++) {
-		if (*p == '@')
-			fputs(root, f);
-		else
-			fputc(*p, f);
-	}
-	assert_int_equal(fclose(f), 0);
-	free(path);
-}
-
-static int capture_saved = -1;
-
-/* What the code logs, at info level, from here to capture_end. */
-static void capture_start(void)
-{
-	char *path = xasprintf("%s/log", root);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	assert_true(fd >= 0);
-	fflush(stderr);
-	capture_saved = dup(STDERR_FILENO);
-	assert_true(dup2(fd, STDERR_FILENO) >= 0);
-	close(fd);
-	free(path);
-	log_set_level(LOG_LEVEL_INFO);
-}
-
-/* The log since capture_start; the caller frees it. */
-static char *capture_end(void)
-{
-	char *path = xasprintf("%s/log", root), *text = NULL;
-	size_t len;
-
-	fflush(stderr);
-	dup2(capture_saved, STDERR_FILENO);
-	close(capture_saved);
-	log_set_level(LOG_LEVEL_ERROR);
-	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
-	free(path);
-	return text;
-}
-
-static void assert_logged(const char *log, const char *what)
-{
-	if (!strstr(log, what))
-		fail_msg("not logged: '%s'; the log:\n%s", what, log);
+	for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
+		assert_string_equal(value_of(stub_machine[i].key),
+				    stub_machine[i].original);
+	assert_false(journal_exists());
 }
 
 static struct rule_power want_of(void)
@@ -386,35 +275,14 @@ static void set(struct power *pw, const struct rule_power *a,
 	apply_power_set(pw, &want);
 }
 
-#define GOV(n) "sys/devices/system/cpu/cpufreq/policy" #n "/scaling_governor"
-#define EPP(n)                                                                 \
-	"sys/devices/system/cpu/cpufreq/policy" #n                             \
-	"/energy_performance_preference"
-#define ONLINE(n) "sys/devices/system/cpu/cpu" #n "/online"
-#define QOS(n)	  "sys/devices/system/cpu/cpu" #n "/power/pm_qos_resume_latency_us"
-
-/* Some knob holds what a run wrote, or a journal is left. */
-static bool changed_from_originals(void)
+static size_t write_index(const char *write)
 {
-	return strcmp(get(GOV(0)), "schedutil") != 0 ||
-	       strcmp(get(EPP(3)), "balance_power") != 0 ||
-	       strcmp(get(ONLINE(8)), "0") != 0 || journal_exists();
-}
-
-static void assert_originals(void)
-{
-	assert_string_equal(get(GOV(0)), "schedutil");
-	assert_string_equal(get(GOV(15)), "schedutil");
-	assert_string_equal(get(EPP(3)), "balance_power");
-	assert_string_equal(get(ONLINE(7)), "1");
-	assert_string_equal(get(ONLINE(8)), "0");
-	assert_string_equal(get(ONLINE(15)), "0");
-	assert_string_equal(get(QOS(4)), "0");
-	assert_string_equal(get("sys/devices/system/cpu/intel_pstate/no_turbo"),
-			    "1");
-	assert_string_equal(get("sys/firmware/acpi/platform_profile"),
-			    "balanced");
-	assert_false(journal_exists());
+	for (size_t i = 0; i < stub.write_count; i++) {
+		if (strcmp(stub.writes[i], write) == 0)
+			return i;
+	}
+	fail_msg("never written: %s", write);
+	return 0;
 }
 
 static void test_combine(void **state_)
@@ -445,101 +313,70 @@ static void test_combine(void **state_)
 	assert_int_equal(w.turbo, RULE_TURBO_ON);
 }
 
-/* Two holds disagree: the more performant wins; when it goes, the other
- * one's values apply; when both go, every original is back. */
-static void test_conflicting_holds(void **state_)
-{
-	struct rule_power a = want_of(), b = want_of();
-	struct power pw;
-
-	(void)state_;
-	open_power(&pw);
-	a.governor = "powersave";
-	a.epp = "balance_performance";
-	b.governor = "performance";
-	b.epp = "performance";
-	b.turbo = RULE_TURBO_ON;
-	set(&pw, &a, &b);
-	assert_string_equal(get(GOV(0)), "performance");
-	assert_string_equal(get(GOV(15)), "performance");
-	assert_string_equal(get(EPP(9)), "performance");
-	assert_string_equal(get("sys/devices/system/cpu/intel_pstate/no_turbo"),
-			    "0");
-	assert_int_equal(pw.journal.count, 2 * CPUS + 1);
-	set(&pw, &a, NULL);
-	assert_string_equal(get(GOV(0)), "powersave");
-	assert_string_equal(get(EPP(9)), "balance_performance");
-	assert_string_equal(get("sys/devices/system/cpu/intel_pstate/no_turbo"),
-			    "1");
-	set(&pw, NULL, NULL);
-	assert_originals();
-	assert_int_equal(pw.journal.count, 0);
-	apply_power_close(&pw);
-}
-
-/* min_online counts what was online before: no flapping of its own. */
-static void test_min_online_and_parking(void **state_)
-{
-	struct rule_power a = want_of(), b = want_of();
-	struct power pw;
-
-	(void)state_;
-	open_power(&pw);
-	a.min_online = 75; /* 12 of 16: cpu8-11 come online */
-	set(&pw, &a, NULL);
-	assert_string_equal(get(ONLINE(11)), "1");
-	assert_string_equal(get(ONLINE(12)), "0");
-	set(&pw, &a, NULL); /* again: nothing moves */
-	assert_string_equal(get(ONLINE(11)), "1");
-	assert_string_equal(get(ONLINE(12)), "0");
-	b.parking = RULE_PARKING_OFF;
-	set(&pw, &a, &b);
-	assert_string_equal(get(ONLINE(15)), "1");
-	assert_string_equal(get(QOS(3)), "20");
-	set(&pw, NULL, NULL);
-	assert_originals();
-	apply_power_close(&pw);
-}
-
-static void test_cpu_disappears(void **state_)
+/* Held: the journal has each original before its write; a knob that has
+ * the value already is held without one. The planner is told what is
+ * held. Released: every original back, no journal left. */
+static void test_take_and_release(void **state_)
 {
 	struct rule_power a = want_of();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
+	a.governor = "performance";
 	a.parking = RULE_PARKING_OFF;
 	set(&pw, &a, NULL);
-	assert_string_equal(get(ONLINE(15)), "1");
-	run("rm -rf %s/sys/devices/system/cpu/cpu15", root);
+	assert_string_equal(value_of("/gov/a"), "performance");
+	assert_string_equal(value_of("/cpu/1/online"), "1");
+	assert_int_equal(pw.knob_count, 4);
+	assert_int_equal(pw.journal.count, 3); /* cpu2 was online */
+	assert_string_equal(journal_find(&pw.journal, "/gov/a")->original,
+			    "schedutil");
+	assert_null(journal_find(&pw.journal, "/cpu/2/online"));
+	assert_true(pw.latency_fd >= 0);
+	assert_int_equal(pw.latency_us, 20);
+	assert_true(journal_exists());
+	set(&pw, &a, NULL);
+	assert_string_equal(stub.held_original, "schedutil");
 	set(&pw, NULL, NULL);
-	assert_string_equal(get(ONLINE(14)), "0");
-	assert_int_equal(pw.journal.count, 0);
+	assert_originals();
 	assert_int_equal(pw.knob_count, 0);
+	assert_int_equal(pw.latency_fd, -1);
 	apply_power_close(&pw);
 }
 
-/* A knob that cannot be written: a clear line, no journal left behind. */
-static void test_unwritable_knob(void **state_)
+/* Given back in the backend's order: a CPU online last. */
+static void test_order(void **state_)
 {
 	struct rule_power a = want_of();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
-	run("rm %s/sys/firmware/acpi/platform_profile && mkdir "
-	    "%s/sys/firmware/acpi/platform_profile",
-	    root, root);
-	a.profile = "performance";
+	a.governor = "performance";
+	a.parking = RULE_PARKING_OFF;
 	set(&pw, &a, NULL);
-	assert_int_equal(pw.journal.count, 0);
-	assert_int_equal(pw.knob_count, 0);
+	stub.write_count = 0;
 	set(&pw, NULL, NULL);
+	assert_true(write_index("/gov/a=schedutil") <
+		    write_index("/cpu/1/online=0"));
+	assert_true(write_index("/gov/b=schedutil") <
+		    write_index("/cpu/1/online=0"));
 	apply_power_close(&pw);
+
+	/* The same at replay. */
+	open_power(&pw);
+	set(&pw, &a, NULL);
+	crash_now(&pw);
+	stub.write_count = 0;
+	assert_int_equal(replay(), 3);
+	assert_true(write_index("/gov/a=schedutil") <
+		    write_index("/cpu/1/online=0"));
+	assert_originals();
 }
 
-/* Someone else sets a held knob: by default it is theirs from then on and
- * not restored; with reassert it is set again. */
+/* Someone else sets a held knob: theirs from then on, not restored; with
+ * reassert it is set again. */
 static void test_someone_else(void **state_)
 {
 	struct rule_power a = want_of();
@@ -549,28 +386,117 @@ static void test_someone_else(void **state_)
 	open_power(&pw);
 	a.governor = "performance";
 	set(&pw, &a, NULL);
-	put(GOV(2), "powersave\n");
+	set_value("/gov/b", "powersave");
 	apply_power_check(&pw);
-	assert_string_equal(get(GOV(2)), "powersave");
+	assert_null(journal_find(&pw.journal, "/gov/b"));
 	set(&pw, NULL, NULL);
-	assert_string_equal(get(GOV(2)), "powersave");
-	assert_string_equal(get(GOV(3)), "schedutil");
-	assert_int_equal(pw.journal.count, 0);
+	assert_string_equal(value_of("/gov/b"), "powersave");
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_false(journal_exists());
 	apply_power_close(&pw);
 
 	open_power(&pw);
 	pw.reassert = true;
 	set(&pw, &a, NULL);
-	put(GOV(2), "powersave\n");
+	set_value("/gov/b", "powersave");
 	apply_power_check(&pw);
-	assert_string_equal(get(GOV(2)), "performance");
+	assert_string_equal(value_of("/gov/b"), "performance");
 	set(&pw, NULL, NULL);
-	assert_string_equal(get(GOV(2)), "schedutil");
+	assert_originals();
+	apply_power_close(&pw);
+}
+
+/* The replay leaves what someone else set since the crash. */
+static void test_replay_leaves_changed(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	crash_now(&pw);
+	set_value("/gov/b", "powersave");
+	assert_int_equal(replay(), 1);
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_string_equal(value_of("/gov/b"), "powersave");
+	assert_false(journal_exists());
+}
+
+/* A want another power manager owns is left out, the others are not;
+ * once it is gone the want is taken. */
+static void test_owned(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	stub.governor_owner = "tuned";
+	a.governor = "performance";
+	a.epp = "performance";
+	set(&pw, &a, NULL);
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_string_equal(value_of("/epp"), "performance");
+	stub.governor_owner = NULL;
+	set(&pw, &a, NULL);
+	assert_string_equal(value_of("/gov/a"), "performance");
+	set(&pw, NULL, NULL);
+	assert_originals();
+	apply_power_close(&pw);
+}
+
+/* A journal entry naming what the backend does not write is not
+ * written, and is dropped; the rest is restored. */
+static void test_replay_disowned(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+	FILE *f;
+
+	(void)state_;
+	open_power(&pw);
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	crash_now(&pw);
+	set_value("/secret", "planted");
+	f = fopen(journal, "a");
+	assert_non_null(f);
+	fputs("/secret\ttheirs\tplanted\n", f);
+	assert_int_equal(fclose(f), 0);
+	stub.write_count = 0;
+	assert_int_equal(replay(), 2);
+	assert_string_equal(value_of("/secret"), "planted");
+	assert_string_equal(value_of("/gov/a"), "schedutil");
+	assert_int_equal(stub.write_count, 2);
+	assert_false(journal_exists());
+}
+
+/* A write refused: not held, nothing journaled for it. A knob gone
+ * mid-hold: forgotten at release. */
+static void test_refused_and_gone(void **state_)
+{
+	struct rule_power a = want_of();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	stub_knob("/gov/b")->refuse = true;
+	a.governor = "performance";
+	set(&pw, &a, NULL);
+	assert_int_equal(pw.knob_count, 1);
+	assert_null(journal_find(&pw.journal, "/gov/b"));
+	stub_knob("/gov/a")->gone = true;
+	set(&pw, NULL, NULL);
+	assert_int_equal(pw.knob_count, 0);
+	assert_int_equal(pw.journal.count, 0);
+	assert_false(journal_exists());
 	apply_power_close(&pw);
 }
 
 /* A restore that fails keeps the original in the journal, for the next
- * try; "nothing to restore" is never said of it. */
+ * try. */
 static void test_failed_restore_kept(void **state_)
 {
 	struct rule_power a = want_of();
@@ -578,505 +504,132 @@ static void test_failed_restore_kept(void **state_)
 
 	(void)state_;
 	open_power(&pw);
-	a.profile = "performance";
+	a.epp = "performance";
 	set(&pw, &a, NULL);
-	assert_int_equal(pw.journal.count, 1);
-	run("mv %s/sys/firmware/acpi/platform_profile %s/saved && mkdir "
-	    "%s/sys/firmware/acpi/platform_profile",
-	    root, root, root);
+	stub_knob("/epp")->refuse = true;
 	set(&pw, NULL, NULL);
 	assert_int_equal(pw.journal.count, 1);
 	assert_int_equal(apply_power_restore_all(&pw), -1);
 	assert_int_equal(pw.journal.count, 1);
-	run("rmdir %s/sys/firmware/acpi/platform_profile && mv %s/saved "
-	    "%s/sys/firmware/acpi/platform_profile",
-	    root, root, root);
+	stub_knob("/epp")->refuse = false;
 	assert_int_equal(apply_power_restore_all(&pw), 1);
 	assert_originals();
 	apply_power_close(&pw);
 }
 
-/* The real power-profiles-daemon at its install path: in a mount
- * namespace of the test's own, where the path can be made. */
-static bool real_ppd(void)
-{
-	if (geteuid() != 0 || access("/usr/libexec", F_OK) < 0 ||
-	    unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("none", "/usr/libexec", "tmpfs", 0, "mode=0755") < 0)
-		return false;
-	run("cp /bin/true /usr/libexec/power-profiles-daemon");
-	return true;
-}
-
-/* A process of the fake /proc: its name, uid and exe link. */
-static void fake_process(int pid, const char *comm, unsigned uid,
-			 const char *exe)
-{
-	char rel[64], status[128];
-
-	run("mkdir -p %s/proc/%d && ln -s %s %s/proc/%d/exe", root, pid, exe,
-	    root, pid);
-	snprintf(rel, sizeof(rel), "proc/%d/comm", pid);
-	snprintf(status, sizeof(status), "%s\n", comm);
-	put(rel, status);
-	snprintf(rel, sizeof(rel), "proc/%d/status", pid);
-	snprintf(status, sizeof(status),
-		 "Uid:\t%u\t%u\t%u\t%u\nGid:\t0\t0\t0\t0\n", uid, uid, uid,
-		 uid);
-	put(rel, status);
-}
-
-static void test_owner_refused(void **state_)
-{
-	struct rule_power a = want_of();
-	struct power pw;
-
-	(void)state_;
-	if (!real_ppd())
-		skip(); /* needs root for a mount namespace */
-	open_power(&pw);
-	fake_process(42, "power-profiles-", 0,
-		     "/usr/libexec/power-profiles-daemon");
-	a.profile = "performance";
-	a.governor = "performance";
-	set(&pw, &a, NULL);
-	assert_string_equal(get("sys/firmware/acpi/platform_profile"),
-			    "balanced");
-	assert_string_equal(get(GOV(1)), "performance");
-	set(&pw, NULL, NULL);
-	assert_originals();
-	apply_power_close(&pw);
-}
-
-/* Programs that only took the managers' names: a copy of another program
- * run by root as "tuned", the real daemon's binary run by a user. The
- * daemon keeps its settings. */
-static void test_owner_look_alike(void **state_)
-{
-	struct rule_power a = want_of();
-	char *copy = xasprintf("%s/tuned", root);
-	struct power pw;
-
-	(void)state_;
-	open_power(&pw);
-	run("cp /bin/true %s", copy);
-	fake_process(42, "tuned", 0, copy);
-	fake_process(43, "power-profiles-", 1000,
-		     "/usr/libexec/power-profiles-daemon");
-	a.profile = "performance";
-	a.governor = "performance";
-	set(&pw, &a, NULL);
-	assert_string_equal(get("sys/firmware/acpi/platform_profile"),
-			    "performance");
-	assert_string_equal(get(GOV(1)), "performance");
-	set(&pw, NULL, NULL);
-	assert_originals();
-	apply_power_close(&pw);
-	free(copy);
-}
-
-static int crash_after;
-
-/* The exit status of a child that crashed where it was told to. */
-enum {
-	CRASHED = 42
-};
+/* What a crash at a step leaves: the knobs' values and the journal. */
+static struct {
+	int at;	   /* the step to keep; counts down */
+	int steps; /* steps seen */
+	bool kept;
+	char values[STUB_KNOBS][JOURNAL_VALUE_MAX];
+	char *journal; /* NULL: none */
+} crash;
 
 static void crash_hook(const char *step)
 {
-	model_hook(step);
-	if (--crash_after == 0)
-		_exit(CRASHED);
+	size_t len;
+
+	(void)step;
+	crash.steps++;
+	if (--crash.at != 0)
+		return;
+	crash.kept = true;
+	for (size_t i = 0; i < stub.count; i++)
+		snprintf(crash.values[i], JOURNAL_VALUE_MAX, "%s",
+			 stub.knobs[i].value);
+	if (util_read_file(journal, 1 << 20, &crash.journal, &len) < 0)
+		crash.journal = NULL;
 }
 
-/* One full run: take several knobs, change one, give everything back. */
-static void crash_run(struct power *pw)
+/* The system as the crash left it. */
+static void crash_restore(void)
+{
+	FILE *f;
+
+	for (size_t i = 0; i < stub.count; i++)
+		snprintf(stub.knobs[i].value, JOURNAL_VALUE_MAX, "%s",
+			 crash.values[i]);
+	unlink(journal);
+	if (!crash.journal)
+		return;
+	f = fopen(journal, "w");
+	assert_non_null(f);
+	fputs(crash.journal, f);
+	assert_int_equal(fclose(f), 0);
+	free(crash.journal);
+	crash.journal = NULL;
+}
+
+/* One full run: take several knobs, change some, give everything back. */
+static void crash_run(int at)
 {
 	struct rule_power a = want_of(), b = want_of();
+	struct power pw;
 
+	open_power(&pw);
+	crash.at = at;
+	crash.steps = 0;
+	crash.kept = false;
+	pw.step_hook = crash_hook;
 	a.governor = "performance";
 	a.min_online = 60;
 	b.epp = "performance";
 	b.parking = RULE_PARKING_OFF;
-	set(pw, &a, NULL);
-	set(pw, &a, &b);
+	set(&pw, &a, NULL);
+	set(&pw, &a, &b);
 	a.governor = "powersave";
-	set(pw, &a, &b);
-	set(pw, &a, NULL);
-	set(pw, NULL, NULL);
+	set(&pw, &a, &b);
+	set(&pw, &a, NULL);
+	set(&pw, NULL, NULL);
+	apply_power_close(&pw);
 }
 
-/* A crash between any two steps, then the journal replayed (as the next
- * start or "cpupolicyctl restore" does): every original back, and the
- * journal empty, so nothing would be restored twice. The tree behaves as
- * the kernel does for the cpufreq policies of offline CPUs. */
 static void test_crash_at_each_step(void **state_)
 {
-	int steps = 0;
+	int steps, left_changed = 0;
 
 	(void)state_;
-	model = true;
-	{
-		struct power pw;
+	crash_run(-1); /* count only */
+	steps = crash.steps;
+	assert_originals();
+	assert_true(steps > 10);
+	for (int step = 1; step <= steps; step++) {
+		bool changed;
 
-		open_power(&pw);
-		pw.step_hook = crash_hook;
-		crash_after = -1; /* count only */
-		crash_run(&pw);
-		steps = -crash_after - 1;
-		apply_power_close(&pw);
-		assert_originals();
-	}
-	assert_true(steps > 50);
-	for (int step = 1, left_changed = 0; step <= steps; step++) {
-		struct power pw;
-		pid_t pid;
-		int status;
-
-		open_power(&pw);
-		journal_close(&pw.journal);
-		pid = fork();
-		if (pid == 0) {
-			struct power child;
-
-			apply_power_open(&child, sysfs, dev, procfs, state);
-			child.step_hook = crash_hook;
-			crash_after = step;
-			crash_run(&child);
-			_exit(1); /* it never reached its step */
-		}
-		assert_int_equal(waitpid(pid, &status, 0), pid);
-		assert_true(WIFEXITED(status));
-		assert_int_equal(WEXITSTATUS(status), CRASHED);
-		left_changed += changed_from_originals();
-		/* Most crashes leave something to restore: the replay must
-		 * have had work to do, not only an empty state directory. */
-		if (step == steps)
-			assert_true(left_changed > steps / 2);
+		crash_run(step);
+		assert_true(crash.kept);
+		crash_restore();
+		changed = journal_exists();
+		for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
+			changed =
+				changed || strcmp(value_of(stub_machine[i].key),
+						  stub_machine[i].original);
+		left_changed += changed;
 		assert_true(replay() >= 0);
 		assert_originals();
 		assert_int_equal(replay(), 0);
-		free(pw.sysfs);
-		free(pw.dev);
-		free(pw.procfs);
-		free(pw.knobs);
 	}
-	model = false;
-}
-
-/* Killed mid-hold; then someone else sets one governor: the replay
- * leaves theirs, logs it, and restores the rest. */
-static void test_replay_leaves_changed(void **state_)
-{
-	struct rule_power a = want_of();
-	struct power pw;
-	char *log;
-	int restored;
-
-	(void)state_;
-	open_power(&pw);
-	a.governor = "performance";
-	set(&pw, &a, NULL);
-	crash(&pw);
-	put(GOV(2), "powersave\n");
-	capture_start();
-	restored = replay();
-	log = capture_end();
-	assert_int_equal(restored, CPUS - 1);
-	assert_string_equal(get(GOV(2)), "powersave");
-	assert_string_equal(get(GOV(3)), "schedutil");
-	assert_false(journal_exists());
-	assert_logged(log,
-		      GOV(2) ": someone else set powersave (the daemon "
-			     "set performance): left to them, schedutil not "
-			     "restored");
-	free(log);
-}
-
-/* Killed between the journal's record of a new value and its write: the
- * setting still has the value set before, which is ours too. */
-static void test_replay_change_in_flight(void **state_)
-{
-	(void)state_;
-	build_tree();
-	mkdirs("state");
-	plant(state,
-	      "version\t2\nboot\t" BOOT_ID "\n"
-	      "@/" GOV(1) "\tschedutil\tpowersave\n"
-			  "previous\t@/" GOV(
-				  1) "\tperformance\n"
-				     "@/" GOV(2) "\tschedutil\tpowersave\n");
-	put(GOV(1), "performance\n");
-	put(GOV(2), "performance\n");
-	assert_int_equal(replay(), 1);
-	assert_string_equal(get(GOV(1)), "schedutil");
-	assert_string_equal(get(GOV(2)), "performance");
-}
-
-/* Power lost mid-hold: the journal survives into the next boot, where
- * CPUs come up with the machine's defaults. Nothing of it is replayed. */
-static void test_other_boot_dropped(void **state_)
-{
-	struct rule_power a = want_of();
-	struct power pw;
-	char *log;
-	int restored;
-
-	(void)state_;
-	open_power(&pw);
-	a.parking = RULE_PARKING_OFF;
-	set(&pw, &a, NULL);
-	crash(&pw);
-	assert_string_equal(get(ONLINE(8)), "1");
-	put("proc/sys/kernel/random/boot_id", EARLIER_BOOT_ID "\n");
-	capture_start();
-	restored = replay();
-	log = capture_end();
-	assert_int_equal(restored, 0);
-	assert_string_equal(get(ONLINE(8)), "1");
-	assert_string_equal(get(ONLINE(15)), "1");
-	assert_false(journal_exists());
-	assert_logged(log, "/state/journal: written in an earlier boot (boot "
-			   "ID " BOOT_ID ", this boot is " EARLIER_BOOT_ID
-			   "): its 24 settings are not restored");
-	free(log);
-}
-
-/* A journal of the format before boot IDs: taken as this boot's when it
- * was written since the boot began, dropped when before. */
-static void test_journal_version_1(void **state_)
-{
-	char *path = xasprintf("%s/journal", state);
-	struct timespec times[2] = {{0, 0}, {0, 0}};
-
-	(void)state_;
-	build_tree();
-	mkdirs("state");
-	put(ONLINE(9), "1\n");
-	plant(state, "@/" ONLINE(9) "\t0\t1\n");
-	assert_int_equal(replay(), 1);
-	assert_string_equal(get(ONLINE(9)), "0");
-
-	put(ONLINE(9), "1\n");
-	plant(state, "@/" ONLINE(9) "\t0\t1\n");
-	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
-	assert_int_equal(replay(), 0);
-	assert_string_equal(get(ONLINE(9)), "1");
-	assert_false(journal_exists());
-	free(path);
-}
-
-/* A later format is left for the version that wrote it, untouched, and
- * no setting is changed without a journal to record it in. */
-static void test_journal_newer_left(void **state_)
-{
-	struct rule_power a = want_of();
-	struct power pw;
-	char *before;
-
-	(void)state_;
-	build_tree();
-	mkdirs("state");
-	put(ONLINE(9), "1\n");
-	plant(state, "version\t3\nboot\t" BOOT_ID "\n@/" ONLINE(9) "\t0\t1\n");
-	before = xstrdup(get("state/journal"));
-	assert_int_equal(apply_power_open(&pw, sysfs, dev, procfs, state), -1);
-	assert_int_equal(apply_power_restore_all(&pw), 0);
-	a.governor = "performance";
-	set(&pw, &a, NULL);
-	apply_power_close(&pw);
-	assert_string_equal(get(ONLINE(9)), "1");
-	assert_string_equal(get(GOV(0)), "schedutil");
-	assert_string_equal(get("state/journal"), before);
-	free(before);
-}
-
-/* Line kinds a later version may add are skipped; the rest counts. */
-static void test_journal_unknown_line(void **state_)
-{
-	(void)state_;
-	build_tree();
-	mkdirs("state");
-	put(ONLINE(9), "1\n");
-	plant(state, "version\t2\nboot\t" BOOT_ID "\nnote\tsomething\n"
-		     "@/" ONLINE(9) "\t0\t1\n");
-	assert_int_equal(replay(), 1);
-	assert_string_equal(get(ONLINE(9)), "0");
-}
-
-/* The last holder goes: its cpufreq settings are given back before the
- * CPUs it brought online go offline again, which the kernel would refuse
- * (their policies' files fail with EBUSY then). */
-static void test_release_order(void **state_)
-{
-	struct rule_power a = want_of();
-	struct power pw;
-
-	(void)state_;
-	model = true;
-	open_power(&pw);
-	pw.step_hook = model_hook;
-	a.parking = RULE_PARKING_OFF;
-	a.governor = "performance";
-	a.epp = "performance";
-	set(&pw, &a, NULL);
-	assert_string_equal(get(ONLINE(12)), "1");
-	assert_string_equal(get(GOV(12)), "performance");
-	a.parking = RULE_PARKING_UNSET;
-	set(&pw, &a, NULL); /* CPUs 8-15 go, their policies with them */
-	assert_string_equal(get(ONLINE(12)), "0");
-	assert_string_equal(get(GOV(12)), "schedutil");
-	assert_string_equal(get(GOV(3)), "performance");
-	set(&pw, NULL, NULL);
-	assert_originals();
-	assert_int_equal(pw.journal.count, 0);
-	apply_power_close(&pw);
-	model = false;
-}
-
-/* The same order at replay: a journal of CPUs online and their policies,
- * left by a crash. */
-static void test_replay_order(void **state_)
-{
-	struct rule_power a = want_of();
-	struct power pw;
-
-	(void)state_;
-	model = true;
-	open_power(&pw);
-	pw.step_hook = model_hook;
-	a.parking = RULE_PARKING_OFF;
-	a.governor = "performance";
-	set(&pw, &a, NULL);
-	crash(&pw);
-	assert_true(replay() > 0);
-	assert_originals();
-	model = false;
-}
-
-/* A journal the replay must not trust: who could write its directory or
- * the file itself, or an entry naming anything but a knob we write. */
-struct journal_case {
-	const char *name;
-	const char *setup; /* run in the root first */
-	const char *dir;   /* the state directory, under the root */
-	const char *entry; /* the journal's one entry's path, under the root */
-	const char *said;
-	bool opens;    /* the journal is used: the directory and file are */
-	bool restored; /* the entry is fine and restored (a control case) */
-};
-
-#define CPU9 "sys/devices/system/cpu/cpu9/online"
-
-static const struct journal_case journal_cases[] = {
-	{"a safe state directory: restored", NULL, "state", CPU9, "restored 0",
-	 true, true},
-	{"a sticky parent: restored", "mkdir -m 1777 shared", "shared/state",
-	 CPU9, "restored 0", true, true},
-	{"state directory writable by its group", "mkdir -m 0770 state",
-	 "state", CPU9, "/state is writable by group or others (mode 0770)",
-	 false, false},
-	{"state directory writable by others, sticky", "mkdir -m 1777 state",
-	 "state", CPU9, "/state is writable by group or others (mode 1777)",
-	 false, false},
-	{"state directory of another user",
-	 "mkdir -m 0700 state && chown 65534 state", "state", CPU9,
-	 "/state is owned by uid 65534", false, false},
-	{"a parent writable by others", "mkdir -m 0777 shared", "shared/state",
-	 CPU9, "/shared is writable by group or others (mode 0777)", false,
-	 false},
-	{"a link to a state directory others may write",
-	 "mkdir -m 0777 shared && ln -s shared state", "state", CPU9,
-	 "/shared is writable by group or others (mode 0777)", false, false},
-	{"journal of another user",
-	 "mkdir -m 0700 state && touch state/journal && "
-	 "chown 65534 state/journal",
-	 "state", CPU9, "/state/journal refused: owned by uid 65534", false,
-	 false},
-	{"journal writable by others",
-	 "mkdir -m 0700 state && touch state/journal && "
-	 "chmod 0666 state/journal",
-	 "state", CPU9,
-	 "/state/journal refused: writable by group or others (mode 0666)",
-	 false, false},
-	{"journal a symbolic link",
-	 "mkdir -m 0700 state etc/planted && ln -s ../etc/planted/journal "
-	 "state/journal",
-	 "state", CPU9, "/state/journal refused: not a regular file", false,
-	 false},
-	{"entry outside sysfs", "touch etc/victim", "state", "etc/victim",
-	 "/etc/victim: journal entry refused", true, false},
-	{"entry with .. out of sysfs", "touch etc/victim", "state",
-	 "sys/devices/system/cpu/cpu1/../../../../../etc/victim",
-	 "/etc/victim: journal entry refused", true, false},
-	{"entry not a knob we write", "mkdir sys/power", "state",
-	 "sys/power/state", "sys/power/state: journal entry refused", true,
-	 false},
-	{"entry a knob's look-alike", "mkdir sys/devices/system/cpu/cpu1x",
-	 "state", "sys/devices/system/cpu/cpu1x/online",
-	 "cpu1x/online: journal entry refused", true, false},
-	{"entry through a symbolic link",
-	 "mkdir etc/cpu && ln -s ../../../../etc/cpu "
-	 "sys/devices/system/cpu/cpu99",
-	 "state", "sys/devices/system/cpu/cpu99/online",
-	 "cpu99/online: journal entry refused", true, false},
-	{"entry /dev/cpu_dma_latency", NULL, "state", "dev/cpu_dma_latency",
-	 "dev/cpu_dma_latency: journal entry refused", true, false},
-};
-
-static void test_journal_case(void **state_)
-{
-	const struct journal_case *c = *state_;
-	char *dir = xasprintf("%s/%s", root, c->dir), *log;
-	char *text = xasprintf("version\t2\nboot\t" BOOT_ID "\n@/%s\t0\t1\n",
-			       c->entry);
-	struct power pw;
-	int opened;
-
-	build_tree();
-	if (c->setup)
-		run("cd %s && %s", root, c->setup);
-	mkdirs("%s", c->dir);
-	plant(dir, text);
-	put(c->entry, "1\n");
-	capture_start();
-	opened = apply_power_open(&pw, sysfs, dev, procfs, dir);
-	apply_power_restore_all(&pw);
-	apply_power_close(&pw);
-	log = capture_end();
-	assert_string_equal(get(c->entry), c->restored ? "0" : "1");
-	assert_int_equal(opened, c->opens ? 0 : -1);
-	assert_logged(log, c->said);
-	free(log);
-	free(text);
-	free(dir);
+	/* Most crashes leave something to restore. */
+	assert_true(left_changed > steps / 2);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_combine),
-		cmocka_unit_test(test_conflicting_holds),
-		cmocka_unit_test(test_min_online_and_parking),
-		cmocka_unit_test(test_cpu_disappears),
-		cmocka_unit_test(test_unwritable_knob),
+		cmocka_unit_test(test_take_and_release),
+		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_someone_else),
-		cmocka_unit_test(test_failed_restore_kept),
-		cmocka_unit_test(test_owner_refused),
 		cmocka_unit_test(test_replay_leaves_changed),
-		cmocka_unit_test(test_replay_change_in_flight),
-		cmocka_unit_test(test_other_boot_dropped),
-		cmocka_unit_test(test_journal_version_1),
-		cmocka_unit_test(test_journal_newer_left),
-		cmocka_unit_test(test_journal_unknown_line),
-		cmocka_unit_test(test_release_order),
-		cmocka_unit_test(test_replay_order),
-		cmocka_unit_test(test_owner_look_alike),
+		cmocka_unit_test(test_owned),
+		cmocka_unit_test(test_replay_disowned),
+		cmocka_unit_test(test_refused_and_gone),
+		cmocka_unit_test(test_failed_restore_kept),
 		cmocka_unit_test(test_crash_at_each_step),
 	};
 
 	log_init("test_power", LOG_LEVEL_ERROR);
-	return unit_run("power", UNIT_TABLE(journal_cases, test_journal_case),
-			UNIT_TESTS(tests), setup, teardown);
+	return unit_run("power", (struct unit_table){0}, UNIT_TESTS(tests),
+			setup, teardown);
 }

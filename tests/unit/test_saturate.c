@@ -1,5 +1,5 @@
 /* The saturation check's judgement and report on machines this one is
- * not: real topologies (hwloc XML) with fed rates and a fake /proc/stat,
+ * not: real topologies (hwloc XML) with fed rates and fake CPU times,
  * e.g. the 8 E-cores of a 6P+8E laptop busy while its P-cores idle, a
  * dual Xeon with SMT healthy, with its siblings parked, or confined to
  * one NUMA node; the arithmetic of the rates, and each finding from the
@@ -26,38 +26,26 @@
 #define MANY	   TOPO("192em64t-12gr2n8c2t.xml")
 #define RAPTOR	   TOPO("Intel-RaptorLake-Corei7-1370P.xml")
 
-/* /proc/stat lines for CPUs 0..n-1: busy ticks b[i] of 1000 each; CPUs
- * whose busy is ~0u are offline (no line). */
+/* A sample of CPUs 0..n-1 (as cputimes_read takes one): busy ticks
+ * busy[i] of 1000 each, steal[i] of them stolen; CPUs whose busy is ~0u
+ * are offline (not in it). No busy: every CPU, all counters 0. */
 #define OFF (~0u)
-static char *fake_stat(unsigned n, const unsigned *busy, const unsigned *steal)
+static void fake_sample(struct procstat *stat, unsigned n, const unsigned *busy,
+			const unsigned *steal)
 {
-	size_t cap = 64 + n * 96, used = 0;
-	char *text = xmalloc(cap);
-
-	used += (size_t)snprintf(text, cap, "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	*stat = (struct procstat){.cpus = xcalloc(n, sizeof(*stat->cpus))};
 	for (unsigned i = 0; i < n; i++) {
-		if (busy[i] == OFF)
+		unsigned stolen = steal ? steal[i] : 0;
+
+		if (busy && busy[i] == OFF)
 			continue;
-		used += (size_t)snprintf(
-			text + used, cap - used,
-			"cpu%u %u 0 0 %u 0 0 0 %u 0 0\n", i, busy[i],
-			1000 - busy[i] - (steal ? steal[i] : 0),
-			steal ? steal[i] : 0);
+		stat->cpus[stat->count++] = (struct procstat_cpu){
+			.cpu = (int)i,
+			.busy = busy ? busy[i] : 0,
+			.idle = busy ? 1000 - busy[i] - stolen : 0,
+			.steal = stolen,
+		};
 	}
-	snprintf(text + used, cap - used, "intr 1 2 3\nctxt 42\n");
-	return text;
-}
-
-static char *zero_stat(unsigned n)
-{
-	size_t cap = 16 + n * 40, used = 0;
-	char *text = xmalloc(cap);
-
-	text[0] = '\0';
-	for (unsigned i = 0; i < n; i++)
-		used += (size_t)snprintf(text + used, cap - used,
-					 "cpu%u 0 0 0 0 0 0 0 0 0 0\n", i);
-	return text;
 }
 
 struct run {
@@ -89,15 +77,11 @@ static struct saturate_step step(unsigned threads, double rate, double wall,
 static void run_setup(struct run *r, const char *xml, unsigned n,
 		      const unsigned *busy, const unsigned *steal)
 {
-	char *after = fake_stat(n, busy, steal), *before = zero_stat(n);
-
 	memset(r, 0, sizeof(*r));
 	if (xml)
 		assert_int_equal(place_topology_load(&r->topo, xml, NULL), 0);
-	assert_int_equal(procstat_parse(before, &r->before), 0);
-	assert_int_equal(procstat_parse(after, &r->after), 0);
-	free(after);
-	free(before);
+	fake_sample(&r->before, n, NULL, NULL);
+	fake_sample(&r->after, n, busy, steal);
 	r->in.cpus = xcalloc(n, sizeof(*r->in.cpus));
 	r->in.cpu_count = procstat_diff(&r->before, &r->after, r->in.cpus, n);
 	r->in.present = hwloc_bitmap_alloc();
@@ -852,28 +836,19 @@ static void test_metrics(void **state)
 /* Counters that go backwards (a CPU offlined and back) count nothing. */
 static void test_procstat_diff(void **state)
 {
-	struct procstat a, b;
+	struct procstat_cpu before[] = {{0, 10, 90, 0}, {1, 50, 50, 0}};
+	struct procstat_cpu after[] = {
+		{0, 60, 90, 0}, {1, 10, 20, 0}, {2, 5, 2, 1}};
+	struct procstat a = {before, 2}, b = {after, 3};
 	struct procstat_share s[4];
 
 	(void)state;
-	assert_int_equal(procstat_parse("cpu0 10 0 0 90 0 0 0 0\ncpu1 50 0 0 "
-					"50 0 0 0 0\n",
-					&a),
-			 0);
-	assert_int_equal(procstat_parse("cpu0 60 0 0 90 0 0 0 0\ncpu1 10 0 0 "
-					"20 0 0 0 0\ncpu2 1 1 1 1 1 1 1 1\n",
-					&b),
-			 0);
 	assert_int_equal(procstat_diff(&a, &b, s, 4), 2);
 	assert_true(s[0].busy > 0.99);
 	assert_int_equal(s[1].cpu, 1);
 	assert_true(s[1].busy == 0 && s[1].idle == 1);
 	/* --if-idle: (1 + 0) / 2 */
 	expect_near(procstat_mean_busy(s, 2), 0.5, 1e-12);
-	procstat_free(&a);
-	assert_int_equal(procstat_parse("intr 1\n", &a), -1);
-	procstat_free(&a);
-	procstat_free(&b);
 }
 
 int main(void)
