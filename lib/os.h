@@ -68,4 +68,27 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set);
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set);
 
+/* The blocks below serve the front ends (cpupolicyd's set-up, the config
+ * and rules they load, cpupolicyctl's checks) as much as the core. */
+
+/* accounts.c: user and group names as the rules and the config give them
+ * (on Windows, account names and their SIDs). false: no such name. */
+bool accounts_user(const char *name, unsigned *id);
+bool accounts_group(const char *name, unsigned *id);
+
+/* endpoint.c: the control endpoint (a UNIX socket, a named pipe) */
+size_t endpoint_path_max(void);
+
+/* timing.c: a monotonic clock, this thread's CPU time, sleeps */
+long long timing_now_ns(void);
+long long timing_thread_cpu_ns(void);
+void timing_sleep_ns(long long ns);
+void timing_sleep_until_ns(long long when);
+
+/* procinfo.c: this process */
+pid_t procinfo_self(void);
+
+/* apply_place.c: the CPUs this machine has, online or not */
+int apply_place_present(const char *sysfs, hwloc_bitmap_t set);
+
 #endif
