@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <hwloc.h>
@@ -84,6 +85,17 @@ long long timing_now_ns(void);
 long long timing_thread_cpu_ns(void);
 void timing_sleep_ns(long long ns);
 void timing_sleep_until_ns(long long when);
+
+/* memstream.c: a stream into memory (open_memstream where the C library
+ * has one). memstream_close: the text written, NUL-terminated and the
+ * caller's to free, its length in *len; NULL when the stream failed. */
+struct memstream {
+	FILE *file;
+	char *text;
+	size_t len;
+};
+FILE *memstream_open(struct memstream *m);
+char *memstream_close(struct memstream *m, size_t *len);
 
 /* procinfo.c: this process */
 pid_t procinfo_self(void);
