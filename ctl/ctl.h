@@ -1,9 +1,12 @@
-/* cpupolicyctl: the options every subcommand shares, and the subcommands. */
+/* cpupolicyctl: the options every subcommand shares, the subcommands, and
+ * (in the last blocks) what they ask of the system, one file each in
+ * ctl/linux/ and ctl/windows/. The worker processes are work.h's. */
 #ifndef CPUPOLICY_CTL_H
 #define CPUPOLICY_CTL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Exit statuses every subcommand keeps to. */
 enum ctl_exit {
@@ -35,11 +38,45 @@ struct proto_request;
 int remote_call(const struct ctl *ctl, const struct proto_request *req,
 		bool loud, int *status, char **text, size_t *text_len);
 char *remote_socket_path(const struct ctl *ctl);
-int remote_connect(const char *path);
 int remote_refuse_if_running(const struct ctl *ctl, const char *why);
 int remote_status_main(struct ctl *ctl, int argc, char **argv);
 int remote_explain_main(struct ctl *ctl, int argc, char **argv);
 int remote_reload_main(struct ctl *ctl, int argc, char **argv);
 int remote_metrics_main(struct ctl *ctl, int argc, char **argv);
+
+/* linux/dial.c, windows/dial.c: the connection to the daemon. On
+ * DIAL_FAILED errno says why; dial_read: bytes read, 0 at the end, -1 on
+ * an error. */
+struct dial;
+enum dial_status {
+	DIAL_OK,
+	DIAL_NOBODY, /* nobody listens there: no daemon runs */
+	DIAL_FAILED,
+};
+enum dial_status dial_open(const char *path, struct dial **out);
+int dial_write(struct dial *d, const char *buf, size_t len);
+long dial_read(struct dial *d, char *buf, size_t size);
+void dial_close(struct dial *d);
+
+/* linux/facts.c, windows/facts.c: what limits cpupolicyctl and its
+ * workers on this machine, and what other processes take of it */
+struct facts_task {
+	pid_t pid;
+	char name[16];
+	double cpu_s; /* used so far */
+	int nice;
+};
+struct saturate_input;
+unsigned facts_cpu_count(bool online);
+double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
+		   size_t size);
+void facts_cpuset_cgroup(const char *procfs, char *name, size_t size);
+void facts_freq(const char *sysfs, struct saturate_input *in);
+size_t facts_tasks(const char *procfs, struct facts_task **out);
+double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid);
+
+/* linux/files.c, windows/files.c: the check's state files */
+int files_replace(const char *path, const char *text, size_t len);
+void files_private_dir(const char *path);
 
 #endif

@@ -1,5 +1,6 @@
-/* cpupolicyctl status, explain and reload: requests to the daemon over its
- * control socket. */
+/* cpupolicyctl status, explain, reload and metrics: requests to the
+ * daemon and its answers. The connection is the system's (linux/dial.c:
+ * the UNIX socket). */
 #include <errno.h>
 #include <stdbool.h>
 #include <getopt.h>
@@ -7,14 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include "conf.h"
 #include "ctl.h"
 #include "proto.h"
-#include "os.h"
 #include "util.h"
 
 /* The socket named with -S, else the config's. */
@@ -36,27 +33,26 @@ char *remote_socket_path(const struct ctl *ctl)
 	return path;
 }
 
-int remote_connect(const char *path)
+/* The whole answer, until the daemon closes the connection. */
+static char *remote_read_all(struct dial *conn, size_t *len)
 {
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	int fd;
+	char *response = NULL;
+	size_t capacity = 0;
 
-	if (strlen(path) >= sizeof(addr.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		int saved = errno;
+	*len = 0;
+	for (;;) {
+		long n;
 
-		close(fd);
-		errno = saved;
-		return -1;
+		if (*len + 4096 > capacity) {
+			capacity = capacity ? capacity * 2 : 8192;
+			response = xreallocarray(response, capacity, 1);
+		}
+		n = dial_read(conn, response + *len, capacity - *len);
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
 	}
-	return fd;
+	return response;
 }
 
 /* One request; the answer's exit status and text. -1 when the daemon
@@ -66,12 +62,11 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 		bool loud, int *status, char **text, size_t *text_len)
 {
 	char line[PROTO_MAX_REQUEST], *path = remote_socket_path(ctl);
-	char *response = NULL;
-	size_t len = 0, capacity = 0, body;
-	int fd;
+	struct dial *conn;
+	char *response;
+	size_t len, body;
 
-	fd = remote_connect(path);
-	if (fd < 0) {
+	if (dial_open(path, &conn) != DIAL_OK) {
 		if (loud)
 			fprintf(stderr,
 				"cpupolicyctl: cannot reach cpupolicyd at %s: "
@@ -82,27 +77,14 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 	}
 	free(path);
 	proto_format_request(req, line, sizeof(line));
-	if (write(fd, line, strlen(line)) < 0) {
+	if (dial_write(conn, line, strlen(line)) < 0) {
 		if (loud)
 			perror("cpupolicyctl: write");
-		close(fd);
+		dial_close(conn);
 		return -1;
 	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 4096 > capacity) {
-			capacity = capacity ? capacity * 2 : 8192;
-			response = xreallocarray(response, capacity, 1);
-		}
-		n = read(fd, response + len, capacity - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
+	response = remote_read_all(conn, &len);
+	dial_close(conn);
 	if (!response ||
 	    proto_parse_response(response, len, status, &body) < 0) {
 		if (loud)
@@ -123,21 +105,27 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 int remote_refuse_if_running(const struct ctl *ctl, const char *why)
 {
 	char *socket = remote_socket_path(ctl);
-	int fd = remote_connect(socket), status = CTL_EXIT_OK;
+	struct dial *conn;
+	int status = CTL_EXIT_OK;
 
-	if (fd >= 0) {
-		close(fd);
+	switch (dial_open(socket, &conn)) {
+	case DIAL_OK:
+		dial_close(conn);
 		fprintf(stderr,
 			"cpupolicyctl: cpupolicyd is running (it answers on "
 			"%s): %s\n",
 			socket, why);
 		status = CTL_EXIT_FAIL;
-	} else if (errno != ENOENT && errno != ECONNREFUSED) {
+		break;
+	case DIAL_NOBODY:
+		break;
+	case DIAL_FAILED:
 		fprintf(stderr,
 			"cpupolicyctl: cannot tell whether cpupolicyd runs "
 			"(%s: %s)\n",
 			socket, strerror(errno));
 		status = CTL_EXIT_USAGE;
+		break;
 	}
 	free(socket);
 	return status;

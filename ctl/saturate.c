@@ -8,31 +8,26 @@
  * findings say why it falls short and what fixes it. --compare measures a
  * policy: paired trials in A B, B A order, A as is and B with the policy,
  * each a fresh process, with optional background load and a latency probe
- * to show what the policy costs. */
+ * to show what the policy costs. What it reads of the machine (CPU
+ * lists, quotas, cpufreq, the CPU time of others) and the worker
+ * processes are the system's: ctl/linux/facts.c and ctl/linux/work.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <hwloc/glibc-sched.h>
-
 #include "compare.h"
 #include "conf.h"
-#include "cpulist.h"
 #include "ctl.h"
 #include "log.h"
+#include "os.h"
 #include "place.h"
 #include "prio.h"
-#include "linux.h"
 #include "procstat.h"
 #include "proto.h"
 #include "rules.h"
@@ -104,137 +99,6 @@ static void saturate_usage(FILE *out)
 		"1 below, 2 usage errors\n");
 }
 
-/* The tightest cpu quota on the way from the cgroup up to the root. */
-static double saturate_quota_at(const char *sysfs, const char *mount,
-				char *path, bool v2)
-{
-	double best = -1;
-
-	for (;;) {
-		char *file =
-			xasprintf("%s/fs/cgroup/%s%s/%s", sysfs, mount, path,
-				  v2 ? "cpu.max" : "cpu.cfs_quota_us");
-		char text[128];
-		double quota = -1, period = 100000;
-		char *slash;
-
-		if (procinfo_read(file, text, sizeof(text), NULL) == 0) {
-			if (v2 && strncmp(text, "max", 3) != 0)
-				sscanf(text, "%lf %lf", &quota, &period);
-			else if (!v2)
-				quota = atof(text);
-		}
-		free(file);
-		if (!v2 && quota > 0) {
-			file = xasprintf("%s/fs/cgroup/%s%s/cpu.cfs_period_us",
-					 sysfs, mount, path);
-			if (procinfo_read(file, text, sizeof(text), NULL) == 0)
-				period = atof(text);
-			free(file);
-		}
-		if (quota > 0 && period > 0 &&
-		    (best < 0 || quota / period < best))
-			best = quota / period;
-		slash = strrchr(path, '/');
-		if (!slash || !path[0])
-			break;
-		*slash = '\0';
-	}
-	return best;
-}
-
-static double saturate_quota(const struct conf *conf, char *cgroup, size_t size)
-{
-	char *self = xasprintf("%s/self/cgroup", conf->procfs);
-	char text[4096], *save = NULL;
-	double quota = -1;
-
-	cgroup[0] = '\0';
-	if (procinfo_read(self, text, sizeof(text), NULL) < 0) {
-		free(self);
-		return -1;
-	}
-	free(self);
-	for (char *line = strtok_r(text, "\n", &save); line && quota < 0;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *controllers = strchr(line, ':'), *path, copy[4096];
-		bool v2;
-
-		if (!controllers)
-			continue;
-		controllers++;
-		path = strchr(controllers, ':');
-		if (!path)
-			continue;
-		*path++ = '\0';
-		v2 = controllers[0] == '\0';
-		if (!v2 && !strstr(controllers, "cpu"))
-			continue;
-		if (!v2 && strcmp(controllers, "cpu") != 0 &&
-		    strncmp(controllers, "cpu,", 4) != 0 &&
-		    !strstr(controllers, ",cpu,") &&
-		    !strstr(controllers, ",cpu"))
-			continue;
-		static const char *const mounts_v1[] = {"cpu", "cpu,cpuacct"};
-		static const char *const mounts_v2[] = {"", "unified"};
-		for (size_t m = 0; m < 2 && quota < 0; m++) {
-			snprintf(copy, sizeof(copy), "%s",
-				 strcmp(path, "/") == 0 ? "" : path);
-			quota = saturate_quota_at(
-				conf->sysfs, v2 ? mounts_v2[m] : mounts_v1[m],
-				copy, v2);
-		}
-		if (quota >= 0)
-			snprintf(cgroup, size, "%s", path);
-	}
-	return quota;
-}
-
-struct saturate_task {
-	pid_t pid;
-	char name[16];
-	unsigned long long ticks;
-	int nice;
-};
-
-/* utime + stime (fields 14, 15) and nice (19) of every process. */
-static size_t saturate_tasks(const char *procfs, struct saturate_task **out)
-{
-	pid_t *pids;
-	size_t count = 0, n = 0;
-
-	*out = NULL;
-	if (procinfo_pids(procfs, &pids, &count) < 0)
-		return 0;
-	*out = xcalloc(count ? count : 1, sizeof(**out));
-	for (size_t i = 0; i < count; i++) {
-		char path[96], stat[1024], *p, *open;
-		unsigned long long ut = 0, st = 0;
-		int nice = 0;
-
-		snprintf(path, sizeof(path), "%s/%d/stat", procfs,
-			 (int)pids[i]);
-		if (procinfo_read(path, stat, sizeof(stat), NULL) < 0)
-			continue;
-		open = strchr(stat, '(');
-		p = strrchr(stat, ')');
-		if (!open || !p ||
-		    sscanf(p + 2,
-			   "%*c %*d %*d %*d %*d %*d %*u "
-			   "%*u %*u %*u %*u %llu %llu "
-			   "%*d %*d %*d %d",
-			   &ut, &st, &nice) != 3)
-			continue;
-		(*out)[n] = (struct saturate_task){
-			.pid = pids[i], .ticks = ut + st, .nice = nice};
-		snprintf((*out)[n].name, sizeof((*out)[n].name), "%.*s",
-			 (int)(p - open - 1), open + 1);
-		n++;
-	}
-	free(pids);
-	return n;
-}
-
 static int saturate_competitor_compare(const void *a, const void *b)
 {
 	const struct saturate_competitor *x = a, *y = b;
@@ -243,29 +107,26 @@ static int saturate_competitor_compare(const void *a, const void *b)
 }
 
 /* What other processes took while the workers ran. */
-static size_t saturate_competitors(const struct saturate_task *before,
-				   size_t nb, const struct saturate_task *after,
-				   size_t na, double seconds, pid_t ours,
+static size_t saturate_competitors(const struct facts_task *before, size_t nb,
+				   const struct facts_task *after, size_t na,
+				   double seconds, pid_t ours,
 				   struct saturate_competitor **out)
 {
-	double tick = (double)sysconf(_SC_CLK_TCK);
 	size_t count = 0;
 
 	*out = xcalloc(na ? na : 1, sizeof(**out));
 	for (size_t a = 0; a < na; a++) {
-		const struct saturate_task *t = &after[a];
-		unsigned long long start = 0;
-		double cpus;
+		const struct facts_task *t = &after[a];
+		double start = 0, cpus;
 
-		if (t->pid == ours || t->pid == getpid())
+		if (t->pid == ours || t->pid == procinfo_self())
 			continue;
 		for (size_t b = 0; b < nb; b++) {
 			if (before[b].pid == t->pid)
-				start = before[b].ticks;
+				start = before[b].cpu_s;
 		}
-		cpus = (double)(t->ticks -
-				(t->ticks >= start ? start : t->ticks)) /
-		       tick / seconds;
+		cpus = (t->cpu_s - (t->cpu_s >= start ? start : t->cpu_s)) /
+		       seconds;
 		if (cpus < 0.02)
 			continue;
 		(*out)[count] = (struct saturate_competitor){
@@ -279,84 +140,36 @@ static size_t saturate_competitors(const struct saturate_task *before,
 	return count;
 }
 
-static void saturate_freq(const struct conf *conf, struct saturate_input *in)
-{
-	char *base =
-		xasprintf("%s/devices/system/cpu/cpufreq/policy0", conf->sysfs);
-	char *gov = xasprintf("%s/scaling_governor", base);
-	char *epp = xasprintf("%s/energy_performance_preference", base);
-	char *max = xasprintf("%s/scaling_max_freq", base);
-	char *hw = xasprintf("%s/cpuinfo_max_freq", base);
-	char a[64], b[64];
-	size_t len;
-
-	char *driver = xasprintf("%s/scaling_driver", base);
-	char name[64] = "";
-
-	if (procinfo_read(gov, in->governor, sizeof(in->governor), &len) == 0)
-		in->governor[strcspn(in->governor, "\n")] = '\0';
-	if (procinfo_read(driver, name, sizeof(name), NULL) == 0)
-		snprintf(in->driver, sizeof(in->driver), "%.*s",
-			 (int)strcspn(name, "\n"), name);
-	free(driver);
-	if (procinfo_read(epp, in->epp, sizeof(in->epp), &len) == 0)
-		in->epp[strcspn(in->epp, "\n")] = '\0';
-	if (procinfo_read(max, a, sizeof(a), NULL) == 0 &&
-	    procinfo_read(hw, b, sizeof(b), NULL) == 0)
-		in->max_freq_capped = atoll(a) < atoll(b);
-	free(base);
-	free(gov);
-	free(epp);
-	free(max);
-	free(hw);
-}
-
-static void saturate_cpuset_cgroup(const struct conf *conf,
-				   struct saturate_input *in)
-{
-	char *path = xasprintf("%s/self/cpuset", conf->procfs);
-	size_t len;
-
-	if (procinfo_read(path, in->cpuset_cgroup, sizeof(in->cpuset_cgroup),
-			  &len) == 0)
-		in->cpuset_cgroup[strcspn(in->cpuset_cgroup, "\n")] = '\0';
-	free(path);
-}
-
 /* What limits this process (and the workers it starts) on this machine. */
 static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 {
-	char *present =
-		xasprintf("%s/devices/system/cpu/present", env->conf.sysfs);
-	char *online =
-		xasprintf("%s/devices/system/cpu/online", env->conf.sysfs);
+	const struct conf *conf = &env->conf;
 
 	in->present = hwloc_bitmap_alloc();
 	in->online = hwloc_bitmap_alloc();
 	in->affinity = hwloc_bitmap_alloc();
 	in->cpuset = hwloc_bitmap_alloc();
-	if (apply_place_read_list(present, in->present) < 0 && env->have_topo)
+	if (apply_place_present(conf->sysfs, in->present) < 0 && env->have_topo)
 		hwloc_bitmap_copy(in->present, env->topo.all);
 	else if (hwloc_bitmap_iszero(in->present))
 		hwloc_bitmap_set_range(in->present, 0,
-				       (int)sysconf(_SC_NPROCESSORS_CONF) - 1);
-	if (apply_place_read_list(online, in->online) < 0)
+				       (int)facts_cpu_count(false) - 1);
+	if (apply_place_online(conf->sysfs, in->online) < 0)
 		hwloc_bitmap_copy(in->online, in->present);
 	if (apply_place_read(0, 0, in->affinity) != OS_OK) {
 		hwloc_bitmap_free(in->affinity);
 		in->affinity = NULL;
 	}
-	if (apply_place_allowed(env->conf.procfs, env->conf.sysfs, getpid(),
+	if (apply_place_allowed(conf->procfs, conf->sysfs, procinfo_self(),
 				in->cpuset) < 0) {
 		hwloc_bitmap_free(in->cpuset);
 		in->cpuset = NULL;
 	}
-	in->quota_cpus =
-		saturate_quota(&env->conf, in->cgroup, sizeof(in->cgroup));
-	saturate_cpuset_cgroup(&env->conf, in);
-	saturate_freq(&env->conf, in);
-	free(present);
-	free(online);
+	in->quota_cpus = facts_quota(conf->procfs, conf->sysfs, in->cgroup,
+				     sizeof(in->cgroup));
+	facts_cpuset_cgroup(conf->procfs, in->cpuset_cgroup,
+			    sizeof(in->cpuset_cgroup));
+	facts_freq(conf->sysfs, in);
 }
 
 /* How a step is measured: /proc/stat at the window's ends (or not), and
@@ -385,7 +198,7 @@ static void saturate_threads_cpu(const struct saturate_env *env, pid_t pid,
 				 double *out)
 {
 	for (unsigned i = 0; i < threads; i++)
-		out[i] = work_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
+		out[i] = facts_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
 }
 
 struct saturate_sampler {
@@ -408,8 +221,8 @@ static void saturate_sample(struct saturate_sampler *s,
 		unsigned long long c;
 		long long t;
 
-		usleep(100000);
-		t = work_now_ns();
+		timing_sleep_ns(100000000);
+		t = timing_now_ns();
 		c = work_total(sh, threads);
 		if (s->count == s->cap) {
 			s->cap = s->cap ? s->cap * 2 : 64;
@@ -423,6 +236,14 @@ static void saturate_sample(struct saturate_sampler *s,
 		saturate_progress(w, (double)(t - t0) / 1e9, seconds,
 				  (double)(c - c0) / ((double)(t - t0) / 1e9));
 	}
+}
+
+/* The worker's nice value, as its main thread has it. */
+static int saturate_nice(pid_t pid)
+{
+	struct prio_state state;
+
+	return apply_prio_read(pid, pid, &state) == OS_OK ? state.nice : -1;
 }
 
 /* One fresh worker process: 100 ms of warm-up, then a window of at least
@@ -451,14 +272,14 @@ static int saturate_measure(struct saturate_env *env,
 		return -1;
 	}
 	if (nice)
-		*nice = getpriority(PRIO_PROCESS, (id_t)pid);
+		*nice = saturate_nice(pid);
 	sh->start = 1;
-	usleep(100000);
+	timing_sleep_ns(100000000);
 	cpu0 = xcalloc(n, sizeof(*cpu0));
 	cpu1 = xcalloc(n, sizeof(*cpu1));
 	if (w->first)
 		procstat_read(env->conf.procfs, w->first);
-	s.at = t0 = work_now_ns();
+	s.at = t0 = timing_now_ns();
 	s.units = c0 = work_total(sh, n);
 	saturate_threads_cpu(env, pid, sh, n, cpu0);
 	saturate_sample(&s, sh, n, t0 + (long long)(seconds * 1e9), w, t0, c0);
@@ -499,14 +320,12 @@ struct saturate_pin {
 static int saturate_pin_thread(void *ctx, pthread_t thread, unsigned index)
 {
 	const struct saturate_pin *pin = ctx;
-	cpu_set_t *mask = CPU_ALLOC(CPULIST_MAX_CPU + 1);
-	size_t size = CPU_ALLOC_SIZE(CPULIST_MAX_CPU + 1);
+	hwloc_bitmap_t cpu = hwloc_bitmap_alloc();
 	int status;
 
-	CPU_ZERO_S(size, mask);
-	CPU_SET_S((size_t)pin->cpus[index % pin->count], size, mask);
-	status = pthread_setaffinity_np(thread, size, mask) == 0 ? 0 : -1;
-	CPU_FREE(mask);
+	hwloc_bitmap_only(cpu, (unsigned)pin->cpus[index % pin->count]);
+	status = work_pin(thread, cpu);
+	hwloc_bitmap_free(cpu);
 	return status;
 }
 
@@ -574,41 +393,6 @@ static int saturate_smt_step(struct saturate_env *env,
 				NULL);
 }
 
-static int saturate_write_file(const char *path, const char *text, size_t len)
-{
-	char *tmp = xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	int saved;
-
-	if (!f) {
-		free(tmp);
-		return -1;
-	}
-	if (fwrite(text, 1, len, f) != len || fflush(f) != 0 ||
-	    fsync(fileno(f)) != 0) {
-		saved = errno;
-		fclose(f);
-		goto fail;
-	}
-	if (fclose(f) != 0) {
-		saved = errno;
-		goto fail;
-	}
-	/* A rename within a directory replaces the file at once: a reader
-	 * sees the old text or the new, never half of it. */
-	if (rename(tmp, path) < 0) {
-		saved = errno;
-		goto fail;
-	}
-	free(tmp);
-	return 0;
-fail:
-	unlink(tmp);
-	free(tmp);
-	errno = saved;
-	return -1;
-}
-
 /* For "cpupolicyctl metrics": a state file, where it may be written (the
  * state directory is root's); a user's check leaves none. */
 static void saturate_state_write(struct saturate_env *env, const char *name,
@@ -616,8 +400,8 @@ static void saturate_state_write(struct saturate_env *env, const char *name,
 {
 	char *path = xasprintf("%s/%s", env->conf.state_dir, name);
 
-	mkdir(env->conf.state_dir, 0700); /* as the daemon makes it */
-	saturate_write_file(path, text, len);
+	files_private_dir(env->conf.state_dir);
+	files_replace(path, text, len);
 	free(path);
 }
 
@@ -639,7 +423,7 @@ static int saturate_textfile(const char *path, const char *result,
 {
 	char *text =
 		xasprintf("%s%s", result ? result : "", attempt ? attempt : "");
-	int status = saturate_write_file(path, text, strlen(text));
+	int status = files_replace(path, text, strlen(text));
 
 	if (status < 0)
 		fprintf(stderr, "cpupolicyctl: cannot write %s: %s\n", path,
@@ -650,14 +434,14 @@ static int saturate_textfile(const char *path, const char *result,
 
 static char *saturate_attempt_text(bool skipped, double busy, double limit)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	struct memstream text;
+	FILE *out = memstream_open(&text);
 
+	if (!out)
+		return NULL;
 	saturate_render_attempt(skipped, busy, limit, (long long)time(NULL),
 				out);
-	fclose(out);
-	return text;
+	return memstream_close(&text, NULL);
 }
 
 /* --if-idle: the busy share of the online CPUs (steal too) over the
@@ -672,7 +456,7 @@ static bool saturate_idle_enough(struct saturate_env *env,
 	*busy = 0;
 	if (procstat_read(env->conf.procfs, &a) < 0)
 		return true;
-	usleep((useconds_t)(SATURATE_IDLE_SAMPLE_S * 1e6));
+	timing_sleep_ns((long long)(SATURATE_IDLE_SAMPLE_S * 1e9));
 	if (procstat_read(env->conf.procfs, &b) < 0) {
 		procstat_free(&a);
 		return true;
@@ -710,13 +494,13 @@ static int saturate_skip(struct saturate_env *env,
 static char *saturate_metrics_text(const struct saturate_input *in,
 				   const struct saturate_result *r)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	struct memstream text;
+	FILE *out = memstream_open(&text);
 
+	if (!out)
+		return NULL;
 	saturate_render_metrics(in, r, (long long)time(NULL), out);
-	fclose(out);
-	return text;
+	return memstream_close(&text, NULL);
 }
 
 /* The result for metrics and the textfile. */
@@ -766,16 +550,16 @@ static int saturate_run_step(struct saturate_env *env,
 		.expected = expected,
 		.live = !o->json && isatty(2),
 	};
-	struct saturate_task *before, *after;
+	struct facts_task *before, *after;
 	size_t nb, na, shares_max;
 	int status;
 
 	in->thread_cpu_s = xcalloc(o->threads, sizeof(*in->thread_cpu_s));
 	in->thread_count = o->threads;
-	nb = saturate_tasks(env->conf.procfs, &before);
+	nb = facts_tasks(env->conf.procfs, &before);
 	status = saturate_measure(env, &all, o->seconds, &w, &in->run,
 				  in->thread_cpu_s, &in->our_nice);
-	na = saturate_tasks(env->conf.procfs, &after);
+	na = facts_tasks(env->conf.procfs, &after);
 	if (status == 0) {
 		in->competitor_count = saturate_competitors(
 			before, nb, after, na, in->run.wall_s + 0.1, 0,
@@ -883,18 +667,10 @@ static int saturate_policy_setup(void *ctx)
 static int saturate_policy_thread(void *ctx, pthread_t thread, unsigned index)
 {
 	struct saturate_policy *b = ctx;
-	size_t size = CPU_ALLOC_SIZE(CPULIST_MAX_CPU + 1);
-	cpu_set_t *mask;
-	int status;
 
 	if (!b->place.active)
 		return 0;
-	mask = CPU_ALLOC(CPULIST_MAX_CPU + 1);
-	hwloc_cpuset_to_glibc_sched_affinity(
-		NULL, place_plan_thread(&b->place, (int)index), mask, size);
-	status = pthread_setaffinity_np(thread, size, mask) == 0 ? 0 : -1;
-	CPU_FREE(mask);
-	return status;
+	return work_pin(thread, place_plan_thread(&b->place, (int)index));
 }
 
 static int saturate_policy_parse(struct saturate_env *env, const char *body,
@@ -988,7 +764,7 @@ static int saturate_trial(struct saturate_env *env,
 	struct saturate_window w = {0};
 	struct saturate_step step;
 	unsigned long long bg_c = 0;
-	long long from = work_now_ns();
+	long long from = timing_now_ns();
 
 	if (t->bg)
 		bg_c = work_total(t->bg, o->background);
@@ -1002,9 +778,9 @@ static int saturate_trial(struct saturate_env *env,
 	if (t->bg)
 		t->arm[which].background[pair] =
 			(double)(work_total(t->bg, o->background) - bg_c) /
-			((double)(work_now_ns() - from) / 1e9) / t->bg_alone;
+			((double)(timing_now_ns() - from) / 1e9) / t->bg_alone;
 	if (t->probe)
-		saturate_probe_window(t->probe, from, work_now_ns(),
+		saturate_probe_window(t->probe, from, timing_now_ns(),
 				      &t->arm[which].probe,
 				      &t->arm[which].missed);
 	if (!o->json && isatty(2))
@@ -1052,10 +828,8 @@ static void saturate_trials_free(struct saturate_trials *t)
 		work_stop(t->bg_pid, t->bg);
 	if (t->bg)
 		work_shared_free(t->bg);
-	if (t->probe_pid > 0) {
-		t->probe->stop = 1;
-		waitpid(t->probe_pid, NULL, 0);
-	}
+	if (t->probe_pid > 0)
+		work_probe_stop(t->probe_pid, t->probe);
 	if (t->probe)
 		work_probe_free(t->probe);
 	for (unsigned i = 0; i < 2; i++) {
@@ -1323,16 +1097,16 @@ static int saturate_options_check(const struct saturate_opts *o, bool pairs_set)
 	return 0;
 }
 
-static unsigned saturate_count(const char *sysfs, const char *name,
+/* The CPUs present or online, as sysfs lists them, else fallback. */
+static unsigned saturate_count(const char *sysfs, bool online,
 			       unsigned fallback)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	char *path = xasprintf("%s/devices/system/cpu/%s", sysfs, name);
-	int n = apply_place_read_list(path, set) == 0 ? hwloc_bitmap_weight(set)
-						      : -1;
+	int status = online ? apply_place_online(sysfs, set)
+			    : apply_place_present(sysfs, set);
+	int n = status == 0 ? hwloc_bitmap_weight(set) : -1;
 
 	hwloc_bitmap_free(set);
-	free(path);
 	return n > 0 ? (unsigned)n : fallback;
 }
 
@@ -1400,9 +1174,9 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	env.have_topo = place_topology_load(&env.topo, NULL, NULL) == 0;
 	if (!o.threads)
 		o.threads = saturate_default_threads(
-			saturate_count(env.conf.sysfs, "present", 0),
-			saturate_count(env.conf.sysfs, "online",
-				       (unsigned)sysconf(_SC_NPROCESSORS_ONLN)),
+			saturate_count(env.conf.sysfs, false, 0),
+			saturate_count(env.conf.sysfs, true,
+				       facts_cpu_count(true)),
 			WORK_MAX_THREADS);
 	if (!o.seconds)
 		o.seconds = o.compare ? 3 : 5;

@@ -1,10 +1,14 @@
-/* The saturation check's load and latency probe (work.c). */
+/* The saturation check's load and latency probe: what the workers run
+ * (work.c), and the worker processes as the system makes them
+ * (linux/work.c, windows/work.c). */
 #ifndef CPUPOLICY_WORK_H
 #define CPUPOLICY_WORK_H
 
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include <hwloc.h>
 
 #define WORK_MAX_THREADS 1024
 #define WORK_PROBE_MAX	 (1u << 20)
@@ -43,16 +47,22 @@ struct work_probe {
 	long long late[WORK_PROBE_MAX]; /* how late it came, ns */
 };
 
-/* work.c */
-long long work_now_ns(void);
+/* work.c: in the worker process, its threads, the probe */
+unsigned long long work_total(const struct work_shared *sh, unsigned threads);
+int work_child(const struct work_spec *spec, struct work_shared *sh);
+void work_probe_run(struct work_probe *probe);
+
+/* linux/work.c, windows/work.c: worker processes and their memory shared
+ * with cpupolicyctl; a thread's id (for its CPU time) and placement */
 struct work_shared *work_shared_new(void);
 void work_shared_free(struct work_shared *sh);
-unsigned long long work_total(const struct work_shared *sh, unsigned threads);
-double work_thread_cpu(const char *procfs, pid_t pid, pid_t tid);
 pid_t work_start(const struct work_spec *spec, struct work_shared *sh);
 int work_stop(pid_t pid, struct work_shared *sh);
 struct work_probe *work_probe_new(void);
 void work_probe_free(struct work_probe *probe);
 pid_t work_probe_start(struct work_probe *probe, long period_us);
+void work_probe_stop(pid_t pid, struct work_probe *probe);
+pid_t work_thread_id(void);
+int work_pin(pthread_t thread, hwloc_const_bitmap_t set);
 
 #endif

@@ -5,16 +5,15 @@
  * problem is reported, not only the first. */
 #include <ctype.h>
 #include <errno.h>
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <stdint.h>
-#include <sys/un.h>
 
 #include <ini.h>
 
 #include "conf.h"
+#include "os.h"
 #include "util.h"
 
 enum conf_section {
@@ -225,14 +224,12 @@ static void conf_rules_dirs(struct conf_parser *p, const char *value)
 
 static void conf_socket(struct conf_parser *p, const char *value)
 {
-	struct sockaddr_un sun;
-
 	if (!conf_absolute(p, "socket", value))
 		return;
-	if (strlen(value) >= sizeof(sun.sun_path)) {
+	if (strlen(value) > endpoint_path_max()) {
 		diag_error(p->diag, p->path, p->line,
 			   "socket: path longer than %zu characters",
-			   sizeof(sun.sun_path) - 1);
+			   endpoint_path_max());
 		return;
 	}
 	conf_set_string(&p->conf->socket, value);
@@ -240,21 +237,20 @@ static void conf_socket(struct conf_parser *p, const char *value)
 
 static void conf_socket_group(struct conf_parser *p, const char *value)
 {
-	struct group *gr;
+	unsigned gid;
 
 	if (!*value) {
 		conf_set_string(&p->conf->socket_group, NULL);
 		p->conf->socket_gid = 0;
 		return;
 	}
-	gr = getgrnam(value);
-	if (!gr) {
+	if (!accounts_group(value, &gid)) {
 		diag_error(p->diag, p->path, p->line,
 			   "socket_group: unknown group '%.64s'", value);
 		return;
 	}
 	conf_set_string(&p->conf->socket_group, value);
-	p->conf->socket_gid = gr->gr_gid;
+	p->conf->socket_gid = gid;
 }
 
 static int conf_number(const char *value, unsigned long max, unsigned long *out)

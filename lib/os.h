@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <hwloc.h>
@@ -138,5 +139,39 @@ enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
 
 /* cputimes.c: each online CPU's busy, idle and stolen time */
 enum os_status cputimes_read(const char *procfs, struct procstat *stat);
+
+/* The blocks below serve the front ends (cpupolicyd's set-up, the config
+ * and rules they load, cpupolicyctl's checks) as much as the core. */
+
+/* accounts.c: user and group names as the rules and the config give them
+ * (on Windows, account names and their SIDs). false: no such name. */
+bool accounts_user(const char *name, unsigned *id);
+bool accounts_group(const char *name, unsigned *id);
+
+/* endpoint.c: the control endpoint (a UNIX socket, a named pipe) */
+size_t endpoint_path_max(void);
+
+/* timing.c: a monotonic clock, this thread's CPU time, sleeps */
+long long timing_now_ns(void);
+long long timing_thread_cpu_ns(void);
+void timing_sleep_ns(long long ns);
+void timing_sleep_until_ns(long long when);
+
+/* memstream.c: a stream into memory (open_memstream where the C library
+ * has one). memstream_close: the text written, NUL-terminated and the
+ * caller's to free, its length in *len; NULL when the stream failed. */
+struct memstream {
+	FILE *file;
+	char *text;
+	size_t len;
+};
+FILE *memstream_open(struct memstream *m);
+char *memstream_close(struct memstream *m, size_t *len);
+
+/* procinfo.c: this process */
+pid_t procinfo_self(void);
+
+/* apply_place.c: the CPUs this machine has, online or not */
+int apply_place_present(const char *sysfs, hwloc_bitmap_t set);
 
 #endif

@@ -3,13 +3,12 @@
  * rulefile.c. */
 #include <dirent.h>
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "os.h"
 #include "pattern.h"
 #include "rulefile.h"
 #include "rules.h"
@@ -253,7 +252,7 @@ void rules_free(struct rules *rules)
 	rules_init(rules);
 }
 
-/* getpwnam reads the user database on every call; 20,000 rules naming the
+/* A lookup reads the user database on every call; 20,000 rules naming the
  * same few users would spend most of the load there. */
 bool rules_resolve_id(struct rules *rules, bool group, const char *name,
 		      unsigned *id)
@@ -268,22 +267,9 @@ bool rules_resolve_id(struct rules *rules, bool group, const char *name,
 		len = strlen(key) + 1;
 		entry = xmalloc(sizeof(*entry) + len);
 		memcpy(entry->key, key, len);
-		entry->known = false;
-		if (group) {
-			struct group *gr = getgrnam(name);
-
-			if (gr) {
-				entry->id = gr->gr_gid;
-				entry->known = true;
-			}
-		} else {
-			struct passwd *pw = getpwnam(name);
-
-			if (pw) {
-				entry->id = pw->pw_uid;
-				entry->known = true;
-			}
-		}
+		entry->id = 0;
+		entry->known = group ? accounts_group(name, &entry->id)
+				     : accounts_user(name, &entry->id);
 		strmap_put(&rules->ids, entry->key, entry);
 	}
 	*id = entry->id;

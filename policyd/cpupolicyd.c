@@ -1,21 +1,17 @@
 /* cpupolicyd: applies the rules to processes as they start. Set-up opens
- * everything first (proc connector, control socket), then keeps only the
- * capabilities the rules need, then scans /proc and follows the kernel's
- * process events. */
+ * everything first (process events, control endpoint), then keeps only
+ * the privileges the rules need, then scans the processes and follows
+ * the system's process events. What each step asks of the system (the
+ * service manager, privileges, the endpoint, the wait) is in
+ * policyd/linux/ (policyd.h's last blocks). */
 #include <errno.h>
 #include <getopt.h>
-#include <malloc.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
-
-#include <systemd/sd-daemon.h>
 
 #include "log.h"
+#include "os.h"
 #include "policyd.h"
 #include "util.h"
 
@@ -85,9 +81,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			exit(2);
 		}
 	}
-	if (opt->socket &&
-	    strlen(opt->socket) >=
-		    sizeof(((struct sockaddr_un *)0)->sun_path)) {
+	if (opt->socket && strlen(opt->socket) > endpoint_path_max()) {
 		fprintf(stderr, "cpupolicyd: -S: socket path too long\n");
 		exit(2);
 	}
@@ -182,31 +176,40 @@ static bool has_base_power(const struct conf *conf)
 	return !power_want_empty(&want);
 }
 
+static void daemon_ready(const struct rules *rules)
+{
+	char status[128];
+
+	snprintf(status, sizeof(status), "%zu rules in %zu files", rules->count,
+		 rules->files_read);
+	service_ready(status);
+}
+
+static unsigned daemon_caps_needed(const struct daemon *d,
+				   const struct rules *rules)
+{
+	return caps_needed(rules, caps_proc_hidden(d->conf.procfs),
+			   has_base_power(&d->conf));
+}
+
 int daemon_reload(struct daemon *d, struct diag *diag)
 {
-	cap_value_t need[8], missing;
-	size_t need_count;
+	char missing[64];
 	struct rules *rules;
 
-	sd_notify(0, "RELOADING=1");
+	service_reloading();
 	rules = load_rules(&d->options, &d->conf, diag);
 	if (!rules) {
-		sd_notify(0,
-			  "READY=1\nSTATUS=reload failed: the previous rules "
-			  "stay in force");
+		service_ready("reload failed: the previous rules stay in "
+			      "force");
 		return -1;
 	}
-	need_count =
-		caps_needed(rules, caps_proc_hidden(d->conf.procfs),
-			    has_base_power(&d->conf), need, ARRAY_SIZE(need));
-	if (!caps_cover(d->caps, d->cap_count, need, need_count, &missing)) {
-		char *name = cap_to_name(missing);
-
+	if (!caps_cover(d->caps_kept, daemon_caps_needed(d, rules), missing,
+			sizeof(missing))) {
 		diag_error(diag, "rules", 0,
 			   "the new rules need %s, which cpupolicyd gave up "
 			   "at start; restart it to load them",
-			   name ? name : "a capability");
-		cap_free(name);
+			   missing);
 		goto fail;
 	}
 	if (ensure_topology(d, rules) < 0) {
@@ -221,38 +224,16 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 	free(d->rules);
 	d->rules = rules;
 	d->reloads++;
-	malloc_trim(0); /* the parse's peak is gone: give it back */
+	service_trim(); /* the parse's peak is gone: give it back */
 	log_info("rules reloaded: %zu rules in %zu files", rules->count,
 		 rules->files_read);
-	sd_notifyf(0, "READY=1\nSTATUS=%zu rules in %zu files", rules->count,
-		   rules->files_read);
+	daemon_ready(rules);
 	return 0;
 fail:
 	rules_free(rules);
 	free(rules);
-	sd_notify(0,
-		  "READY=1\nSTATUS=reload failed: the previous rules stay in "
-		  "force");
+	service_ready("reload failed: the previous rules stay in force");
 	return -1;
-}
-
-static void describe_caps(const struct daemon *d, char *buf, size_t size)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < d->cap_count && used < size; i++) {
-		char *name = cap_to_name(d->caps[i]);
-		int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-				 name ? name : "?");
-
-		cap_free(name);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-	if (!d->cap_count)
-		snprintf(buf, size, "none");
 }
 
 /* The events asked for follow what the daemon needs now: the rules'
@@ -310,27 +291,6 @@ static void setup_power(struct daemon *d)
 			  "restored; the journal keeps them");
 }
 
-/* Sockets a service manager passed (socket activation): the control
- * socket, and the proc connector bound in the host's network namespace. */
-static void take_sockets(struct daemon *d)
-{
-	int count = sd_listen_fds(1);
-
-	for (int i = 0; i < count; i++) {
-		int fd = SD_LISTEN_FDS_START + i;
-
-		if (sd_is_socket(fd, AF_NETLINK, 0, -1) > 0)
-			d->netlink_fd = fd;
-		else if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) > 0)
-			d->listen_fd = fd;
-		else
-			log_warnx("passed file descriptor %d is not a socket "
-				  "cpupolicyd uses",
-				  fd);
-	}
-	d->socket_passed = d->listen_fd >= 0;
-}
-
 static void setup(struct daemon *d)
 {
 	struct diag diag;
@@ -342,7 +302,8 @@ static void setup(struct daemon *d)
 		exit(1);
 	}
 	log_set_level(d->conf.log_level);
-	take_sockets(d);
+	/* Sockets a service manager passed (socket activation). */
+	service_take_passed(&d->passed);
 	/* First of all, refuse to run beside another daemon: it would have
 	 * its held settings "restored" from under it. */
 	if (control_open(d) < 0)
@@ -358,7 +319,7 @@ static void setup(struct daemon *d)
 	}
 	diag_print(&diag, stderr, true);
 	diag_free(&diag);
-	malloc_trim(0); /* the parse's peak is gone: give it back */
+	service_trim(); /* the parse's peak is gone: give it back */
 	manage_init(&d->manage,
 		    &(struct manage_options){
 			    .procfs = d->conf.procfs,
@@ -373,8 +334,8 @@ static void setup(struct daemon *d)
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
-	if ((d->netlink_fd >= 0
-		     ? events_adopt(&d->events, d->netlink_fd,
+	if ((d->passed.events >= 0
+		     ? events_adopt(&d->events, (int)d->passed.events,
 				    d->conf.event_buffer_kb)
 		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
 		char why[512];
@@ -389,21 +350,16 @@ static void setup(struct daemon *d)
 		/* Nothing is managed yet. */
 		daemon_events_update(d, d->rules);
 	}
-	/* Refused in some containers: run on, only later than it could. */
-	if (d->conf.self_realtime &&
-	    sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){1}) < 0)
-		log_warn("self_realtime: cannot run under SCHED_FIFO; running "
-			 "as a normal process");
-	d->cap_count = caps_needed(d->rules, caps_proc_hidden(d->conf.procfs),
-				   has_base_power(&d->conf), d->caps,
-				   ARRAY_SIZE(d->caps));
-	if (caps_keep_only(d->caps, d->cap_count) < 0)
+	if (d->conf.self_realtime)
+		service_self_realtime();
+	d->caps_kept = daemon_caps_needed(d, d->rules);
+	if (caps_keep_only(d->caps_kept) < 0)
 		fatalx("cannot drop capabilities: not running with more "
 		       "privileges than the rules need");
-	describe_caps(d, caps, sizeof(caps));
+	caps_describe(d->caps_kept, caps, sizeof(caps));
 	if (loop_setup(d) < 0)
 		fatal("cannot set up the event loop");
-	clock_gettime(CLOCK_MONOTONIC, &d->started);
+	d->started_ns = timing_now_ns();
 	log_info("cpupolicyd %s: %zu rules in %zu files, events from %s, "
 		 "capabilities kept: %s%s",
 		 CPUPOLICY_VERSION, d->rules->count, d->rules->files_read,
@@ -411,8 +367,7 @@ static void setup(struct daemon *d)
 		 d->conf.dry_run ? " (dry run: nothing is changed)" : "");
 	hold_apply(d); /* the config's base policy */
 	manage_set_rules(&d->manage, d->rules);
-	sd_notifyf(0, "READY=1\nSTATUS=%zu rules in %zu files", d->rules->count,
-		   d->rules->files_read);
+	daemon_ready(d->rules);
 }
 
 static void teardown(struct daemon *d)
@@ -436,11 +391,7 @@ int main(int argc, char **argv)
 {
 	struct daemon d = {
 		.options = {.conf_path = CONF_DEFAULT_PATH},
-		.epoll_fd = -1,
-		.signal_fd = -1,
-		.timer_fd = -1,
-		.listen_fd = -1,
-		.netlink_fd = -1,
+		.passed = {.events = -1, .control = -1},
 		.events = {.fd = -1},
 	};
 	int status;
@@ -448,7 +399,7 @@ int main(int argc, char **argv)
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
 	/* Before anything is opened or replayed: a TERM or HUP during the
 	 * start waits for the loop, which stops or reloads cleanly. */
-	if (loop_block_signals() < 0)
+	if (loop_prepare() < 0)
 		fatal("cannot block signals");
 	parse_options(argc, argv, &d.options);
 	if (d.options.check_only) {
@@ -458,7 +409,7 @@ int main(int argc, char **argv)
 	}
 	setup(&d);
 	status = loop_run(&d) < 0 ? 1 : 0;
-	sd_notify(0, "STOPPING=1");
+	service_stopping();
 	log_info("stopped");
 	teardown(&d);
 	return status;

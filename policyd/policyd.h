@@ -1,11 +1,13 @@
-/* cpupolicyd: the daemon's state and its parts (one file each). */
+/* cpupolicyd: the daemon's state and its parts (one file each). The
+ * portable front end is in policyd/; what it asks of the system (the
+ * loop's wait, the control endpoint, privileges, the service manager)
+ * is in policyd/linux/ and, under the same file names, policyd/windows/,
+ * declared in the last blocks here. No type of the system's appears. */
 #ifndef CPUPOLICY_POLICYD_H
 #define CPUPOLICY_POLICYD_H
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <sys/capability.h>
-#include <time.h>
 
 #include "conf.h"
 #include "events.h"
@@ -28,17 +30,42 @@ struct options {
 
 #define CONTROL_MAX_CLIENTS 16
 
+/* Who is at the other end of a control connection, as the system vouched
+ * for it when it connected. */
+struct control_peer {
+	bool admin;    /* root; on Windows, an elevated administrator */
+	bool in_group; /* socket_group is among its groups */
+	pid_t pid;     /* for the log */
+	char who[40];  /* for the log: "uid 1000" */
+};
+
+struct listen;	    /* the control endpoint (linux/listen.c) */
+struct listen_conn; /* one client's connection to it */
+struct loop;	    /* the wait (linux/loop.c) */
+
 struct control_client {
-	int fd;
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	bool in_group; /* socket_group among its groups, at connect */
+	struct listen_conn *conn; /* NULL: a free slot */
+	struct control_peer peer;
 	char request[PROTO_MAX_REQUEST];
 	size_t request_len;
 	char *response;
 	size_t response_len, response_sent;
-	struct timespec deadline;
+	long long deadline_ns;
+};
+
+/* What a service manager passed (socket activation), as the system's
+ * handles; -1: nothing. */
+struct service_passed {
+	long events;  /* the proc connector, bound in the host's namespace */
+	long control; /* the control endpoint, listening */
+};
+
+/* What the rules need beyond an ordinary user's rights; each system
+ * grants it its own way (Linux: capabilities). */
+enum caps_need {
+	CAPS_NEED_PRIORITY = 1 << 0, /* others' priority and placement */
+	CAPS_NEED_INSPECT = 1 << 1,  /* others' exe; hidden processes */
+	CAPS_NEED_SYSTEM = 1 << 2,   /* system settings, root's to write */
 };
 
 struct hold {
@@ -64,17 +91,16 @@ struct daemon {
 	struct pidmap renamed; /* pids renamed since the events were read */
 	/* Renames (and changes of ids) counted per second; above the limit
 	 * they are not asked for until a rescan a second later. */
-	struct timespec renames_since, renames_paused_at;
+	long long renames_since_ns, renames_paused_ns;
 	unsigned renames_counted;
 	bool renames_paused;
 	unsigned long long renames_pauses;
-	int epoll_fd, signal_fd, timer_fd, listen_fd;
-	int netlink_fd;	    /* passed by the service manager, or -1 */
-	bool socket_passed; /* the control socket is the service manager's */
+	struct loop *loop;
+	struct listen *listen;
+	struct service_passed passed;
 	struct control_client clients[CONTROL_MAX_CLIENTS];
-	cap_value_t caps[8];
-	size_t cap_count;
-	struct timespec started, last_rescan;
+	unsigned caps_kept; /* enum caps_need bits */
+	long long started_ns, last_rescan_ns;
 	unsigned long long reloads;
 	bool stop;
 };
@@ -88,32 +114,67 @@ void hold_apply(struct daemon *d);
 struct hold *hold_find(struct daemon *d, pid_t pid);
 void hold_update(void *ctx, const struct manage_proc *p, bool on);
 
-/* loop.c */
-int loop_block_signals(void);
-int loop_setup(struct daemon *d);
-int loop_run(struct daemon *d);
-void loop_teardown(struct daemon *d);
+/* loop.c: what each wake-up of the loop does */
+unsigned loop_tick_ms(const struct daemon *d);
+void loop_on_events(struct daemon *d);
+void loop_on_tick(struct daemon *d);
+void loop_on_reload(struct daemon *d);
+void loop_on_stop(struct daemon *d, const char *why);
 
-/* control.c */
+/* control.c: the control protocol, one request per connection */
 int control_open(struct daemon *d);
 void control_close(struct daemon *d);
 void control_accept(struct daemon *d);
 void control_client_io(struct daemon *d, struct control_client *c,
-		       unsigned events);
+		       bool can_send);
 void control_expire(struct daemon *d);
 
-/* caps.c */
-size_t caps_needed(const struct rules *rules, bool proc_hidden, bool base_power,
-		   cap_value_t *caps, size_t max);
-bool caps_proc_hidden(const char *procfs);
-int caps_keep_only(const cap_value_t *caps, size_t count);
-bool caps_cover(const cap_value_t *have, size_t have_count,
-		const cap_value_t *need, size_t need_count,
-		cap_value_t *missing);
+/* caps.c: what the rules need */
+unsigned caps_needed(const struct rules *rules, bool proc_hidden,
+		     bool base_power);
 
 /* report.c */
 void report_status(struct daemon *d, bool json, FILE *out);
 int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out);
 void report_metrics(struct daemon *d, FILE *out);
+
+/* The system's side, one file each in policyd/linux/ and
+ * policyd/windows/. */
+
+/* linux/loop.c, windows/loop.c: the wait, and what it watches */
+int loop_prepare(void);
+int loop_setup(struct daemon *d);
+int loop_run(struct daemon *d);
+void loop_teardown(struct daemon *d);
+int loop_arm(struct daemon *d);
+void loop_events_gone(struct daemon *d);
+int loop_watch_client(struct daemon *d, struct control_client *c, bool sending);
+void loop_unwatch_client(struct daemon *d, struct control_client *c);
+
+/* linux/listen.c, windows/listen.c: the control endpoint. listen_recv and
+ * listen_send: bytes moved, 0 at the end, -1 on an error, LISTEN_AGAIN
+ * when nothing can move now. */
+#define LISTEN_AGAIN (-2)
+int listen_open(struct daemon *d);
+void listen_close(struct daemon *d);
+int listen_accept(struct daemon *d, struct listen_conn **conn,
+		  struct control_peer *peer);
+long listen_recv(struct listen_conn *conn, char *buf, size_t size);
+long listen_send(struct listen_conn *conn, const char *buf, size_t len);
+void listen_hang_up(struct listen_conn *conn);
+
+/* linux/caps.c, windows/caps.c: privileges */
+bool caps_proc_hidden(const char *procfs);
+int caps_keep_only(unsigned need);
+bool caps_cover(unsigned have, unsigned need, char *missing, size_t size);
+void caps_describe(unsigned have, char *buf, size_t size);
+
+/* linux/service.c, windows/service.c: the service manager */
+void service_take_passed(struct service_passed *passed);
+void service_reloading(void);
+void service_ready(const char *status);
+void service_stopping(void);
+int service_self_realtime(void);
+void service_trim(void);
 
 #endif

@@ -4,8 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "match.h"
@@ -28,10 +26,7 @@ static void report_threads_total(const struct manage *m, size_t *procs,
 
 static long long report_uptime(const struct daemon *d)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long long)(now.tv_sec - d->started.tv_sec);
+	return (timing_now_ns() - d->started_ns) / 1000000000LL;
 }
 
 #define REPORT_COUNTERS(X)                                                     \
@@ -150,7 +145,7 @@ void report_status(struct daemon *d, bool json, FILE *out)
 			"\"rule_files\":%zu,\"managed_processes\":%zu,"
 			"\"managed_threads\":%zu,\"events_received\":%llu,"
 			"\"overflows\":%llu,\"reloads\":%llu",
-			CPUPOLICY_VERSION, (int)getpid(), up,
+			CPUPOLICY_VERSION, (int)procinfo_self(), up,
 			d->polling ? "polling" : "netlink",
 			d->conf.dry_run ? "true" : "false", d->rules->count,
 			d->rules->files_read, procs, threads,
@@ -162,8 +157,8 @@ void report_status(struct daemon *d, bool json, FILE *out)
 		return;
 	}
 	fprintf(out, "cpupolicyd %s, pid %d, up %lldh%02lldm%02llds%s\n",
-		CPUPOLICY_VERSION, (int)getpid(), up / 3600, up / 60 % 60,
-		up % 60, d->conf.dry_run ? " (dry run)" : "");
+		CPUPOLICY_VERSION, (int)procinfo_self(), up / 3600,
+		up / 60 % 60, up % 60, d->conf.dry_run ? " (dry run)" : "");
 	fprintf(out, "events:   %s, %llu received, %llu overflows\n",
 		d->polling ? "polling /proc (no proc connector)" : "netlink",
 		d->events.received, d->events.overflows);
@@ -257,7 +252,7 @@ static void report_cgroups_text(FILE *out, const char *cgroups)
 	const char *line = cgroups;
 
 	while (*line) {
-		const char *end = strchrnul(line, '\n');
+		const char *end = line + strcspn(line, "\n");
 
 		putc(' ', out);
 		report_text(out, line, (size_t)(end - line));

@@ -103,3 +103,12 @@ int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs);
 	return apply_place_read_list(path, set);
 }
+
+/* The CPUs the machine has, online or not (hot-pluggable ones too). */
+int apply_place_present(const char *sysfs, hwloc_bitmap_t set)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/present", sysfs);
+	return apply_place_read_list(path, set);
+}

@@ -320,6 +320,30 @@ int procinfo_parse_stat(const char *stat, pid_t *ppid,
 	return 0;
 }
 
+/* The CPU time a process or thread used, utime + stime in clock ticks
+ * (fields 14 and 15), and its nice value (field 19). */
+int procinfo_parse_stat_cpu(const char *stat, unsigned long long *ticks,
+			    int *nice)
+{
+	const char *p = strrchr(stat, ')');
+	unsigned long long ut, st;
+	int n = 0, got = 0;
+
+	if (p && p[1])
+		got = sscanf(p + 2,
+			     "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			     "%llu %llu %*d %*d %*d %d",
+			     &ut, &st, &n);
+	if (got < (nice ? 3 : 2)) {
+		errno = EINVAL;
+		return -1;
+	}
+	*ticks = ut + st;
+	if (nice)
+		*nice = n;
+	return 0;
+}
+
 int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 		  unsigned long long *start)
 {
@@ -607,4 +631,9 @@ bool procinfo_thread_in(pid_t pid, pid_t tid)
 bool procinfo_task_exists(pid_t tid)
 {
 	return kill(tid, 0) == 0 || errno == EPERM;
+}
+
+pid_t procinfo_self(void)
+{
+	return getpid();
 }

@@ -182,6 +182,29 @@ static void test_stat(void **state)
 			 -1);
 }
 
+/* CPU time and nice from a stat line, whatever the name holds; a line
+ * cut before them is refused, and nice is needed only when asked for. */
+static void test_stat_cpu(void **state)
+{
+	static const char line[] =
+		"4242 (a) (b) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+		"250 50 0 0 20 -5 3 0 123456 1000 10";
+	static const char cut[] =
+		"4242 (a) (b) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50";
+	unsigned long long ticks;
+	int nice = 0;
+
+	(void)state;
+	assert_int_equal(procinfo_parse_stat_cpu(line, &ticks, &nice), 0);
+	assert_int_equal(ticks, 300);
+	assert_int_equal(nice, -5);
+	assert_int_equal(procinfo_parse_stat_cpu(cut, &ticks, &nice), -1);
+	assert_int_equal(procinfo_parse_stat_cpu(cut, &ticks, NULL), 0);
+	assert_int_equal(ticks, 300);
+	assert_int_equal(procinfo_parse_stat_cpu("4242 (a", &ticks, NULL), -1);
+	assert_int_equal(procinfo_parse_stat_cpu("4242 (a)", &ticks, NULL), -1);
+}
+
 static void test_missing_process(void **state)
 {
 	struct procinfo pi = {root, 99};
@@ -414,6 +437,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_stat),
+		cmocka_unit_test(test_stat_cpu),
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_threads_and_pids),
 		cmocka_unit_test(test_bad_status),

@@ -1,0 +1,125 @@
+/* Linux: each worker is a fresh process (fork) sharing an anonymous
+ * mapping with cpupolicyctl, and killed with it (PR_SET_PDEATHSIG);
+ * threads are known by their kernel ids and placed with
+ * pthread_setaffinity_np. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hwloc/glibc-sched.h>
+
+#include "cpulist.h"
+#include "os.h"
+#include "../work.h"
+
+/* Room for Linux's largest NR_CPUS. */
+#define WORK_CPUS (CPULIST_MAX_CPU + 1)
+
+static void *work_map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct work_shared *work_shared_new(void)
+{
+	return work_map(sizeof(struct work_shared));
+}
+
+void work_shared_free(struct work_shared *sh)
+{
+	munmap(sh, sizeof(*sh));
+}
+
+struct work_probe *work_probe_new(void)
+{
+	return work_map(sizeof(struct work_probe));
+}
+
+void work_probe_free(struct work_probe *probe)
+{
+	munmap(probe, sizeof(*probe));
+}
+
+pid_t work_thread_id(void)
+{
+	return gettid();
+}
+
+int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
+{
+	size_t size = CPU_ALLOC_SIZE(WORK_CPUS);
+	cpu_set_t *mask = CPU_ALLOC(WORK_CPUS);
+	int status = -1;
+
+	if (!mask)
+		return -1;
+	if (hwloc_cpuset_to_glibc_sched_affinity(NULL, set, mask, size) == 0)
+		status = pthread_setaffinity_np(thread, size, mask) == 0 ? 0
+									 : -1;
+	CPU_FREE(mask);
+	return status;
+}
+
+pid_t work_start(const struct work_spec *spec, struct work_shared *sh)
+{
+	pid_t pid;
+
+	memset(sh, 0, sizeof(*sh));
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(work_child(spec, sh));
+	}
+	if (pid < 0)
+		return -1;
+	while (!sh->ready) {
+		int status;
+
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			errno = ECHILD;
+			return -1;
+		}
+		timing_sleep_ns(1000000);
+	}
+	return pid;
+}
+
+int work_stop(pid_t pid, struct work_shared *sh)
+{
+	int status;
+
+	sh->stop = 1;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+pid_t work_probe_start(struct work_probe *probe, long period_us)
+{
+	pid_t pid;
+
+	memset(probe, 0, sizeof(*probe));
+	probe->period_ns = period_us * 1000LL;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		work_probe_run(probe);
+		_exit(0);
+	}
+	return pid;
+}
+
+void work_probe_stop(pid_t pid, struct work_probe *probe)
+{
+	probe->stop = 1;
+	waitpid(pid, NULL, 0);
+}

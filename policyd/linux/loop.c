@@ -1,0 +1,195 @@
+/* Linux: the daemon's one loop is an epoll over the proc connector, a
+ * signalfd (TERM/INT stop, HUP reload), a timerfd (the tick) and the
+ * control socket with its clients; what each wake-up does is loop.c's. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "log.h"
+#include "os.h"
+#include "util.h"
+
+struct loop {
+	int epoll_fd, signal_fd, timer_fd;
+};
+
+/* epoll data: small numbers name the fixed sources, anything else is a
+ * client. */
+enum loop_source {
+	LOOP_SOURCE_EVENTS = 1,
+	LOOP_SOURCE_SIGNAL,
+	LOOP_SOURCE_TIMER,
+	LOOP_SOURCE_LISTEN,
+};
+
+static int loop_watch(struct loop *l, int fd, uint64_t data)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = data};
+
+	return epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* The tick restarts from now, and so do the rescans. */
+int loop_arm(struct daemon *d)
+{
+	unsigned ms = loop_tick_ms(d);
+	struct itimerspec its = {0};
+
+	its.it_value.tv_sec = ms / 1000;
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+	its.it_interval = its.it_value;
+	d->last_rescan_ns = timing_now_ns();
+	return timerfd_settime(d->loop->timer_fd, 0, &its, NULL);
+}
+
+static void loop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGHUP);
+}
+
+/* First thing at start: the signals the loop handles wait for it. */
+int loop_prepare(void)
+{
+	sigset_t mask;
+
+	loop_signals(&mask);
+	signal(SIGPIPE, SIG_IGN);
+	return sigprocmask(SIG_BLOCK, &mask, NULL);
+}
+
+int loop_setup(struct daemon *d)
+{
+	struct loop *l = xmalloc(sizeof(*l));
+	sigset_t mask;
+
+	d->loop = l;
+	loop_signals(&mask);
+	l->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	l->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->signal_fd < 0 || l->timer_fd < 0 || l->epoll_fd < 0)
+		return -1;
+	if (loop_watch(l, l->signal_fd, LOOP_SOURCE_SIGNAL) < 0 ||
+	    loop_watch(l, l->timer_fd, LOOP_SOURCE_TIMER) < 0 ||
+	    loop_watch(l, listen_fd(d->listen), LOOP_SOURCE_LISTEN) < 0 ||
+	    (!d->polling &&
+	     loop_watch(l, d->events.fd, LOOP_SOURCE_EVENTS) < 0))
+		return -1;
+	return loop_arm(d);
+}
+
+void loop_teardown(struct daemon *d)
+{
+	struct loop *l = d->loop;
+
+	if (!l)
+		return;
+	if (l->epoll_fd >= 0)
+		close(l->epoll_fd);
+	if (l->signal_fd >= 0)
+		close(l->signal_fd);
+	if (l->timer_fd >= 0)
+		close(l->timer_fd);
+	free(l);
+	d->loop = NULL;
+}
+
+/* The proc connector failed for good: polling from now on. */
+void loop_events_gone(struct daemon *d)
+{
+	epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
+}
+
+/* A client is watched for its request, then, while its answer does not
+ * fit the socket's buffer, for room to send the rest. */
+int loop_watch_client(struct daemon *d, struct control_client *c, bool sending)
+{
+	struct epoll_event ev = {.events = sending ? EPOLLOUT : EPOLLIN,
+				 .data.u64 = (uint64_t)(uintptr_t)c};
+
+	return epoll_ctl(d->loop->epoll_fd,
+			 sending ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+			 listen_conn_fd(c->conn), &ev);
+}
+
+/* Also after the loop's teardown: the clients go last. */
+void loop_unwatch_client(struct daemon *d, struct control_client *c)
+{
+	if (d->loop)
+		epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL,
+			  listen_conn_fd(c->conn), NULL);
+}
+
+static void loop_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+	char why[32];
+
+	while (read(d->loop->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			loop_on_reload(d);
+		} else {
+			snprintf(why, sizeof(why), "signal %u", si.ssi_signo);
+			loop_on_stop(d, why);
+		}
+	}
+}
+
+static void loop_timer(struct daemon *d)
+{
+	uint64_t expirations;
+
+	if (read(d->loop->timer_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	loop_on_tick(d);
+}
+
+int loop_run(struct daemon *d)
+{
+	struct epoll_event events[32];
+
+	while (!d->stop) {
+		int n = epoll_wait(d->loop->epoll_fd, events, 32, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_warn("epoll_wait");
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t source = events[i].data.u64;
+
+			if (source == LOOP_SOURCE_EVENTS)
+				loop_on_events(d);
+			else if (source == LOOP_SOURCE_SIGNAL)
+				loop_signal(d);
+			else if (source == LOOP_SOURCE_TIMER)
+				loop_timer(d);
+			else if (source == LOOP_SOURCE_LISTEN)
+				control_accept(d);
+			else
+				control_client_io(
+					d,
+					(struct control_client *)(uintptr_t)
+						source,
+					events[i].events &
+						(EPOLLOUT | EPOLLERR |
+						 EPOLLHUP));
+		}
+	}
+	return 0;
+}
