@@ -6,6 +6,7 @@
 #include "conf.h"
 #include "ctl.h"
 #include "log.h"
+#include "os.h"
 #include "util.h"
 
 static const struct {
@@ -35,7 +36,7 @@ static void ctl_usage(FILE *out)
 		"  -c FILE    daemon config (default %s)\n"
 		"  -S SOCKET  control socket (default: from the config)\n"
 		"commands:\n",
-		CONF_DEFAULT_PATH);
+		paths_conf_file());
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
 		fprintf(out, "  %-10s %s\n", ctl_commands[i].name,
 			ctl_commands[i].summary);
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	struct ctl ctl = {.conf_path = CONF_DEFAULT_PATH};
+	struct ctl ctl = {.conf_path = paths_conf_file()};
 	const char *command;
 	int c;
 

@@ -43,6 +43,7 @@ enum conf_key {
 	CONF_KEY_GROUP_MAY_RELOAD,
 	CONF_KEY_BATCH_MS,
 	CONF_KEY_EVENT_BUFFER_KB,
+	CONF_KEY_EVENTS_POLL_MS,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_DEV,
@@ -75,6 +76,7 @@ static const struct {
 	[CONF_KEY_GROUP_MAY_RELOAD] = {CONF_SECTION_DAEMON, "group_may_reload"},
 	[CONF_KEY_BATCH_MS] = {CONF_SECTION_DAEMON, "batch_ms"},
 	[CONF_KEY_EVENT_BUFFER_KB] = {CONF_SECTION_DAEMON, "event_buffer_kb"},
+	[CONF_KEY_EVENTS_POLL_MS] = {CONF_SECTION_DAEMON, "events_poll_ms"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 	[CONF_KEY_DEV] = {CONF_SECTION_PATHS, "dev"},
@@ -124,13 +126,15 @@ void conf_add_rules_dir(struct conf *conf, const char *dir)
 	conf->rules_dirs[conf->rules_dir_count++] = xstrdup(dir);
 }
 
+/* Separated by ':' (on Windows ';': see paths.c). */
 void conf_set_rules_dirs(struct conf *conf, const char *colon_list)
 {
+	const char *sep = paths_list_separators();
 	char *copy = xstrdup(colon_list), *save = NULL;
 
 	conf_clear_rules_dirs(conf);
-	for (char *dir = strtok_r(copy, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save))
+	for (char *dir = strtok_r(copy, sep, &save); dir;
+	     dir = strtok_r(NULL, sep, &save))
 		conf_add_rules_dir(conf, dir);
 	free(copy);
 }
@@ -145,10 +149,11 @@ void conf_init(struct conf *conf)
 		.base_power = {.min_online = -1, .idle_latency_us = -1},
 		.parking_latency_us = CONF_DEFAULT_PARKING_LATENCY_US,
 		.event_buffer_kb = CONF_DEFAULT_EVENT_BUFFER_KB,
+		.events_poll_ms = CONF_DEFAULT_EVENTS_POLL_MS,
 	};
-	conf_set_rules_dirs(conf, CONF_DEFAULT_RULES_DIRS);
-	conf_set_string(&conf->socket, CONF_DEFAULT_SOCKET);
-	conf_set_string(&conf->state_dir, CONF_DEFAULT_STATE_DIR);
+	conf_set_rules_dirs(conf, paths_rules_dirs());
+	conf_set_string(&conf->socket, paths_endpoint());
+	conf_set_string(&conf->state_dir, paths_state_dir());
 	conf_set_string(&conf->sysfs, "/sys");
 	conf_set_string(&conf->procfs, "/proc");
 	conf_set_string(&conf->dev, "/dev");
@@ -169,7 +174,7 @@ void conf_free(struct conf *conf)
 static bool conf_absolute(struct conf_parser *p, const char *key,
 			  const char *value)
 {
-	if (value[0] == '/')
+	if (paths_absolute(value))
 		return true;
 	diag_error(p->diag, p->path, p->line,
 		   "%s: '%.64s' is not an absolute path", key, value);
@@ -205,12 +210,13 @@ static void conf_bool(struct conf_parser *p, const char *key, const char *value,
 
 static void conf_rules_dirs(struct conf_parser *p, const char *value)
 {
+	const char *sep = paths_list_separators();
 	char *copy = xstrdup(value), *save = NULL;
 	size_t count = 0;
 	bool ok = true;
 
-	for (char *dir = strtok_r(copy, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save), count++)
+	for (char *dir = strtok_r(copy, sep, &save); dir;
+	     dir = strtok_r(NULL, sep, &save), count++)
 		ok = conf_absolute(p, "rules_dirs", dir) && ok;
 	free(copy);
 	if (!count) {
@@ -222,10 +228,16 @@ static void conf_rules_dirs(struct conf_parser *p, const char *value)
 		conf_set_rules_dirs(p->conf, value);
 }
 
+/* A path on Linux, a pipe's name on Windows (paths.c says which). */
 static void conf_socket(struct conf_parser *p, const char *value)
 {
-	if (!conf_absolute(p, "socket", value))
+	char why[128];
+
+	if (!paths_endpoint_valid(value, why, sizeof(why))) {
+		diag_error(p->diag, p->path, p->line, "socket: '%.64s' %s",
+			   value, why);
 		return;
+	}
 	if (strlen(value) > endpoint_path_max()) {
 		diag_error(p->diag, p->path, p->line,
 			   "socket: path longer than %zu characters",
@@ -308,6 +320,22 @@ static void conf_event_buffer(struct conf_parser *p, const char *value)
 		return;
 	}
 	p->conf->event_buffer_kb = (unsigned)kb;
+}
+
+static void conf_events_poll(struct conf_parser *p, const char *value)
+{
+	unsigned long ms;
+
+	if (conf_number(value, CONF_MAX_EVENTS_POLL_MS, &ms) < 0 ||
+	    ms < CONF_MIN_EVENTS_POLL_MS) {
+		diag_error(p->diag, p->path, p->line,
+			   "events_poll_ms: '%.64s' is not a number of "
+			   "milliseconds from %d to %d",
+			   value, CONF_MIN_EVENTS_POLL_MS,
+			   CONF_MAX_EVENTS_POLL_MS);
+		return;
+	}
+	p->conf->events_poll_ms = (unsigned)ms;
 }
 
 /* A word of the rule language's power keys: the same names are valid. */
@@ -450,6 +478,9 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		break;
 	case CONF_KEY_EVENT_BUFFER_KB:
 		conf_event_buffer(p, value);
+		break;
+	case CONF_KEY_EVENTS_POLL_MS:
+		conf_events_poll(p, value);
 		break;
 	case CONF_KEY_GROUP_MAY_RELOAD:
 		conf_bool(p, "group_may_reload", value,

@@ -1,5 +1,6 @@
 /* The daemon's configuration (INI, read with inih): defaults, the file,
- * then command-line overrides. */
+ * then command-line overrides. The defaults below are Linux's; each
+ * system's own come from the seam (os.h, paths.c). */
 #ifndef CPUPOLICY_CONF_H
 #define CPUPOLICY_CONF_H
 
@@ -28,6 +29,9 @@
 #define CONF_DEFAULT_EVENT_BUFFER_KB	8192
 #define CONF_MIN_EVENT_BUFFER_KB	4
 #define CONF_MAX_EVENT_BUFFER_KB	262144
+#define CONF_DEFAULT_EVENTS_POLL_MS	250
+#define CONF_MIN_EVENTS_POLL_MS		10
+#define CONF_MAX_EVENTS_POLL_MS		10000
 
 struct conf {
 	char **rules_dirs;
@@ -44,6 +48,9 @@ struct conf {
 	bool group_may_reload; /* socket_group may reload, not only root */
 	unsigned batch_ms;     /* gather events this long after each wakeup */
 	unsigned event_buffer_kb; /* the kernel's queue of process events */
+	/* Between two looks at the processes where the system's events
+	 * are polled (Windows without ETW); unused where they are not. */
+	unsigned events_poll_ms;
 	char *sysfs;
 	char *procfs;
 	char *dev;

@@ -44,6 +44,8 @@ struct events {
 		int last_error; /* the kernel's answer to a subscription */
 	} acks;
 	unsigned long long received, overflows;
+	void *os;	  /* the backend's own state, where it has one */
+	unsigned poll_ms; /* set before events_open: where the backend polls */
 };
 
 /* events.c */

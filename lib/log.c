@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "log.h"
 
 static const char *log_progname = "cpupolicy";
 static enum log_level log_threshold = LOG_LEVEL_INFO;
 static bool log_to_journal;
+static bool log_timestamps;
 
 static const char *const log_level_names[] = {
 	[LOG_LEVEL_ERROR] = "error",
@@ -38,6 +40,23 @@ void log_init(const char *progname, enum log_level level)
 void log_set_level(enum log_level level)
 {
 	log_threshold = level;
+}
+
+/* Each line starts with the local time: for a log file of its own (a
+ * Windows service's), where nothing else dates the lines. */
+void log_set_timestamps(bool on)
+{
+	log_timestamps = on;
+}
+
+static void log_stamp(void)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm *tm = localtime(&now);
+
+	if (tm && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", tm))
+		fprintf(stderr, "%s ", when);
 }
 
 enum log_level log_get_level(void)
@@ -70,6 +89,8 @@ static void log_emit(enum log_level level, const char *why, const char *fmt,
 	if (level > log_threshold)
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	if (log_timestamps)
+		log_stamp();
 	if (log_to_journal)
 		fprintf(stderr, "<%d>", log_syslog_priority[level]);
 	else

@@ -16,6 +16,7 @@ enum log_level {
 /* log.c */
 void log_init(const char *progname, enum log_level level);
 void log_set_level(enum log_level level);
+void log_set_timestamps(bool on);
 enum log_level log_get_level(void);
 int log_level_parse(const char *text, enum log_level *level);
 const char *log_level_name(enum log_level level);

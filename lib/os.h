@@ -174,4 +174,16 @@ pid_t procinfo_self(void);
 /* apply_place.c: the CPUs this machine has, online or not */
 int apply_place_present(const char *sysfs, hwloc_bitmap_t set);
 
+/* paths.c: where the daemon's files are by default, and what a path and
+ * the control endpoint's name look like on this system (Linux: /etc,
+ * /run, ':' between directories; Windows: %ProgramData%, a named pipe,
+ * ';' between directories, as a drive letter has a ':' of its own). */
+const char *paths_conf_file(void);
+const char *paths_rules_dirs(void);
+const char *paths_endpoint(void);
+const char *paths_state_dir(void);
+const char *paths_list_separators(void);
+bool paths_absolute(const char *path);
+bool paths_endpoint_valid(const char *name, char *why, size_t size);
+
 #endif

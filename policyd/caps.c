@@ -25,6 +25,8 @@ static unsigned caps_of_rule(const struct rule *r, bool proc_hidden)
 		need |= CAPS_NEED_INSPECT;
 	if (rules_has_power(r))
 		need |= CAPS_NEED_SYSTEM;
+	if (p->class == RULE_CLASS_REALTIME)
+		need |= CAPS_NEED_REALTIME;
 	return need;
 }
 

@@ -27,7 +27,8 @@ static void usage(FILE *out)
 		"  -S SOCKET      control socket (replaces socket)\n"
 		"  --state-dir D  state directory (replaces state_dir)\n"
 		"  -v             log debug messages\n",
-		CONF_DEFAULT_PATH);
+		paths_conf_file());
+	service_usage(out);
 }
 
 static void parse_options(int argc, char **argv, struct options *opt)
@@ -220,6 +221,7 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 	}
 	daemon_events_update(d, rules);
 	manage_set_rules(&d->manage, rules);
+	ifeo_sync(d, rules);
 	rules_free(d->rules);
 	free(d->rules);
 	d->rules = rules;
@@ -334,6 +336,7 @@ static void setup(struct daemon *d)
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
+	d->events.poll_ms = d->conf.events_poll_ms;
 	if ((d->passed.events >= 0
 		     ? events_adopt(&d->events, (int)d->passed.events,
 				    d->conf.event_buffer_kb)
@@ -367,11 +370,13 @@ static void setup(struct daemon *d)
 		 d->conf.dry_run ? " (dry run: nothing is changed)" : "");
 	hold_apply(d); /* the config's base policy */
 	manage_set_rules(&d->manage, d->rules);
+	ifeo_sync(d, d->rules);
 	daemon_ready(d->rules);
 }
 
 static void teardown(struct daemon *d)
 {
+	ifeo_sync(d, NULL);	      /* nothing raised while nobody checks */
 	apply_power_close(&d->power); /* every original back */
 	free(d->holds);
 	loop_teardown(d);
@@ -387,10 +392,22 @@ static void teardown(struct daemon *d)
 	free(d->options.rules_dirs);
 }
 
+/* The daemon's life, from set-up to the last restore. */
+static int daemon_run(struct daemon *d)
+{
+	int status;
+
+	setup(d);
+	status = loop_run(d) < 0 ? 1 : 0;
+	service_stopping();
+	log_info("stopped");
+	teardown(d);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct daemon d = {
-		.options = {.conf_path = CONF_DEFAULT_PATH},
 		.passed = {.events = -1, .control = -1},
 		.events = {.fd = -1},
 	};
@@ -401,16 +418,14 @@ int main(int argc, char **argv)
 	 * start waits for the loop, which stops or reloads cleanly. */
 	if (loop_prepare() < 0)
 		fatal("cannot block signals");
+	if (service_command(argc, argv, &status))
+		return status;
+	d.options.conf_path = paths_conf_file();
 	parse_options(argc, argv, &d.options);
 	if (d.options.check_only) {
 		status = check_configuration(&d.options);
 		free(d.options.rules_dirs);
 		return status;
 	}
-	setup(&d);
-	status = loop_run(&d) < 0 ? 1 : 0;
-	service_stopping();
-	log_info("stopped");
-	teardown(&d);
-	return status;
+	return service_run(&d, daemon_run);
 }

@@ -36,7 +36,7 @@ struct control_peer {
 	bool admin;    /* root; on Windows, an elevated administrator */
 	bool in_group; /* socket_group is among its groups */
 	pid_t pid;     /* for the log */
-	char who[40];  /* for the log: "uid 1000" */
+	char who[80];  /* for the log: "uid 1000", "DOMAIN\\name" */
 };
 
 struct listen;	    /* the control endpoint (linux/listen.c) */
@@ -66,6 +66,7 @@ enum caps_need {
 	CAPS_NEED_PRIORITY = 1 << 0, /* others' priority and placement */
 	CAPS_NEED_INSPECT = 1 << 1,  /* others' exe; hidden processes */
 	CAPS_NEED_SYSTEM = 1 << 2,   /* system settings, root's to write */
+	CAPS_NEED_REALTIME = 1 << 3, /* the realtime class (Windows asks) */
 };
 
 struct hold {
@@ -169,12 +170,25 @@ int caps_keep_only(unsigned need);
 bool caps_cover(unsigned have, unsigned need, char *missing, size_t size);
 void caps_describe(unsigned have, char *buf, size_t size);
 
-/* linux/service.c, windows/service.c: the service manager */
+/* linux/service.c, windows/service.c: the service manager.
+ * service_command: a command line that is the service manager's
+ * business (Windows: --install, --uninstall), done; false: none.
+ * service_run: run the daemon (run) as the service manager wants it,
+ * its exit status. */
+bool service_command(int argc, char **argv, int *status);
+void service_usage(FILE *out);
+int service_run(struct daemon *d, int (*run)(struct daemon *d));
 void service_take_passed(struct service_passed *passed);
 void service_reloading(void);
 void service_ready(const char *status);
 void service_stopping(void);
 int service_self_realtime(void);
 void service_trim(void);
+
+/* linux/ifeo.c, windows/ifeo.c: what the system applies by itself to a
+ * program as it starts, before the daemon sees it (Windows: Image File
+ * Execution Options; Linux has nothing of the kind). ifeo_sync: the
+ * rules' settings there, and nothing else; rules NULL: none. */
+void ifeo_sync(struct daemon *d, const struct rules *rules);
 
 #endif

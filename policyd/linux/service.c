@@ -65,3 +65,22 @@ void service_trim(void)
 {
 	malloc_trim(0);
 }
+
+/* systemd's unit does what --install does elsewhere. */
+bool service_command(int argc, char **argv, int *status)
+{
+	(void)argc;
+	(void)argv;
+	(void)status;
+	return false;
+}
+
+void service_usage(FILE *out)
+{
+	(void)out;
+}
+
+int service_run(struct daemon *d, int (*run)(struct daemon *d))
+{
+	return run(d);
+}
