@@ -1,0 +1,457 @@
+/* Windows: the control endpoint is a named pipe (\\.\pipe\cpupolicy by
+ * default), byte mode, overlapped, one instance waiting for the next
+ * client at any time. Its security descriptor lets in SYSTEM and
+ * Administrators, and the configured socket_group to read and write but
+ * not to create instances of its own (no FILE_CREATE_PIPE_INSTANCE: a
+ * member could otherwise serve the next client in the daemon's place).
+ * Clients on other machines are refused. A client is known by its token
+ * (the pipe's impersonation, else its process's), as Linux knows one by
+ * SO_PEERCRED: control.c decides what it may ask. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+#include <sddl.h>
+
+#include "internal.h"
+#include "log.h"
+#include "os.h"
+#include "util.h"
+#include "win.h"
+
+#define LISTEN_OUT_BUFFER 65536
+#define LISTEN_IN_BUFFER  4096
+#define LISTEN_RETRY_NS	  1000000000LL
+
+/* Read and write, no more: 0x12019b is FILE_GENERIC_READ with
+ * FILE_WRITE_DATA, FILE_WRITE_EA and FILE_WRITE_ATTRIBUTES, and without
+ * FILE_APPEND_DATA, which on a pipe is FILE_CREATE_PIPE_INSTANCE. */
+#define LISTEN_GROUP_RIGHTS L"0x12019b"
+/* Protected (P): nothing inherited; SYSTEM and Administrators all. */
+#define LISTEN_SDDL L"D:P(A;;GA;;;SY)(A;;GA;;;BA)"
+
+struct listen {
+	wchar_t name[260];
+	PSECURITY_DESCRIPTOR sd;
+	SECURITY_ATTRIBUTES sa;
+	HANDLE pipe; /* the instance waiting for a client */
+	OVERLAPPED ov;
+	bool connected; /* a client came before ConnectNamedPipe asked */
+	bool made_one;
+	long long retry_ns;
+	unsigned char admins[ACCOUNTS_SID_MAX], group[ACCOUNTS_SID_MAX];
+	bool has_group;
+};
+
+enum listen_busy {
+	LISTEN_BUSY_NO,
+	LISTEN_BUSY_READING,
+	LISTEN_BUSY_WRITING,
+};
+
+struct listen_conn {
+	HANDLE pipe;
+	OVERLAPPED ov;
+	enum listen_busy busy;
+	char in[512];
+	DWORD in_len, in_pos;
+	char *out;
+	DWORD out_len;
+};
+
+HANDLE listen_handle(const struct listen *l)
+{
+	return l && l->pipe != INVALID_HANDLE_VALUE ? l->ov.hEvent : NULL;
+}
+
+HANDLE listen_conn_handle(const struct listen_conn *conn)
+{
+	return conn->ov.hEvent;
+}
+
+static void listen_say(const char *what, const char *name, DWORD error)
+{
+	char why[256];
+
+	status_message(error, why, sizeof(why));
+	log_error("%s %s: %s", what, name, why);
+}
+
+/* SYSTEM and Administrators own it; the group may talk to it. */
+static int listen_security(struct listen *l, const struct conf *conf)
+{
+	wchar_t sddl[512], *group = NULL;
+	DWORD size = sizeof(l->admins);
+
+	if (!CreateWellKnownSid(WinBuiltinAdministratorsSid, NULL, l->admins,
+				&size))
+		return -1;
+	if (conf->socket_group) {
+		if (!accounts_sid(conf->socket_gid, l->group,
+				  sizeof(l->group)) ||
+		    !ConvertSidToStringSidW(l->group, &group)) {
+			log_error("socket_group %s: no SID for it",
+				  conf->socket_group);
+			return -1;
+		}
+		l->has_group = true;
+	}
+	if (group)
+		_snwprintf(sddl, ARRAY_SIZE(sddl),
+			   LISTEN_SDDL L"(A;;" LISTEN_GROUP_RIGHTS L";;;%ls)",
+			   group);
+	else
+		_snwprintf(sddl, ARRAY_SIZE(sddl), L"%ls", LISTEN_SDDL);
+	sddl[ARRAY_SIZE(sddl) - 1] = L'\0';
+	if (group)
+		LocalFree(group);
+	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(
+		    sddl, SDDL_REVISION_1, &l->sd, NULL))
+		return -1;
+	l->sa = (SECURITY_ATTRIBUTES){.nLength = sizeof(l->sa),
+				      .lpSecurityDescriptor = l->sd};
+	return 0;
+}
+
+/* Somebody serves the name already: another cpupolicyd, or a program
+ * that took it first (then the daemon must not run on a name whose
+ * clients go elsewhere). FILE_FLAG_FIRST_PIPE_INSTANCE refuses it as
+ * well on Windows; Wine does not. */
+static bool listen_taken(const wchar_t *name)
+{
+	HANDLE h = CreateFileW(name, GENERIC_READ, 0, NULL, OPEN_EXISTING, 0,
+			       NULL);
+
+	if (h != INVALID_HANDLE_VALUE) {
+		CloseHandle(h);
+		return true;
+	}
+	return GetLastError() != ERROR_FILE_NOT_FOUND;
+}
+
+/* A new instance, and its wait for a client; 0 when one waits. */
+static int listen_instance(struct listen *l, const char *name)
+{
+	DWORD open = PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED;
+
+	if (!l->made_one)
+		open |= FILE_FLAG_FIRST_PIPE_INSTANCE;
+	l->pipe =
+		CreateNamedPipeW(l->name, open,
+				 PIPE_TYPE_BYTE | PIPE_READMODE_BYTE |
+					 PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS,
+				 PIPE_UNLIMITED_INSTANCES, LISTEN_OUT_BUFFER,
+				 LISTEN_IN_BUFFER, 0, &l->sa);
+	if (l->pipe == INVALID_HANDLE_VALUE) {
+		DWORD error = GetLastError();
+
+		if (!l->made_one && error == ERROR_ACCESS_DENIED)
+			log_error("%s: another program holds this pipe", name);
+		else
+			listen_say("cannot create the pipe", name, error);
+		l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+		return -1;
+	}
+	l->made_one = true;
+	l->connected = false;
+	ResetEvent(l->ov.hEvent);
+	if (ConnectNamedPipe(l->pipe, &l->ov))
+		return 0;
+	switch (GetLastError()) {
+	case ERROR_IO_PENDING:
+		return 0;
+	case ERROR_PIPE_CONNECTED:
+		l->connected = true;
+		SetEvent(l->ov.hEvent);
+		return 0;
+	default:
+		listen_say("cannot wait for clients on", name, GetLastError());
+		CloseHandle(l->pipe);
+		l->pipe = INVALID_HANDLE_VALUE;
+		l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+		return -1;
+	}
+}
+
+/* An instance that could not be made is tried again a second later. */
+void listen_rearm(struct daemon *d)
+{
+	struct listen *l = d->listen;
+
+	if (l && l->pipe == INVALID_HANDLE_VALUE &&
+	    timing_now_ns() >= l->retry_ns)
+		listen_instance(l, d->conf.socket);
+}
+
+int listen_open(struct daemon *d)
+{
+	struct listen *l = xcalloc(1, sizeof(*l));
+	const char *name = d->conf.socket;
+
+	d->listen = l;
+	l->pipe = INVALID_HANDLE_VALUE;
+	l->ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
+	if (!l->ov.hEvent || !system_wide(name, l->name, ARRAY_SIZE(l->name))) {
+		log_error("cannot listen on %s", name);
+		return -1;
+	}
+	if (listen_security(l, &d->conf) < 0) {
+		listen_say("no security descriptor for", name, GetLastError());
+		return -1;
+	}
+	if (listen_taken(l->name)) {
+		log_error("another cpupolicyd (or another program) answers on "
+			  "%s",
+			  name);
+		return -1;
+	}
+	return listen_instance(l, name);
+}
+
+/* A pending I/O is cancelled, and waited for: its OVERLAPPED and buffer
+ * must outlive it. */
+static void listen_cancel(HANDLE pipe, OVERLAPPED *ov)
+{
+	DWORD n;
+
+	if (CancelIoEx(pipe, ov) || GetLastError() != ERROR_NOT_FOUND)
+		GetOverlappedResult(pipe, ov, &n, TRUE);
+}
+
+void listen_close(struct daemon *d)
+{
+	struct listen *l = d->listen;
+
+	if (!l)
+		return;
+	if (l->pipe != INVALID_HANDLE_VALUE) {
+		listen_cancel(l->pipe, &l->ov);
+		CloseHandle(l->pipe);
+	}
+	if (l->ov.hEvent)
+		CloseHandle(l->ov.hEvent);
+	if (l->sd)
+		LocalFree(l->sd);
+	free(l);
+	d->listen = NULL;
+}
+
+static bool listen_member(HANDLE token, void *sid)
+{
+	BOOL member = FALSE;
+
+	return CheckTokenMembership(token, sid, &member) && member;
+}
+
+/* For the log: DOMAIN\name, else the SID as a string. */
+static void listen_who(HANDLE token, char *who, size_t size)
+{
+	unsigned char buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
+	TOKEN_USER *user = (TOKEN_USER *)buf;
+	wchar_t name[128], domain[128], text[300], *sid;
+	DWORD len, name_len = ARRAY_SIZE(name), domain_len = ARRAY_SIZE(domain);
+	SID_NAME_USE use;
+
+	snprintf(who, size, "an unknown account");
+	if (!GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len))
+		return;
+	if (LookupAccountSidW(NULL, user->User.Sid, name, &name_len, domain,
+			      &domain_len, &use)) {
+		_snwprintf(text, ARRAY_SIZE(text), L"%ls%ls%ls", domain,
+			   domain[0] ? L"\\" : L"", name);
+		text[ARRAY_SIZE(text) - 1] = L'\0';
+		system_utf8(text, who, size);
+	} else if (ConvertSidToStringSidW(user->User.Sid, &sid)) {
+		system_utf8(sid, who, size);
+		LocalFree(sid);
+	}
+}
+
+/* The client's own token through the pipe; where impersonation is
+ * refused, its process's, at identification level. */
+static HANDLE listen_token(HANDLE pipe, ULONG pid)
+{
+	HANDLE token = NULL, process, primary;
+
+	if (ImpersonateNamedPipeClient(pipe)) {
+		if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE,
+				     &token))
+			token = NULL;
+		/* Never run on as the client. */
+		if (!RevertToSelf())
+			fatalx("cannot revert to the daemon's own token");
+		if (token)
+			return token;
+	}
+	process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	if (!process)
+		return NULL;
+	if (OpenProcessToken(process, TOKEN_QUERY | TOKEN_DUPLICATE,
+			     &primary)) {
+		if (!DuplicateToken(primary, SecurityIdentification, &token))
+			token = NULL;
+		CloseHandle(primary);
+	}
+	CloseHandle(process);
+	return token;
+}
+
+static int listen_peer(const struct listen *l, HANDLE pipe,
+		       struct control_peer *peer)
+{
+	ULONG pid = 0;
+	HANDLE token;
+
+	GetNamedPipeClientProcessId(pipe, &pid);
+	token = listen_token(pipe, pid);
+	if (!token) {
+		log_debug("control: no token for the client (pid %lu)", pid);
+		return -1;
+	}
+	*peer = (struct control_peer){
+		.admin = listen_member(token, (void *)l->admins),
+		.in_group =
+			l->has_group && listen_member(token, (void *)l->group),
+		.pid = (pid_t)pid,
+	};
+	listen_who(token, peer->who, sizeof(peer->who));
+	CloseHandle(token);
+	return 0;
+}
+
+static struct listen_conn *listen_conn_new(HANDLE pipe)
+{
+	struct listen_conn *conn = xcalloc(1, sizeof(*conn));
+
+	conn->pipe = pipe;
+	conn->ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
+	if (!conn->ov.hEvent) {
+		free(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+/* The next client whose token the pipe names; 0 when none waits. The
+ * instance it came on is its connection; a new one waits for the next. */
+int listen_accept(struct daemon *d, struct listen_conn **conn,
+		  struct control_peer *peer)
+{
+	struct listen *l = d->listen;
+
+	while (l->pipe != INVALID_HANDLE_VALUE) {
+		HANDLE pipe = l->pipe;
+		DWORD n;
+
+		if (!l->connected &&
+		    !GetOverlappedResult(pipe, &l->ov, &n, FALSE) &&
+		    GetLastError() == ERROR_IO_INCOMPLETE)
+			return 0;
+		/* Connected, or a client that came and went: either way
+		 * the next instance takes its place. */
+		l->pipe = INVALID_HANDLE_VALUE;
+		listen_instance(l, d->conf.socket);
+		if (listen_peer(l, pipe, peer) < 0 ||
+		    !(*conn = listen_conn_new(pipe))) {
+			CloseHandle(pipe);
+			continue;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* A pending I/O's end: bytes moved, LISTEN_AGAIN while it runs, 0 when
+ * the client has gone, -1 on another error. */
+static long listen_finish(struct listen_conn *conn)
+{
+	DWORD n;
+
+	if (!GetOverlappedResult(conn->pipe, &conn->ov, &n, FALSE)) {
+		DWORD error = GetLastError();
+
+		if (error == ERROR_IO_INCOMPLETE)
+			return LISTEN_AGAIN;
+		conn->busy = LISTEN_BUSY_NO;
+		return error == ERROR_BROKEN_PIPE ? 0 : -1;
+	}
+	conn->busy = LISTEN_BUSY_NO;
+	ResetEvent(conn->ov.hEvent);
+	return (long)n;
+}
+
+static long listen_started(struct listen_conn *conn, BOOL done,
+			   enum listen_busy busy)
+{
+	DWORD error = done ? 0 : GetLastError();
+
+	if (done)
+		return listen_finish(conn);
+	if (error == ERROR_IO_PENDING) {
+		conn->busy = busy;
+		return LISTEN_AGAIN;
+	}
+	return error == ERROR_BROKEN_PIPE || error == ERROR_NO_DATA ? 0 : -1;
+}
+
+long listen_recv(struct listen_conn *conn, char *buf, size_t size)
+{
+	long n;
+
+	if (conn->in_pos == conn->in_len) {
+		if (conn->busy == LISTEN_BUSY_NO) {
+			ResetEvent(conn->ov.hEvent);
+			n = listen_started(conn,
+					   ReadFile(conn->pipe, conn->in,
+						    sizeof(conn->in), NULL,
+						    &conn->ov),
+					   LISTEN_BUSY_READING);
+		} else {
+			n = listen_finish(conn);
+		}
+		if (n <= 0)
+			return n;
+		conn->in_len = (DWORD)n;
+		conn->in_pos = 0;
+	}
+	n = (long)(conn->in_len - conn->in_pos);
+	if ((size_t)n > size)
+		n = (long)size;
+	memcpy(buf, conn->in + conn->in_pos, (size_t)n);
+	conn->in_pos += (DWORD)n;
+	return n;
+}
+
+/* The bytes are copied: the write may outlive the call. A write still
+ * running is asked again with the same bytes (control.c sends from where
+ * it stopped), and answers how many went once it is done. */
+long listen_send(struct listen_conn *conn, const char *buf, size_t len)
+{
+	if (conn->busy == LISTEN_BUSY_WRITING)
+		return listen_finish(conn);
+	if (len > LISTEN_OUT_BUFFER)
+		len = LISTEN_OUT_BUFFER;
+	if (!conn->out)
+		conn->out = xmalloc(LISTEN_OUT_BUFFER);
+	memcpy(conn->out, buf, len);
+	conn->out_len = (DWORD)len;
+	ResetEvent(conn->ov.hEvent);
+	return listen_started(conn,
+			      WriteFile(conn->pipe, conn->out, conn->out_len,
+					NULL, &conn->ov),
+			      LISTEN_BUSY_WRITING);
+}
+
+/* Closed, not disconnected: what was written stays for the client to
+ * read (DisconnectNamedPipe would throw it away). */
+void listen_hang_up(struct listen_conn *conn)
+{
+	if (conn->busy != LISTEN_BUSY_NO)
+		listen_cancel(conn->pipe, &conn->ov);
+	CloseHandle(conn->pipe);
+	CloseHandle(conn->ov.hEvent);
+	free(conn->out);
+	free(conn);
+}

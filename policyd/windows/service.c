@@ -1,0 +1,241 @@
+/* Windows: the service manager. cpupolicyd.exe runs under it when the
+ * SCM started it (StartServiceCtrlDispatcherW connects), in the
+ * foreground otherwise. As a service it reports its state with
+ * checkpoints while it starts and stops, takes stop, shutdown and a
+ * reload (SERVICE_CONTROL_PARAMCHANGE, or the user control 128: "sc
+ * control cpupolicyd paramchange" or "sc control cpupolicyd 128"), and
+ * logs to %ProgramData%\cpupolicy\cpupolicyd.log, each line dated (in a
+ * console: stderr). --install and --uninstall are install.c's. */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+#include "internal.h"
+#include "log.h"
+#include "os.h"
+#include "util.h"
+#include "win.h"
+
+#define SERVICE_NAME L"cpupolicyd"
+/* A user-defined control code (128..255), for tools that cannot send
+ * PARAMCHANGE. */
+#define SERVICE_CONTROL_RELOAD 128
+/* The log is moved aside to cpupolicyd.log.1 at start beyond this. */
+#define SERVICE_LOG_MAX	     (8LL << 20)
+#define SERVICE_WAIT_HINT_MS 30000
+
+struct service {
+	bool scm;
+	SERVICE_STATUS_HANDLE handle;
+	SERVICE_STATUS status;
+	struct daemon *daemon;
+	int (*run)(struct daemon *d);
+	int exit_status;
+};
+
+/* One service per process; its handler runs on the dispatcher's thread,
+ * which only sets the loop's events and reports states. */
+static struct service service;
+
+bool service_under_scm(void)
+{
+	return service.scm;
+}
+
+static void service_report(DWORD state, DWORD exit_code)
+{
+	SERVICE_STATUS *st = &service.status;
+
+	if (!service.scm)
+		return;
+	st->dwServiceType = SERVICE_WIN32_OWN_PROCESS;
+	st->dwCurrentState = state;
+	st->dwControlsAccepted = state == SERVICE_RUNNING
+					 ? SERVICE_ACCEPT_STOP |
+						   SERVICE_ACCEPT_SHUTDOWN |
+						   SERVICE_ACCEPT_PARAMCHANGE
+					 : 0;
+	st->dwWin32ExitCode = exit_code ? ERROR_SERVICE_SPECIFIC_ERROR : 0;
+	st->dwServiceSpecificExitCode = exit_code;
+	if (state == SERVICE_START_PENDING || state == SERVICE_STOP_PENDING) {
+		st->dwCheckPoint++;
+		st->dwWaitHint = SERVICE_WAIT_HINT_MS;
+	} else {
+		st->dwCheckPoint = 0;
+		st->dwWaitHint = 0;
+	}
+	SetServiceStatus(service.handle, st);
+}
+
+static DWORD WINAPI service_control(DWORD control, DWORD type, void *data,
+				    void *ctx)
+{
+	(void)type;
+	(void)data;
+	(void)ctx;
+	switch (control) {
+	case SERVICE_CONTROL_STOP:
+	case SERVICE_CONTROL_SHUTDOWN:
+		service_report(SERVICE_STOP_PENDING, 0);
+		loop_request_stop(control == SERVICE_CONTROL_STOP
+					  ? "service stop"
+					  : "system shutdown");
+		return NO_ERROR;
+	case SERVICE_CONTROL_PARAMCHANGE:
+	case SERVICE_CONTROL_RELOAD:
+		loop_request_reload();
+		return NO_ERROR;
+	case SERVICE_CONTROL_INTERROGATE:
+		return NO_ERROR;
+	default:
+		return ERROR_CALL_NOT_IMPLEMENTED;
+	}
+}
+
+/* An exit on the way (a fatal error at start) still tells the SCM the
+ * service stopped, with an error: its failure actions then apply. */
+static void service_exited(void)
+{
+	if (service.status.dwCurrentState != SERVICE_STOPPED)
+		service_report(SERVICE_STOPPED, 1);
+}
+
+/* stderr into the log file beside the config, unbuffered: a line is
+ * there when it is written, a crash loses none. */
+static void service_log_open(void)
+{
+	char dir[MAX_PATH * 3], *slash;
+	wchar_t path[MAX_PATH], old[MAX_PATH + 4];
+	WIN32_FILE_ATTRIBUTE_DATA attr;
+
+	snprintf(dir, sizeof(dir), "%s", paths_conf_file());
+	slash = strrchr(dir, '\\');
+	if (slash)
+		*slash = '\0';
+	if (strlen(dir) + 20 >= sizeof(dir))
+		return;
+	strcat(dir, "\\cpupolicyd.log");
+	if (!system_wide(dir, path, ARRAY_SIZE(path)))
+		return;
+	if (GetFileAttributesExW(path, GetFileExInfoStandard, &attr) &&
+	    ((LONGLONG)attr.nFileSizeHigh << 32 | attr.nFileSizeLow) >
+		    SERVICE_LOG_MAX) {
+		_snwprintf(old, ARRAY_SIZE(old), L"%ls.1", path);
+		old[ARRAY_SIZE(old) - 1] = L'\0';
+		MoveFileExW(path, old, MOVEFILE_REPLACE_EXISTING);
+	}
+	if (_wfreopen(path, L"a", stderr))
+		setvbuf(stderr, NULL, _IONBF, 0);
+	log_set_timestamps(true);
+}
+
+static void WINAPI service_main(DWORD argc, wchar_t **argv)
+{
+	(void)argc;
+	(void)argv;
+	service.scm = true;
+	service.handle = RegisterServiceCtrlHandlerExW(SERVICE_NAME,
+						       service_control, NULL);
+	if (!service.handle)
+		return;
+	service_report(SERVICE_START_PENDING, 0);
+	atexit(service_exited);
+	service_log_open();
+	service.exit_status = service.run(service.daemon);
+	service_report(SERVICE_STOPPED, (DWORD)service.exit_status);
+}
+
+/* Started by the SCM, the dispatcher connects and calls service_main on
+ * a thread of its own; started from a console (or by anything else), it
+ * cannot connect, and the daemon runs here in the foreground. */
+int service_run(struct daemon *d, int (*run)(struct daemon *d))
+{
+	SERVICE_TABLE_ENTRYW table[] = {
+		{(wchar_t *)SERVICE_NAME, service_main},
+		{NULL, NULL},
+	};
+	char why[256];
+
+	service.daemon = d;
+	service.run = run;
+	if (StartServiceCtrlDispatcherW(table))
+		return service.exit_status;
+	if (GetLastError() == ERROR_FAILED_SERVICE_CONTROLLER_CONNECT)
+		return run(d);
+	status_message(GetLastError(), why, sizeof(why));
+	log_error("cannot connect to the service manager: %s", why);
+	return 1;
+}
+
+bool service_command(int argc, char **argv, int *status)
+{
+	bool install;
+
+	if (argc < 2 || (strcmp(argv[1], "--install") != 0 &&
+			 strcmp(argv[1], "--uninstall") != 0))
+		return false;
+	install = strcmp(argv[1], "--install") == 0;
+	if (argc > 2) {
+		fprintf(stderr, "cpupolicyd: %s takes no other arguments\n",
+			argv[1]);
+		*status = 2;
+		return true;
+	}
+	*status = install ? install_service() : install_remove();
+	return true;
+}
+
+void service_usage(FILE *out)
+{
+	fprintf(out,
+		"  --install      register the service cpupolicyd (automatic "
+		"start,\n"
+		"                 restarted on failure) and its folders under "
+		"%%ProgramData%%\n"
+		"  --uninstall    stop and remove the service; the config and "
+		"rules stay\n");
+}
+
+/* Nothing is passed to a Windows service. */
+void service_take_passed(struct service_passed *passed)
+{
+	passed->events = passed->control = -1;
+}
+
+void service_reloading(void)
+{
+}
+
+/* Running, once set-up is done; a reload changes nothing the SCM sees. */
+void service_ready(const char *status)
+{
+	(void)status;
+	if (service.scm && service.status.dwCurrentState != SERVICE_RUNNING)
+		service_report(SERVICE_RUNNING, 0);
+}
+
+void service_stopping(void)
+{
+	service_report(SERVICE_STOP_PENDING, 0);
+}
+
+/* High, not realtime: ahead of every normal process without
+ * SeIncreaseBasePriorityPrivilege, and without starving the system's
+ * own threads the way the realtime class can. */
+int service_self_realtime(void)
+{
+	if (SetPriorityClass(GetCurrentProcess(), HIGH_PRIORITY_CLASS))
+		return 0;
+	log_warnx("self_realtime: cannot run in the High priority class; "
+		  "running at Normal");
+	return -1;
+}
+
+/* A parse's peak is gone: the C runtime's heap gives back what it can. */
+void service_trim(void)
+{
+	_heapmin();
+}
