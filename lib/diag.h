@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ostypes.h" /* OS_PRINTF */
+
 enum diag_severity {
 	DIAG_SEVERITY_ERROR,
 	DIAG_SEVERITY_WARNING,
@@ -33,9 +35,10 @@ struct diag {
 void diag_init(struct diag *diag);
 void diag_free(struct diag *diag);
 void diag_error(struct diag *diag, const char *file, unsigned line,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+		const char *fmt, ...) __attribute__((format(OS_PRINTF, 4, 5)));
 void diag_warning(struct diag *diag, const char *file, unsigned line,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+		  const char *fmt, ...)
+	__attribute__((format(OS_PRINTF, 4, 5)));
 void diag_sort_lines(struct diag *diag, size_t first);
 void diag_format(const struct diag_entry *entry, char *buf, size_t size);
 void diag_print(const struct diag *diag, FILE *out, bool with_warnings);

@@ -44,8 +44,12 @@ struct events {
 		int last_error; /* the kernel's answer to a subscription */
 	} acks;
 	unsigned long long received, overflows;
-	void *os;	  /* the backend's own state, where it has one */
-	unsigned poll_ms; /* set before events_open: where the backend polls */
+	/* The backend's own state (Windows: the ETW session or the poll);
+	 * NULL on Linux. */
+	void *os;
+	/* Windows: the poll's interval when ETW is not there, set by the
+	 * caller before events_open (0: the default); Linux ignores it. */
+	unsigned poll_ms;
 };
 
 /* events.c */

@@ -323,7 +323,7 @@ struct journal_text {
 };
 
 static void journal_append(struct journal_text *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+	__attribute__((format(OS_PRINTF, 2, 3)));
 
 static void journal_append(struct journal_text *t, const char *fmt, ...)
 {

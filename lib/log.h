@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdnoreturn.h>
 
+#include "ostypes.h" /* OS_PRINTF */
+
 enum log_level {
 	LOG_LEVEL_ERROR,
 	LOG_LEVEL_WARNING,
@@ -20,14 +22,15 @@ void log_set_timestamps(bool on);
 enum log_level log_get_level(void);
 int log_level_parse(const char *text, enum log_level *level);
 const char *log_level_name(enum log_level level);
-void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_error(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+void log_warnx(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+void log_info(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
+noreturn void fatal(const char *fmt, ...)
+	__attribute__((format(OS_PRINTF, 1, 2)));
 noreturn void fatalx(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+	__attribute__((format(OS_PRINTF, 1, 2)));
 
 /* A knob that fails keeps failing: say it once, not once per process. */
 #define log_once(logger, ...)                                                  \

@@ -92,7 +92,7 @@ static bool match_need(struct facts *facts, unsigned bit, match_fetch_fn fetch,
 
 /* Appends to why (when asked for) without ever overflowing it. */
 static void match_say(char *why, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__attribute__((format(OS_PRINTF, 3, 4)));
 
 static void match_say(char *why, size_t size, const char *fmt, ...)
 {
@@ -149,7 +149,7 @@ static bool match_cgroups(const struct rule_patterns *p, const char *cgroups,
 	const char *line = cgroups;
 
 	while (*line) {
-		const char *end = strchrnul(line, '\n');
+		const char *end = line + strcspn(line, "\n");
 		char path[MATCH_CGROUP_MAX];
 
 		snprintf(path, sizeof(path), "%.*s", (int)(end - line), line);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "ostypes.h"
 #include "rules.h"
 #include "strmap.h"
 

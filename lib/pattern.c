@@ -1,7 +1,10 @@
-/* Shell-style glob patterns of match keys (fnmatch(3) syntax). fnmatch
- * itself never reports a bad pattern, it just fails to match, so a typo
- * would silently disable a rule: check them when the rules load. */
-#include <fnmatch.h>
+/* Shell-style glob patterns of match keys (fnmatch(3) syntax). A glob
+ * never reports a bad pattern, it just fails to match, so a typo would
+ * silently disable a rule: check them when the rules load. The matcher is
+ * our own, since not every C library has fnmatch: it is fnmatch's with no
+ * flags in the C locale (bytes; '*' and '?' cross '/'; a backslash quotes;
+ * brackets with ranges, '!' or '^' and [:class:]). */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +39,16 @@ static size_t pattern_bracket_end(const char *p, char *why, size_t why_size)
 	for (; p[i]; i++) {
 		if (p[i] == ']')
 			return i + 1;
+		if (p[i] == '[' && (p[i + 1] == '.' || p[i + 1] == '=')) {
+			/* fnmatch's collating symbols and equivalence
+			 * classes: our matcher has no locale to give them
+			 * a meaning beyond the character itself. */
+			snprintf(why, why_size,
+				 "'[%c' in a bracket (a collating symbol or "
+				 "equivalence class) is not supported",
+				 p[i + 1]);
+			return 0;
+		}
 		if (p[i] == '[' && p[i + 1] == ':') {
 			const char *end = strstr(p + i + 2, ":]");
 
@@ -82,9 +95,170 @@ bool pattern_is_literal(const char *pattern)
 	return strpbrk(pattern, "*?[\\") == NULL;
 }
 
+static bool pattern_class_has(const char *name, size_t len, int c)
+{
+	static const struct {
+		const char *name;
+		int (*is)(int);
+	} classes[] = {
+		{"alnum", isalnum}, {"alpha", isalpha}, {"blank", isblank},
+		{"cntrl", iscntrl}, {"digit", isdigit}, {"graph", isgraph},
+		{"lower", islower}, {"print", isprint}, {"punct", ispunct},
+		{"space", isspace}, {"upper", isupper}, {"xdigit", isxdigit},
+	};
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(*classes); i++) {
+		if (strlen(classes[i].name) == len &&
+		    strncmp(classes[i].name, name, len) == 0)
+			return classes[i].is(c) != 0;
+	}
+	return false;
+}
+
+/* c as the matcher compares it: '\' is '/' and ASCII letters are lower
+ * case under the flags that say so. */
+static unsigned char pattern_fold(unsigned char c, unsigned flags)
+{
+	if ((flags & PATTERN_SLASHES) && c == '\\')
+		return '/';
+	if ((flags & PATTERN_FOLD) && c >= 'A' && c <= 'Z')
+		return (unsigned char)(c - 'A' + 'a');
+	return c;
+}
+
+/* One member character of a bracket, quoted or not. */
+static unsigned char pattern_member(const char **p, unsigned flags)
+{
+	unsigned char c;
+
+	if (**p == '\\' && !(flags & PATTERN_SLASHES) && (*p)[1])
+		(*p)++;
+	c = (unsigned char)*(*p)++;
+	return pattern_fold(c, flags & PATTERN_SLASHES);
+}
+
+/* Whether the members of a bracket expression at p (past its '[' and
+ * any '!') hold c; *end is set past its ']', or to NULL when it is never
+ * closed: then '[' is an ordinary character, as fnmatch has it. */
+static bool pattern_bracket_has(const char *p, unsigned char c, unsigned flags,
+				const char **end)
+{
+	bool found = false, first = true;
+
+	*end = NULL;
+	c = pattern_fold(c, flags & PATTERN_SLASHES);
+	for (;;) {
+		unsigned char lo, hi;
+
+		if (!*p)
+			return false;
+		if (*p == ']' && !first)
+			break;
+		first = false;
+		if (p[0] == '[' && p[1] == ':') {
+			const char *close = strstr(p + 2, ":]");
+
+			if (close) {
+				if (pattern_class_has(
+					    p + 2, (size_t)(close - p - 2), c))
+					found = true;
+				p = close + 2;
+				continue;
+			}
+		}
+		lo = pattern_member(&p, flags);
+		hi = lo;
+		if (p[0] == '-' && p[1] && p[1] != ']') {
+			p++;
+			hi = pattern_member(&p, flags);
+		}
+		if (lo <= c && c <= hi)
+			found = true;
+	}
+	*end = p + 1;
+	return found;
+}
+
+/* A bracket expression at p (just past its '['): under PATTERN_FOLD it
+ * holds c when its members hold c in either case. */
+static bool pattern_bracket(const char *p, unsigned char c, unsigned flags,
+			    const char **end)
+{
+	bool negate = *p == '!' || *p == '^';
+	bool in = pattern_bracket_has(p + negate, c, flags, end);
+
+	if (!in && *end && (flags & PATTERN_FOLD)) {
+		unsigned char other = c;
+
+		if (c >= 'A' && c <= 'Z')
+			other = (unsigned char)(c - 'A' + 'a');
+		else if (c >= 'a' && c <= 'z')
+			other = (unsigned char)(c - 'a' + 'A');
+		in = other != c &&
+		     pattern_bracket_has(p + negate, other, flags, end);
+	}
+	return in != negate;
+}
+
+/* One pattern element against the character c: true when it matches, with
+ * *p past the element. */
+static bool pattern_one(const char **p, unsigned char c, unsigned flags)
+{
+	const char *q = *p;
+	unsigned char want;
+
+	if (*q == '?') {
+		*p = q + 1;
+		return true;
+	}
+	if (*q == '[') {
+		const char *end;
+		bool in = pattern_bracket(q + 1, c, flags, &end);
+
+		if (end) {
+			*p = end;
+			return in;
+		}
+	}
+	if (*q == '\\' && !(flags & PATTERN_SLASHES) && q[1])
+		q++;
+	want = (unsigned char)*q;
+	*p = q + 1;
+	return pattern_fold(want, flags) == pattern_fold(c, flags);
+}
+
+/* The classic backtracking of the last '*': each star only ever needs to
+ * retry at one more character of the text than the last time. */
+bool pattern_match_flags(const char *pattern, const char *text, unsigned flags)
+{
+	const char *p = pattern, *t = text;
+	const char *star_p = NULL, *star_t = NULL;
+
+	while (*t) {
+		if (*p == '*') {
+			while (*p == '*')
+				p++;
+			star_p = p;
+			star_t = t;
+			continue;
+		}
+		if (*p && pattern_one(&p, (unsigned char)*t, flags)) {
+			t++;
+			continue;
+		}
+		if (!star_p)
+			return false;
+		p = star_p;
+		t = ++star_t;
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
+}
+
 /* No FNM_PATHNAME: '*' crosses '/', so a trailing '*' after a directory
  * covers everything below it. */
 bool pattern_match(const char *pattern, const char *text)
 {
-	return fnmatch(pattern, text, 0) == 0;
+	return pattern_match_flags(pattern, text, 0);
 }

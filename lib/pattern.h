@@ -6,9 +6,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How a pattern compares, beyond fnmatch's defaults: Windows paths. */
+enum pattern_flags {
+	PATTERN_FOLD = 1 << 0,	  /* ASCII letters in either case */
+	PATTERN_SLASHES = 1 << 1, /* '\\' is '/', never a quote */
+};
+
 /* pattern.c */
 int pattern_check(const char *pattern, char *why, size_t why_size);
 bool pattern_is_literal(const char *pattern);
 bool pattern_match(const char *pattern, const char *text);
+bool pattern_match_flags(const char *pattern, const char *text, unsigned flags);
 
 #endif

@@ -39,10 +39,10 @@ struct rulefile {
 };
 
 static void rulefile_error(struct rulefile *rf, unsigned line, const char *fmt,
-			   ...) __attribute__((format(printf, 3, 4)));
+			   ...) __attribute__((format(OS_PRINTF, 3, 4)));
 static void rulefile_warning(struct rulefile *rf, unsigned line,
 			     const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__attribute__((format(OS_PRINTF, 3, 4)));
 
 static void rulefile_error(struct rulefile *rf, unsigned line, const char *fmt,
 			   ...)
@@ -92,7 +92,7 @@ static unsigned rulefile_string_line(const struct rulefile *rf, unsigned line)
 	if (line == 0 || line > rf->line_count)
 		return line;
 	start = rf->text + rf->line_starts[line - 1];
-	if (memchr(start, '"', (size_t)(strchrnul(start, '\n') - start)))
+	if (memchr(start, '"', strcspn(start, "\n")))
 		return line;
 	while (--line > 0) {
 		start = rf->text + rf->line_starts[line - 1];

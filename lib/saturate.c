@@ -305,7 +305,7 @@ double saturate_capacity(const struct saturate_machine *m, unsigned threads,
 
 static void saturate_add(struct saturate_findings *out, enum saturate_kind kind,
 			 const char *fix, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+	__attribute__((format(OS_PRINTF, 4, 5)));
 
 static void saturate_add(struct saturate_findings *out, enum saturate_kind kind,
 			 const char *fix, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "ostypes.h"
 #include "util.h"
 
 void *xmalloc(size_t size)
@@ -57,10 +58,11 @@ char *xstrdup(const char *text)
 
 char *xstrndup(const char *text, size_t len)
 {
-	char *p = strndup(text, len);
+	size_t n = strnlen(text, len);
+	char *p = xmalloc(n + 1);
 
-	if (!p)
-		fatal("strndup");
+	memcpy(p, text, n);
+	p[n] = '\0';
 	return p;
 }
 
@@ -86,7 +88,7 @@ int util_read_file(const char *path, size_t max, char **text, size_t *len)
 	char *buf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, OS_OPEN_READ);
 	if (fd < 0)
 		return -1;
 	buf = xmalloc(cap + 1);

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "ostypes.h" /* OS_PRINTF */
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* util.c */
@@ -13,7 +15,7 @@ void *xcalloc(size_t count, size_t size);
 void *xreallocarray(void *ptr, size_t count, size_t size);
 char *xstrdup(const char *text);
 char *xstrndup(const char *text, size_t len);
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 int util_read_file(const char *path, size_t max, char **text, size_t *len);
 
 #endif

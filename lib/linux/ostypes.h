@@ -1,0 +1,15 @@
+/* The system's types the portable core names (uid_t, gid_t, pid_t): the C
+ * library's own here; and the archetype of its format checks. */
+#ifndef CPUPOLICY_OSTYPES_H
+#define CPUPOLICY_OSTYPES_H
+
+#include <fcntl.h>
+#include <sys/types.h>
+
+#define OS_PRINTF printf
+
+/* open(2) flags of a file read whole (util_read_file): not inherited across
+ * exec, never a controlling terminal. */
+#define OS_OPEN_READ (O_RDONLY | O_CLOEXEC | O_NOCTTY)
+
+#endif

@@ -1,0 +1,23 @@
+/* The system's types the portable core names, and the archetype of its
+ * format checks. mingw-w64 has no uid_t or gid_t: the core's account ids
+ * are the small numbers accounts.c interns SIDs as. (pid_t is an int, as
+ * on Linux: windows.mk keeps mingw's 64-bit one out, since Windows
+ * process and thread ids are DWORDs and the core prints them with %d.) */
+#ifndef CPUPOLICY_OSTYPES_H
+#define CPUPOLICY_OSTYPES_H
+
+#include <fcntl.h>
+#include <sys/types.h>
+
+typedef unsigned uid_t;
+typedef unsigned gid_t;
+
+/* The C99 printf of __USE_MINGW_ANSI_STDIO (%zu, %lld): gcc checks it as
+ * gnu_printf; its plain printf archetype is the MSVCRT one. */
+#define OS_PRINTF gnu_printf
+
+/* open(2) flags of a file read whole (util_read_file): bytes as they are (no CR
+ * LF folding), not inherited. */
+#define OS_OPEN_READ (O_RDONLY | O_BINARY | O_NOINHERIT)
+
+#endif

@@ -1,0 +1,63 @@
+/* Which system this backend is (rule files are checked for it unless a
+ * caller names another), and the UTF-8 <-> UTF-16 conversion at the edge:
+ * the core holds UTF-8, the W functions take UTF-16. */
+#include <stdlib.h>
+
+#include "win.h"
+
+enum rules_system system_native(void)
+{
+	return RULES_SYSTEM_WINDOWS;
+}
+
+bool system_wide(const char *utf8, wchar_t *out, size_t count)
+{
+	int n;
+
+	if (count == 0 || count > INT_MAX)
+		return false;
+	n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, out,
+				(int)count);
+	if (n <= 0) {
+		out[0] = L'\0';
+		return false;
+	}
+	return true;
+}
+
+/* Invalid UTF-16 (an unpaired surrogate, which a starter may put in a
+ * process's name) becomes U+FFFD: WideCharToMultiByte does that unless
+ * told WC_ERR_INVALID_CHARS. */
+bool system_utf8(const wchar_t *wide, char *out, size_t size)
+{
+	int n;
+
+	if (size == 0 || size > INT_MAX)
+		return false;
+	n = WideCharToMultiByte(CP_UTF8, 0, wide, -1, out, (int)size, NULL,
+				NULL);
+	if (n <= 0) {
+		out[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+wchar_t *system_wide_dup(const char *utf8)
+{
+	int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1,
+				    NULL, 0);
+	wchar_t *wide;
+
+	if (n <= 0)
+		return NULL;
+	wide = malloc((size_t)n * sizeof(*wide));
+	if (!wide)
+		return NULL;
+	if (MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, utf8, -1, wide,
+				n) != n) {
+		free(wide);
+		return NULL;
+	}
+	return wide;
+}
