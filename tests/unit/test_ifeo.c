@@ -291,9 +291,6 @@ static bool reserved_stub(void *ctx, const char *name)
 }
 
 static void append(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void append(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t used = strlen(buf);
 	va_list ap;
