@@ -44,6 +44,7 @@ enum conf_key {
 	CONF_KEY_BATCH_MS,
 	CONF_KEY_EVENT_BUFFER_KB,
 	CONF_KEY_EVENTS_POLL_MS,
+	CONF_KEY_IFEO_PERF_OPTIONS,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_DEV,
@@ -77,6 +78,8 @@ static const struct {
 	[CONF_KEY_BATCH_MS] = {CONF_SECTION_DAEMON, "batch_ms"},
 	[CONF_KEY_EVENT_BUFFER_KB] = {CONF_SECTION_DAEMON, "event_buffer_kb"},
 	[CONF_KEY_EVENTS_POLL_MS] = {CONF_SECTION_DAEMON, "events_poll_ms"},
+	[CONF_KEY_IFEO_PERF_OPTIONS] = {CONF_SECTION_DAEMON,
+					"ifeo_perf_options"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 	[CONF_KEY_DEV] = {CONF_SECTION_PATHS, "dev"},
@@ -150,6 +153,7 @@ void conf_init(struct conf *conf)
 		.parking_latency_us = CONF_DEFAULT_PARKING_LATENCY_US,
 		.event_buffer_kb = CONF_DEFAULT_EVENT_BUFFER_KB,
 		.events_poll_ms = CONF_DEFAULT_EVENTS_POLL_MS,
+		.ifeo_mode = IFEO_MODE_LOWERING,
 	};
 	conf_set_rules_dirs(conf, paths_rules_dirs());
 	conf_set_string(&conf->socket, paths_endpoint());
@@ -338,6 +342,26 @@ static void conf_events_poll(struct conf_parser *p, const char *value)
 	p->conf->events_poll_ms = (unsigned)ms;
 }
 
+static void conf_ifeo(struct conf_parser *p, const char *value)
+{
+	static const char *const modes[] = {
+		[IFEO_MODE_OFF] = "off",
+		[IFEO_MODE_LOWERING] = "lowering",
+		[IFEO_MODE_ALL] = "all",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (strcmp(value, modes[i]) == 0) {
+			p->conf->ifeo_mode = (enum ifeo_mode)i;
+			return;
+		}
+	}
+	diag_error(p->diag, p->path, p->line,
+		   "ifeo_perf_options: '%.64s' is not valid (valid: off, "
+		   "lowering, all)",
+		   value);
+}
+
 /* A word of the rule language's power keys: the same names are valid. */
 static void conf_power_word(struct conf_parser *p, const char *key,
 			    const char *value, enum rules_enum which,
@@ -481,6 +505,9 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		break;
 	case CONF_KEY_EVENTS_POLL_MS:
 		conf_events_poll(p, value);
+		break;
+	case CONF_KEY_IFEO_PERF_OPTIONS:
+		conf_ifeo(p, value);
 		break;
 	case CONF_KEY_GROUP_MAY_RELOAD:
 		conf_bool(p, "group_may_reload", value,

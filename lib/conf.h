@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "ifeo.h"
 #include "log.h"
 #include "rules.h"
 
@@ -51,6 +52,9 @@ struct conf {
 	/* Between two looks at the processes where the system's events
 	 * are polled (Windows without ETW); unused where they are not. */
 	unsigned events_poll_ms;
+	/* Which rules' classes go to Image File Execution Options (Windows;
+	 * unused on Linux). */
+	enum ifeo_mode ifeo_mode;
 	char *sysfs;
 	char *procfs;
 	char *dev;

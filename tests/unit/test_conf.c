@@ -28,7 +28,7 @@ static const struct conf_case conf_cases[] = {
 	 "root\nstate_dir = /var/lib/x\nrescan_interval_ms = 500\nlog_level = "
 	 "debug\ndry_run = yes\nrespect_changes = no\nself_realtime = "
 	 "yes\ngroup_may_reload = on\nbatch_ms = 5\nevent_buffer_kb = 64\n"
-	 "events_poll_ms = 100\n"
+	 "events_poll_ms = 100\nifeo_perf_options = all\n"
 	 "[paths]\nsysfs = "
 	 "/tmp/sys\nprocfs = /tmp/proc\n",
 	 0, 0, NULL},
@@ -93,6 +93,9 @@ static const struct conf_case conf_cases[] = {
 	 "respect_changes: 'sometimes' is not a boolean"},
 	{"relative sysfs", "[paths]\nsysfs = sys\n", 1, 2,
 	 "sysfs: 'sys' is not an absolute path"},
+	{"bad ifeo mode", "[daemon]\nifeo_perf_options = raising\n", 1, 2,
+	 "ifeo_perf_options: 'raising' is not valid (valid: off, lowering, "
+	 "all)"},
 	{"events poll too short", "[daemon]\nevents_poll_ms = 5\n", 1, 2,
 	 "events_poll_ms: '5' is not a number of milliseconds from 10 to "
 	 "10000"},
@@ -147,6 +150,7 @@ static void test_defaults(void **state)
 	assert_null(conf.socket_group);
 	assert_string_equal(conf.state_dir, paths_state_dir());
 	assert_int_equal(conf.events_poll_ms, 250);
+	assert_int_equal(conf.ifeo_mode, IFEO_MODE_LOWERING);
 	assert_int_equal(conf.rescan_interval_ms, 10000);
 	assert_int_equal(conf.log_level, LOG_LEVEL_INFO);
 	assert_false(conf.dry_run);
