@@ -1138,6 +1138,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	bool pairs_set = false;
 	struct saturate_env env = {0};
 	struct diag diag;
+	char why[256];
 	int c, status;
 
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
@@ -1160,6 +1161,10 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	}
 	if (saturate_options_check(&o, pairs_set) < 0)
 		goto hint;
+	if (!work_supported(why, sizeof(why))) {
+		fprintf(stderr, "cpupolicyctl: saturate: %s\n", why);
+		return CTL_EXIT_FAIL;
+	}
 	conf_init(&env.conf);
 	diag_init(&diag);
 	if (conf_load_file(&env.conf, ctl->conf_path, ctl->conf_explicit,

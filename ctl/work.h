@@ -5,6 +5,7 @@
 #define CPUPOLICY_WORK_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -64,5 +65,7 @@ pid_t work_probe_start(struct work_probe *probe, long period_us);
 void work_probe_stop(pid_t pid, struct work_probe *probe);
 pid_t work_thread_id(void);
 int work_pin(pthread_t thread, hwloc_const_bitmap_t set);
+/* Whether this system has worker processes yet; why not when not. */
+bool work_supported(char *why, size_t size);
 
 #endif

@@ -326,7 +326,9 @@ static struct listen_conn *listen_conn_new(HANDLE pipe)
 	struct listen_conn *conn = xcalloc(1, sizeof(*conn));
 
 	conn->pipe = pipe;
-	conn->ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
+	/* Signalled from the start: the loop's first look at the client
+	 * starts its read. */
+	conn->ov.hEvent = CreateEventW(NULL, TRUE, TRUE, NULL);
 	if (!conn->ov.hEvent) {
 		free(conn);
 		return NULL;
@@ -429,6 +431,7 @@ long listen_recv(struct listen_conn *conn, char *buf, size_t size)
  * it stopped), and answers how many went once it is done. */
 long listen_send(struct listen_conn *conn, const char *buf, size_t len)
 {
+
 	if (conn->busy == LISTEN_BUSY_WRITING)
 		return listen_finish(conn);
 	if (len > LISTEN_OUT_BUFFER)

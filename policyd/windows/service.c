@@ -13,6 +13,8 @@
 
 #include <windows.h>
 
+#include <tlhelp32.h>
+
 #include "internal.h"
 #include "log.h"
 #include "os.h"
@@ -148,6 +150,30 @@ static void WINAPI service_main(DWORD argc, wchar_t **argv)
 	service_report(SERVICE_STOPPED, (DWORD)service.exit_status);
 }
 
+/* Whether services.exe started this process: only then is the
+ * dispatcher worth a try. Wine's takes 10 s to give up otherwise. */
+static bool service_parent_is_scm(void)
+{
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
+	DWORD self = GetCurrentProcessId(), parent = 0;
+	bool scm = false;
+
+	if (snap == INVALID_HANDLE_VALUE)
+		return true; /* cannot tell: let the dispatcher say */
+	for (BOOL ok = Process32FirstW(snap, &pe); ok && !parent;
+	     ok = Process32NextW(snap, &pe)) {
+		if (pe.th32ProcessID == self)
+			parent = pe.th32ParentProcessID;
+	}
+	for (BOOL ok = parent && Process32FirstW(snap, &pe); ok && !scm;
+	     ok = Process32NextW(snap, &pe))
+		scm = pe.th32ProcessID == parent &&
+		      _wcsicmp(pe.szExeFile, L"services.exe") == 0;
+	CloseHandle(snap);
+	return scm;
+}
+
 /* Started by the SCM, the dispatcher connects and calls service_main on
  * a thread of its own; started from a console (or by anything else), it
  * cannot connect, and the daemon runs here in the foreground. */
@@ -161,6 +187,8 @@ int service_run(struct daemon *d, int (*run)(struct daemon *d))
 
 	service.daemon = d;
 	service.run = run;
+	if (!service_parent_is_scm())
+		return run(d);
 	if (StartServiceCtrlDispatcherW(table))
 		return service.exit_status;
 	if (GetLastError() == ERROR_FAILED_SERVICE_CONTROLLER_CONNECT)

@@ -1,0 +1,136 @@
+/* Windows: what limits cpupolicyctl on this machine, and what other
+ * processes take of it, as the saturation check reports them: logical
+ * processors over every group, each process's CPU time (Toolhelp,
+ * GetProcessTimes) and a thread's (GetThreadTimes). No cgroups, cpusets
+ * or cpufreq here: a job object's CPU rate and the power scheme's caps
+ * are part 2's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+#include <tlhelp32.h>
+
+#include "saturate.h"
+#include "util.h"
+#include "win.h"
+#include "../ctl.h"
+
+unsigned facts_cpu_count(bool online)
+{
+	DWORD n = online ? GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)
+			 : GetMaximumProcessorCount(ALL_PROCESSOR_GROUPS);
+
+	return (unsigned)n;
+}
+
+double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
+		   size_t size)
+{
+	(void)procfs;
+	(void)sysfs;
+	if (size)
+		cgroup[0] = '\0';
+	return -1;
+}
+
+void facts_cpuset_cgroup(const char *procfs, char *name, size_t size)
+{
+	(void)procfs;
+	if (size)
+		name[0] = '\0';
+}
+
+void facts_freq(const char *sysfs, struct saturate_input *in)
+{
+	(void)sysfs;
+	(void)in;
+}
+
+/* FILETIME's 100 ns units, kernel and user time together. */
+static double facts_seconds(const FILETIME *kernel, const FILETIME *user)
+{
+	ULARGE_INTEGER k = {.LowPart = kernel->dwLowDateTime,
+			    .HighPart = kernel->dwHighDateTime};
+	ULARGE_INTEGER u = {.LowPart = user->dwLowDateTime,
+			    .HighPart = user->dwHighDateTime};
+
+	return (double)(k.QuadPart + u.QuadPart) / 1e7;
+}
+
+/* The class as the nice value prio.c maps it to, for the report. */
+static int facts_nice(DWORD klass)
+{
+	switch (klass) {
+	case IDLE_PRIORITY_CLASS:
+		return 19;
+	case BELOW_NORMAL_PRIORITY_CLASS:
+		return 10;
+	case ABOVE_NORMAL_PRIORITY_CLASS:
+		return -5;
+	case HIGH_PRIORITY_CLASS:
+		return -10;
+	case REALTIME_PRIORITY_CLASS:
+		return -20;
+	default:
+		return 0;
+	}
+}
+
+size_t facts_tasks(const char *procfs, struct facts_task **out)
+{
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
+	size_t n = 0, cap = 0;
+
+	(void)procfs;
+	*out = NULL;
+	if (snap == INVALID_HANDLE_VALUE)
+		return 0;
+	for (BOOL ok = Process32FirstW(snap, &pe); ok;
+	     ok = Process32NextW(snap, &pe)) {
+		HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE,
+				       pe.th32ProcessID);
+		FILETIME created, ended, kernel, user;
+		struct facts_task *t;
+
+		if (!h)
+			continue;
+		if (GetProcessTimes(h, &created, &ended, &kernel, &user)) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				*out = xreallocarray(*out, cap, sizeof(**out));
+			}
+			t = &(*out)[n++];
+			*t = (struct facts_task){
+				.pid = (pid_t)pe.th32ProcessID,
+				.cpu_s = facts_seconds(&kernel, &user),
+				.nice = facts_nice(GetPriorityClass(h)),
+			};
+			if (!system_utf8(pe.szExeFile, t->name,
+					 sizeof(t->name)))
+				snprintf(t->name, sizeof(t->name), "?");
+		}
+		CloseHandle(h);
+	}
+	CloseHandle(snap);
+	return n;
+}
+
+double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
+{
+	HANDLE h =
+		OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)tid);
+	FILETIME created, ended, kernel, user;
+	double s = 0;
+
+	(void)procfs;
+	(void)pid;
+	if (!h)
+		return 0;
+	if (GetThreadTimes(h, &created, &ended, &kernel, &user))
+		s = facts_seconds(&kernel, &user);
+	CloseHandle(h);
+	return s;
+}

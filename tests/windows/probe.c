@@ -1,0 +1,135 @@
+/* The Windows integration test's program: it starts a thread at once
+ * and another after a delay, and on request reports its priority class
+ * and each thread's priority as Windows returns them (GetPriorityClass,
+ * GetThreadPriority), read from inside the process.
+ *
+ *   probe.exe DIR [DELAY_MS]
+ *
+ * It writes DIR\ready once running; each time DIR\ask appears it writes
+ * DIR\report (whole: written aside, then moved into place) and removes
+ * DIR\ask; it exits when DIR\stop appears, or after 120 s whatever
+ * happens. A report:
+ *
+ *   pid 1234
+ *   class 0x80
+ *   threads 3
+ *   thread main 2
+ *   thread early 2
+ *   thread late 2
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <windows.h>
+
+#define PROBE_LIFE_MS 120000
+#define PROBE_TICK_MS 20
+
+struct probe_thread {
+	const char *name;
+	HANDLE handle;
+};
+
+static struct probe_thread probe_threads[3];
+static volatile LONG probe_thread_count;
+static volatile LONG probe_stop;
+
+static void probe_add(const char *name, HANDLE h)
+{
+	LONG i = probe_thread_count;
+
+	probe_threads[i] = (struct probe_thread){name, h};
+	InterlockedIncrement(&probe_thread_count);
+}
+
+static DWORD WINAPI probe_idle(void *arg)
+{
+	(void)arg;
+	while (!probe_stop)
+		Sleep(PROBE_TICK_MS);
+	return 0;
+}
+
+static HANDLE probe_start(void)
+{
+	return CreateThread(NULL, 0, probe_idle, NULL, 0, NULL);
+}
+
+static char *probe_path(const char *dir, const char *file)
+{
+	size_t len = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(len);
+
+	if (!p)
+		exit(2);
+	snprintf(p, len, "%s\\%s", dir, file);
+	return p;
+}
+
+static int probe_touch(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void probe_report(const char *dir)
+{
+	char *tmp = probe_path(dir, "report.tmp"),
+	     *out = probe_path(dir, "report");
+	FILE *f = fopen(tmp, "w");
+	LONG count = probe_thread_count;
+
+	if (!f)
+		exit(2);
+	fprintf(f, "pid %lu\nclass 0x%lx\nthreads %ld\n", GetCurrentProcessId(),
+		GetPriorityClass(GetCurrentProcess()), count);
+	for (LONG i = 0; i < count; i++)
+		fprintf(f, "thread %s %d\n", probe_threads[i].name,
+			GetThreadPriority(probe_threads[i].handle));
+	if (fclose(f) == 0)
+		MoveFileExA(tmp, out, MOVEFILE_REPLACE_EXISTING);
+	free(tmp);
+	free(out);
+}
+
+int main(int argc, char **argv)
+{
+	HANDLE self;
+	DWORD delay = argc > 2 ? (DWORD)strtoul(argv[2], NULL, 10) : 1000;
+	ULONGLONG start = GetTickCount64();
+	char *ready, *ask, *stop;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: probe.exe DIR [DELAY_MS]\n");
+		return 2;
+	}
+	ready = probe_path(argv[1], "ready");
+	ask = probe_path(argv[1], "ask");
+	stop = probe_path(argv[1], "stop");
+	/* A real handle to the main thread (GetCurrentThread's is a
+	 * pseudo-handle, the same for every thread). */
+	DuplicateHandle(GetCurrentProcess(), GetCurrentThread(),
+			GetCurrentProcess(), &self, 0, FALSE,
+			DUPLICATE_SAME_ACCESS);
+	probe_add("main", self);
+	probe_add("early", probe_start());
+	probe_touch(ready, "ready\n");
+	while (GetFileAttributesA(stop) == INVALID_FILE_ATTRIBUTES &&
+	       GetTickCount64() - start < PROBE_LIFE_MS) {
+		if (probe_thread_count == 2 &&
+		    GetTickCount64() - start >= delay)
+			probe_add("late", probe_start());
+		if (GetFileAttributesA(ask) != INVALID_FILE_ATTRIBUTES) {
+			probe_report(argv[1]);
+			DeleteFileA(ask);
+		}
+		Sleep(PROBE_TICK_MS);
+	}
+	probe_stop = 1;
+	return 0;
+}
