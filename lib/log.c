@@ -14,6 +14,7 @@ static const char *log_progname = "cpupolicy";
 static enum log_level log_threshold = LOG_LEVEL_INFO;
 static bool log_to_journal;
 static bool log_timestamps;
+static FILE *log_stream; /* NULL: stderr */
 
 static const char *const log_level_names[] = {
 	[LOG_LEVEL_ERROR] = "error",
@@ -49,6 +50,19 @@ void log_set_timestamps(bool on)
 	log_timestamps = on;
 }
 
+/* Where the lines go: stderr, or a file of the daemon's own (a Windows
+ * service has no stderr). The daemon prints its config's and rules'
+ * errors there too. */
+void log_set_file(FILE *f)
+{
+	log_stream = f;
+}
+
+FILE *log_file(void)
+{
+	return log_stream ? log_stream : stderr;
+}
+
 static void log_stamp(void)
 {
 	char when[32];
@@ -56,7 +70,7 @@ static void log_stamp(void)
 	struct tm *tm = localtime(&now);
 
 	if (tm && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", tm))
-		fprintf(stderr, "%s ", when);
+		fprintf(log_file(), "%s ", when);
 }
 
 enum log_level log_get_level(void)
@@ -92,16 +106,16 @@ static void log_emit(enum log_level level, const char *why, const char *fmt,
 	if (log_timestamps)
 		log_stamp();
 	if (log_to_journal)
-		fprintf(stderr, "<%d>", log_syslog_priority[level]);
+		fprintf(log_file(), "<%d>", log_syslog_priority[level]);
 	else
-		fprintf(stderr, "%s: ", log_progname);
+		fprintf(log_file(), "%s: ", log_progname);
 	if (level == LOG_LEVEL_ERROR || level == LOG_LEVEL_WARNING ||
 	    level == LOG_LEVEL_DEBUG)
-		fprintf(stderr, "%s: ", log_level_names[level]);
+		fprintf(log_file(), "%s: ", log_level_names[level]);
 	if (why)
-		fprintf(stderr, "%s: %s\n", line, why);
+		fprintf(log_file(), "%s: %s\n", line, why);
 	else
-		fprintf(stderr, "%s\n", line);
+		fprintf(log_file(), "%s\n", line);
 }
 
 #define LOG_BODY(level, why)                                                   \

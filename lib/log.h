@@ -4,6 +4,7 @@
 #define CPUPOLICY_LOG_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdnoreturn.h>
 
 #include "ostypes.h" /* OS_PRINTF */
@@ -19,6 +20,8 @@ enum log_level {
 void log_init(const char *progname, enum log_level level);
 void log_set_level(enum log_level level);
 void log_set_timestamps(bool on);
+void log_set_file(FILE *f);
+FILE *log_file(void);
 enum log_level log_get_level(void);
 int log_level_parse(const char *text, enum log_level *level);
 const char *log_level_name(enum log_level level);

@@ -300,7 +300,7 @@ static void setup(struct daemon *d)
 
 	diag_init(&diag);
 	if (load_conf(&d->options, &d->conf, &diag) < 0 || diag.errors) {
-		diag_print(&diag, stderr, true);
+		diag_print(&diag, log_file(), true);
 		exit(1);
 	}
 	log_set_level(d->conf.log_level);
@@ -315,11 +315,11 @@ static void setup(struct daemon *d)
 	 * load (a broken rule file after a crash). */
 	setup_power(d);
 	if (!(d->rules = load_rules(&d->options, &d->conf, &diag))) {
-		diag_print(&diag, stderr, true);
+		diag_print(&diag, log_file(), true);
 		control_close(d);
 		exit(1);
 	}
-	diag_print(&diag, stderr, true);
+	diag_print(&diag, log_file(), true);
 	diag_free(&diag);
 	service_trim(); /* the parse's peak is gone: give it back */
 	manage_init(&d->manage,

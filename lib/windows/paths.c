@@ -8,6 +8,8 @@
 
 #include <windows.h>
 
+#include <shlobj.h>
+
 #include "os.h"
 #include "win.h"
 
@@ -22,15 +24,18 @@ struct paths {
 
 static struct paths paths;
 
-/* %ProgramData% as the system sets it (C:\ProgramData); where it is not
- * set, the Windows directory's drive holds it. */
+/* %ProgramData% (C:\ProgramData) as the shell knows it, not from the
+ * environment: a service's may differ from a console's (Wine gives its
+ * services another), and whoever starts the daemon sets it. Where the
+ * shell cannot say, the Windows directory's drive holds it. */
 static void paths_program_data(char *out, size_t size)
 {
 	wchar_t wide[MAX_PATH];
-	DWORD n = GetEnvironmentVariableW(L"ProgramData", wide, MAX_PATH);
+	UINT n;
 
-	if (n > 0 && n < MAX_PATH && system_utf8(wide, out, size) &&
-	    paths_absolute(out))
+	if (SHGetFolderPathW(NULL, CSIDL_COMMON_APPDATA, NULL,
+			     SHGFP_TYPE_CURRENT, wide) == S_OK &&
+	    system_utf8(wide, out, size) && paths_absolute(out))
 		return;
 	n = GetSystemWindowsDirectoryW(wide, MAX_PATH);
 	if (n >= 2 && n < MAX_PATH && wide[1] == L':')

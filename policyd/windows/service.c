@@ -112,6 +112,7 @@ static void service_log_open(void)
 	char dir[MAX_PATH * 3], *slash;
 	wchar_t path[MAX_PATH], old[MAX_PATH + 4];
 	WIN32_FILE_ATTRIBUTE_DATA attr;
+	FILE *log;
 
 	snprintf(dir, sizeof(dir), "%s", paths_conf_file());
 	slash = strrchr(dir, '\\');
@@ -129,8 +130,14 @@ static void service_log_open(void)
 		old[ARRAY_SIZE(old) - 1] = L'\0';
 		MoveFileExW(path, old, MOVEFILE_REPLACE_EXISTING);
 	}
-	if (_wfreopen(path, L"a", stderr))
-		setvbuf(stderr, NULL, _IONBF, 0);
+	/* A service has no stderr (the C runtime marks it unusable, and
+	 * it cannot be reopened): the log gets a stream of its own,
+	 * unbuffered, for the life of the process. */
+	log = _wfopen(path, L"a");
+	if (!log)
+		return;
+	setvbuf(log, NULL, _IONBF, 0);
+	log_set_file(log);
 	log_set_timestamps(true);
 }
 
