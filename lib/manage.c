@@ -646,7 +646,8 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	snprintf(p->exe, sizeof(p->exe), "%.255s",
 		 facts.have & MATCH_FACT_EXE ? facts.exe : "(no exe)");
 	manage_printable(p->exe);
-	prio_target_from_rule(&p->rule->priority, &p->prio);
+	prio_target_for_system(&p->rule->priority, rules_target(m->rules),
+			       &p->prio);
 	manage_plan(m, p, p->rule, changed);
 	m->counters.matches += changed;
 	/* Threads of a process seen for the first time existed before the
@@ -973,7 +974,8 @@ static void manage_keep_rule(struct manage *m, struct manage_proc *p)
 		return;
 	}
 	p->rule = &m->rules->list[index - 1];
-	prio_target_from_rule(&p->rule->priority, &p->prio);
+	prio_target_for_system(&p->rule->priority, rules_target(m->rules),
+			       &p->prio);
 	manage_plan(m, p, p->rule, false);
 	manage_apply_all(m, p, true);
 	manage_hold(m, p, rules_has_power(p->rule));

@@ -36,7 +36,7 @@ enum match_file {
 	MATCH_FILE_UNSEEN,   /* the path names no file the daemon can see */
 };
 
-#define MATCH_COMM_MAX	  16
+#define MATCH_COMM_MAX	  OS_NAME_MAX
 #define MATCH_CMDLINE_MAX 4096
 #define MATCH_CGROUP_MAX  4096
 #define MATCH_GROUPS_MAX  64

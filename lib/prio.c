@@ -108,11 +108,85 @@ void prio_target_from_rule(const struct rule_priority *rule,
 		target->io_level = rule->io_level >= 0 ? rule->io_level : 4;
 }
 
-/* Nothing to set on a thread: the efficiency mode is the process's. */
+/* The class a Windows state stands for: the realtime policies are the
+ * realtime class, the idle policy the idle class, and nice the class
+ * nearest to it (halfway between two classes' nice goes to the lower). */
+enum rule_class prio_class_of_state(const struct prio_state *state)
+{
+	static const enum rule_class order[] = {
+		RULE_CLASS_HIGH,   RULE_CLASS_ABOVE_NORMAL,
+		RULE_CLASS_NORMAL, RULE_CLASS_BELOW_NORMAL,
+		RULE_CLASS_IDLE,
+	};
+	enum rule_class best = RULE_CLASS_NORMAL;
+	int best_distance = 1000;
+
+	if (state->policy == RULE_POLICY_FIFO ||
+	    state->policy == RULE_POLICY_RR)
+		return RULE_CLASS_REALTIME;
+	if (state->policy == RULE_POLICY_IDLE)
+		return RULE_CLASS_IDLE;
+	for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+		int d = state->nice - prio_class(order[i])->nice;
+
+		if (d < 0)
+			d = -d;
+		if (d <= best_distance) {
+			best = order[i];
+			best_distance = d;
+		}
+	}
+	return best;
+}
+
+/* A Windows class as nice and policy, the inverse of
+ * prio_class_of_state: the class's own values of the one mapping. */
+void prio_state_of_class(enum rule_class class, struct prio_state *state)
+{
+	const struct prio_class_map *map = prio_class(class);
+
+	if (!map)
+		map = prio_class(RULE_CLASS_NORMAL);
+	state->policy = map->policy;
+	state->nice = map->policy == RULE_POLICY_RR ? 0 : map->nice;
+	state->rt_priority = map->policy == RULE_POLICY_RR ? 1 : 0;
+	state->io_class = RULE_IO_CLASS_UNSET;
+	state->io_level = 0;
+	state->reset_on_fork = false;
+}
+
+/* The target for the system it is applied on. On Windows only the class,
+ * the thread level and the efficiency mode apply (check warns of nice,
+ * policy, rt_priority and the io keys there): the class's nice and
+ * policy stand for it, and the thread level stays apart from nice. */
+void prio_target_for_system(const struct rule_priority *rule,
+			    enum rules_system system,
+			    struct prio_target *target)
+{
+	struct prio_state cls;
+
+	if (system != RULES_SYSTEM_WINDOWS) {
+		prio_target_from_rule(rule, target);
+		return;
+	}
+	*target = (struct prio_target){.io_level = -1, .windows = true};
+	if (rule->class) {
+		prio_state_of_class(rule->class, &cls);
+		target->policy = cls.policy;
+		target->set_nice = cls.policy != RULE_POLICY_RR;
+		target->nice = cls.nice;
+		target->rt_priority = cls.rt_priority;
+	}
+	target->thread = rule->thread;
+	target->efficiency = rule->efficiency_mode;
+}
+
+/* Nothing to set on a thread. On Linux the efficiency mode is not
+ * applied; on Windows it is the process's, set with its threads. */
 bool prio_target_empty(const struct prio_target *target)
 {
 	return !target->set_nice && !target->policy && !target->io_class &&
-	       !target->thread;
+	       !target->thread && !(target->windows && target->efficiency);
 }
 
 /* Ranks order each setting by priority, a larger rank the higher one.
@@ -254,6 +328,12 @@ void prio_expected(const struct prio_target *target,
 		after->io_class = target->io_class;
 		after->io_level = target->io_level;
 	}
+	if (target->windows && target->thread)
+		after->thread_level =
+			prio_thread_expected(target, before->thread_level);
+	if (target->windows && target->efficiency)
+		after->efficiency = prio_efficiency_expected(
+			target->efficiency, before->efficiency);
 }
 
 /* Windows, per thread: the level SetThreadPriority gets over the thread's
@@ -409,7 +489,9 @@ bool prio_state_equal(const struct prio_state *a, const struct prio_state *b)
 	       a->reset_on_fork == b->reset_on_fork &&
 	       a->io_class == b->io_class &&
 	       (a->io_class == RULE_IO_CLASS_UNSET ||
-		a->io_level == b->io_level);
+		a->io_level == b->io_level) &&
+	       a->thread_level == b->thread_level &&
+	       a->efficiency == b->efficiency;
 }
 
 static void prio_describe(char *buf, size_t size, bool nice_known, int nice,
@@ -453,8 +535,43 @@ void prio_describe_target(const struct prio_target *t, char *buf, size_t size)
 		      t->rt_priority, t->io_class, t->io_level);
 }
 
+/* Windows: the class, the thread's level and the process's EcoQoS. */
+static void prio_describe_windows(const struct prio_state *s, char *buf,
+				  size_t size)
+{
+	const struct prio_thread_map *thread = NULL;
+	int n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(prio_threads); i++) {
+		if (prio_threads[i].windows == s->thread_level)
+			thread = &prio_threads[i];
+	}
+	n = snprintf(
+		buf, size, "class %s, thread ",
+		rules_enum_name(RULES_ENUM_CLASS, (int)prio_class_of_state(s)));
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (thread)
+		snprintf(buf + n, size - (size_t)n, "%s",
+			 rules_enum_name(RULES_ENUM_THREAD,
+					 (int)thread->thread));
+	else
+		snprintf(buf + n, size - (size_t)n, "%d", s->thread_level);
+	if (s->efficiency) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, size - used, ", efficiency_mode %s",
+			 rules_enum_name(RULES_ENUM_EFFICIENCY,
+					 (int)s->efficiency));
+	}
+}
+
 void prio_describe_state(const struct prio_state *s, char *buf, size_t size)
 {
+	if (s->windows) {
+		prio_describe_windows(s, buf, size);
+		return;
+	}
 	prio_describe(buf, size, true, s->nice, s->policy, s->rt_priority,
 		      s->io_class, s->io_level);
 	if (!s->io_class) {
@@ -493,4 +610,8 @@ void prio_state_unwind(const struct prio_state *now,
 		out->io_class = original->io_class;
 		out->io_level = original->io_level;
 	}
+	if (now->thread_level == applied->thread_level)
+		out->thread_level = original->thread_level;
+	if (now->efficiency == applied->efficiency)
+		out->efficiency = original->efficiency;
 }

@@ -22,6 +22,10 @@ struct prio_target {
 	enum rule_thread thread;
 	/* Windows, for the process: its EcoQoS (prio_efficiency_flags). */
 	enum rule_efficiency efficiency;
+	/* Made for Windows (prio_target_for_system): nice and policy stand
+	 * for the class alone, thread and efficiency are laid over the
+	 * state's thread_level and efficiency. */
+	bool windows;
 };
 
 /* Windows gives REALTIME_PRIORITY_CLASS only to a caller holding this
@@ -60,6 +64,13 @@ struct prio_state {
 	enum rule_io_class io_class; /* UNSET: none set, derived from nice */
 	int io_level;
 	bool reset_on_fork; /* a flag of the policy, never a rule's */
+	/* Windows: nice and policy are the process's priority class as
+	 * prio_state_of_class has it; thread_level the thread's
+	 * THREAD_PRIORITY_* and efficiency the process's EcoQoS (UNSET:
+	 * not known). Linux leaves them 0. */
+	bool windows;
+	int thread_level;
+	enum rule_efficiency efficiency;
 };
 
 /* A setting of the rule that a thread keeps its own value of, and why. */
@@ -73,6 +84,11 @@ struct prio_kept {
 const struct prio_class_map *prio_class(enum rule_class class);
 void prio_target_from_rule(const struct rule_priority *rule,
 			   struct prio_target *target);
+void prio_target_for_system(const struct rule_priority *rule,
+			    enum rules_system system,
+			    struct prio_target *target);
+enum rule_class prio_class_of_state(const struct prio_state *state);
+void prio_state_of_class(enum rule_class class, struct prio_state *state);
 bool prio_target_empty(const struct prio_target *target);
 const struct prio_thread_map *prio_thread(enum rule_thread thread);
 int prio_thread_expected(const struct prio_target *target, int before);

@@ -223,6 +223,13 @@ void rules_init(struct rules *rules)
 	strmap_init(&rules->ids);
 }
 
+/* The system the rules are for: the one they were checked for, or this
+ * build's own. */
+enum rules_system rules_target(const struct rules *rules)
+{
+	return rules->system ? rules->system : system_native();
+}
+
 struct rules_id_entry {
 	unsigned id;
 	bool known;

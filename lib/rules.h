@@ -193,6 +193,7 @@ enum rules_enum {
 /* rules.c */
 void rules_init(struct rules *rules);
 void rules_free(struct rules *rules);
+enum rules_system rules_target(const struct rules *rules);
 int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 		     bool must_exist, struct diag *diag);
 int rules_load_file(struct rules *rules, const char *path, struct diag *diag);

@@ -45,6 +45,7 @@ static int apply_prio_get(pid_t tid, struct prio_state *state)
 	struct sched_param param;
 	int policy, ioprio;
 
+	*state = (struct prio_state){0};
 	errno = 0;
 	state->nice = getpriority(PRIO_PROCESS, (id_t)tid);
 	if (state->nice == -1 && errno)

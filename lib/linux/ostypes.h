@@ -12,4 +12,7 @@
  * exec, never a controlling terminal. */
 #define OS_OPEN_READ (O_RDONLY | O_CLOEXEC | O_NOCTTY)
 
+/* The size of a process name (comm): 15 bytes and the NUL. */
+#define OS_NAME_MAX 16
+
 #endif

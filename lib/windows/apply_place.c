@@ -1,42 +1,306 @@
-/* Windows: a thread's processors. (First cut: OS_UNSUPPORTED.) */
+/* Windows: a thread's processors. The core's sets number processors as
+ * hwloc's Windows backend does: group g's logical processor n is
+ * g * 64 + n. A thread runs in one processor group at a time (before
+ * Windows 11 and Server 2022 always; after, unless CPU Sets spread it),
+ * so a set within one group is the thread's GROUP_AFFINITY
+ * (SetThreadGroupAffinity, which also moves the thread to that group:
+ * how spread = "group" deals a pool's threads over the groups), and a
+ * set over several groups is the thread's selected CPU Sets
+ * (SetThreadSelectedCpuSets, Windows 10 and later, resolved at run time),
+ * which Windows 11 honours across groups and older Windows within the
+ * thread's own group. Reads give what the thread has: its selected CPU
+ * Sets when it has any, else its group affinity. */
+#include <stdlib.h>
+
+#include "log.h"
+#include "util.h"
 #include "win.h"
+#include "winapi.h"
+
+#define APPLY_PLACE_GROUP_BITS 64
+
+static void apply_place_add_mask(hwloc_bitmap_t set, WORD group, KAFFINITY mask)
+{
+	for (unsigned bit = 0; bit < APPLY_PLACE_GROUP_BITS; bit++) {
+		if (mask & ((KAFFINITY)1 << bit))
+			hwloc_bitmap_set(set,
+					 group * APPLY_PLACE_GROUP_BITS + bit);
+	}
+}
+
+/* The machine's CPU Sets, NULL when Windows (or Wine) has none. */
+static struct winapi_cpu_set_info *apply_place_cpu_sets(ULONG *len)
+{
+	const struct winapi *w = winapi_get();
+	struct winapi_cpu_set_info *info;
+
+	*len = 0;
+	if (!w->GetSystemCpuSetInformation)
+		return NULL;
+	w->GetSystemCpuSetInformation(NULL, 0, len, GetCurrentProcess(), 0);
+	if (*len == 0)
+		return NULL;
+	info = xmalloc(*len);
+	if (!w->GetSystemCpuSetInformation(info, *len, len, GetCurrentProcess(),
+					   0)) {
+		free(info);
+		return NULL;
+	}
+	return info;
+}
+
+/* Each entry of the CPU Set list, walked by its own Size. */
+#define APPLY_PLACE_FOR_EACH(e, info, len)                                     \
+	for (struct winapi_cpu_set_info *e = (info);                           \
+	     (char *)e + sizeof(*e) <= (char *)(info) + (len) &&               \
+	     e->Size >= sizeof(*e);                                            \
+	     e = (struct winapi_cpu_set_info *)((char *)e + e->Size))
+
+static void apply_place_of_ids(const ULONG *ids, ULONG count,
+			       hwloc_bitmap_t set)
+{
+	ULONG len;
+	struct winapi_cpu_set_info *info = apply_place_cpu_sets(&len);
+
+	if (!info)
+		return;
+	APPLY_PLACE_FOR_EACH(e, info, len)
+	{
+		for (ULONG i = 0; i < count; i++) {
+			if (e->CpuSet.Id == ids[i])
+				hwloc_bitmap_set(
+					set,
+					e->CpuSet.Group *
+							APPLY_PLACE_GROUP_BITS +
+						e->CpuSet
+							.LogicalProcessorIndex);
+		}
+	}
+	free(info);
+}
+
+/* The thread's selected CPU Sets as processors; false when it has none
+ * (or the call is not there). */
+static bool apply_place_read_cpu_sets(HANDLE thread, hwloc_bitmap_t set)
+{
+	const struct winapi *w = winapi_get();
+	ULONG needed = 0, *ids;
+	bool ok;
+
+	if (!w->GetThreadSelectedCpuSets)
+		return false;
+	if (w->GetThreadSelectedCpuSets(thread, NULL, 0, &needed) ||
+	    needed == 0)
+		return false;
+	ids = xcalloc(needed, sizeof(*ids));
+	ok = w->GetThreadSelectedCpuSets(thread, ids, needed, &needed);
+	if (ok)
+		apply_place_of_ids(ids, needed, set);
+	free(ids);
+	return ok && !hwloc_bitmap_iszero(set);
+}
 
 enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 {
+	enum os_status os;
+	GROUP_AFFINITY ga;
+	HANDLE thread;
+
 	(void)pid;
-	(void)tid;
 	hwloc_bitmap_zero(set);
-	return OS_UNSUPPORTED;
+	thread = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
+				      &os);
+	if (!thread)
+		return os;
+	if (!apply_place_read_cpu_sets(thread, set)) {
+		if (GetThreadGroupAffinity(thread, &ga))
+			apply_place_add_mask(set, ga.Group, ga.Mask);
+		else
+			os = status_of_win32(GetLastError());
+	}
+	CloseHandle(thread);
+	return os;
+}
+
+/* The one group a set lies in, or -1 when it spans several (or none). */
+static int apply_place_one_group(hwloc_const_bitmap_t set, KAFFINITY *mask)
+{
+	int first = hwloc_bitmap_first(set), last = hwloc_bitmap_last(set);
+	int group;
+
+	if (first < 0 || last < 0 ||
+	    first / APPLY_PLACE_GROUP_BITS != last / APPLY_PLACE_GROUP_BITS)
+		return -1;
+	group = first / APPLY_PLACE_GROUP_BITS;
+	*mask = 0;
+	for (int i = first; i >= 0 && i <= last; i = hwloc_bitmap_next(set, i))
+		*mask |= (KAFFINITY)1 << (i % APPLY_PLACE_GROUP_BITS);
+	return group;
+}
+
+static enum os_status apply_place_write_cpu_sets(HANDLE thread,
+						 hwloc_const_bitmap_t set)
+{
+	const struct winapi *w = winapi_get();
+	ULONG len, *ids, count = 0, n = 0;
+	struct winapi_cpu_set_info *info;
+	enum os_status os = OS_OK;
+
+	if (!w->SetThreadSelectedCpuSets ||
+	    !(info = apply_place_cpu_sets(&len))) {
+		log_once(log_warnx, "this system has no CPU Sets: a set of "
+				    "processors over several groups cannot "
+				    "be given to a thread");
+		return status_of_win32(ERROR_NOT_SUPPORTED);
+	}
+	APPLY_PLACE_FOR_EACH(e, info, len)
+	{
+		(void)e;
+		n++;
+	}
+	ids = xcalloc(n ? n : 1, sizeof(*ids));
+	APPLY_PLACE_FOR_EACH(e, info, len)
+	{
+		if (hwloc_bitmap_isset(
+			    set, e->CpuSet.Group * APPLY_PLACE_GROUP_BITS +
+					 e->CpuSet.LogicalProcessorIndex))
+			ids[count++] = e->CpuSet.Id;
+	}
+	free(info);
+	if (count == 0 || !w->SetThreadSelectedCpuSets(thread, ids, count))
+		os = status_of_win32(count ? GetLastError()
+					   : ERROR_INVALID_PARAMETER);
+	free(ids);
+	return os;
+}
+
+/* A thread given a group affinity also loses any CPU Sets selected for it
+ * earlier: they would narrow it further. */
+static void apply_place_clear_cpu_sets(HANDLE thread)
+{
+	const struct winapi *w = winapi_get();
+	ULONG needed = 0;
+
+	if (w->SetThreadSelectedCpuSets && w->GetThreadSelectedCpuSets &&
+	    !w->GetThreadSelectedCpuSets(thread, NULL, 0, &needed) &&
+	    needed > 0)
+		w->SetThreadSelectedCpuSets(thread, NULL, 0);
 }
 
 enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 {
+	enum os_status os;
+	KAFFINITY mask = 0;
+	int group = apply_place_one_group(set, &mask);
+	HANDLE thread;
+
 	(void)pid;
-	(void)tid;
-	(void)set;
-	return OS_UNSUPPORTED;
+	thread = procinfo_open_thread(
+		tid, THREAD_SET_INFORMATION | THREAD_QUERY_INFORMATION, &os);
+	if (!thread)
+		return os;
+	if (group >= 0) {
+		GROUP_AFFINITY ga = {.Mask = mask, .Group = (WORD)group};
+
+		os = SetThreadGroupAffinity(thread, &ga, NULL)
+			     ? OS_OK
+			     : status_of_win32(GetLastError());
+		if (os == OS_OK)
+			apply_place_clear_cpu_sets(thread);
+	} else {
+		os = apply_place_write_cpu_sets(thread, set);
+	}
+	CloseHandle(thread);
+	return os;
 }
 
+/* The processors of each group the process may run in: its affinity mask
+ * in its one group, or every active processor of each of its groups. */
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set)
 {
+	USHORT groups[64], count = ARRAYSIZE(groups);
+	DWORD_PTR mask, system;
+	enum os_status os;
+	HANDLE process;
+	bool ok;
+
 	(void)procfs;
 	(void)sysfs;
-	(void)pid;
 	hwloc_bitmap_zero(set);
-	return -1;
+	process = procinfo_open(pid, PROCESS_QUERY_LIMITED_INFORMATION, &os);
+	if (!process)
+		return -1;
+	ok = GetProcessGroupAffinity(process, &count, groups) && count > 0;
+	if (!ok) {
+		/* Wine has no GetProcessGroupAffinity, and one group. */
+		groups[0] = 0;
+		count = 1;
+		ok = true;
+	}
+	if (count == 1) {
+		ok = GetProcessAffinityMask(process, &mask, &system);
+		if (ok)
+			apply_place_add_mask(set, groups[0], mask);
+	} else {
+		for (USHORT i = 0; i < count; i++) {
+			DWORD n = GetActiveProcessorCount(groups[i]);
+
+			for (DWORD b = 0; b < n && b < APPLY_PLACE_GROUP_BITS;
+			     b++)
+				hwloc_bitmap_set(
+					set,
+					groups[i] * APPLY_PLACE_GROUP_BITS + b);
+		}
+	}
+	if (!ok)
+		status_of_win32(GetLastError());
+	CloseHandle(process);
+	return ok && !hwloc_bitmap_iszero(set) ? 0 : -1;
+}
+
+/* Active (online) or all (present, hot-add included) processors of every
+ * group, as GetLogicalProcessorInformationEx(RelationGroup) lists them. */
+static int apply_place_groups(hwloc_bitmap_t set, bool active)
+{
+	DWORD len = 0;
+	SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info;
+
+	hwloc_bitmap_zero(set);
+	GetLogicalProcessorInformationEx(RelationGroup, NULL, &len);
+	if (len == 0)
+		return -1;
+	info = xmalloc(len);
+	if (!GetLogicalProcessorInformationEx(RelationGroup, info, &len)) {
+		status_of_win32(GetLastError());
+		free(info);
+		return -1;
+	}
+	for (WORD g = 0; g < info->Group.ActiveGroupCount; g++) {
+		const PROCESSOR_GROUP_INFO *gi = &info->Group.GroupInfo[g];
+
+		if (active) {
+			apply_place_add_mask(set, g, gi->ActiveProcessorMask);
+		} else {
+			for (BYTE b = 0; b < gi->MaximumProcessorCount &&
+					 b < APPLY_PLACE_GROUP_BITS;
+			     b++)
+				hwloc_bitmap_set(
+					set, g * APPLY_PLACE_GROUP_BITS + b);
+		}
+	}
+	free(info);
+	return hwloc_bitmap_iszero(set) ? -1 : 0;
 }
 
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 {
 	(void)sysfs;
-	hwloc_bitmap_zero(set);
-	return -1;
+	return apply_place_groups(set, true);
 }
 
 int apply_place_present(const char *sysfs, hwloc_bitmap_t set)
 {
 	(void)sysfs;
-	hwloc_bitmap_zero(set);
-	return -1;
+	return apply_place_groups(set, false);
 }

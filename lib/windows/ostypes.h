@@ -20,4 +20,8 @@ typedef unsigned gid_t;
  * LF folding), not inherited. */
 #define OS_OPEN_READ (O_RDONLY | O_BINARY | O_NOINHERIT)
 
+/* The size of a process name, the image file name (x.exe): a file name
+ * of up to 255 bytes of UTF-8 and the NUL; a longer one is not read. */
+#define OS_NAME_MAX 256
+
 #endif

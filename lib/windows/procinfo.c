@@ -1,43 +1,582 @@
-/* Windows: processes and threads. (First cut: the seam's calls answer
- * OS_UNSUPPORTED or nothing; Toolhelp, the token and the image path come
- * next.) */
+/* Windows: facts about a process and its threads. Processes and threads
+ * are listed from Toolhelp snapshots; each fact is read through a handle
+ * with the least access that gives it (PROCESS_QUERY_LIMITED_INFORMATION:
+ * granted for most processes of other users to an administrator, and
+ * without SeDebugPrivilege). The image name and command line are chosen
+ * by whoever started the process and treated as hostile: bounded, never
+ * cut to a shorter string that might match. A process or thread that is
+ * gone is normal: the caller sees a failed fact. */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <windows.h>
+
+#include <tlhelp32.h>
+
+#include "util.h"
 #include "win.h"
+#include "winapi.h"
 
-void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
+#define PROCINFO_QUERY PROCESS_QUERY_LIMITED_INFORMATION
+
+HANDLE procinfo_open(pid_t pid, DWORD access, enum os_status *os)
 {
-	(void)ctx;
-	facts->failed |= wanted & ~facts->have;
+	HANDLE h;
+
+	/* 0 is the idle process: OpenProcess fails for it, and for a
+	 * negative pid the DWORD would be another process's. */
+	if (pid <= 0) {
+		*os = status_of_win32(ERROR_INVALID_PARAMETER);
+		return NULL;
+	}
+	h = OpenProcess(access, FALSE, (DWORD)pid);
+	*os = h ? OS_OK : status_of_win32(GetLastError());
+	return h;
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+HANDLE procinfo_open_thread(pid_t tid, DWORD access, enum os_status *os)
 {
-	(void)procfs;
-	*pids = NULL;
-	*count = 0;
-	return -1;
+	HANDLE h;
+
+	if (tid <= 0) {
+		*os = status_of_win32(ERROR_INVALID_PARAMETER);
+		return NULL;
+	}
+	h = OpenThread(access, FALSE, (DWORD)tid);
+	*os = h ? OS_OK : status_of_win32(GetLastError());
+	return h;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+/* The image path: flags 0 the Win32 form (C:\dir\x.exe), in the daemon's
+ * own view of drive letters; PROCESS_NAME_NATIVE the device form. A path
+ * that does not fit is not cut: it fails. */
+static int procinfo_image(HANDLE h, DWORD flags, char *out, size_t size)
 {
-	(void)procfs;
-	(void)pid;
-	*tids = NULL;
-	*count = 0;
-	return -1;
+	wchar_t wide[1024];
+	DWORD len = ARRAYSIZE(wide);
+
+	if (!QueryFullProcessImageNameW(h, flags, wide, &len)) {
+		status_of_win32(GetLastError());
+		return -1;
+	}
+	if (!system_utf8(wide, out, size)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static int procinfo_exe(pid_t pid, char *exe, size_t size)
+{
+	enum os_status os;
+	HANDLE h = procinfo_open(pid, PROCINFO_QUERY, &os);
+	int status;
+
+	if (!h)
+		return -1;
+	status = procinfo_image(h, 0, exe, size);
+	CloseHandle(h);
+	return status;
+}
+
+/* The image file name, as Task Manager and Toolhelp show it (x.exe). */
+static int procinfo_comm(pid_t pid, char *comm, size_t size)
+{
+	char exe[PATH_MAX];
+	const char *base;
+
+	if (procinfo_exe(pid, exe, sizeof(exe)) < 0)
+		return -1;
+	base = strrchr(exe, '\\');
+	base = base ? base + 1 : exe;
+	if (strlen(base) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(comm, base, strlen(base) + 1);
+	return 0;
+}
+
+static void procinfo_cmdline_store(wchar_t *text, size_t chars, char *cmdline,
+				   size_t size)
+{
+	for (size_t i = 0; i < chars; i++) {
+		if (text[i] == L'\0')
+			text[i] = L' ';
+	}
+	text[chars] = L'\0';
+	/* Cut at a character boundary until it fits. */
+	while (!system_utf8(text, cmdline, size) && chars > 0)
+		text[--chars] = L'\0';
+}
+
+/* Where ProcessCommandLineInformation is not there (Wine, Windows 8 and
+ * older): the command line from the process's parameters in its PEB,
+ * read from its memory (PROCESS_VM_READ). Offsets of the 64-bit layouts:
+ * PEB.ProcessParameters at 0x20, its CommandLine UNICODE_STRING at 0x70. */
+static int procinfo_cmdline_peb(pid_t pid, char *cmdline, size_t size)
+{
+	const struct winapi *w = winapi_get();
+	PROCESS_BASIC_INFORMATION pbi;
+	enum os_status os;
+	HANDLE h;
+	void *params = NULL;
+	UNICODE_STRING us;
+	wchar_t *text = NULL;
+	SIZE_T got;
+	bool ok;
+
+	h = procinfo_open(pid, PROCINFO_QUERY | PROCESS_VM_READ, &os);
+	if (!h)
+		return -1;
+	ok = w->NtQueryInformationProcess(h, ProcessBasicInformation, &pbi,
+					  sizeof(pbi), NULL) >= 0 &&
+	     pbi.PebBaseAddress &&
+	     ReadProcessMemory(h, (char *)pbi.PebBaseAddress + 0x20, &params,
+			       sizeof(params), &got) &&
+	     got == sizeof(params) && params &&
+	     ReadProcessMemory(h, (char *)params + 0x70, &us, sizeof(us),
+			       &got) &&
+	     got == sizeof(us) && us.Length <= 65534;
+	if (ok) {
+		text = xcalloc((size_t)us.Length / 2 + 1, sizeof(wchar_t));
+		ok = us.Length == 0 ||
+		     (ReadProcessMemory(h, us.Buffer, text, us.Length, &got) &&
+		      got == us.Length);
+	}
+	if (!ok)
+		status_of_win32(GetLastError());
+	CloseHandle(h);
+	if (ok)
+		procinfo_cmdline_store(text, (size_t)us.Length / 2, cmdline,
+				       size);
+	free(text);
+	return ok ? 0 : -1;
+}
+
+/* The command line as the process was given it (one string on Windows),
+ * through ProcessCommandLineInformation (Windows 8.1 and later): a
+ * UNICODE_STRING and its text after it. Longer than the facts hold: cut,
+ * as on Linux, since a glob anchored at its end then fails. */
+static int procinfo_cmdline(pid_t pid, char *cmdline, size_t size)
+{
+	const struct winapi *w = winapi_get();
+	enum os_status os;
+	HANDLE h;
+	ULONG got = 0;
+	UNICODE_STRING *us;
+	wchar_t *text;
+	size_t chars;
+	union {
+		UNICODE_STRING us;
+		unsigned char bytes[sizeof(UNICODE_STRING) + 65536];
+	} * buf;
+	LONG nt;
+
+	if (!w->NtQueryInformationProcess) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!(h = procinfo_open(pid, PROCINFO_QUERY, &os)))
+		return -1;
+	buf = xmalloc(sizeof(*buf));
+	nt = w->NtQueryInformationProcess(
+		h, WINAPI_PROCESS_COMMAND_LINE_INFORMATION, buf, sizeof(*buf),
+		&got);
+	CloseHandle(h);
+	us = &buf->us;
+	if (nt < 0) {
+		free(buf);
+		return procinfo_cmdline_peb(pid, cmdline, size);
+	}
+	if (got < sizeof(*us) || (unsigned char *)us->Buffer < buf->bytes ||
+	    (unsigned char *)us->Buffer + us->Length > buf->bytes + got) {
+		free(buf);
+		errno = nt < 0 ? EACCES : EIO;
+		return -1;
+	}
+	chars = us->Length / sizeof(wchar_t);
+	text = xcalloc(chars + 1, sizeof(wchar_t));
+	memcpy(text, us->Buffer, chars * sizeof(wchar_t));
+	free(buf);
+	procinfo_cmdline_store(text, chars, cmdline, size);
+	free(text);
+	return 0;
+}
+
+/* A group counts only when enabled: a deny-only group (a filtered
+ * administrator's token) gives no membership, and neither does a logon
+ * SID, which is no account. */
+static void procinfo_token_groups(HANDLE token, struct facts *facts)
+{
+	DWORD len = 0;
+	TOKEN_GROUPS *groups;
+
+	GetTokenInformation(token, TokenGroups, NULL, 0, &len);
+	if (!len)
+		return;
+	groups = xmalloc(len);
+	if (GetTokenInformation(token, TokenGroups, groups, len, &len)) {
+		for (DWORD i = 0; i < groups->GroupCount &&
+				  facts->group_count < MATCH_GROUPS_MAX;
+		     i++) {
+			DWORD attrs = groups->Groups[i].Attributes;
+			unsigned id;
+
+			if (!(attrs & SE_GROUP_ENABLED) ||
+			    (attrs &
+			     (SE_GROUP_USE_FOR_DENY_ONLY | SE_GROUP_LOGON_ID)))
+				continue;
+			if (accounts_intern(groups->Groups[i].Sid, &id))
+				facts->groups[facts->group_count++] = id;
+		}
+	}
+	free(groups);
+}
+
+/* The token's user is the uid, its primary group the gid (what a file
+ * it creates gets), its enabled groups the groups. */
+static int procinfo_creds(pid_t pid, struct facts *facts)
+{
+	union {
+		TOKEN_USER user;
+		unsigned char bytes[sizeof(TOKEN_USER) + ACCOUNTS_SID_MAX];
+	} user;
+	union {
+		TOKEN_PRIMARY_GROUP group;
+		unsigned char
+			bytes[sizeof(TOKEN_PRIMARY_GROUP) + ACCOUNTS_SID_MAX];
+	} group;
+	enum os_status os;
+	HANDLE h = procinfo_open(pid, PROCINFO_QUERY, &os), token;
+	DWORD len;
+	unsigned uid, gid;
+	bool ok;
+
+	if (!h)
+		return -1;
+	ok = OpenProcessToken(h, TOKEN_QUERY, &token);
+	if (!ok)
+		status_of_win32(GetLastError());
+	CloseHandle(h);
+	if (!ok)
+		return -1;
+	ok = GetTokenInformation(token, TokenUser, &user, sizeof(user), &len) &&
+	     GetTokenInformation(token, TokenPrimaryGroup, &group,
+				 sizeof(group), &len) &&
+	     accounts_intern(user.user.User.Sid, &uid) &&
+	     accounts_intern(group.group.PrimaryGroup, &gid);
+	if (ok) {
+		facts->uid = uid;
+		facts->gid = gid;
+		facts->group_count = 0;
+		procinfo_token_groups(token, facts);
+	} else {
+		status_of_win32(GetLastError());
+	}
+	CloseHandle(token);
+	return ok ? 0 : -1;
+}
+
+static unsigned long long procinfo_filetime(const FILETIME *ft)
+{
+	return (unsigned long long)ft->dwHighDateTime << 32 | ft->dwLowDateTime;
 }
 
 int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 			unsigned long long *start)
 {
+	FILETIME created, exited, kernel, user;
+	enum os_status os;
+	HANDLE h;
+	BOOL ok;
+
 	(void)procfs;
-	(void)pid;
-	(void)tid;
-	*start = 0;
-	return -1;
+	if (tid) {
+		h = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
+					 &os);
+		if (!h)
+			return -1;
+		ok = GetThreadTimes(h, &created, &exited, &kernel, &user);
+	} else {
+		h = procinfo_open(pid, PROCINFO_QUERY, &os);
+		if (!h)
+			return -1;
+		ok = GetProcessTimes(h, &created, &exited, &kernel, &user);
+	}
+	if (!ok)
+		status_of_win32(GetLastError());
+	CloseHandle(h);
+	if (!ok)
+		return -1;
+	*start = procinfo_filetime(&created);
+	return 0;
 }
 
+/* The parent is the process it was created from (or by whom a creator
+ * named, PROC_THREAD_ATTRIBUTE_PARENT_PROCESS). Windows keeps its id
+ * after it ended, when the id may name another process by now: one
+ * started after the child is not its parent. */
+static int procinfo_parent_exe(pid_t pid, struct facts *facts)
+{
+	const struct winapi *w = winapi_get();
+	PROCESS_BASIC_INFORMATION pbi;
+	unsigned long long child, parent;
+	enum os_status os;
+	HANDLE h;
+	LONG nt;
+
+	if (!w->NtQueryInformationProcess) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!(h = procinfo_open(pid, PROCINFO_QUERY, &os)))
+		return -1;
+	nt = w->NtQueryInformationProcess(h, ProcessBasicInformation, &pbi,
+					  sizeof(pbi), NULL);
+	CloseHandle(h);
+	if (nt < 0 || pbi.InheritedFromUniqueProcessId == 0 ||
+	    pbi.InheritedFromUniqueProcessId > 0x7fffffff) {
+		errno = ESRCH;
+		return -1;
+	}
+	facts->ppid = (pid_t)pbi.InheritedFromUniqueProcessId;
+	if (procinfo_start_time(NULL, pid, 0, &child) < 0 ||
+	    procinfo_start_time(NULL, facts->ppid, 0, &parent) < 0)
+		return -1;
+	if (parent > child) {
+		errno = ESRCH;
+		return -1;
+	}
+	return procinfo_exe(facts->ppid, facts->parent_exe,
+			    sizeof(facts->parent_exe));
+}
+
+bool procinfo_file_id_of(const wchar_t *path, struct procinfo_file_id *id)
+{
+	BY_HANDLE_FILE_INFORMATION info;
+	HANDLE h;
+	bool ok;
+
+	/* Attributes only, sharing everything: a running image is open
+	 * without FILE_SHARE_WRITE, and nothing here may get in the way
+	 * of its owner. BACKUP_SEMANTICS: a directory opens too, and is
+	 * then told apart. */
+	h = CreateFileW(path, FILE_READ_ATTRIBUTES,
+			FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+			NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		return false;
+	ok = GetFileInformationByHandle(h, &info) &&
+	     !(info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
+	CloseHandle(h);
+	if (!ok)
+		return false;
+	id->volume = info.dwVolumeSerialNumber;
+	id->index = (ULONGLONG)info.nFileIndexHigh << 32 | info.nFileIndexLow;
+	return true;
+}
+
+/* Windows keeps a running image from being written or deleted; it can
+ * only be renamed. So the file a process runs is the one its image path
+ * names unless the path was renamed away and another file put there,
+ * which only a writer of its folder can do. What is compared is the file
+ * the kernel's device path names (\Device\HarddiskVolumeN\...) and the
+ * file the Win32 path the rules match names in the daemon's view of
+ * drive letters: a drive of another meaning (a subst, a per-session DOS
+ * device, a remapped share) gives another volume serial or file index. */
+enum match_file procinfo_same_file(const struct procinfo_file_id *running,
+				   bool running_ok,
+				   const struct procinfo_file_id *named,
+				   bool named_ok)
+{
+	if (!named_ok)
+		return MATCH_FILE_UNSEEN;
+	if (!running_ok)
+		return MATCH_FILE_DELETED;
+	if (running->volume == named->volume && running->index == named->index)
+		return MATCH_FILE_SAME;
+	return MATCH_FILE_OTHER;
+}
+
+/* A device path (\Device\HarddiskVolume2\dir\x.exe) as the drive letter
+ * whose device it is names it (Z:\dir\x.exe): QueryDosDeviceW over the
+ * drive letters, for where \\?\GLOBALROOT opens nothing (Wine). */
+static bool procinfo_device_to_drive(const wchar_t *native, wchar_t *out,
+				     size_t count)
+{
+	for (wchar_t d = L'A'; d <= L'Z'; d++) {
+		wchar_t drive[3] = {d, L':', L'\0'}, device[512];
+		size_t len;
+
+		if (!QueryDosDeviceW(drive, device, ARRAYSIZE(device)))
+			continue;
+		len = wcslen(device);
+		if (len == 0 || wcsncmp(native, device, len) != 0 ||
+		    native[len] != L'\\')
+			continue;
+		if (wcslen(native + len) + 3 > count)
+			return false;
+		swprintf(out, count, L"%ls%ls", drive, native + len);
+		return true;
+	}
+	return false;
+}
+
+/* The file the kernel's device path names: opened through the
+ * \\?\GLOBALROOT prefix, or through its drive letter. */
+static bool procinfo_running_id(pid_t pid, struct procinfo_file_id *id)
+{
+	wchar_t native[1024], path[1100];
+	DWORD len = ARRAYSIZE(native);
+	enum os_status os;
+	HANDLE h = procinfo_open(pid, PROCINFO_QUERY, &os);
+	bool ok;
+
+	if (!h)
+		return false;
+	ok = QueryFullProcessImageNameW(h, PROCESS_NAME_NATIVE, native, &len);
+	CloseHandle(h);
+	if (!ok || native[0] != L'\\')
+		return false;
+	swprintf(path, ARRAYSIZE(path), L"\\\\?\\GLOBALROOT%ls", native);
+	if (procinfo_file_id_of(path, id))
+		return true;
+	return procinfo_device_to_drive(native, path, ARRAYSIZE(path)) &&
+	       procinfo_file_id_of(path, id);
+}
+
+static int procinfo_exe_file(pid_t pid, const char *exe, enum match_file *file)
+{
+	struct procinfo_file_id running = {0}, named = {0};
+	bool running_ok = procinfo_running_id(pid, &running), named_ok = false;
+	wchar_t *wide = system_wide_dup(exe);
+
+	if (wide) {
+		named_ok = procinfo_file_id_of(wide, &named);
+		free(wide);
+	}
+	if (procinfo_ended(pid)) {
+		errno = ESRCH;
+		return -1;
+	}
+	*file = procinfo_same_file(&running, running_ok, &named, named_ok);
+	return 0;
+}
+
+static int procinfo_file(void *ctx, struct facts *facts, unsigned path_bit)
+{
+	const struct procinfo *pi = ctx;
+	bool parent = path_bit == MATCH_FACT_PARENT_EXE;
+
+	if (!((facts->have | facts->failed) & path_bit))
+		procinfo_fetch(ctx, path_bit, facts);
+	if (!(facts->have & path_bit))
+		return -1;
+	return parent ? procinfo_exe_file(facts->ppid, facts->parent_exe,
+					  &facts->parent_exe_file)
+		      : procinfo_exe_file(pi->pid, facts->exe,
+					  &facts->exe_file);
+}
+
+void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
+{
+	const struct procinfo *pi = ctx;
+	int status = 0;
+
+	if (wanted & MATCH_FACT_EXE)
+		status = procinfo_exe(pi->pid, facts->exe, sizeof(facts->exe));
+	else if (wanted & MATCH_FACT_COMM)
+		status = procinfo_comm(pi->pid, facts->comm,
+				       sizeof(facts->comm));
+	else if (wanted & MATCH_FACT_CMDLINE)
+		status = procinfo_cmdline(pi->pid, facts->cmdline,
+					  sizeof(facts->cmdline));
+	else if (wanted & MATCH_FACT_CREDS)
+		status = procinfo_creds(pi->pid, facts);
+	else if (wanted & MATCH_FACT_CGROUP)
+		status = -1; /* no cgroups: check refuses the key */
+	else if (wanted & MATCH_FACT_PARENT_EXE)
+		status = procinfo_parent_exe(pi->pid, facts);
+	else if (wanted & MATCH_FACT_EXE_FILE)
+		status = procinfo_file(ctx, facts, MATCH_FACT_EXE);
+	else if (wanted & MATCH_FACT_PARENT_EXE_FILE)
+		status = procinfo_file(ctx, facts, MATCH_FACT_PARENT_EXE);
+	else
+		return;
+	if (status < 0)
+		facts->failed |= wanted & -wanted;
+	else
+		facts->have |= wanted & -wanted;
+	if (wanted & (wanted - 1))
+		procinfo_fetch(ctx, wanted & (wanted - 1), facts);
+}
+
+static void procinfo_push(pid_t **out, size_t *count, size_t *cap, DWORD id)
+{
+	if (*count == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*out = xreallocarray(*out, *cap, sizeof(**out));
+	}
+	(*out)[(*count)++] = (pid_t)id;
+}
+
+/* Every process but the idle one (0), whose id names nothing. */
+int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+{
+	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
+	size_t cap = 0;
+	HANDLE snap;
+
+	(void)procfs;
+	*pids = NULL;
+	*count = 0;
+	snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+	if (snap == INVALID_HANDLE_VALUE) {
+		status_of_win32(GetLastError());
+		return -1;
+	}
+	for (BOOL more = Process32FirstW(snap, &pe); more;
+	     more = Process32NextW(snap, &pe)) {
+		if (pe.th32ProcessID != 0 && pe.th32ProcessID <= 0x7fffffff)
+			procinfo_push(pids, count, &cap, pe.th32ProcessID);
+	}
+	CloseHandle(snap);
+	return 0;
+}
+
+/* A thread snapshot lists every thread of the system whatever process
+ * is named: those of pid are picked out. No thread: the process ended. */
+int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+{
+	THREADENTRY32 te = {.dwSize = sizeof(te)};
+	size_t cap = 0;
+	HANDLE snap;
+
+	(void)procfs;
+	*tids = NULL;
+	*count = 0;
+	snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+	if (snap == INVALID_HANDLE_VALUE) {
+		status_of_win32(GetLastError());
+		return -1;
+	}
+	for (BOOL more = Thread32First(snap, &te); more;
+	     more = Thread32Next(snap, &te)) {
+		if (te.th32OwnerProcessID == (DWORD)pid && pid > 0 &&
+		    te.th32ThreadID <= 0x7fffffff)
+			procinfo_push(tids, count, &cap, te.th32ThreadID);
+	}
+	CloseHandle(snap);
+	if (*count == 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
+/* No zombies: a process whose threads have all ended has ended. */
 bool procinfo_zombie(const char *procfs, pid_t pid)
 {
 	(void)procfs;
@@ -45,52 +584,118 @@ bool procinfo_zombie(const char *procfs, pid_t pid)
 	return false;
 }
 
+/* A thread's description (SetThreadDescription, Windows 10 1607), for
+ * the explain report; resolved at run time, as Wine 8 lacks it. */
 int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
 			 size_t size)
 {
+	typedef HRESULT(WINAPI * get_fn)(HANDLE, PWSTR *);
+	union {
+		FARPROC proc;
+		get_fn fn;
+	} u;
+	enum os_status os;
+	HANDLE h;
+	PWSTR text = NULL;
+	bool ok;
+
 	(void)procfs;
 	(void)pid;
-	(void)tid;
 	if (size)
 		name[0] = '\0';
-	return -1;
+	u.proc = GetProcAddress(GetModuleHandleW(L"kernel32.dll"),
+				"GetThreadDescription");
+	if (!u.proc) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (!(h = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
+				       &os)))
+		return -1;
+	ok = SUCCEEDED(u.fn(h, &text)) && text && text[0] &&
+	     system_utf8(text, name, size);
+	if (text)
+		LocalFree(text);
+	CloseHandle(h);
+	if (!ok) {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
 }
 
+/* A process handle: Windows gives no other process the id while one is
+ * open. Kernel handles fit in 32 bits (sign-extending them back is what
+ * Windows documents for handles shared with 32-bit processes), so the
+ * seam's long holds one. */
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
-	(void)pid;
-	pin->handle = 0;
-	return OS_UNSUPPORTED;
+	enum os_status os;
+	HANDLE h = procinfo_open(pid, SYNCHRONIZE | PROCINFO_QUERY, &os);
+
+	pin->handle = h ? (long)(intptr_t)h : 0;
+	return os;
+}
+
+static bool procinfo_handle_ended(HANDLE h)
+{
+	return WaitForSingleObject(h, 0) == WAIT_OBJECT_0;
 }
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	(void)pin;
-	return true;
+	if (!pin->handle)
+		return true;
+	return procinfo_handle_ended((HANDLE)(intptr_t)pin->handle);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
+	if (pin->handle)
+		CloseHandle((HANDLE)(intptr_t)pin->handle);
 	pin->handle = 0;
 }
 
+/* Refused (another user's protected process): it is there. */
 bool procinfo_ended(pid_t pid)
 {
-	(void)pid;
-	return true;
+	enum os_status os;
+	HANDLE h = procinfo_open(pid, SYNCHRONIZE, &os);
+	bool ended;
+
+	if (!h)
+		return os == OS_GONE;
+	ended = procinfo_handle_ended(h);
+	CloseHandle(h);
+	return ended;
 }
 
+/* Thread and process ids come from one table: a tid names no process. */
 bool procinfo_thread_in(pid_t pid, pid_t tid)
 {
-	(void)pid;
-	(void)tid;
-	return false;
+	enum os_status os;
+	HANDLE h = procinfo_open_thread(
+		tid, SYNCHRONIZE | THREAD_QUERY_LIMITED_INFORMATION, &os);
+	bool in;
+
+	if (!h)
+		return false;
+	in = GetProcessIdOfThread(h) == (DWORD)pid && !procinfo_handle_ended(h);
+	CloseHandle(h);
+	return in;
 }
 
 bool procinfo_task_exists(pid_t tid)
 {
-	(void)tid;
-	return false;
+	enum os_status os;
+	HANDLE h = procinfo_open_thread(tid, SYNCHRONIZE, &os);
+	bool exists;
+
+	if (!h)
+		return os == OS_DENIED;
+	exists = !procinfo_handle_ended(h);
+	CloseHandle(h);
+	return exists;
 }
 
 pid_t procinfo_self(void)

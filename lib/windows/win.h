@@ -83,6 +83,11 @@ void events_snapshot_free(struct events_snapshot *s);
  * start time ended and began anew. */
 void events_diff(const struct events_snapshot *before,
 		 const struct events_snapshot *after, events_fn fn, void *ctx);
+/* One Microsoft-Windows-Kernel-Process record's user data, by event id
+ * (1 ProcessStart, 2 ProcessStop, 3 ThreadStart, 4 ThreadStop) and
+ * version; false for anything else or a record too short. */
+bool events_etw_parse(unsigned id, unsigned version, const void *data,
+		      size_t len, struct events_event *out);
 
 /* apply_prio.c: GetPriorityClass's values <-> the core's classes, as
  * the nice values and policy prio.c maps them to. */

@@ -47,6 +47,10 @@ static BOOL CALLBACK winapi_resolve(PINIT_ONCE once, PVOID param, PVOID *ctx)
 		winapi_kernel(base, k32, "GetProcessDefaultCpuSets");
 	w->SetProcessDefaultCpuSetMasks =
 		winapi_kernel(base, k32, "SetProcessDefaultCpuSetMasks");
+	w->SetThreadSelectedCpuSets =
+		winapi_kernel(base, k32, "SetThreadSelectedCpuSets");
+	w->GetThreadSelectedCpuSets =
+		winapi_kernel(base, k32, "GetThreadSelectedCpuSets");
 	w->GetProcessInformation =
 		winapi_kernel(base, k32, "GetProcessInformation");
 	w->SetProcessInformation =

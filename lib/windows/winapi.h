@@ -69,6 +69,13 @@ typedef BOOL(WINAPI *winapi_get_process_default_cpu_sets_fn)(HANDLE process,
 							     PULONG needed);
 typedef BOOL(WINAPI *winapi_set_process_default_cpu_set_masks_fn)(
 	HANDLE process, const GROUP_AFFINITY *masks, USHORT count);
+typedef BOOL(WINAPI *winapi_set_thread_selected_cpu_sets_fn)(HANDLE thread,
+							     const ULONG *ids,
+							     ULONG count);
+typedef BOOL(WINAPI *winapi_get_thread_selected_cpu_sets_fn)(HANDLE thread,
+							     PULONG ids,
+							     ULONG count,
+							     PULONG needed);
 typedef BOOL(WINAPI *winapi_process_information_fn)(
 	HANDLE process, PROCESS_INFORMATION_CLASS klass, LPVOID info,
 	DWORD size);
@@ -86,6 +93,8 @@ struct winapi {
 	/* Windows 11 and Server 2022: sets that span groups. */
 	winapi_set_process_default_cpu_set_masks_fn
 		SetProcessDefaultCpuSetMasks;
+	winapi_set_thread_selected_cpu_sets_fn SetThreadSelectedCpuSets;
+	winapi_get_thread_selected_cpu_sets_fn GetThreadSelectedCpuSets;
 	winapi_process_information_fn GetProcessInformation;
 	winapi_process_information_fn SetProcessInformation;
 	winapi_nt_query_information_process_fn NtQueryInformationProcess;

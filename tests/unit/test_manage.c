@@ -324,6 +324,8 @@ static void load(struct rules *r, const char *text)
 
 	diag_init(&diag);
 	rules_init(r);
+	/* The stub backend is Linux's: nice per thread. */
+	r->system = RULES_SYSTEM_LINUX;
 	rules_load_text(r, "t.rules", text, strlen(text), &diag);
 	assert_int_equal(diag.errors, 0);
 	diag_free(&diag);
