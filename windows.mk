@@ -151,3 +151,22 @@ windows-clean:
 	rm -rf $(WIN_BUILD)
 
 -include $(WIN_LIB_OBJ:.o=.d) $(WIN_CTL_OBJ:.o=.d) $(WIN_POLICYD_OBJ:.o=.d)
+
+# The integration test's program and the benchmark's (tests/windows/
+# probe.c), the daemon under Wine with a rule for it (integration.sh), and
+# the Windows rows of make bench: start to class applied (bench.sh).
+WIN_BENCH_STARTS ?= 20
+.PHONY: windows-integration windows-bench
+
+$(WIN_BUILD)/probe.exe: tests/windows/probe.c | $(WIN_LIB_STAMPS)
+	@echo "  CC      $< (windows)"
+	$(Q)$(WIN_CC) -std=c11 $(WARN) -O2 -D_WIN32_WINNT=0x0A00 -o $@ $< \
+		-static
+
+windows-integration: windows-build $(WIN_BUILD)/probe.exe
+	@tests/windows/integration.sh $(WIN_BUILD)
+
+windows-bench: windows-build $(WIN_BUILD)/probe.exe
+	@tests/windows/bench.sh $(WIN_BUILD) $(BENCH_RUNS) $(WIN_BENCH_STARTS)
+
+bench: windows-bench

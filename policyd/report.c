@@ -213,16 +213,23 @@ static const char *report_fact(const struct facts *f, unsigned bit,
 /* Names, command lines, paths and cgroups are chosen by whoever starts a
  * process: in text for a terminal, a control byte (a newline that fakes a
  * line of the report, an escape sequence) is shown as \xNN, and so is a
- * backslash (\x5c), so that nothing shown can pass for what it is not. */
+ * backslash before an x (\x5c), so that nothing shown can pass for what
+ * it is not: every \x shown is an escape. Other backslashes, every
+ * Windows path's, stay as they are. */
+static bool report_escaped(const char *c)
+{
+	unsigned char u = (unsigned char)*c;
+
+	return u < 0x20 || u == 0x7f || (u == '\\' && c[1] == 'x');
+}
+
 static void report_text(FILE *out, const char *text, size_t max)
 {
 	for (size_t i = 0; text[i] && i < max; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			fprintf(out, "\\x%02x", c);
+		if (report_escaped(text + i))
+			fprintf(out, "\\x%02x", (unsigned char)text[i]);
 		else
-			putc(c, out);
+			putc(text[i], out);
 	}
 }
 
@@ -231,11 +238,8 @@ static size_t report_width(const char *text)
 {
 	size_t width = 0;
 
-	for (; *text; text++) {
-		unsigned char c = (unsigned char)*text;
-
-		width += c < 0x20 || c == 0x7f || c == '\\' ? 4 : 1;
-	}
+	for (; *text; text++)
+		width += report_escaped(text) ? 4 : 1;
 	return width > 16 ? 16 : width;
 }
 

@@ -16,6 +16,18 @@
  *   thread main 2
  *   thread early 2
  *   thread late 2
+ *
+ *   probe.exe --until-high FILE [TIMEOUT_MS]
+ *
+ * (the benchmark) looks at its own class every millisecond from its first
+ * line on, and writes to FILE the milliseconds from its creation
+ * (GetProcessTimes) to the first look that found HIGH_PRIORITY_CLASS, or
+ * "miss" after TIMEOUT_MS (default 5000).
+ *
+ *   probe.exe --control SERVICE CODE
+ *
+ * sends the service control CODE (8: PARAMCHANGE; 128..255: the
+ * service's own) to SERVICE, which Wine's sc.exe cannot ("sc control").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +109,55 @@ static void probe_report(const char *dir)
 	free(out);
 }
 
+static unsigned long long probe_filetime(FILETIME t)
+{
+	return (unsigned long long)t.dwHighDateTime << 32 | t.dwLowDateTime;
+}
+
+static int probe_until_high(const char *file, DWORD timeout)
+{
+	FILETIME created, ended, kernel, user, now;
+	ULONGLONG start = GetTickCount64();
+	FILE *f;
+
+	GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel, &user);
+	while (GetPriorityClass(GetCurrentProcess()) != HIGH_PRIORITY_CLASS &&
+	       GetTickCount64() - start < timeout)
+		Sleep(1);
+	GetSystemTimePreciseAsFileTime(&now);
+	f = fopen(file, "w");
+	if (!f)
+		return 2;
+	if (GetPriorityClass(GetCurrentProcess()) == HIGH_PRIORITY_CLASS)
+		fprintf(f, "%.1f\n",
+			(double)(probe_filetime(now) -
+				 probe_filetime(created)) /
+				1e4);
+	else
+		fprintf(f, "miss\n");
+	return fclose(f) == 0 ? 0 : 2;
+}
+
+static int probe_control(const char *name, DWORD code)
+{
+	SC_HANDLE scm = OpenSCManagerA(NULL, NULL, SC_MANAGER_CONNECT);
+	SC_HANDLE svc = scm ? OpenServiceA(scm, name,
+					   SERVICE_PAUSE_CONTINUE |
+						   SERVICE_USER_DEFINED_CONTROL)
+			    : NULL;
+	SERVICE_STATUS st;
+	BOOL ok = svc && ControlService(svc, code, &st);
+
+	if (!ok)
+		fprintf(stderr, "probe: control %lu to %s: error %lu\n", code,
+			name, GetLastError());
+	if (svc)
+		CloseServiceHandle(svc);
+	if (scm)
+		CloseServiceHandle(scm);
+	return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	HANDLE self;
@@ -104,8 +165,17 @@ int main(int argc, char **argv)
 	ULONGLONG start = GetTickCount64();
 	char *ready, *ask, *stop;
 
+	if (argc > 3 && strcmp(argv[1], "--control") == 0)
+		return probe_control(argv[2],
+				     (DWORD)strtoul(argv[3], NULL, 10));
+	if (argc > 2 && strcmp(argv[1], "--until-high") == 0)
+		return probe_until_high(
+			argv[2],
+			argc > 3 ? (DWORD)strtoul(argv[3], NULL, 10) : 5000);
 	if (argc < 2) {
-		fprintf(stderr, "usage: probe.exe DIR [DELAY_MS]\n");
+		fprintf(stderr, "usage: probe.exe DIR [DELAY_MS]\n"
+				"       probe.exe --until-high FILE "
+				"[TIMEOUT_MS]\n");
 		return 2;
 	}
 	ready = probe_path(argv[1], "ready");
