@@ -96,6 +96,10 @@ rules = (
   { name = "probe-high";
     match = { exe = "$(winpath "$WORK/a/probe.exe" | sed 's/\\/\\\\/g')"; };
     priority = { class = "high"; thread = "highest"; };
+  },
+  { name = "lowprobe-below";
+    match = { exe = "$(winpath "$WORK/a/lowprobe.exe" | sed 's/\\/\\\\/g')"; };
+    priority = { class = "below-normal"; };
   }
 );
 EOF
@@ -109,7 +113,7 @@ EOF
 CONF=$(winpath "$WORK/cpupolicyd.conf")
 
 out=$(wine_run 60 "$DAEMON" -n -c "$CONF" 2>&1)
-echo "$out" | grep -q '^configuration OK (1 rules in 1 files)'
+echo "$out" | grep -q '^configuration OK (2 rules in 1 files)'
 result $? "cpupolicyd.exe -n accepts the config and the rule" ||
 	echo "$out" | sed 's/^/# /'
 
@@ -188,14 +192,35 @@ echo "$out" | grep -q '^managed: *1 processes'
 result $? "status over the pipe: one process managed" ||
 	echo "$out" | sed 's/^/# status: /'
 out=$(ctl reload)
-echo "$out" | grep -q '^reloaded: 1 rules in 1 files'
+echo "$out" | grep -q '^reloaded: 2 rules in 1 files'
 result $? "reload over the pipe" || echo "$out" | sed 's/^/# reload: /'
 # -S takes the pipe's short name as well.
 out=$(wine_run 30 "$CTL" -S cpupolicy-itest status 2>&1)
 echo "$out" | grep -q '^cpupolicyd '
 result $? "cpupolicyctl -S cpupolicy-itest (a pipe's short name)"
 
+# The lowering rule names a literal file name: its class is in Image File
+# Execution Options, for Windows to give at creation.
+IFEO='HKLM\Software\Microsoft\Windows NT\CurrentVersion\Image File Execution Options\lowprobe.exe\PerfOptions'
+perf() { wine_run 30 reg query "$IFEO" 2>/dev/null; }
+perf | grep -q 'CpuPriorityClass.*REG_DWORD.*0x5'
+result $? "PerfOptions CpuPriorityClass 5 written for lowprobe.exe" ||
+	perf | sed 's/^/# reg: /'
+
 touch "$WORK/a/stop" "$WORK/b/stop"
+# Killed, as a crash would: the value stays until the next start.
+kill "$daemon_pid" 2>/dev/null
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+perf | grep -q 'CpuPriorityClass'
+result $? "after a crash the value is still there"
+rm "$WORK/rules/probe.rules"
+timeout -k 5 300 wine "$DAEMON" -c "$CONF" </dev/null \
+	>"$WORK/daemon2.log" 2>&1 &
+daemon_pid=$!
+gone() { ! perf | grep -q 'CpuPriorityClass'; }
+wait_for 60 answers && wait_for 10 gone
+result $? "the next start, without the rule, takes it away (its record says what was written)"
 kill "$daemon_pid" 2>/dev/null
 wait "$daemon_pid" 2>/dev/null
 daemon_pid=
