@@ -366,7 +366,7 @@ static void setup(struct daemon *d)
 	log_info("cpupolicyd %s: %zu rules in %zu files, events from %s, "
 		 "capabilities kept: %s%s",
 		 CPUPOLICY_VERSION, d->rules->count, d->rules->files_read,
-		 d->polling ? "polling /proc" : "the proc connector", caps,
+		 loop_events_source(d), caps,
 		 d->conf.dry_run ? " (dry run: nothing is changed)" : "");
 	hold_apply(d); /* the config's base policy */
 	manage_set_rules(&d->manage, d->rules);

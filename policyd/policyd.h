@@ -151,6 +151,10 @@ int loop_arm(struct daemon *d);
 void loop_events_gone(struct daemon *d);
 int loop_watch_client(struct daemon *d, struct control_client *c, bool sending);
 void loop_unwatch_client(struct daemon *d, struct control_client *c);
+/* Where process events come from, for the log and status ("the proc
+ * connector"), and its word in status --json ("netlink", "polling"). */
+const char *loop_events_source(const struct daemon *d);
+const char *loop_events_word(const struct daemon *d);
 
 /* linux/listen.c, windows/listen.c: the control endpoint. listen_recv and
  * listen_send: bytes moved, 0 at the end, -1 on an error, LISTEN_AGAIN

@@ -146,9 +146,8 @@ void report_status(struct daemon *d, bool json, FILE *out)
 			"\"managed_threads\":%zu,\"events_received\":%llu,"
 			"\"overflows\":%llu,\"reloads\":%llu",
 			CPUPOLICY_VERSION, (int)procinfo_self(), up,
-			d->polling ? "polling" : "netlink",
-			d->conf.dry_run ? "true" : "false", d->rules->count,
-			d->rules->files_read, procs, threads,
+			loop_events_word(d), d->conf.dry_run ? "true" : "false",
+			d->rules->count, d->rules->files_read, procs, threads,
 			d->events.received, d->events.overflows, d->reloads);
 #define REPORT_JSON(name, value) fprintf(out, ",\"%s\":%llu", name, value);
 		REPORT_COUNTERS(REPORT_JSON)
@@ -160,7 +159,7 @@ void report_status(struct daemon *d, bool json, FILE *out)
 		CPUPOLICY_VERSION, (int)procinfo_self(), up / 3600,
 		up / 60 % 60, up % 60, d->conf.dry_run ? " (dry run)" : "");
 	fprintf(out, "events:   %s, %llu received, %llu overflows\n",
-		d->polling ? "polling /proc (no proc connector)" : "netlink",
+		d->polling ? loop_events_source(d) : loop_events_word(d),
 		d->events.received, d->events.overflows);
 	fprintf(out, "rules:    %zu rules in %zu files, %llu reloads\n",
 		d->rules->count, d->rules->files_read, d->reloads);

@@ -113,6 +113,17 @@ void loop_events_gone(struct daemon *d)
 	epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
 }
 
+const char *loop_events_source(const struct daemon *d)
+{
+	return d->polling ? "polling /proc (no proc connector)"
+			  : "the proc connector";
+}
+
+const char *loop_events_word(const struct daemon *d)
+{
+	return d->polling ? "polling" : "netlink";
+}
+
 /* A client is watched for its request, then, while its answer does not
  * fit the socket's buffer, for room to send the rest. */
 int loop_watch_client(struct daemon *d, struct control_client *c, bool sending)

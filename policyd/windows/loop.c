@@ -138,6 +138,25 @@ void loop_events_gone(struct daemon *d)
 	(void)d;
 }
 
+/* ETW where its session opened, else the backend's poll of snapshots
+ * (events_poll_ms); "polling" alone when the events failed for good and
+ * the rescans do everything. */
+const char *loop_events_source(const struct daemon *d)
+{
+	if (d->polling)
+		return "rescans only (no process events)";
+	return events_etw(&d->events, NULL, 0)
+		       ? "an ETW session"
+		       : "snapshots polled every events_poll_ms";
+}
+
+const char *loop_events_word(const struct daemon *d)
+{
+	if (d->polling)
+		return "rescans";
+	return events_etw(&d->events, NULL, 0) ? "etw" : "polling";
+}
+
 /* Every client with a connection is waited on, each time round: its
  * handle is signalled when its pending read or write completes. */
 int loop_watch_client(struct daemon *d, struct control_client *c, bool sending)
