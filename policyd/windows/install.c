@@ -112,6 +112,11 @@ static int install_folder(const char *dir, const wchar_t *sddl)
 			dir);
 		goto out;
 	}
+	/* Inheritable entries reach what is inside, unless it protects
+	 * its own ACL: a file planted before the install keeps it. */
+	printf("%s was there already: its ACL and owner reset; check what "
+	       "is in it\n",
+	       dir);
 	status = 0;
 out:
 	if (sd)
@@ -151,9 +156,33 @@ static int install_default_conf(const char *conf)
 	return 0;
 }
 
+/* An Administrator's token holds these, disabled: taking over a folder
+ * somebody else made, whose ACL may not even let Administrators in. */
+static void install_take_over(void)
+{
+	static const wchar_t *const names[] = {L"SeTakeOwnershipPrivilege",
+					       L"SeRestorePrivilege"};
+	HANDLE token;
+
+	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_ADJUST_PRIVILEGES,
+			      &token))
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		TOKEN_PRIVILEGES tp = {.PrivilegeCount = 1};
+
+		tp.Privileges[0].Attributes = SE_PRIVILEGE_ENABLED;
+		if (LookupPrivilegeValueW(NULL, names[i],
+					  &tp.Privileges[0].Luid))
+			AdjustTokenPrivileges(token, FALSE, &tp, 0, NULL, NULL);
+	}
+	CloseHandle(token);
+}
+
 static int install_folders(void)
 {
 	char base[MAX_PATH * 3], *slash;
+
+	install_take_over();
 
 	snprintf(base, sizeof(base), "%s", paths_conf_file());
 	slash = strrchr(base, '\\');
@@ -189,8 +218,7 @@ static void install_settings(SC_HANDLE svc)
 		.fFailureActionsOnNonCrashFailures = TRUE};
 	static wchar_t privileges[] = L"SeDebugPrivilege\0"
 				      L"SeIncreaseBasePriorityPrivilege\0"
-				      L"SeChangeNotifyPrivilege\0"
-				      L"SeImpersonatePrivilege\0";
+				      L"SeChangeNotifyPrivilege\0";
 	SERVICE_REQUIRED_PRIVILEGES_INFOW required = {.pmszRequiredPrivileges =
 							      privileges};
 
