@@ -46,6 +46,7 @@ static void loop_event(void *ctx, const struct events_event *e)
 
 	switch (e->kind) {
 	case EVENTS_KIND_EXEC:
+		ifeo_exec(d, e->pid);
 		manage_exec(m, e->pid);
 		break;
 	case EVENTS_KIND_FORK:

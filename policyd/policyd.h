@@ -194,5 +194,9 @@ void service_trim(void);
  * Execution Options; Linux has nothing of the kind). ifeo_sync: the
  * rules' settings there, and nothing else; rules NULL: none. */
 void ifeo_sync(struct daemon *d, const struct rules *rules);
+/* A new process, before its rule: what the system gave it by its file
+ * name alone, where its rule (or none) does not give the same, goes
+ * back to what it would have had. */
+void ifeo_exec(struct daemon *d, pid_t pid);
 
 #endif

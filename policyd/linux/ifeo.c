@@ -7,3 +7,9 @@ void ifeo_sync(struct daemon *d, const struct rules *rules)
 	(void)d;
 	(void)rules;
 }
+
+void ifeo_exec(struct daemon *d, pid_t pid)
+{
+	(void)d;
+	(void)pid;
+}

@@ -331,6 +331,9 @@ static int ifeo_apply(const struct ifeo_plan *plan)
 	return status;
 }
 
+/* The plan in force: what a new process of each name started with. */
+static struct ifeo_plan ifeo_current;
+
 void ifeo_sync(struct daemon *d, const struct rules *rules)
 {
 	struct ifeo_plan plan = {0};
@@ -343,10 +346,113 @@ void ifeo_sync(struct daemon *d, const struct rules *rules)
 	if (d->conf.dry_run) {
 		if (plan.count)
 			log_info("ifeo (dry run): nothing written");
+		ifeo_plan_free(&plan);
 	} else {
 		ifeo_apply(&plan);
 	}
-	ifeo_plan_free(&plan);
+	ifeo_plan_free(&ifeo_current);
+	ifeo_current = plan;
+}
+
+static DWORD ifeo_win_class(enum ifeo_cpu_class c)
+{
+	switch (c) {
+	case IFEO_CPU_CLASS_IDLE:
+		return IDLE_PRIORITY_CLASS;
+	case IFEO_CPU_CLASS_BELOW_NORMAL:
+		return BELOW_NORMAL_PRIORITY_CLASS;
+	case IFEO_CPU_CLASS_NORMAL:
+		return NORMAL_PRIORITY_CLASS;
+	case IFEO_CPU_CLASS_ABOVE_NORMAL:
+		return ABOVE_NORMAL_PRIORITY_CLASS;
+	case IFEO_CPU_CLASS_HIGH:
+		return HIGH_PRIORITY_CLASS;
+	case IFEO_CPU_CLASS_UNSET:
+		break;
+	}
+	return 0;
+}
+
+/* What CreateProcess gives without PerfOptions (ifeo_class_without):
+ * the parent's idle or below normal, else normal. */
+static DWORD ifeo_class_of_parent(pid_t ppid)
+{
+	HANDLE h = ppid > 0 ? OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION,
+					  FALSE, (DWORD)ppid)
+			    : NULL;
+	DWORD klass = h ? GetPriorityClass(h) : 0;
+	enum rule_class parent = klass == IDLE_PRIORITY_CLASS ? RULE_CLASS_IDLE
+				 : klass == BELOW_NORMAL_PRIORITY_CLASS
+					 ? RULE_CLASS_BELOW_NORMAL
+					 : RULE_CLASS_NORMAL;
+
+	if (h)
+		CloseHandle(h);
+	switch (ifeo_class_without(parent)) {
+	case RULE_CLASS_IDLE:
+		return IDLE_PRIORITY_CLASS;
+	case RULE_CLASS_BELOW_NORMAL:
+		return BELOW_NORMAL_PRIORITY_CLASS;
+	default:
+		return NORMAL_PRIORITY_CLASS;
+	}
+}
+
+/* The file name of the image, from the handle that pins the process. */
+static bool ifeo_image_name(HANDLE h, char *name, size_t size)
+{
+	wchar_t path[MAX_PATH * 2], *base;
+	DWORD len = ARRAY_SIZE(path);
+
+	if (!QueryFullProcessImageNameW(h, 0, path, &len))
+		return false;
+	base = wcsrchr(path, L'\\');
+	return system_utf8(base ? base + 1 : path, name, size);
+}
+
+/* A process whose file name has PerfOptions of the daemon's and whose
+ * rule (or none: a same-named program elsewhere) does not give them:
+ * its class goes back, unless something changed it already. Its I/O
+ * priority cannot be put back through a documented call. */
+void ifeo_exec(struct daemon *d, pid_t pid)
+{
+	struct procinfo pi = {.procfs = d->conf.procfs, .pid = pid};
+	const struct ifeo_entry *e;
+	const struct rule *rule = NULL;
+	struct facts facts = {0};
+	char name[IFEO_NAME_MAX + 1];
+	DWORD want, now;
+	HANDLE h;
+	long index;
+
+	if (!ifeo_current.count || d->conf.dry_run)
+		return;
+	h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION |
+				PROCESS_SET_INFORMATION,
+			FALSE, (DWORD)pid);
+	if (!h)
+		return;
+	if (!ifeo_image_name(h, name, sizeof(name)) ||
+	    !(e = ifeo_find(&ifeo_current, name)) ||
+	    e->values.cpu_class == IFEO_CPU_CLASS_UNSET)
+		goto out;
+	index = match_first(&d->manage.index, &facts, procinfo_fetch, &pi);
+	if (index >= 0)
+		rule = &d->rules->list[index];
+	if (!ifeo_put_back(e, rule))
+		goto out;
+	now = GetPriorityClass(h);
+	if (now != ifeo_win_class(e->values.cpu_class))
+		goto out;
+	procinfo_fetch(&pi, MATCH_FACT_PARENT_EXE, &facts);
+	want = ifeo_class_of_parent(facts.ppid);
+	if (want != now && SetPriorityClass(h, want))
+		log_info("pid %d %s: PerfOptions gave it a class %s: put "
+			 "back",
+			 (int)pid, name,
+			 rule ? "its rule does not give" : "no rule gives");
+out:
+	CloseHandle(h);
 }
 
 int ifeo_remove_all(void)
