@@ -28,7 +28,7 @@ static void match_bucket_add(struct strmap *map, const char *key, size_t rule)
 static bool match_all_literal(const struct rule_patterns *p)
 {
 	for (size_t i = 0; i < p->count; i++) {
-		if (!pattern_is_literal(p->values[i]))
+		if (!pattern_is_literal_flags(p->values[i], p->flags))
 			return false;
 	}
 	return p->count > 0;
@@ -44,14 +44,22 @@ void match_index_build(struct match_index *index, const struct rules *rules)
 	for (size_t i = 0; i < rules->count; i++) {
 		const struct rule_match *m = &rules->list[i].match;
 
+		/* One system per rule set: the first folding rule says
+		 * how the process's exe and name are looked up. */
+		if (m->exe.flags)
+			index->exe_flags = m->exe.flags;
+		if (m->name.flags)
+			index->comm_flags = m->name.flags;
 		if (match_all_literal(&m->exe)) {
 			for (size_t v = 0; v < m->exe.count; v++)
 				match_bucket_add(&index->by_exe,
-						 m->exe.values[v], i);
+						 rules_pattern_key(&m->exe, v),
+						 i);
 		} else if (!m->exe.count && match_all_literal(&m->name)) {
 			for (size_t v = 0; v < m->name.count; v++)
 				match_bucket_add(&index->by_comm,
-						 m->name.values[v], i);
+						 rules_pattern_key(&m->name, v),
+						 i);
 		} else {
 			index->scan = xreallocarray(index->scan,
 						    index->scan_count + 1,
@@ -113,7 +121,7 @@ static bool match_patterns(const struct rule_patterns *p, const char *key,
 			   const char *text, char *why, size_t size)
 {
 	for (size_t i = 0; i < p->count; i++) {
-		if (pattern_match(p->values[i], text)) {
+		if (pattern_match_flags(p->values[i], text, p->flags)) {
 			match_say(why, size, "%s '%.200s' matches '%.200s'; ",
 				  key, text, p->values[i]);
 			return true;
@@ -290,12 +298,16 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 
 static const struct match_bucket *match_lookup(const struct strmap *map,
 					       unsigned bit, const char *key,
+					       unsigned flags,
 					       struct facts *facts,
 					       match_fetch_fn fetch, void *ctx)
 {
+	char buf[PATH_MAX];
+
 	if (!map->count || !match_need(facts, bit, fetch, ctx))
 		return NULL;
-	return strmap_get(map, key);
+	key = pattern_key(key, flags, buf, sizeof(buf));
+	return key ? strmap_get(map, key) : NULL;
 }
 
 /* Candidates from both buckets and the scan list, in rule order: the first
@@ -306,10 +318,10 @@ long match_first(const struct match_index *index, struct facts *facts,
 	const struct match_bucket *by_exe, *by_comm;
 	size_t e = 0, c = 0, s = 0;
 
-	by_exe = match_lookup(&index->by_exe, MATCH_FACT_EXE, facts->exe, facts,
-			      fetch, ctx);
+	by_exe = match_lookup(&index->by_exe, MATCH_FACT_EXE, facts->exe,
+			      index->exe_flags, facts, fetch, ctx);
 	by_comm = match_lookup(&index->by_comm, MATCH_FACT_COMM, facts->comm,
-			       facts, fetch, ctx);
+			       index->comm_flags, facts, fetch, ctx);
 	for (;;) {
 		size_t next = (size_t)-1;
 

@@ -74,6 +74,7 @@ struct match_index {
 	struct strmap by_comm; /* literal name -> struct match_bucket */
 	size_t *scan;	       /* every other rule, ascending */
 	size_t scan_count;
+	unsigned exe_flags, comm_flags; /* how facts are looked up there */
 };
 
 /* match.c */

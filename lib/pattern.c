@@ -70,8 +70,15 @@ static size_t pattern_bracket_end(const char *p, char *why, size_t why_size)
 
 int pattern_check(const char *pattern, char *why, size_t why_size)
 {
+	return pattern_check_flags(pattern, 0, why, why_size);
+}
+
+/* Under PATTERN_SLASHES a backslash separates, it does not quote. */
+int pattern_check_flags(const char *pattern, unsigned flags, char *why,
+			size_t why_size)
+{
 	for (size_t i = 0; pattern[i]; i++) {
-		if (pattern[i] == '\\') {
+		if (pattern[i] == '\\' && !(flags & PATTERN_SLASHES)) {
 			if (!pattern[i + 1]) {
 				snprintf(why, why_size,
 					 "ends with a lone backslash");
@@ -92,7 +99,51 @@ int pattern_check(const char *pattern, char *why, size_t why_size)
 
 bool pattern_is_literal(const char *pattern)
 {
-	return strpbrk(pattern, "*?[\\") == NULL;
+	return pattern_is_literal_flags(pattern, 0);
+}
+
+bool pattern_is_literal_flags(const char *pattern, unsigned flags)
+{
+	return strpbrk(pattern, flags & PATTERN_SLASHES ? "*?[" : "*?[\\") ==
+	       NULL;
+}
+
+static bool pattern_sep(char c, unsigned flags)
+{
+	return c == '/' || ((flags & PATTERN_SLASHES) && c == '\\');
+}
+
+/* Absolute: from '/' on Linux; under PATTERN_SLASHES (Windows) from a
+ * drive (C:\ or C:/) or a share (\\server\share\, either slash), never
+ * from the current drive's root (\dir) or a drive's current folder
+ * (C:dir), which depend on the caller's state. */
+bool pattern_is_absolute(const char *path, unsigned flags)
+{
+	const char *share;
+
+	if (!(flags & PATTERN_SLASHES))
+		return path[0] == '/';
+	if (((path[0] >= 'A' && path[0] <= 'Z') ||
+	     (path[0] >= 'a' && path[0] <= 'z')) &&
+	    path[1] == ':' && pattern_sep(path[2], flags))
+		return true;
+	if (!pattern_sep(path[0], flags) || !pattern_sep(path[1], flags))
+		return false;
+	/* \\server\share\: a server and a share, neither empty, nor the
+	 * device namespaces \\.\ and \\?\. */
+	share = path + 2;
+	if (!*share || pattern_sep(*share, flags) ||
+	    ((share[0] == '.' || share[0] == '?') &&
+	     pattern_sep(share[1], flags)))
+		return false;
+	while (*share && !pattern_sep(*share, flags))
+		share++;
+	if (!*share || !share[1] || pattern_sep(share[1], flags))
+		return false;
+	share++;
+	while (*share && !pattern_sep(*share, flags))
+		share++;
+	return pattern_sep(*share, flags) && share[1];
 }
 
 static bool pattern_class_has(const char *name, size_t len, int c)
@@ -234,6 +285,14 @@ bool pattern_match_flags(const char *pattern, const char *text, unsigned flags)
 	const char *p = pattern, *t = text;
 	const char *star_p = NULL, *star_t = NULL;
 
+	/* Under PATTERN_SLASHES (Windows), a pattern rooted at one '/' is a
+	 * Linux path of a file serving both systems: it names nothing
+	 * there, not even a share (\\\\srv\\...) a glob like "/ *" would
+	 * otherwise reach. */
+	if ((flags & PATTERN_SLASHES) && pattern[0] == '/' &&
+	    pattern[1] != '/' && pattern[1] != '\\')
+		return false;
+
 	while (*t) {
 		if (*p == '*') {
 			while (*p == '*')
@@ -261,4 +320,20 @@ bool pattern_match_flags(const char *pattern, const char *text, unsigned flags)
 bool pattern_match(const char *pattern, const char *text)
 {
 	return pattern_match_flags(pattern, text, 0);
+}
+
+/* A literal as it is compared under the flags (the key of an exact
+ * match): ASCII folded, '\\' as '/'. text itself without flags; NULL
+ * when it does not fit in buf. */
+char *pattern_key(const char *text, unsigned flags, char *buf, size_t size)
+{
+	size_t len = strlen(text);
+
+	if (!flags)
+		return (char *)text;
+	if (len >= size)
+		return NULL;
+	for (size_t i = 0; i <= len; i++)
+		buf[i] = (char)pattern_fold((unsigned char)text[i], flags);
+	return buf;
 }

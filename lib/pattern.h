@@ -14,7 +14,12 @@ enum pattern_flags {
 
 /* pattern.c */
 int pattern_check(const char *pattern, char *why, size_t why_size);
+int pattern_check_flags(const char *pattern, unsigned flags, char *why,
+			size_t why_size);
 bool pattern_is_literal(const char *pattern);
+bool pattern_is_literal_flags(const char *pattern, unsigned flags);
+bool pattern_is_absolute(const char *path, unsigned flags);
+char *pattern_key(const char *text, unsigned flags, char *buf, size_t size);
 bool pattern_match(const char *pattern, const char *text);
 bool pattern_match_flags(const char *pattern, const char *text, unsigned flags);
 

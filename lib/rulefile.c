@@ -310,13 +310,28 @@ static bool rulefile_values(struct rulefile *rf, const config_setting_t *s,
 
 enum rulefile_pattern_kind {
 	RULEFILE_PATTERN_KIND_PATH,
+	RULEFILE_PATTERN_KIND_CGROUP, /* a path of the cgroup tree: '/' */
 	RULEFILE_PATTERN_KIND_COMM,
 	RULEFILE_PATTERN_KIND_TEXT,
 };
 
+/* On Windows paths and image names compare as its file systems compare
+ * names: case-insensitive, '\\' and '/' alike. A command line stays as
+ * written, as the program sees it. */
+static unsigned rulefile_pattern_flags(const struct rulefile *rf,
+				       enum rulefile_pattern_kind kind)
+{
+	if (rf->system != RULES_SYSTEM_WINDOWS ||
+	    kind == RULEFILE_PATTERN_KIND_TEXT ||
+	    kind == RULEFILE_PATTERN_KIND_CGROUP)
+		return 0;
+	return PATTERN_FOLD | PATTERN_SLASHES;
+}
+
 static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 				 enum rulefile_pattern_kind kind)
 {
+	unsigned flags = rulefile_pattern_flags(rf, kind);
 	char key[128], why[128];
 	const char *text = config_setting_get_string(s);
 	size_t len = strlen(text);
@@ -333,16 +348,26 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 			       PATH_MAX - 1);
 		return false;
 	}
-	if (pattern_check(text, why, sizeof(why)) < 0) {
+	if (pattern_check_flags(text, flags, why, sizeof(why)) < 0) {
 		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: invalid glob '%.64s': %s", key, text, why);
 		return false;
 	}
 	switch (kind) {
 	case RULEFILE_PATTERN_KIND_PATH:
-		if (text[0] != '/') {
+	case RULEFILE_PATTERN_KIND_CGROUP:
+		/* A Linux path in a set checked for Windows: one file
+		 * may serve both systems, and such a value never
+		 * matches there (pattern_match_flags). */
+		if (!pattern_is_absolute(text, flags) &&
+		    !(flags && pattern_is_absolute(text, 0) && text[1] != '/' &&
+		      text[1] != '\\')) {
 			rulefile_error(rf, rulefile_line(rf, s),
-				       "%s: '%.64s' is not an absolute path",
+				       flags ? "%s: '%.64s' is not an absolute "
+					       "path (a drive, C:\\..., or a "
+					       "share, \\\\server\\share\\...)"
+					     : "%s: '%.64s' is not an absolute "
+					       "path",
 				       key, text);
 			return false;
 		}
@@ -374,15 +399,24 @@ static void rulefile_patterns(struct rulefile *rf, const config_setting_t *s,
 
 	if (!rulefile_values(rf, s, &values, &count))
 		return;
+	out->flags = rulefile_pattern_flags(rf, kind);
 	out->values = xcalloc((size_t)count, sizeof(*out->values));
+	if (out->flags)
+		out->keys = xcalloc((size_t)count, sizeof(*out->keys));
 	for (int i = 0; i < count; i++) {
+		const char *text;
+		char key[PATH_MAX];
+
 		if (!rulefile_expect(rf, values[i], CONFIG_TYPE_STRING,
 				     "a string"))
 			continue;
 		if (!rulefile_pattern_one(rf, values[i], kind))
 			continue;
-		out->values[out->count++] =
-			xstrdup(config_setting_get_string(values[i]));
+		text = config_setting_get_string(values[i]);
+		if (out->keys)
+			out->keys[out->count] = xstrdup(pattern_key(
+				text, out->flags, key, sizeof(key)));
+		out->values[out->count++] = xstrdup(text);
 	}
 	free(values);
 }
@@ -428,6 +462,16 @@ static void rulefile_ids(struct rulefile *rf, const config_setting_t *s,
 			/* (uid_t)-1 means "no change" to the kernel. */
 			if (!rulefile_int(rf, v, 0, UINT32_MAX - 1, &number))
 				continue;
+			/* The numbers there are only the SID table's. */
+			if (rf->system == RULES_SYSTEM_WINDOWS) {
+				rulefile_error(rf, rulefile_line(rf, v),
+					       "%s: Windows has no numeric %s "
+					       "ids: name the account "
+					       "(DOMAIN\\name or name) or its "
+					       "SID (S-1-5-...)",
+					       key, what);
+				continue;
+			}
 			id->name = xasprintf("%lld", number);
 			id->id = (unsigned)number;
 			id->known = true;
@@ -519,7 +563,7 @@ static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_TEXT,
 				  &m->cmdline);
 	if ((s = config_setting_get_member(g, "cgroup")))
-		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_PATH,
+		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_CGROUP,
 				  &m->cgroup);
 	if ((s = config_setting_get_member(g, "parent_exe")))
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_PATH,
@@ -1091,9 +1135,13 @@ void rulefile_parse(struct rules *rules, const char *path, const char *text,
 
 static void rulefile_free_patterns(struct rule_patterns *p)
 {
-	for (size_t i = 0; i < p->count; i++)
+	for (size_t i = 0; i < p->count; i++) {
 		free(p->values[i]);
+		if (p->keys)
+			free(p->keys[i]);
+	}
 	free(p->values);
+	free(p->keys);
 }
 
 static void rulefile_free_ids(struct rule_ids *ids)

@@ -230,6 +230,12 @@ enum rules_system rules_target(const struct rules *rules)
 	return rules->system ? rules->system : system_native();
 }
 
+/* A value as exact matches compare it (folded for Windows paths). */
+const char *rules_pattern_key(const struct rule_patterns *p, size_t i)
+{
+	return p->keys ? p->keys[i] : p->values[i];
+}
+
 struct rules_id_entry {
 	unsigned id;
 	bool known;
@@ -306,9 +312,9 @@ static void rules_check_shadow(struct rules *rules, const struct rule *rule,
 	if (!rule->match.exe.count)
 		return;
 	for (size_t i = 0; i < rule->match.exe.count; i++) {
-		const char *exe = rule->match.exe.values[i];
+		const char *exe = rules_pattern_key(&rule->match.exe, i);
 
-		if (!pattern_is_literal(exe))
+		if (!pattern_is_literal_flags(exe, rule->match.exe.flags))
 			return;
 		first = rules_at(rules, strmap_get(&rules->exe_catchall, exe));
 		if (!first)
@@ -337,9 +343,9 @@ static void rules_index(struct rules *rules, size_t index, struct diag *diag)
 	if (!rules_match_has_only_exe(&rule->match))
 		return;
 	for (size_t i = 0; i < rule->match.exe.count; i++) {
-		const char *exe = rule->match.exe.values[i];
+		const char *exe = rules_pattern_key(&rule->match.exe, i);
 
-		if (pattern_is_literal(exe) &&
+		if (pattern_is_literal_flags(exe, rule->match.exe.flags) &&
 		    !strmap_get(&rules->exe_catchall, exe))
 			strmap_put(&rules->exe_catchall, exe, slot);
 	}

@@ -93,6 +93,11 @@ enum rule_turbo {
 struct rule_patterns {
 	char **values;
 	size_t count;
+	/* enum pattern_flags: how the values compare (Windows paths and
+	 * image names: case folded, either slash), from the rules' system;
+	 * keys: the values folded so (pattern_key), NULL without flags. */
+	unsigned flags;
+	char **keys;
 };
 
 struct rule_id {
@@ -194,6 +199,7 @@ enum rules_enum {
 void rules_init(struct rules *rules);
 void rules_free(struct rules *rules);
 enum rules_system rules_target(const struct rules *rules);
+const char *rules_pattern_key(const struct rule_patterns *p, size_t i);
 int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 		     bool must_exist, struct diag *diag);
 int rules_load_file(struct rules *rules, const char *path, struct diag *diag);

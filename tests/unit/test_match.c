@@ -199,6 +199,8 @@ static int setup(void **state)
 
 	(void)state;
 	rules_init(&test_rules);
+	/* Linux paths and a cgroup: the same on both systems' builds. */
+	test_rules.system = RULES_SYSTEM_LINUX;
 	diag_init(&diag);
 	rules_load_text(&test_rules, "t.rules", rules_text, strlen(rules_text),
 			&diag);
@@ -338,6 +340,7 @@ static void test_large_index(void **state)
 					 i, i, i + 1 < n ? "," : "");
 	snprintf(text + used, cap - used, ");\n");
 	rules_init(&rules);
+	rules.system = RULES_SYSTEM_LINUX;
 	diag_init(&diag);
 	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
 	assert_int_equal(diag.errors, 0);
@@ -353,9 +356,222 @@ static void test_large_index(void **state)
 	free(text);
 }
 
+/* Windows: exe and name compare as its file systems compare names
+ * (ASCII case folded, '\\' and '/' alike), globs as on Linux. */
+static const char windows_rules_text[] =
+	"rules = (\n"
+	"{ name = \"tool\"; match = { exe = \"C:/Program "
+	"Files/Tool/tool.exe\"; "
+	"}; },\n"
+	"{ name = \"apps\"; match = { exe = "
+	"\"C:\\\\Apps\\\\*\\\\bin\\\\*.exe\"; "
+	"}; },\n"
+	"{ name = \"share\"; match = { exe = "
+	"\"\\\\\\\\srv\\\\share\\\\x.exe\"; }; },\n"
+	"{ name = \"child\"; match = { parent_exe = "
+	"\"c:\\\\build\\\\make.exe\"; "
+	"name = \"sh.exe\"; }; },\n"
+	"{ name = \"game\"; match = { name = \"Game*.exe\"; }; },\n"
+	"{ name = \"linux\"; match = { exe = \"/*\"; }; }\n"
+	");\n";
+
+struct windows_case {
+	const char *name;
+	const char *exe, *comm, *parent_exe;
+	const char *expected; /* NULL: no rule */
+};
+
+static const struct windows_case windows_cases[] = {
+	{"backslashes for slashes", "C:\\Program Files\\Tool\\tool.exe",
+	 "tool.exe", NULL, "tool"},
+	{"another case", "c:\\PROGRAM FILES\\tool\\TOOL.EXE", "TOOL.EXE", NULL,
+	 "tool"},
+	{"an impostor of the same name elsewhere", "C:\\Users\\eve\\tool.exe",
+	 "tool.exe", NULL, NULL},
+	{"a longer name", "C:\\Program Files\\Tool\\tool.exe.bak",
+	 "tool.exe.bak", NULL, NULL},
+	{"a glob over folders", "c:\\apps\\Foo\\Bin\\Run.EXE", "Run.EXE", NULL,
+	 "apps"},
+	{"a glob that misses", "c:\\apps\\foo\\lib\\run.exe", "run.exe", NULL,
+	 NULL},
+	{"a share", "\\\\SRV\\Share\\X.exe", "X.exe", NULL, "share"},
+	{"a share named with slashes", "//srv/share/x.exe", "x.exe", NULL,
+	 "share"},
+	{"parent exe folded", "C:\\tools\\sh.exe", "SH.EXE",
+	 "C:/Build/MAKE.exe", "child"},
+	{"a name glob", "D:\\games\\gamex.exe", "gameX.EXE", NULL, "game"},
+	{"a name without the glob's end", "D:\\games\\game", "game", NULL,
+	 NULL},
+	{"a Linux glob reaches no share", "\\\\srv\\share\\y.exe", "y.exe",
+	 NULL, NULL},
+	{"a Linux glob reaches no drive", "C:\\y.exe", "y.exe", NULL, NULL},
+};
+
+static struct rules windows_rules;
+static struct match_index windows_index;
+
+static void windows_load(struct rules *rules, const char *text,
+			 struct diag *diag)
+{
+	rules_init(rules);
+	rules->system = RULES_SYSTEM_WINDOWS;
+	diag_init(diag);
+	rules_load_text(rules, "w.rules", text, strlen(text), diag);
+}
+
+static void test_windows_case(void **state)
+{
+	const struct windows_case *c = *state;
+	struct fake fake = {0};
+	struct facts facts = {0};
+	long rule;
+
+	snprintf(fake.truth.exe, sizeof(fake.truth.exe), "%s", c->exe);
+	snprintf(fake.truth.comm, sizeof(fake.truth.comm), "%s", c->comm);
+	if (c->parent_exe)
+		snprintf(fake.truth.parent_exe, sizeof(fake.truth.parent_exe),
+			 "%s", c->parent_exe);
+	fake.unreadable = c->parent_exe ? 0 : MATCH_FACT_PARENT_EXE;
+	rule = match_first(&windows_index, &facts, fake_fetch, &fake);
+	if (!c->expected) {
+		if (rule >= 0)
+			fail_msg("%s: matched '%s'", c->name,
+				 windows_rules.list[rule].name);
+		return;
+	}
+	if (rule < 0)
+		fail_msg("%s: matched nothing", c->name);
+	assert_string_equal(windows_rules.list[rule].name, c->expected);
+}
+
+static int windows_setup(void **state)
+{
+	struct diag diag;
+
+	(void)state;
+	windows_load(&windows_rules, windows_rules_text, &diag);
+	diag_print(&diag, stderr, true);
+	if (diag.errors || diag.warnings)
+		return -1;
+	diag_free(&diag);
+	match_index_build(&windows_index, &windows_rules);
+	return 0;
+}
+
+static int windows_teardown(void **state)
+{
+	(void)state;
+	match_index_free(&windows_index);
+	rules_free(&windows_rules);
+	return 0;
+}
+
+static void test_windows_cases(void **state)
+{
+	(void)state;
+	assert_int_equal(windows_setup(NULL), 0);
+	for (size_t i = 0; i < sizeof(windows_cases) / sizeof(windows_cases[0]);
+	     i++) {
+		const struct windows_case *c = &windows_cases[i];
+
+		test_windows_case((void **)&c);
+	}
+	/* tool and share by their folded exe, game and child scanned or
+	 * by name: the literal exe is found through the index. */
+	assert_non_null(strmap_get(&windows_index.by_exe,
+				   "c:/program files/tool/tool.exe"));
+	windows_teardown(NULL);
+}
+
+struct windows_check_case {
+	const char *name;
+	const char *match;   /* the match group's body */
+	const char *message; /* NULL: loads clean */
+	bool error;
+};
+
+static const struct windows_check_case windows_check_cases[] = {
+	{"a drive with a slash", "exe = \"c:/x.exe\";", NULL, false},
+	{"a drive with a backslash", "exe = \"C:\\\\x.exe\";", NULL, false},
+	{"a share", "exe = \"\\\\\\\\srv\\\\share\\\\x.exe\";", NULL, false},
+	{"a file name alone", "exe = \"x.exe\";", "is not an absolute path",
+	 true},
+	{"the current drive's root", "exe = \"\\\\tools\\\\x.exe\";",
+	 "is not an absolute path", true},
+	{"a drive's current folder", "exe = \"C:x.exe\";",
+	 "is not an absolute path", true},
+	{"a Linux path: a file for both systems", "exe = \"/usr/bin/x\";", NULL,
+	 false},
+	{"a device path", "exe = \"\\\\\\\\.\\\\C:\\\\x.exe\";",
+	 "is not an absolute path", true},
+	{"a backslash ends no glob here", "exe = \"C:\\\\tools\\\\\";", NULL,
+	 false},
+	{"a numeric user", "exe = \"C:/x.exe\"; user = 0;",
+	 "Windows has no numeric user ids", true},
+	{"cgroup refused", "exe = \"C:/x.exe\"; cgroup = \"/a\";",
+	 "Windows has no cgroups", true},
+};
+
+static void test_windows_check(void **state)
+{
+	(void)state;
+	for (size_t i = 0;
+	     i < sizeof(windows_check_cases) / sizeof(windows_check_cases[0]);
+	     i++) {
+		const struct windows_check_case *c = &windows_check_cases[i];
+		char text[512], line[512];
+		struct rules rules;
+		struct diag diag;
+		bool found = false;
+
+		snprintf(text, sizeof(text),
+			 "rules = ({ name = \"r\"; match = { %s }; });\n",
+			 c->match);
+		windows_load(&rules, text, &diag);
+		for (size_t e = 0; e < diag.count; e++) {
+			diag_format(&diag.entries[e], line, sizeof(line));
+			if (c->message && strstr(line, c->message))
+				found = true;
+		}
+		if (!c->message ? diag.errors != 0
+				: !found || (diag.errors != 0) != c->error) {
+			diag_print(&diag, stderr, true);
+			fail_msg("%s: %zu errors", c->name, diag.errors);
+		}
+		diag_free(&diag);
+		rules_free(&rules);
+	}
+}
+
+/* C:/x and c:\X are one exe: the second rule never matches. */
+static void test_windows_same_exe(void **state)
+{
+	static const char text[] =
+		"rules = (\n"
+		"{ name = \"a\"; match = { exe = \"C:/Tools/x.exe\"; }; },\n"
+		"{ name = \"b\"; match = { exe = \"c:\\\\TOOLS\\\\X.EXE\"; }; "
+		"}\n"
+		");\n";
+	struct rules rules;
+	struct diag diag;
+	char line[512];
+
+	(void)state;
+	windows_load(&rules, text, &diag);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(diag.warnings, 1);
+	diag_format(&diag.entries[0], line, sizeof(line));
+	assert_non_null(strstr(line, "rule 'b' never matches"));
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_windows_cases),
+		cmocka_unit_test(test_windows_check),
+		cmocka_unit_test(test_windows_same_exe),
 		cmocka_unit_test(test_index_shape),
 		cmocka_unit_test(test_explanation),
 		cmocka_unit_test(test_why_file),

@@ -59,8 +59,73 @@ static void test_pattern_case(void **state)
 	assert_false(pattern_match(c->pattern, c->misses));
 }
 
+struct windows_case {
+	const char *name;
+	const char *pattern, *text;
+	bool matches;
+};
+
+/* Windows paths: ASCII case folded, either slash, a backslash never a
+ * quote; the rest as fnmatch has it. */
+static const struct windows_case windows_cases[] = {
+	{"slash for backslash", "C:/Tools/x.exe", "c:\\tools\\X.EXE", true},
+	{"backslash for slash", "c:\\tools\\*.exe", "C:/Tools/y.EXE", true},
+	{"star crosses folders", "C:\\Apps\\*\\x.exe", "c:\\apps\\a\\b\\x.exe",
+	 true},
+	{"another folder", "C:\\Apps\\x.exe", "C:\\Users\\eve\\x.exe", false},
+	{"bracket range folded", "[a-c]:\\x.exe", "B:\\x.exe", true},
+	{"negated bracket folded", "[!a]:\\x.exe", "A:\\x.exe", false},
+	{"class in either case", "[[:lower:]]:\\x", "Q:\\x", true},
+	{"no quote", "C:\\*", "c:/anything", true},
+	{"non-ASCII not folded", "C:\\\xc3\xa9.exe", "C:\\\xc3\x89.exe", false},
+};
+
+static void test_windows(void **state)
+{
+	const unsigned flags = PATTERN_FOLD | PATTERN_SLASHES;
+	char why[128], key[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(windows_cases) / sizeof(*windows_cases);
+	     i++) {
+		const struct windows_case *c = &windows_cases[i];
+
+		assert_int_equal(pattern_check_flags(c->pattern, flags, why,
+						     sizeof(why)),
+				 0);
+		if (pattern_match_flags(c->pattern, c->text, flags) !=
+		    c->matches)
+			fail_msg("%s: '%s' against '%s'", c->name, c->pattern,
+				 c->text);
+	}
+	/* Without the flags, the same patterns are Linux's. */
+	assert_false(pattern_match("C:/Tools/x.exe", "c:/tools/x.exe"));
+	assert_true(pattern_is_literal_flags("C:\\x.exe", flags));
+	assert_false(pattern_is_literal("C:\\x.exe"));
+	assert_true(pattern_is_absolute("C:\\x", flags));
+	assert_true(pattern_is_absolute("z:/x", flags));
+	assert_true(pattern_is_absolute("\\\\srv\\share\\x", flags));
+	assert_true(pattern_is_absolute("//srv/share/x", flags));
+	assert_false(pattern_is_absolute("\\\\srv\\share", flags));
+	assert_false(pattern_is_absolute("\\\\.\\pipe\\x", flags));
+	assert_false(pattern_is_absolute("\\\\?\\C:\\x", flags));
+	assert_false(pattern_is_absolute("\\x", flags));
+	assert_false(pattern_is_absolute("C:x", flags));
+	assert_false(pattern_is_absolute("/usr/bin/x", flags));
+	assert_true(pattern_is_absolute("/usr/bin/x", 0));
+	assert_false(pattern_is_absolute("C:/x", 0));
+	assert_string_equal(
+		pattern_key("C:\\Tools\\X.exe", flags, key, sizeof(key)),
+		"c:/tools/x.exe");
+	assert_null(pattern_key("C:\\x", flags, key, 4));
+}
+
 int main(void)
 {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_windows),
+	};
+
 	return unit_run("pattern", UNIT_TABLE(pattern_cases, test_pattern_case),
-			NULL, 0, NULL, NULL);
+			UNIT_TESTS(tests), NULL, NULL);
 }

@@ -42,8 +42,12 @@ struct system_case {
 #define EXE "exe = \"/usr/bin/x\";"
 /* An exe narrowed to a user: realtime and power on it draw no warning. */
 #define EXE_ROOT EXE " user = \"root\";"
-#define WIN	 RULES_SYSTEM_WINDOWS
-#define LNX	 RULES_SYSTEM_LINUX
+/* The same for a rule set checked for Windows: there paths begin with a
+ * drive, and ids are names. */
+#define WEXE	  "exe = \"C:/x/x.exe\";"
+#define WEXE_ROOT WEXE " user = \"root\";"
+#define WIN	  RULES_SYSTEM_WINDOWS
+#define LNX	  RULES_SYSTEM_LINUX
 
 static const struct rule_case rule_cases[] = {
 	{"valid rule", RULE(EXE, "priority = { nice = 5; };"), 0, 0, 0, NULL},
@@ -338,7 +342,7 @@ static const struct system_case system_cases[] = {
 	 RULE(EXE, "priority = { thread = \"time-critical\"; };"), 0, 0, 0,
 	 NULL},
 	{"thread time-critical on Windows", WIN,
-	 RULE(EXE, "priority = { thread = \"time-critical\"; };"), 0, 0, 0,
+	 RULE(WEXE, "priority = { thread = \"time-critical\"; };"), 0, 0, 0,
 	 NULL},
 	{"thread with a class", LNX,
 	 RULE(EXE, "priority = { class = \"high\"; thread = \"highest\"; };"),
@@ -350,8 +354,9 @@ static const struct system_case system_cases[] = {
 	 0, 4,
 	 "priority.thread: 'top' is not valid (valid: idle, lowest, "
 	 "below-normal, normal, above-normal, highest, time-critical)"},
-	{"bad thread on Windows", WIN, RULE(EXE, "priority = { thread = 2; };"),
-	 1, 0, 4, "priority.thread: expected a string, got an integer"},
+	{"bad thread on Windows", WIN,
+	 RULE(WEXE, "priority = { thread = 2; };"), 1, 0, 4,
+	 "priority.thread: expected a string, got an integer"},
 	{"thread under class realtime on Linux", LNX,
 	 RULE(EXE_ROOT,
 	      "priority = { class = \"realtime\";\nthread = \"highest\"; };"),
@@ -359,7 +364,7 @@ static const struct system_case system_cases[] = {
 	 "priority.thread has no effect on Linux with class \"realtime\": it "
 	 "moves nice, which that policy ignores"},
 	{"thread under class realtime on Windows", WIN,
-	 RULE(EXE_ROOT,
+	 RULE(WEXE_ROOT,
 	      "priority = { class = \"realtime\";\nthread = \"highest\"; };"),
 	 0, 0, 0, NULL},
 	{"thread under class idle on Linux", LNX,
@@ -384,12 +389,13 @@ static const struct system_case system_cases[] = {
 
 	/* efficiency_mode: Windows only, warned of on Linux. */
 	{"efficiency_mode off on Windows", WIN,
-	 RULE(EXE, "priority = { efficiency_mode = \"off\"; };"), 0, 0, 0,
+	 RULE(WEXE, "priority = { efficiency_mode = \"off\"; };"), 0, 0, 0,
 	 NULL},
 	{"efficiency_mode on on Windows", WIN,
-	 RULE(EXE, "priority = { efficiency_mode = \"on\"; };"), 0, 0, 0, NULL},
+	 RULE(WEXE, "priority = { efficiency_mode = \"on\"; };"), 0, 0, 0,
+	 NULL},
 	{"efficiency_mode system on Windows", WIN,
-	 RULE(EXE, "priority = { efficiency_mode = \"system\"; };"), 0, 0, 0,
+	 RULE(WEXE, "priority = { efficiency_mode = \"system\"; };"), 0, 0, 0,
 	 NULL},
 	{"efficiency_mode on Linux", LNX,
 	 RULE(EXE, "priority = { efficiency_mode = \"off\"; };"), 0, 1, 4,
@@ -400,7 +406,7 @@ static const struct system_case system_cases[] = {
 	 "priority.efficiency_mode: 'eco' is not valid (valid: off, on, "
 	 "system)"},
 	{"efficiency_mode not a string on Windows", WIN,
-	 RULE(EXE, "priority = { efficiency_mode = false; };"), 1, 0, 4,
+	 RULE(WEXE, "priority = { efficiency_mode = false; };"), 1, 0, 4,
 	 "priority.efficiency_mode: expected a string, got a boolean"},
 	{"spoofable raise by efficiency_mode off", WIN,
 	 RULE("name = \"x\";", "priority = { efficiency_mode = \"off\"; };"), 1,
@@ -413,52 +419,53 @@ static const struct system_case system_cases[] = {
 	{"spread group", LNX, RULE(EXE, "placement = { spread = \"group\"; };"),
 	 0, 0, 0, NULL},
 	{"spread group on Windows", WIN,
-	 RULE(EXE, "placement = { cores = \"performance\"; spread = "
-		   "\"group\"; };"),
+	 RULE(WEXE, "placement = { cores = \"performance\"; spread = "
+		    "\"group\"; };"),
 	 0, 0, 0, NULL},
 	{"cgroup on Windows", WIN,
-	 RULE(EXE " cgroup = \"/system.slice/x.service\";",
+	 RULE(WEXE " cgroup = \"/system.slice/x.service\";",
 	      "priority = { class = \"idle\"; };"),
 	 1, 0, 3, "match.cgroup: Windows has no cgroups"},
 	{"cgroup list on Windows", WIN,
-	 RULE(EXE " cgroup = [\"/a\", \"/b\"];", ""), 1, 0, 3,
+	 RULE(WEXE " cgroup = [\"/a\", \"/b\"];", ""), 1, 0, 3,
 	 "match.cgroup: Windows has no cgroups"},
 	{"governor on Windows", WIN,
-	 RULE(EXE_ROOT, "power = { governor = \"performance\"; };"), 1, 0, 4,
+	 RULE(WEXE_ROOT, "power = { governor = \"performance\"; };"), 1, 0, 4,
 	 "power.governor: Windows has no cpufreq governors"},
 	{"bad governor on Windows is only an error", WIN,
-	 RULE(EXE_ROOT, "power = { governor = \"turbo\"; };"), 1, 0, 4,
+	 RULE(WEXE_ROOT, "power = { governor = \"turbo\"; };"), 1, 0, 4,
 	 "power.governor: 'turbo' is not valid"},
-	{"nice on Windows", WIN, RULE(EXE, "priority = { nice = 5; };"), 0, 1,
+	{"nice on Windows", WIN, RULE(WEXE, "priority = { nice = 5; };"), 0, 1,
 	 4,
 	 "priority.nice applies on Linux only; on Windows it is ignored (use "
 	 "class)"},
 	{"policy on Windows", WIN,
-	 RULE(EXE, "priority = { policy = \"batch\"; };"), 0, 1, 4,
+	 RULE(WEXE, "priority = { policy = \"batch\"; };"), 0, 1, 4,
 	 "priority.policy applies on Linux only"},
 	{"rt_priority on Windows", WIN,
-	 RULE(EXE_ROOT,
+	 RULE(WEXE_ROOT,
 	      "priority = { class = \"realtime\";\nrt_priority = 5; };"),
 	 0, 1, 5,
 	 "priority.rt_priority applies on Linux only; on Windows it is "
 	 "ignored (REALTIME_PRIORITY_CLASS has no levels)"},
 	{"I/O priority on Windows", WIN,
-	 RULE(EXE, "priority = { io_class = \"best-effort\"; io_level = 7; };"),
+	 RULE(WEXE,
+	      "priority = { io_class = \"best-effort\"; io_level = 7; };"),
 	 0, 2, 4, "priority.io_class applies on Linux only"},
 	{"idle_latency_us on Windows", WIN,
-	 RULE(EXE_ROOT, "power = { idle_latency_us = 0; };"), 0, 1, 4,
+	 RULE(WEXE_ROOT, "power = { idle_latency_us = 0; };"), 0, 1, 4,
 	 "power.idle_latency_us applies on Linux only; on Windows it is "
 	 "ignored"},
 	{"bad nice on Windows is only an error", WIN,
-	 RULE(EXE, "priority = { nice = 50; };"), 1, 0, 4,
+	 RULE(WEXE, "priority = { nice = 50; };"), 1, 0, 4,
 	 "priority.nice: 50 is out of range"},
 	{"long process name on Windows", WIN,
-	 RULE(EXE " name = \"averyveryverylongname.exe\";",
+	 RULE(WEXE " name = \"averyveryverylongname.exe\";",
 	      "priority = { class = \"idle\"; };"),
 	 0, 0, 0, NULL},
 	{"every Windows key on Windows", WIN,
-	 RULE(EXE_ROOT " group = 0; name = \"x\"; cmdline = \"*\"; "
-		       "parent_exe = \"/x\";",
+	 RULE(WEXE_ROOT " group = \"root\"; name = \"x\"; cmdline = \"*\"; "
+			"parent_exe = \"C:/x\";",
 	      "priority = { class = \"high\"; thread = \"highest\"; "
 	      "efficiency_mode = \"off\"; };\nplacement = { cpus = \"0-3\"; "
 	      "spread = \"group\"; };\npower = { parking = \"off\"; "
@@ -466,7 +473,8 @@ static const struct system_case system_cases[] = {
 	      "\"performance\"; turbo = true; };"),
 	 0, 0, 0, NULL},
 	{"the Linux keys on Windows", WIN,
-	 RULE(EXE " user = \"root\"; group = 0; cgroup = \"/system.slice/*\";",
+	 RULE(WEXE " user = \"root\"; group = \"root\"; cgroup = "
+		   "\"/system.slice/*\";",
 	      "priority = { class = \"high\"; io_class = \"best-effort\"; "
 	      "io_level = 2; };\nplacement = { cores = \"performance\"; "
 	      "spread = \"numa\"; };\npower = { parking = \"off\"; "
@@ -611,9 +619,9 @@ static void test_values_parsed(void **state)
 static void test_windows_keys_parsed(void **state)
 {
 	static const char text[] = RULE(
-		EXE, "priority = { class = \"below-normal\"; thread = "
-		     "\"highest\"; efficiency_mode = \"off\"; };\nplacement = "
-		     "{ spread = \"group\"; };");
+		WEXE, "priority = { class = \"below-normal\"; thread = "
+		      "\"highest\"; efficiency_mode = \"off\"; };\nplacement = "
+		      "{ spread = \"group\"; };");
 	static const char *const printed[] = {
 		"  priority.class = below-normal\n",
 		"  priority.thread = highest\n",
