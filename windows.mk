@@ -155,7 +155,7 @@ windows-clean:
 # The integration test's program and the benchmark's (tests/windows/
 # probe.c), the daemon under Wine with a rule for it (integration.sh), and
 # the Windows rows of make bench: start to class applied (bench.sh).
-WIN_BENCH_STARTS ?= 20
+WIN_BENCH_STARTS ?= 40
 .PHONY: windows-integration windows-bench
 
 $(WIN_BUILD)/probe.exe: tests/windows/probe.c | $(WIN_LIB_STAMPS)

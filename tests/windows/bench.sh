@@ -4,12 +4,14 @@
 # sequential starts of probe.exe --until-high, which looks at its own
 # class every millisecond from its first line on and writes the
 # milliseconds from its creation to the first look that found it high.
-# Per run: p50 and p90 of its starts, misses (not high within 3 s), the
+# Each start waits a random part of the poll's period first. Per run: p50
+# and p90 of its starts, misses (not high within 3 s), the
 # daemon's CPU time (its Wine process's utime + stime) per 1,000 starts;
-# the rows are the medians of the runs, min-max in parentheses. Also the
-# daemon's CPU while it polls with nothing to do.
+# the rows are the medians of the runs, min-max in parentheses; that CPU
+# includes the polls between starts. Also the daemon's CPU while it polls
+# with nothing to do.
 #
-#   bench.sh BUILD_DIR [RUNS [STARTS]] [POLL_MS]
+#   bench.sh BUILD_DIR [RUNS [STARTS [POLL_MS]]]
 set -u
 [ $# -ge 1 ] || {
 	echo "usage: $0 BUILD_DIR [RUNS [STARTS [POLL_MS]]]" >&2
@@ -100,6 +102,9 @@ for run in $(seq "$RUNS"); do
 	misses=0
 	c0=$(cpu_ticks)
 	for _ in $(seq "$STARTS"); do
+		# A start at any moment of the poll's period, as in life:
+		# back-to-back starts would lock onto its phase.
+		sleep "0.$(printf '%03d' $((RANDOM % POLL_MS % 1000)))"
 		rm -f "$out"
 		limited 30 wine "$WORK/probe.exe" --until-high "$(winpath "$out")" \
 			3000 >/dev/null 2>&1
