@@ -167,6 +167,9 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 long listen_recv(struct listen_conn *conn, char *buf, size_t size);
 long listen_send(struct listen_conn *conn, const char *buf, size_t len);
 void listen_hang_up(struct listen_conn *conn);
+/* A process's user and group as the endpoint names its peers, for
+ * explain: "uid 1000, gid 1000"; on Windows their account names. */
+void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size);
 
 /* linux/caps.c, windows/caps.c: privileges */
 bool caps_proc_hidden(const char *procfs);

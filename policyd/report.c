@@ -242,6 +242,20 @@ static size_t report_width(const char *text)
 	return width > 16 ? 16 : width;
 }
 
+/* The ids as the system names them (listen.c: uids, account names). */
+static void report_user(FILE *out, const struct facts *facts)
+{
+	char ids[256];
+
+	if (!(facts->have & MATCH_FACT_CREDS)) {
+		fprintf(out, "  user       (unreadable)\n");
+		return;
+	}
+	listen_account_text((unsigned)facts->uid, (unsigned)facts->gid, ids,
+			    sizeof(ids));
+	fprintf(out, "  user       %s\n", ids);
+}
+
 static void report_line(FILE *out, const char *label, const char *text,
 			size_t max)
 {
@@ -520,11 +534,7 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			out, "cmdline",
 			report_fact(&facts, MATCH_FACT_CMDLINE, facts.cmdline),
 			200);
-		if (facts.have & MATCH_FACT_CREDS)
-			fprintf(out, "  user       uid %u, gid %u\n",
-				(unsigned)facts.uid, (unsigned)facts.gid);
-		else
-			fprintf(out, "  user       (unreadable)\n");
+		report_user(out, &facts);
 		fprintf(out, "  cgroups   ");
 		report_cgroups_text(out, facts.cgroups);
 		putc('\n', out);

@@ -234,6 +234,11 @@ long listen_send(struct listen_conn *conn, const char *buf, size_t len)
 	return listen_moved(n);
 }
 
+void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size)
+{
+	snprintf(buf, size, "uid %u, gid %u", uid, gid);
+}
+
 void listen_hang_up(struct listen_conn *conn)
 {
 	close(conn->fd);

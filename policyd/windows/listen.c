@@ -245,28 +245,49 @@ static bool listen_member(HANDLE token, void *sid)
 	return CheckTokenMembership(token, sid, &member) && member;
 }
 
-/* For the log: DOMAIN\name, else the SID as a string. */
+/* DOMAIN\name, else the SID as a string. */
+static void listen_sid_text(void *psid, char *out, size_t size)
+{
+	wchar_t name[128], domain[128], text[300], *sid;
+	DWORD name_len = ARRAY_SIZE(name), domain_len = ARRAY_SIZE(domain);
+	SID_NAME_USE use;
+
+	snprintf(out, size, "an unknown account");
+	if (LookupAccountSidW(NULL, psid, name, &name_len, domain, &domain_len,
+			      &use)) {
+		_snwprintf(text, ARRAY_SIZE(text), L"%ls%ls%ls", domain,
+			   domain[0] ? L"\\" : L"", name);
+		text[ARRAY_SIZE(text) - 1] = L'\0';
+		system_utf8(text, out, size);
+	} else if (ConvertSidToStringSidW(psid, &sid)) {
+		system_utf8(sid, out, size);
+		LocalFree(sid);
+	}
+}
+
+/* For the log: the token's user. */
 static void listen_who(HANDLE token, char *who, size_t size)
 {
 	unsigned char buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
 	TOKEN_USER *user = (TOKEN_USER *)buf;
-	wchar_t name[128], domain[128], text[300], *sid;
-	DWORD len, name_len = ARRAY_SIZE(name), domain_len = ARRAY_SIZE(domain);
-	SID_NAME_USE use;
+	DWORD len;
 
 	snprintf(who, size, "an unknown account");
-	if (!GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len))
-		return;
-	if (LookupAccountSidW(NULL, user->User.Sid, name, &name_len, domain,
-			      &domain_len, &use)) {
-		_snwprintf(text, ARRAY_SIZE(text), L"%ls%ls%ls", domain,
-			   domain[0] ? L"\\" : L"", name);
-		text[ARRAY_SIZE(text) - 1] = L'\0';
-		system_utf8(text, who, size);
-	} else if (ConvertSidToStringSidW(user->User.Sid, &sid)) {
-		system_utf8(sid, who, size);
-		LocalFree(sid);
-	}
+	if (GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len))
+		listen_sid_text(user->User.Sid, who, size);
+}
+
+/* The core holds SIDs as numbers (accounts.c): their names back. */
+void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size)
+{
+	unsigned char sid[ACCOUNTS_SID_MAX];
+	char user[128] = "?", group[128] = "?";
+
+	if (accounts_sid(uid, sid, sizeof(sid)))
+		listen_sid_text(sid, user, sizeof(user));
+	if (accounts_sid(gid, sid, sizeof(sid)))
+		listen_sid_text(sid, group, sizeof(group));
+	snprintf(buf, size, "%s, group %s", user, group);
 }
 
 /* The client's own token through the pipe; where impersonation is
