@@ -191,6 +191,13 @@ out=$(ctl status)
 echo "$out" | grep -q '^managed: *1 processes'
 result $? "status over the pipe: one process managed" ||
 	echo "$out" | sed 's/^/# status: /'
+# The rules raise other processes' priority: SeDebugPrivilege enabled,
+# SeChangeNotifyPrivilege kept, nothing else left in the token.
+dpid=$(ctl status | sed -n 's/^cpupolicyd .*, pid \([0-9]*\),.*/\1/p')
+out=$(wine_run 30 "$PROBE" --privileges "$dpid" 2>&1)
+echo "$out" | sed 's/^/# privileges: /'
+[ "$(echo "$out" | sort | tr '\n' ' ')" = "SeChangeNotifyPrivilege enabled SeDebugPrivilege enabled " ]
+result $? "the daemon's token: SeDebugPrivilege and SeChangeNotifyPrivilege, every other privilege removed"
 out=$(ctl reload)
 echo "$out" | grep -q '^reloaded: 2 rules in 1 files'
 result $? "reload over the pipe" || echo "$out" | sed 's/^/# reload: /'

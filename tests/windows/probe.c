@@ -24,6 +24,11 @@
  * (GetProcessTimes) to the first look that found HIGH_PRIORITY_CLASS, or
  * "miss" after TIMEOUT_MS (default 5000).
  *
+ *   probe.exe --privileges PID
+ *
+ * prints the privileges in PID's token, one a line: name and "enabled"
+ * or "disabled".
+ *
  *   probe.exe --control SERVICE CODE
  *
  * sends the service control CODE (8: PARAMCHANGE; 128..255: the
@@ -158,6 +163,35 @@ static int probe_control(const char *name, DWORD code)
 	return ok ? 0 : 1;
 }
 
+static int probe_privileges(DWORD pid)
+{
+	HANDLE p = OpenProcess(PROCESS_QUERY_INFORMATION, FALSE, pid), t;
+	TOKEN_PRIVILEGES *tp;
+	BYTE buf[8192];
+	DWORD len;
+
+	if (!p || !OpenProcessToken(p, TOKEN_QUERY, &t) ||
+	    !GetTokenInformation(t, TokenPrivileges, buf, sizeof(buf), &len)) {
+		fprintf(stderr, "probe: token of %lu: error %lu\n", pid,
+			GetLastError());
+		return 1;
+	}
+	tp = (TOKEN_PRIVILEGES *)buf;
+	for (DWORD i = 0; i < tp->PrivilegeCount; i++) {
+		char name[128];
+		DWORD n = sizeof(name);
+
+		if (LookupPrivilegeNameA(NULL, &tp->Privileges[i].Luid, name,
+					 &n))
+			printf("%s %s\n", name,
+			       tp->Privileges[i].Attributes &
+					       SE_PRIVILEGE_ENABLED
+				       ? "enabled"
+				       : "disabled");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	HANDLE self;
@@ -165,6 +199,8 @@ int main(int argc, char **argv)
 	ULONGLONG start = GetTickCount64();
 	char *ready, *ask, *stop;
 
+	if (argc > 2 && strcmp(argv[1], "--privileges") == 0)
+		return probe_privileges((DWORD)strtoul(argv[2], NULL, 10));
 	if (argc > 3 && strcmp(argv[1], "--control") == 0)
 		return probe_control(argv[2],
 				     (DWORD)strtoul(argv[3], NULL, 10));
