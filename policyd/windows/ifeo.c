@@ -455,9 +455,15 @@ out:
 	CloseHandle(h);
 }
 
+/* At --uninstall: every value back, then the daemon's own keys, once
+ * empty. */
 int ifeo_remove_all(void)
 {
 	struct ifeo_plan none = {0};
 
-	return ifeo_apply(&none);
+	if (ifeo_apply(&none) < 0)
+		return -1;
+	ifeo_prune(IFEO_RECORDS);
+	ifeo_prune(L"SOFTWARE\\cpupolicy");
+	return 0;
 }

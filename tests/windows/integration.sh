@@ -297,5 +297,7 @@ echo "$out" | sed 's/^/# uninstall: /'
 result $rc "cpupolicyd.exe --uninstall"
 ! query | grep -q 'WIN32_OWN_PROCESS'
 result $? "sc query cpupolicyd: no such service any more"
+! wine_run 30 reg query 'HKLM\Software\cpupolicy' >/dev/null 2>&1
+result $? "no registry key of the daemon's left behind"
 
 finish
