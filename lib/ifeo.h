@@ -110,6 +110,7 @@ struct ifeo_change {
 	struct ifeo_values from, to; /* from unset on ADD, to unset on REMOVE */
 };
 
+/* The names point into the plans: valid while both live. */
 struct ifeo_diff {
 	struct ifeo_change *changes; /* sorted by name */
 	size_t count;

@@ -1,0 +1,839 @@
+<#
+.SYNOPSIS
+    Checks on a real Windows machine what Wine cannot show of cpupolicyd.
+
+.DESCRIPTION
+    Run from an elevated Windows PowerShell (5.1, powershell.exe) after
+    "cpupolicyd.exe --install" and "sc start cpupolicyd":
+
+        powershell -ExecutionPolicy Bypass -File packaging\windows\check.ps1 -Ctl .\cpupolicyctl.exe
+
+    It builds a small test program (a .NET console program: a few sleeping
+    threads, and one more created half a second after its start), copies it
+    under several names, writes its own rule file into
+    %ProgramData%\cpupolicy\rules.d, reloads the daemon, and prints one line
+    per check: PASS, FAIL or SKIP, with the reason. Whatever happens, the
+    rule file, the test programs and their folders are removed at the end
+    and the daemon reloaded. The exit status is 1 when any check failed, 2
+    when the script could not run at all, 0 otherwise.
+
+    The checks: the service runs, with only the expected privileges in its
+    token; discovery is ETW (the daemon's log) and how long a test program
+    waits for its class; every thread's priority, a thread created later
+    included; CPU Sets by EfficiencyClass on a hybrid CPU; threads over
+    several processor groups; the EcoQoS opt-out read back; the Image File
+    Execution Options PerfOptions of a lowering rule, present and then gone
+    with its rule; a same-named program in another folder left alone (and
+    put back where PerfOptions lowered it at creation).
+#>
+#Requires -Version 5.1
+[CmdletBinding()]
+param(
+    # cpupolicyctl.exe; by default the one in the current folder.
+    [string]$Ctl = (Join-Path (Get-Location) 'cpupolicyctl.exe'),
+    [string]$Service = 'cpupolicyd',
+    [string]$DataDir = (Join-Path $env:ProgramData 'cpupolicy'),
+    # Privileges the service may hold; any other is a FAIL.
+    [string[]]$AllowedPrivileges = @('SeDebugPrivilege',
+        'SeIncreaseBasePriorityPrivilege', 'SeChangeNotifyPrivilege'),
+    # Log lines that say which discovery the daemon uses (the last wins).
+    [string]$EtwLogPattern = 'ETW',
+    [string]$PollLogPattern = 'poll',
+    # How long a start may wait for its class before it is a FAIL.
+    [int]$DeadlineMs = 2000,
+    [int]$Starts = 5
+)
+
+Set-StrictMode -Version 2
+$ErrorActionPreference = 'Stop'
+
+$script:failures = 0
+$script:ctlExit = 0
+$script:perf = $null
+$script:gotIds = $null
+$script:gotMasks = $null
+# To the console, not the pipeline: the functions below return values.
+function Report([string]$result, [string]$item, [string]$why) {
+    if ($result -eq 'FAIL') { $script:failures++ }
+    Write-Host ('{0,-4}  {1}: {2}' -f $result, $item, $why)
+}
+
+# cpupolicyctl's output as one string, its exit status in $script:ctlExit.
+# Windows PowerShell turns a native program's stderr into errors, which
+# 'Stop' would make fatal: not here.
+function Invoke-Ctl {
+    $ErrorActionPreference = 'Continue'
+    $out = & $Ctl @args 2>&1 | ForEach-Object { "$_" }
+    $script:ctlExit = $LASTEXITCODE
+    ($out -join "`n")
+}
+
+function Die([string]$why) {
+    Write-Error "check.ps1: $why" -ErrorAction Continue
+    exit 2
+}
+
+if ($PSVersionTable.PSEdition -ne 'Desktop') {
+    Die 'run it with Windows PowerShell 5.1 (powershell.exe): it compiles its test program with Add-Type -OutputType ConsoleApplication'
+}
+if (-not [Environment]::Is64BitProcess) {
+    Die 'run the 64-bit PowerShell: a 32-bit one sees another view of the registry'
+}
+$principal = New-Object Security.Principal.WindowsPrincipal(
+    [Security.Principal.WindowsIdentity]::GetCurrent())
+if (-not $principal.IsInRole([Security.Principal.WindowsBuiltInRole]::Administrator)) {
+    Die 'run it from an elevated prompt (as Administrator)'
+}
+if (-not (Test-Path -LiteralPath $Ctl)) {
+    Die "no cpupolicyctl at $Ctl (give -Ctl PATH)"
+}
+$Ctl = (Resolve-Path -LiteralPath $Ctl).Path
+
+Add-Type -TypeDefinition @'
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace CpuPolicyCheck
+{
+    [StructLayout(LayoutKind.Sequential)]
+    public struct GROUP_AFFINITY
+    {
+        public UIntPtr Mask;
+        public ushort Group;
+        public ushort Reserved0, Reserved1, Reserved2;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct PROCESS_POWER_THROTTLING_STATE
+    {
+        public uint Version, ControlMask, StateMask;
+    }
+
+    public class CpuSet
+    {
+        public uint Id;
+        public ushort Group;
+        public byte Processor, Core, Efficiency;
+    }
+
+    public static class Native
+    {
+        public const uint PROCESS_QUERY_LIMITED_INFORMATION = 0x1000;
+        public const uint THREAD_QUERY_LIMITED_INFORMATION = 0x0800;
+        public const uint TOKEN_QUERY = 0x0008;
+        public const int TokenPrivileges = 3;
+        public const int ProcessPowerThrottling = 4;
+        public const uint SE_PRIVILEGE_ENABLED = 0x2;
+
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern IntPtr OpenProcess(uint access, bool inherit, int pid);
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern IntPtr OpenThread(uint access, bool inherit, int tid);
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern bool CloseHandle(IntPtr handle);
+        [DllImport("advapi32.dll", SetLastError = true)]
+        public static extern bool OpenProcessToken(IntPtr process, uint access, out IntPtr token);
+        [DllImport("advapi32.dll", SetLastError = true)]
+        public static extern bool GetTokenInformation(IntPtr token, int infoClass,
+            IntPtr info, int length, out int returned);
+        [DllImport("advapi32.dll", SetLastError = true, CharSet = CharSet.Unicode)]
+        public static extern bool LookupPrivilegeNameW(string system, ref long luid,
+            StringBuilder name, ref int length);
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern bool GetSystemCpuSetInformation(IntPtr info, uint length,
+            out uint returned, IntPtr process, uint flags);
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern bool GetProcessDefaultCpuSets(IntPtr process,
+            [Out] uint[] ids, uint count, out uint required);
+        // Windows 11 and Server 2022 on; bound at the first call only.
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern bool GetProcessDefaultCpuSetMasks(IntPtr process,
+            [Out] GROUP_AFFINITY[] masks, ushort count, out ushort required);
+        [DllImport("kernel32.dll")]
+        public static extern ushort GetActiveProcessorGroupCount();
+        [DllImport("kernel32.dll")]
+        public static extern uint GetActiveProcessorCount(ushort group);
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern bool GetThreadGroupAffinity(IntPtr thread,
+            out GROUP_AFFINITY affinity);
+        [DllImport("kernel32.dll", SetLastError = true)]
+        public static extern bool GetProcessInformation(IntPtr process, int infoClass,
+            ref PROCESS_POWER_THROTTLING_STATE info, uint size);
+
+        // "name" or "name (enabled)" for each privilege the process's token
+        // holds (removed ones are not listed at all); null and error set when
+        // the token cannot be read.
+        public static string[] Privileges(int pid, out int error)
+        {
+            List<string> names = new List<string>();
+            IntPtr process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid);
+            IntPtr token = IntPtr.Zero, buffer = IntPtr.Zero;
+            int length;
+
+            error = 0;
+            if (process == IntPtr.Zero) {
+                error = Marshal.GetLastWin32Error();
+                return null;
+            }
+            try {
+                if (!OpenProcessToken(process, TOKEN_QUERY, out token)) {
+                    error = Marshal.GetLastWin32Error();
+                    return null;
+                }
+                GetTokenInformation(token, TokenPrivileges, IntPtr.Zero, 0, out length);
+                buffer = Marshal.AllocHGlobal(length);
+                if (!GetTokenInformation(token, TokenPrivileges, buffer, length, out length)) {
+                    error = Marshal.GetLastWin32Error();
+                    return null;
+                }
+                // TOKEN_PRIVILEGES: a DWORD count, then LUID_AND_ATTRIBUTES of
+                // 12 bytes each (an 8-byte LUID, then its attributes).
+                int count = Marshal.ReadInt32(buffer, 0);
+                for (int i = 0; i < count; i++) {
+                    long luid = Marshal.ReadInt64(buffer, 4 + i * 12);
+                    uint attributes = (uint)Marshal.ReadInt32(buffer, 4 + i * 12 + 8);
+                    StringBuilder name = new StringBuilder(128);
+                    int size = name.Capacity;
+
+                    if (!LookupPrivilegeNameW(null, ref luid, name, ref size))
+                        name = new StringBuilder("LUID " + luid);
+                    names.Add(name.ToString() +
+                        ((attributes & SE_PRIVILEGE_ENABLED) != 0 ? " (enabled)" : ""));
+                }
+            } finally {
+                if (buffer != IntPtr.Zero) Marshal.FreeHGlobal(buffer);
+                if (token != IntPtr.Zero) CloseHandle(token);
+                CloseHandle(process);
+            }
+            return names.ToArray();
+        }
+
+        // SYSTEM_CPU_SET_INFORMATION entries: Size, Type (0: a CPU set),
+        // then Id at 8, Group at 12, LogicalProcessorIndex at 14,
+        // CoreIndex at 15, LastLevelCacheIndex at 16, NumaNodeIndex at 17,
+        // EfficiencyClass at 18.
+        public static List<CpuSet> CpuSets(out int error)
+        {
+            List<CpuSet> sets = new List<CpuSet>();
+            uint length = 0;
+            IntPtr buffer;
+
+            error = 0;
+            GetSystemCpuSetInformation(IntPtr.Zero, 0, out length, IntPtr.Zero, 0);
+            if (length == 0) {
+                error = Marshal.GetLastWin32Error();
+                return null;
+            }
+            buffer = Marshal.AllocHGlobal((int)length);
+            try {
+                if (!GetSystemCpuSetInformation(buffer, length, out length, IntPtr.Zero, 0)) {
+                    error = Marshal.GetLastWin32Error();
+                    return null;
+                }
+                for (int offset = 0; offset < (int)length;) {
+                    int size = Marshal.ReadInt32(buffer, offset);
+                    int type = Marshal.ReadInt32(buffer, offset + 4);
+
+                    if (size <= 0)
+                        break;
+                    if (type == 0) {
+                        CpuSet s = new CpuSet();
+                        s.Id = (uint)Marshal.ReadInt32(buffer, offset + 8);
+                        s.Group = (ushort)Marshal.ReadInt16(buffer, offset + 12);
+                        s.Processor = Marshal.ReadByte(buffer, offset + 14);
+                        s.Core = Marshal.ReadByte(buffer, offset + 15);
+                        s.Efficiency = Marshal.ReadByte(buffer, offset + 18);
+                        sets.Add(s);
+                    }
+                    offset += size;
+                }
+            } finally {
+                Marshal.FreeHGlobal(buffer);
+            }
+            return sets;
+        }
+
+        // The process's default CPU set ids (none: it has no default set).
+        public static uint[] ProcessCpuSets(IntPtr process, out int error)
+        {
+            uint required = 0;
+            uint[] ids;
+
+            error = 0;
+            if (GetProcessDefaultCpuSets(process, null, 0, out required))
+                return new uint[0];
+            error = Marshal.GetLastWin32Error();
+            if (error != 122) // ERROR_INSUFFICIENT_BUFFER
+                return null;
+            ids = new uint[required];
+            if (!GetProcessDefaultCpuSets(process, ids, required, out required)) {
+                error = Marshal.GetLastWin32Error();
+                return null;
+            }
+            error = 0;
+            return ids;
+        }
+
+        // The process's default CPU set masks, one per group; null with
+        // error -1 where Windows has no such call.
+        public static GROUP_AFFINITY[] ProcessCpuSetMasks(IntPtr process, out int error)
+        {
+            ushort required = 0;
+            GROUP_AFFINITY[] masks;
+
+            error = 0;
+            try {
+                if (GetProcessDefaultCpuSetMasks(process, null, 0, out required))
+                    return new GROUP_AFFINITY[0];
+            } catch (EntryPointNotFoundException) {
+                error = -1;
+                return null;
+            }
+            error = Marshal.GetLastWin32Error();
+            if (error != 122)
+                return null;
+            masks = new GROUP_AFFINITY[required];
+            if (!GetProcessDefaultCpuSetMasks(process, masks, required, out required)) {
+                error = Marshal.GetLastWin32Error();
+                return null;
+            }
+            error = 0;
+            return masks;
+        }
+
+        // The group a thread's affinity is in; -1 and error set when it
+        // cannot be read (the thread may have ended).
+        public static int ThreadGroup(int tid, out int error)
+        {
+            IntPtr thread = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, false, tid);
+            GROUP_AFFINITY affinity;
+
+            error = 0;
+            if (thread == IntPtr.Zero) {
+                error = Marshal.GetLastWin32Error();
+                return -1;
+            }
+            try {
+                if (!GetThreadGroupAffinity(thread, out affinity)) {
+                    error = Marshal.GetLastWin32Error();
+                    return -1;
+                }
+                return affinity.Group;
+            } finally {
+                CloseHandle(thread);
+            }
+        }
+
+        // 0 and the masks, or the error (87 before Windows 11 22H2, which
+        // cannot read this class back).
+        public static int PowerThrottling(IntPtr process, out uint control, out uint state)
+        {
+            PROCESS_POWER_THROTTLING_STATE s = new PROCESS_POWER_THROTTLING_STATE();
+
+            s.Version = 1; // PROCESS_POWER_THROTTLING_CURRENT_VERSION
+            control = 0;
+            state = 0;
+            if (!GetProcessInformation(process, ProcessPowerThrottling, ref s,
+                    (uint)Marshal.SizeOf(typeof(PROCESS_POWER_THROTTLING_STATE))))
+                return Marshal.GetLastWin32Error();
+            control = s.ControlMask;
+            state = s.StateMask;
+            return 0;
+        }
+    }
+}
+'@
+
+# The test program: THREADS sleeping threads, one more after 500 ms (a thread
+# created after the start), alive for SECONDS.
+$programSource = @'
+using System;
+using System.Threading;
+
+public static class CpuPolicyCheckProgram
+{
+    public static int Main(string[] args)
+    {
+        int threads = args.Length > 0 ? int.Parse(args[0]) : 4;
+        int seconds = args.Length > 1 ? int.Parse(args[1]) : 20;
+
+        for (int i = 0; i < threads; i++)
+            Start();
+        Thread.Sleep(500);
+        Start();
+        Thread.Sleep(seconds * 1000);
+        return 0;
+    }
+
+    static void Start()
+    {
+        Thread t = new Thread(Sleeper);
+        t.IsBackground = true;
+        t.Start();
+    }
+
+    static void Sleeper()
+    {
+        for (;;)
+            Thread.Sleep(50);
+    }
+}
+'@
+
+$work = Join-Path $env:ProgramData 'cpupolicy-check'
+$bin = Join-Path $work 'bin'
+$other = Join-Path $env:TEMP 'cpupolicy-check-other'
+$rulesDir = Join-Path $DataDir 'rules.d'
+$ruleFile = Join-Path $rulesDir 'zz-check-ps1.rules'
+$logFile = Join-Path $DataDir 'cpupolicyd.log'
+$ifeoRoot = 'SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution Options'
+$names = @{
+    raise  = 'cpcheck-raise.exe'   # class high, thread highest, EcoQoS off
+    lower  = 'cpcheck-lower.exe'   # class below-normal: PerfOptions
+    pcores = 'cpcheck-pcores.exe'  # cores performance
+    groups = 'cpcheck-groups.exe'  # spread group
+}
+$script:started = New-Object System.Collections.ArrayList
+
+function Exe([string]$key) { Join-Path $bin $names[$key] }
+
+# libconfig strings: a backslash is written twice.
+function Quoted([string]$path) { '"' + ($path -replace '\\', '\\') + '"' }
+
+function Start-Test([string]$path, [int]$threads = 4, [int]$seconds = 20) {
+    $p = Start-Process -FilePath $path -ArgumentList "$threads", "$seconds" `
+        -WindowStyle Hidden -PassThru
+    [void]$script:started.Add($p)
+    $p
+}
+
+function Stop-Test($p) {
+    try { if (-not $p.HasExited) { $p.Kill(); $p.WaitForExit(2000) | Out-Null } } catch { }
+}
+
+# Polls until the script block is true or the deadline passes; returns the
+# milliseconds it took, or -1.
+function Wait-Until([scriptblock]$condition, [int]$ms = $DeadlineMs) {
+    $watch = [Diagnostics.Stopwatch]::StartNew()
+    while ($watch.ElapsedMilliseconds -le $ms) {
+        try { if (& $condition) { return [int]$watch.ElapsedMilliseconds } } catch { }
+        Start-Sleep -Milliseconds 1
+    }
+    -1
+}
+
+function Reload([string]$why) {
+    $out = Invoke-Ctl reload
+    if ($script:ctlExit -ne 0) {
+        Report 'FAIL' 'reload' "$why`: cpupolicyctl reload exited $($script:ctlExit): $out"
+        return $false
+    }
+    $true
+}
+
+function PerfOptions([string]$name) {
+    $hklm = [Microsoft.Win32.RegistryKey]::OpenBaseKey(
+        [Microsoft.Win32.RegistryHive]::LocalMachine,
+        [Microsoft.Win32.RegistryView]::Registry64)
+    try {
+        $key = $hklm.OpenSubKey("$ifeoRoot\$name\PerfOptions")
+        if (-not $key) { return $null }
+        try {
+            @{ CpuPriorityClass = $key.GetValue('CpuPriorityClass');
+               IoPriority = $key.GetValue('IoPriority') }
+        } finally { $key.Close() }
+    } finally { $hklm.Close() }
+}
+
+function Check-Service {
+    $svc = Get-CimInstance Win32_Service -Filter "Name='$Service'"
+    if (-not $svc) {
+        Report 'FAIL' 'service' "no service $Service (cpupolicyd.exe --install)"
+        return $null
+    }
+    if ($svc.State -ne 'Running') {
+        Report 'FAIL' 'service' "$Service is $($svc.State) (sc start $Service)"
+        return $null
+    }
+    Report 'PASS' 'service' ("$Service runs as pid {0}, start mode {1}, account {2}" -f
+        $svc.ProcessId, $svc.StartMode, $svc.StartName)
+    $out = Invoke-Ctl status
+    if ($script:ctlExit -eq 0) {
+        Report 'PASS' 'pipe' 'cpupolicyctl status answered'
+    } else {
+        Report 'FAIL' 'pipe' "cpupolicyctl status exited $($script:ctlExit): $out"
+    }
+    [int]$svc.ProcessId
+}
+
+function Check-Privileges([int]$servicePid) {
+    $err = 0
+    $held = [CpuPolicyCheck.Native]::Privileges($servicePid, [ref]$err)
+    if ($null -eq $held) {
+        Report 'SKIP' 'privileges' "cannot read the service's token (error $err)"
+        return
+    }
+    $extra = @($held | Where-Object { $AllowedPrivileges -notcontains ($_ -replace ' \(enabled\)$', '') })
+    $list = $held -join ', '
+    if ($extra.Count) {
+        Report 'FAIL' 'privileges' ("held beyond the expected: {0} (all: {1})" -f ($extra -join ', '), $list)
+    } elseif (-not ($held | Where-Object { $_ -like 'SeDebugPrivilege*' })) {
+        Report 'FAIL' 'privileges' "SeDebugPrivilege is not held, which rules that set priority need (all: $list)"
+    } else {
+        Report 'PASS' 'privileges' "only $list"
+    }
+}
+
+function Check-Discovery {
+    if (-not (Test-Path -LiteralPath $logFile)) {
+        Report 'FAIL' 'ETW discovery' "no log at $logFile"
+        return
+    }
+    try {
+        $lines = @(Get-Content -LiteralPath $logFile -Tail 5000 |
+            Where-Object { $_ -match $EtwLogPattern -or $_ -match $PollLogPattern })
+    } catch {
+        Report 'FAIL' 'ETW discovery' "cannot read $logFile`: $_"
+        return
+    }
+    if (-not $lines.Count) {
+        Report 'FAIL' 'ETW discovery' "no line of $logFile names ETW or polling"
+    } elseif ($lines[-1] -match $PollLogPattern) {
+        Report 'FAIL' 'ETW discovery' "the daemon polls: $($lines[-1])"
+    } else {
+        Report 'PASS' 'ETW discovery' $lines[-1]
+    }
+}
+
+# Starts the raising program STARTS times; each start's wait for High.
+function Check-Delay {
+    $waits = @()
+    $atCreation = 0
+    for ($i = 0; $i -lt $Starts; $i++) {
+        $watch = [Diagnostics.Stopwatch]::StartNew()
+        $p = Start-Test (Exe 'raise') 2 5
+        $first = $true
+        $ms = -1
+        while ($watch.ElapsedMilliseconds -le $DeadlineMs) {
+            try {
+                $p.Refresh()
+                if ($p.PriorityClass -eq 'High') { $ms = [int]$watch.ElapsedMilliseconds; break }
+            } catch { }
+            $first = $false
+            Start-Sleep -Milliseconds 1
+        }
+        if ($first -and $ms -ge 0) { $atCreation++ }
+        $waits += $ms
+        Stop-Test $p
+    }
+    $missed = @($waits | Where-Object { $_ -lt 0 }).Count
+    $sorted = @($waits | Where-Object { $_ -ge 0 } | Sort-Object)
+    if ($missed) {
+        Report 'FAIL' 'start to class' "$missed of $Starts starts not High within $DeadlineMs ms"
+    } else {
+        $note = ''
+        if ($atCreation) { $note = " ($atCreation already High at the first look: PerfOptions with ifeo_perf_options = all?)" }
+        Report 'PASS' 'start to class' ("High after {0} ms (median of {1}, max {2} ms, from Start-Process){3}" -f
+            $sorted[[int][math]::Floor($sorted.Count / 2)], $Starts, $sorted[-1], $note)
+    }
+}
+
+function Check-Threads {
+    $p = Start-Test (Exe 'raise') 4 10
+    try {
+        # After the late thread (500 ms) and time for its event.
+        if ((Wait-Until { $p.Refresh(); $p.PriorityClass -eq 'High' }) -lt 0) {
+            Report 'FAIL' 'thread priorities' "class never became High"
+            return $p
+        }
+        Start-Sleep -Milliseconds 1500
+        $p.Refresh()
+        $low = @()
+        $count = 0
+        foreach ($t in $p.Threads) {
+            try {
+                $count++
+                $level = $t.PriorityLevel
+                if ($level -ne 'Highest' -and $level -ne 'TimeCritical') { $low += "$($t.Id): $level" }
+            } catch { $count-- }
+        }
+        if ($low.Count) {
+            Report 'FAIL' 'thread priorities' ("{0} of {1} threads below Highest: {2}" -f $low.Count, $count, ($low -join ', '))
+        } else {
+            Report 'PASS' 'thread priorities' "all $count threads at Highest or above, the one created after the start included"
+        }
+    } catch {
+        Report 'FAIL' 'thread priorities' "$_"
+    }
+    $p
+}
+
+# The raising program also asks for efficiency_mode = "off".
+function Check-EcoQoS($p) {
+    $control = [uint32]0
+    $state = [uint32]0
+    $err = [CpuPolicyCheck.Native]::PowerThrottling($p.Handle, [ref]$control, [ref]$state)
+    if ($err -eq 87) {
+        Report 'SKIP' 'EcoQoS off' 'this Windows cannot read ProcessPowerThrottling back (GetProcessInformation answers ERROR_INVALID_PARAMETER before Windows 11 22H2)'
+    } elseif ($err) {
+        Report 'FAIL' 'EcoQoS off' "GetProcessInformation(ProcessPowerThrottling) failed: error $err"
+    } elseif (($control -band 1) -and -not ($state -band 1)) {
+        Report 'PASS' 'EcoQoS off' ("ControlMask 0x{0:x}, StateMask 0x{1:x}: execution speed taken over, throttling off" -f $control, $state)
+    } else {
+        Report 'FAIL' 'EcoQoS off' ("ControlMask 0x{0:x}, StateMask 0x{1:x}: want EXECUTION_SPEED (1) in the control mask and not in the state mask" -f $control, $state)
+    }
+}
+
+function Check-Explain($p) {
+    $out = Invoke-Ctl explain $p.Id
+    if ($script:ctlExit -eq 0 -and $out -match 'check-raise') {
+        Report 'PASS' 'explain' "names rule check-raise for pid $($p.Id)"
+    } else {
+        Report 'FAIL' 'explain' "exit $($script:ctlExit): $out"
+    }
+}
+
+function Check-CpuSets {
+    $err = 0
+    $sets = [CpuPolicyCheck.Native]::CpuSets([ref]$err)
+    if ($null -eq $sets) {
+        Report 'FAIL' 'CPU Sets' "GetSystemCpuSetInformation failed: error $err"
+        return
+    }
+    $classes = @($sets | ForEach-Object { $_.Efficiency } | Sort-Object -Unique)
+    if ($classes.Count -lt 2) {
+        Report 'SKIP' 'CPU Sets' ("one EfficiencyClass ({0}) on all {1} CPU sets: no hybrid CPU, cores = performance means all" -f $classes[0], $sets.Count)
+        return
+    }
+    $top = $classes[-1]
+    $want = @($sets | Where-Object { $_.Efficiency -eq $top } | ForEach-Object { $_.Id } | Sort-Object)
+    $p = Start-Test (Exe 'pcores') 4 10
+    $script:gotIds = $null
+    $script:gotMasks = $null
+    try {
+        $ms = Wait-Until {
+            $e = 0
+            $ids = [CpuPolicyCheck.Native]::ProcessCpuSets($p.Handle, [ref]$e)
+            if ($ids -and $ids.Count) { $script:gotIds = @($ids | Sort-Object); return $true }
+            $masks = [CpuPolicyCheck.Native]::ProcessCpuSetMasks($p.Handle, [ref]$e)
+            if ($masks -and $masks.Count) { $script:gotMasks = $masks; return $true }
+            $false
+        }
+        if ($ms -lt 0) {
+            Report 'FAIL' 'CPU Sets' "no default CPU sets on the test program within $DeadlineMs ms (want the $($want.Count) of EfficiencyClass $top)"
+            return
+        }
+        if ($null -ne $script:gotIds) {
+            $got = $script:gotIds
+            if (($got -join ',') -eq ($want -join ',')) {
+                Report 'PASS' 'CPU Sets' ("the $($got.Count) CPU sets of EfficiencyClass $top (of classes {0}), after $ms ms" -f ($classes -join ', '))
+            } else {
+                Report 'FAIL' 'CPU Sets' ("default CPU sets {0}, want {1} (EfficiencyClass $top)" -f ($got -join ','), ($want -join ','))
+            }
+        } else {
+            # Masks: each group's processors of the top class.
+            $bad = @()
+            foreach ($m in $script:gotMasks) {
+                $expect = [uint64]0
+                foreach ($s in $sets) {
+                    if ($s.Group -eq $m.Group -and $s.Efficiency -eq $top) { $expect = $expect -bor ([uint64]1 -shl $s.Processor) }
+                }
+                if ($m.Mask.ToUInt64() -ne $expect) { $bad += ("group {0}: 0x{1:x}, want 0x{2:x}" -f $m.Group, $m.Mask.ToUInt64(), $expect) }
+            }
+            if ($bad.Count) { Report 'FAIL' 'CPU Sets' ($bad -join '; ') }
+            else { Report 'PASS' 'CPU Sets' "default CPU set masks are the processors of EfficiencyClass $top, after $ms ms" }
+        }
+    } finally {
+        Stop-Test $p
+    }
+}
+
+function Check-Groups {
+    $groups = [CpuPolicyCheck.Native]::GetActiveProcessorGroupCount()
+    if ($groups -lt 2) {
+        Report 'SKIP' 'processor groups' "one processor group: nothing to spread over"
+        return
+    }
+    $sizes = @(0..($groups - 1) | ForEach-Object { [CpuPolicyCheck.Native]::GetActiveProcessorCount([uint16]$_) })
+    $total = ($sizes | Measure-Object -Sum).Sum
+    $p = Start-Test (Exe 'groups') $total 10
+    try {
+        Start-Sleep -Milliseconds 2000
+        $p.Refresh()
+        $held = @(0) * $groups
+        foreach ($t in $p.Threads) {
+            $e = 0
+            $g = [CpuPolicyCheck.Native]::ThreadGroup([int]$t.Id, [ref]$e)
+            if ($g -ge 0 -and $g -lt $groups) { $held[$g]++ }
+        }
+        $all = ($held | Measure-Object -Sum).Sum
+        $say = @(0..($groups - 1) | ForEach-Object { "group $_ ($($sizes[$_]) CPUs): $($held[$_]) threads" }) -join ', '
+        # Each group within a third of its share of the threads.
+        $short = @(0..($groups - 1) | Where-Object { $held[$_] -lt [math]::Floor($all * $sizes[$_] / $total * 2 / 3) })
+        $build = [int](Get-CimInstance Win32_OperatingSystem).BuildNumber
+        if ($short.Count -and $build -ge 20348) {
+            # The daemon leaves the threads where Windows puts them there.
+            Report 'SKIP' 'processor groups' "Windows build $build spans the groups itself (the rule does nothing here); primary groups: $say"
+        } elseif ($short.Count) {
+            Report 'FAIL' 'processor groups' "threads not spread over the groups: $say"
+        } else {
+            Report 'PASS' 'processor groups' $say
+        }
+    } finally {
+        Stop-Test $p
+    }
+}
+
+function Check-PerfOptions {
+    $conf = Join-Path $DataDir 'cpupolicyd.conf'
+    if ((Test-Path -LiteralPath $conf) -and
+        (Select-String -LiteralPath $conf -Pattern '^\s*ifeo_perf_options\s*=\s*off\b' -Quiet)) {
+        Report 'SKIP' 'PerfOptions' "ifeo_perf_options = off in $conf"
+        return $false
+    }
+    $script:perf = $null
+    $ms = Wait-Until { $script:perf = PerfOptions $names.lower; $null -ne $script:perf -and $null -ne $script:perf.CpuPriorityClass }
+    $v = $script:perf
+    if ($ms -lt 0 -or $null -eq $v) {
+        Report 'FAIL' 'PerfOptions' "no CpuPriorityClass under Image File Execution Options\$($names.lower)\PerfOptions within $DeadlineMs ms of the reload"
+        return $false
+    }
+    if ($v.CpuPriorityClass -eq 5 -and $v.IoPriority -eq 1) {
+        Report 'PASS' 'PerfOptions' "$($names.lower): CpuPriorityClass 5 (below normal), IoPriority 1 (low)"
+    } else {
+        Report 'FAIL' 'PerfOptions' "$($names.lower): CpuPriorityClass $($v.CpuPriorityClass), IoPriority $($v.IoPriority); want 5 and 1"
+    }
+    $raise = PerfOptions $names.raise
+    if ($raise -and $null -ne $raise.CpuPriorityClass) {
+        Report 'PASS' 'PerfOptions, raising' "$($names.raise) has CpuPriorityClass $($raise.CpuPriorityClass): the config allows raising (ifeo_perf_options = all)"
+    } else {
+        Report 'PASS' 'PerfOptions, raising' "$($names.raise) (class high) has none, as ifeo_perf_options = lowering says"
+    }
+    $true
+}
+
+# Same-named copies in another folder: the raising one must stay Normal;
+# the lowering one is lowered at creation by PerfOptions and must be put
+# back to Normal by the daemon.
+function Check-Impostors([bool]$perf) {
+    $p = Start-Test (Join-Path $other $names.raise) 2 10
+    try {
+        Start-Sleep -Milliseconds 1500
+        $p.Refresh()
+        if ($p.PriorityClass -eq 'Normal') {
+            Report 'PASS' 'impostor (raising rule)' "$other\$($names.raise) stays Normal"
+        } else {
+            Report 'FAIL' 'impostor (raising rule)' "$other\$($names.raise) is $($p.PriorityClass)"
+        }
+    } finally { Stop-Test $p }
+
+    if (-not $perf) { return }
+    $p = Start-Test (Join-Path $other $names.lower) 2 10
+    try {
+        $first = $p.PriorityClass
+        $ms = Wait-Until { $p.Refresh(); $p.PriorityClass -eq 'Normal' }
+        if ($first -eq 'BelowNormal') {
+            Report 'PASS' 'PerfOptions at creation' "$other\$($names.lower) started BelowNormal, before the daemon could see it"
+        } else {
+            Report 'SKIP' 'PerfOptions at creation' "the first look found $first: already put back, or not applied"
+        }
+        if ($ms -ge 0) {
+            Report 'PASS' 'impostor (lowering rule)' "$other\$($names.lower) put back to Normal after $ms ms"
+        } else {
+            $p.Refresh()
+            Report 'FAIL' 'impostor (lowering rule)' "$other\$($names.lower) still $($p.PriorityClass) after $DeadlineMs ms"
+        }
+    } finally { Stop-Test $p }
+}
+
+function Check-PerfOptionsGone {
+    Remove-Item -LiteralPath $ruleFile -Force
+    if (-not (Reload 'rule file removed')) { return }
+    $ms = Wait-Until {
+        $v = PerfOptions $names.lower
+        $null -eq $v -or ($null -eq $v.CpuPriorityClass -and $null -eq $v.IoPriority)
+    }
+    if ($ms -ge 0) {
+        Report 'PASS' 'PerfOptions removed' "$($names.lower) has no PerfOptions value $ms ms after the reload"
+    } else {
+        Report 'FAIL' 'PerfOptions removed' "$($names.lower) still has PerfOptions values after the rule went"
+    }
+}
+
+try {
+    [Diagnostics.Process]::EnterDebugMode()
+    New-Item -ItemType Directory -Force -Path $bin, $other | Out-Null
+    $exe0 = Join-Path $bin 'cpcheck.exe'
+    Remove-Item -LiteralPath $exe0 -Force -ErrorAction SilentlyContinue
+    Add-Type -TypeDefinition $programSource -OutputAssembly $exe0 -OutputType ConsoleApplication
+    foreach ($name in $names.Values) {
+        Copy-Item -LiteralPath $exe0 -Destination (Join-Path $bin $name) -Force
+        Copy-Item -LiteralPath $exe0 -Destination (Join-Path $other $name) -Force
+    }
+
+    $servicePid = Check-Service
+    if ($null -eq $servicePid) { exit 1 }
+    Check-Privileges $servicePid
+    Check-Discovery
+
+    @"
+# Written by packaging/windows/check.ps1, removed when it ends.
+version = 1;
+rules = (
+  { name = "check-raise";
+    match = { exe = $(Quoted (Exe 'raise')); };
+    priority = { class = "high"; thread = "highest"; efficiency_mode = "off"; };
+  },
+  { name = "check-lower";
+    match = { exe = $(Quoted (Exe 'lower')); };
+    priority = { class = "below-normal"; };
+  },
+  { name = "check-pcores";
+    match = { exe = $(Quoted (Exe 'pcores')); };
+    placement = { cores = "performance"; };
+  },
+  { name = "check-groups";
+    match = { exe = $(Quoted (Exe 'groups')); };
+    placement = { spread = "group"; };
+  }
+);
+"@ | Set-Content -LiteralPath $ruleFile -Encoding ASCII
+    $out = Invoke-Ctl check --system windows $ruleFile
+    if ($script:ctlExit -ne 0) {
+        Report 'FAIL' 'rule file' "cpupolicyctl check refused it: $out"
+        exit 1
+    }
+    if (-not (Reload 'rule file added')) { exit 1 }
+
+    Check-Delay
+    $p = Check-Threads
+    if ($p -and -not $p.HasExited) {
+        Check-EcoQoS $p
+        Check-Explain $p
+    }
+    Stop-Test $p
+    Check-CpuSets
+    Check-Groups
+    $perf = Check-PerfOptions
+    Check-Impostors $perf
+    if ($perf) { Check-PerfOptionsGone }
+} catch {
+    Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"
+} finally {
+    foreach ($p in $script:started) { Stop-Test $p }
+    if (Test-Path -LiteralPath $ruleFile) {
+        Remove-Item -LiteralPath $ruleFile -Force -ErrorAction SilentlyContinue
+        Invoke-Ctl reload | Out-Null
+    }
+    Start-Sleep -Milliseconds 200
+    Remove-Item -LiteralPath $work, $other -Recurse -Force -ErrorAction SilentlyContinue
+}
+
+if ($script:failures) {
+    Write-Host "$($script:failures) failed"
+    exit 1
+}
+Write-Host 'no check failed'
+exit 0
