@@ -73,6 +73,7 @@ cleanup() {
 	[ -n "$keep_pid" ] && kill "$keep_pid" 2>/dev/null
 	wine_stop
 	rm -rf "$WORK" "$WINEPREFIX/drive_c/cpupolicy-itest"
+	rm -f "$WINEPREFIX/drive_c/ProgramData/cpupolicy/rules.d/zz-itest-bad.rules"
 }
 trap cleanup EXIT
 
@@ -288,6 +289,17 @@ result $? "net start cpupolicyd"
 wine_run 60 net stop cpupolicyd >/dev/null 2>&1
 wait_for 30 state_is STOPPED
 result $? "net stop cpupolicyd"
+# A broken rule file: the service stops with its own error code, and its
+# log says why.
+bad=$WINEPREFIX/drive_c/ProgramData/cpupolicy/rules.d/zz-itest-bad.rules
+echo 'version = 1; rules = ( { name = "x"; bogus = 1; } );' >"$bad"
+wine_run 60 sc start cpupolicyd >/dev/null 2>&1
+stopped_failing() { query | grep -q 'SERVICE_EXIT_CODE *: *1 '; }
+wait_for 30 stopped_failing && state_is STOPPED
+result $? "a broken rule file: the service stops, SERVICE_EXIT_CODE 1"
+wait_for 10 logged "zz-itest-bad.rules:1: error: unknown key 'bogus'"
+result $? "its log names the file, the line and the error"
+rm -f "$bad"
 new_log | sed 's/^/# service log: /' | grep -v 'cannot list' | head -20
 
 out=$(wine_run 60 "$DAEMON" --uninstall 2>&1)
