@@ -37,6 +37,9 @@ WIN_LIBCONFIG := libconfig=1.5-0.4
 WIN_INIH := libinih=59-1
 WIN_HWLOC := hwloc=2.9.0-1
 WIN_SOURCES := $(WIN_LIBCONFIG) $(WIN_INIH) $(WIN_HWLOC)
+# For the unit tests only, fetched apart (make windows does without it):
+# cmocka from bookworm, one C file compiled directly like inih's.
+WIN_CMOCKA := cmocka=1.1.5-2.1
 
 # package=version -> package-version, the name of its tree under src/.
 win_dir = $(subst =,-,$(1))
@@ -49,7 +52,7 @@ WIN_PKG_CONFIG := PKG_CONFIG_LIBDIR=$(WIN_PREFIX)/lib/pkgconfig PKG_CONFIG_PATH=
 WIN_PKGS := libconfig inih hwloc
 
 .PHONY: windows windows-deps windows-packages windows-smoke windows-clean \
-	windows-build
+	windows-build windows-test-deps windows-units windows-test
 
 # The programs: the portable core and the windows/ folders, as the
 # Makefile builds linux/ (wildcards: a new file joins by existing).
@@ -137,6 +140,15 @@ endef
 $(eval $(call win_lib_rule,libconfig,$(WIN_LIBCONFIG)))
 $(eval $(call win_lib_rule,inih,$(WIN_INIH)))
 $(eval $(call win_lib_rule,hwloc,$(WIN_HWLOC)))
+$(eval $(call win_lib_rule,cmocka,$(WIN_CMOCKA)))
+
+WIN_CMOCKA_STAMP := $(WIN_STAMP)/$(call win_dir,$(WIN_CMOCKA))
+$(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.sh \
+		| windows-packages
+	packaging/windows/fetch-sources.sh $(WIN_BUILD) $(WIN_CMOCKA)
+	@mkdir -p $(WIN_STAMP) && touch $@
+
+windows-test-deps: windows-deps $(WIN_CMOCKA_STAMP)
 
 $(WIN_BUILD)/smoke.exe: tests/windows/smoke.c $(WIN_LIB_STAMPS)
 	@echo "  CC      $@"
@@ -147,10 +159,42 @@ $(WIN_BUILD)/smoke.exe: tests/windows/smoke.c $(WIN_LIB_STAMPS)
 windows-smoke: windows-deps $(WIN_BUILD)/smoke.exe
 	@tests/windows/run-smoke.sh $(WIN_BUILD)/smoke.exe
 
+# The unit tests as .exe: every portable one (tests/unit/test_*.c) and
+# those of the Windows backend's own parts (tests/unit/windows/), each
+# with tests/unit/unit.c, run under Wine by tests/windows/run-units.sh.
+WIN_UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/windows/test_*.c)
+WIN_UNIT_BIN := $(patsubst %.c,$(WIN_BUILD)/tests/%.exe,$(notdir $(WIN_UNIT_SRC)))
+WIN_UNIT_MAIN := $(WIN_OBJ)/tests/unit/unit.o
+WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
+	-DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
+	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
+	$(WIN_UNIT_MAIN) $(WIN_LIBCP) -static $(WIN_LIBS) \
+	$(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null) -lm
+.SECONDARY: $(WIN_UNIT_MAIN)
+$(WIN_UNIT_MAIN): WIN_CPPFLAGS += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
+$(WIN_BUILD)/tests/%.exe: tests/unit/%.c $(WIN_UNIT_MAIN) $(WIN_LIBCP) \
+		| $(WIN_CMOCKA_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(WIN_UNIT_LINK)
+$(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_LIBCP) \
+		| $(WIN_CMOCKA_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  TEST    $@"
+	$(WIN_UNIT_LINK)
+
+windows-units: $(WIN_UNIT_BIN)
+
+# The Windows suite by itself; make test runs it among the rest.
+windows-test: windows-test-deps
+	@$(MAKE) --no-print-directory windows-units
+	@tests/windows/run-units.sh $(WIN_BUILD) $(WIN_UNIT_BIN)
+
 windows-clean:
 	rm -rf $(WIN_BUILD)
 
--include $(WIN_LIB_OBJ:.o=.d) $(WIN_CTL_OBJ:.o=.d) $(WIN_POLICYD_OBJ:.o=.d)
+-include $(WIN_LIB_OBJ:.o=.d) $(WIN_CTL_OBJ:.o=.d) $(WIN_POLICYD_OBJ:.o=.d) \
+	$(WIN_UNIT_BIN:.exe=.d) $(WIN_UNIT_MAIN:.o=.d)
 
 # The integration test's program and the benchmark's (tests/windows/
 # probe.c), the daemon under Wine with a rule for it (integration.sh), and

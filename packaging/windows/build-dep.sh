@@ -3,13 +3,13 @@
 # package, as a static x86_64-w64-mingw32 library installed with its headers
 # and pkg-config file into one prefix.
 #
-#   build-dep.sh libconfig|inih|hwloc SOURCE_DIR OBJ_DIR PREFIX
+#   build-dep.sh libconfig|inih|hwloc|cmocka SOURCE_DIR OBJ_DIR PREFIX
 #
 # OBJ_DIR is made anew (the source tree is not written to). The .pc files
 # name their prefix relative to themselves, so the prefix can move.
 set -eu
 [ $# -eq 4 ] || {
-	echo "usage: $0 libconfig|inih|hwloc SOURCE_DIR OBJ_DIR PREFIX" >&2
+	echo "usage: $0 libconfig|inih|hwloc|cmocka SOURCE_DIR OBJ_DIR PREFIX" >&2
 	exit 2
 }
 lib=$1
@@ -113,6 +113,44 @@ hwloc)
 	run make -C hwloc install
 	run make install-hwlocpkgconfigDATA
 	relocatable "$prefix/lib/pkgconfig/hwloc.pc"
+	;;
+cmocka)
+	# One C file as well, compiled here rather than through upstream's
+	# CMake build (no cmake, no toolchain file for it). config.h is what
+	# its CMake would write for mingw-w64: the headers there are; no
+	# clock_gettime (test times are not used) and no sigsetjmp (plain
+	# setjmp, as cmocka has it on Windows); __thread for its thread
+	# locals. mingw-w64's C99 printf, as for the programs: its messages
+	# print %zu. Its format checks name the printf archetype, which gcc
+	# takes for MSVCRT's on mingw-w64: the copy compiled and installed
+	# names gnu_printf (-I. finds it before the source's).
+	version=$(sed -n '1s/^[^ ]* (\([^-)]*\).*/\1/p' "$srcdir/debian/changelog")
+	printf '#define %s 1\n' HAVE_MALLOC_H HAVE_INTTYPES_H HAVE_SIGNAL_H \
+		HAVE_SETJMP_H HAVE_STRINGS_H HAVE_STRUCT_TIMESPEC \
+		HAVE_GCC_THREAD_LOCAL_STORAGE >config.h
+	sed 's/__format__ (__printf__,/__format__ (__gnu_printf__,/' \
+		"$srcdir/include/cmocka.h" >cmocka.h
+	grep -q __gnu_printf__ cmocka.h || {
+		echo "build-dep: cmocka: its printf attribute was not found" >&2
+		exit 1
+	}
+	run $host-gcc "${cflags[@]}" -Wall -D__USE_MINGW_ANSI_STDIO=1 \
+		-DHAVE_CONFIG_H -I. -I"$srcdir/include" \
+		-c "$srcdir/src/cmocka.c" -o cmocka.o
+	run $host-ar rcs libcmocka.a cmocka.o
+	install -m 0644 libcmocka.a "$prefix/lib/libcmocka.a"
+	install -m 0644 cmocka.h "$prefix/include/cmocka.h"
+	cat >"$prefix/lib/pkgconfig/cmocka.pc" <<EOF
+prefix=\${pcfiledir}/../..
+includedir=\${prefix}/include
+libdir=\${prefix}/lib
+
+Name: cmocka
+Description: unit testing framework for C
+Version: $version
+Libs: -L\${libdir} -lcmocka
+Cflags: -I\${includedir}
+EOF
 	;;
 *)
 	echo "build-dep: unknown library $lib" >&2

@@ -188,13 +188,19 @@ void knobs_latency_release(const struct knobs *kn, int *handle)
 
 /* The journal, in a state directory of the test's. */
 
-static char root[64], state[96], journal[128];
+static char root[512], state[600], journal[640];
 
 static int setup(void **state_)
 {
+	const char *tmp = getenv("TEMP");
+
 	(void)state_;
-	snprintf(root, sizeof(root), "/tmp/cpupolicy-power-XXXXXX");
-	if (!mkdtemp(root))
+	/* Made through the seam, for the daemon's user alone: TEMP where
+	 * the system names one (Windows), else /tmp. */
+	snprintf(root, sizeof(root), "%s/cpupolicy-power-%d-%lld",
+		 tmp && *tmp ? tmp : "/tmp", (int)procinfo_self(),
+		 timing_now_ns() % 1000000000);
+	if (statefile_mkdir(root) != OS_OK)
 		return -1;
 	snprintf(state, sizeof(state), "%s/state", root);
 	snprintf(journal, sizeof(journal), "%s/journal", state);
@@ -461,7 +467,7 @@ static void test_replay_disowned(void **state_)
 	set(&pw, &a, NULL);
 	crash_now(&pw);
 	set_value("/secret", "planted");
-	f = fopen(journal, "a");
+	f = fopen(journal, "ab");
 	assert_non_null(f);
 	fputs("/secret\ttheirs\tplanted\n", f);
 	assert_int_equal(fclose(f), 0);
@@ -553,7 +559,7 @@ static void crash_restore(void)
 	unlink(journal);
 	if (!crash.journal)
 		return;
-	f = fopen(journal, "w");
+	f = fopen(journal, "wb"); /* no CR LF on Windows */
 	assert_non_null(f);
 	fputs(crash.journal, f);
 	assert_int_equal(fclose(f), 0);

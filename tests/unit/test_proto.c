@@ -12,6 +12,7 @@
 
 #include "unit.h"
 
+#include "os.h" /* memstream */
 #include "proto.h"
 
 struct request_case {
@@ -107,14 +108,15 @@ static void test_response(void **state)
 
 static void test_json_string(void **state)
 {
-	char *out = NULL;
+	struct memstream ms;
+	char *out;
 	size_t len;
-	FILE *f = open_memstream(&out, &len);
+	FILE *f = memstream_open(&ms);
 
 	(void)state;
 	proto_json_string(f, "a\"b\\c\n\x01 caf\xc3\xa9 \xff x\xe2\x82 "
 			     "\xf0\x9f\x98\x80 \xed\xa0\x80");
-	fclose(f);
+	out = memstream_close(&ms, &len);
 	assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001 caf\xc3\xa9 \\u00ff "
 				 "x\\u00e2\\u0082 \xf0\x9f\x98\x80 "
 				 "\\u00ed\\u00a0\\u0080\"");

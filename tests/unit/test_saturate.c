@@ -17,6 +17,7 @@
 
 #include "unit.h"
 
+#include "os.h" /* memstream */
 #include "saturate.h"
 #include "util.h"
 
@@ -107,14 +108,15 @@ static void run_setup(struct run *r, const char *xml, unsigned n,
 
 static void run_judge(struct run *r)
 {
+	struct memstream ms;
 	FILE *out;
 
 	saturate_result_free(&r->r);
 	free(r->text);
 	saturate_judge(&r->in, &r->r);
-	out = open_memstream(&r->text, &r->text_len);
+	out = memstream_open(&ms);
 	saturate_render_text(&r->in, &r->r, out);
-	fclose(out);
+	r->text = memstream_close(&ms, &r->text_len);
 }
 
 static void run_on(struct run *r, const char *xml, unsigned n,
@@ -749,6 +751,7 @@ static void test_parked_half(void **state)
 
 static void test_json(void **state)
 {
+	struct memstream ms;
 	unsigned busy[20] = {0};
 	struct run r;
 	char *json = NULL;
@@ -763,9 +766,9 @@ static void test_json(void **state)
 	r.in.smt.yield = 0.3;
 	r.in.run = step(20, 7.9e6, 5, 1);
 	run_judge(&r);
-	out = open_memstream(&json, &len);
+	out = memstream_open(&ms);
 	saturate_render_json(&r.in, &r.r, out);
-	fclose(out);
+	json = memstream_close(&ms, &len);
 	if (!strstr(json, "\"efficiency\":0.5000") ||
 	    !strstr(json, "\"capacity\":15.8000") ||
 	    !strstr(json, "\"ok\":false") ||
@@ -789,6 +792,7 @@ static void test_json(void **state)
 /* The Prometheus series: every finding kind, 0 or 1; a series per core. */
 static void test_metrics(void **state)
 {
+	struct memstream ms;
 	unsigned busy[80];
 	struct run r;
 	char *text = NULL;
@@ -803,9 +807,9 @@ static void test_metrics(void **state)
 	r.in.smt.yield = 0.25;
 	r.in.run = step(80, 40e6, 5, 0.5);
 	run_judge(&r);
-	out = open_memstream(&text, &len);
+	out = memstream_open(&ms);
 	saturate_render_metrics(&r.in, &r.r, 1796003359, out);
-	fclose(out);
+	text = memstream_close(&ms, &len);
 	if (!strstr(text, "\ncpupolicy_saturate_efficiency 0.8000\n") ||
 	    !strstr(text, "\ncpupolicy_saturate_ok 0\n") ||
 	    !strstr(text, "\ncpupolicy_saturate_capacity 50.0000\n") ||
@@ -823,9 +827,9 @@ static void test_metrics(void **state)
 	    !strstr(text, "# TYPE cpupolicy_saturate_finding gauge\n"))
 		fail_msg("%s", text);
 	free(text);
-	out = open_memstream(&text, &len);
+	out = memstream_open(&ms);
 	saturate_render_attempt(true, 0.374, 0.1, 1796003360, out);
-	fclose(out);
+	text = memstream_close(&ms, &len);
 	if (!strstr(text, "\ncpupolicy_saturate_skipped 1\n") ||
 	    !strstr(text, "\ncpupolicy_saturate_attempt_busy 0.3740\n"))
 		fail_msg("%s", text);

@@ -1,4 +1,5 @@
-/* Daemon config: every setting, and each kind of mistake on its line. */
+/* Daemon config: every setting, and each kind of mistake on its line.
+ * Linux's: its socket path limit, the root group and '/' paths. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
