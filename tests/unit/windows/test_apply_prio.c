@@ -187,6 +187,22 @@ static void test_describe(void **state)
 			    "class high, thread highest, efficiency_mode off");
 }
 
+static void test_describe_target(void **state)
+{
+	const struct rule_priority h = RULE_OF(HIGH, HIGHEST, UNSET),
+				   eco = RULE_OF(UNSET, UNSET, OFF);
+	struct prio_target t;
+	char text[128];
+
+	(void)state;
+	prio_target_for_system(&h, RULES_SYSTEM_WINDOWS, &t);
+	prio_describe_target(&t, text, sizeof(text));
+	assert_string_equal(text, "class high, thread highest");
+	prio_target_for_system(&eco, RULES_SYSTEM_WINDOWS, &t);
+	prio_describe_target(&t, text, sizeof(text));
+	assert_string_equal(text, "efficiency_mode off");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_nearest_class),
 		cmocka_unit_test(test_linux_target_unchanged),
 		cmocka_unit_test(test_describe),
+		cmocka_unit_test(test_describe_target),
 	};
 
 	return unit_run("apply_prio",
