@@ -2,7 +2,8 @@
 #
 #   make deps     install the Debian packages the build and tests need (root)
 #   make          build build/cpupolicyd and build/cpupolicyctl
-#   make test     deps, build, then unit, integration and fuzz tests
+#   make test     deps, build, then unit, Windows (under Wine), integration
+#                 and fuzz tests
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
 #   make test-systemd the .deb's units under systemd, in a Debian 12
 #                 container booted with systemd-nspawn (root)
@@ -189,12 +190,17 @@ $(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h $(LIBCP)
 		$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
 
 # A fresh machine has no pkg-config data until deps ran: build in a second
-# make, which reads the flags anew.
+# make, which reads the flags anew. The Windows suite's toolchain, Wine and
+# libraries after the machine's own packages (one apt at a time); its
+# tests are the same under SAN=1 (no sanitizers in the Windows build).
 test: deps
+	@$(MAKE) --no-print-directory windows-test-deps
 	@$(MAKE) --no-print-directory test-run
 
-test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-static
-	@BUILD=$(BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) tests/run-tests.sh
+test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-static \
+		windows-units
+	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) \
+		tests/run-tests.sh
 
 # The package as a machine runs it: the .deb of the committed tree in a
 # Debian 12 container under its own systemd (tests/systemd/run.sh; root).

@@ -143,8 +143,10 @@ $(eval $(call win_lib_rule,hwloc,$(WIN_HWLOC)))
 $(eval $(call win_lib_rule,cmocka,$(WIN_CMOCKA)))
 
 WIN_CMOCKA_STAMP := $(WIN_STAMP)/$(call win_dir,$(WIN_CMOCKA))
+# After the other fetch, never beside it: both use the one private apt
+# state, whose lock a second apt-get would find taken.
 $(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.sh \
-		| windows-packages
+		| windows-packages $(WIN_SRC_STAMPS)
 	packaging/windows/fetch-sources.sh $(WIN_BUILD) $(WIN_CMOCKA)
 	@mkdir -p $(WIN_STAMP) && touch $@
 

@@ -188,6 +188,47 @@ static void manage_failed(struct manage *m, struct manage_proc *p,
 	*failed = true;
 }
 
+/* On Windows the class and the EcoQoS are the process's, not the
+ * thread's: once the rule wrote them through one thread, every other
+ * thread reads the rule's. Their original is the one the first thread
+ * found, or a restore would put the rule's class back. */
+static void manage_process_original(const struct manage_proc *p,
+				    struct manage_thread *t)
+{
+	if (!p->prio.windows)
+		return;
+	for (size_t i = 0; i < p->thread_count; i++) {
+		const struct manage_thread *o = &p->threads[i];
+
+		if (o == t || !o->prio_done)
+			continue;
+		t->original.nice = o->original.nice;
+		t->original.policy = o->original.policy;
+		t->original.rt_priority = o->original.rt_priority;
+		t->original.efficiency = o->original.efficiency;
+		return;
+	}
+}
+
+/* What a write through one thread set of the process's own values is
+ * what the others hold from the rule now: not someone else's change. */
+static void manage_process_applied(struct manage_proc *p,
+				   const struct manage_thread *t)
+{
+	if (!p->prio.windows)
+		return;
+	for (size_t i = 0; i < p->thread_count; i++) {
+		struct manage_thread *o = &p->threads[i];
+
+		if (o == t || !o->prio_done)
+			continue;
+		o->applied.nice = t->applied.nice;
+		o->applied.policy = t->applied.policy;
+		o->applied.rt_priority = t->applied.rt_priority;
+		o->applied.efficiency = t->applied.efficiency;
+	}
+}
+
 /* Returns 1 when written, 0 when nothing was needed, -1 on failure.
  * What the rule sets is laid over the thread's original values, so that
  * after a switch of rules nothing of the old rule stays behind. What is
@@ -212,8 +253,10 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	    manage_respect(m, p, t, "priority"))
 		return 0;
 	/* Its own values until now, unless it inherited a rule's. */
-	if (!t->prio_done && !t->inherited)
+	if (!t->prio_done && !t->inherited) {
 		t->original = now;
+		manage_process_original(p, t);
+	}
 	prio_expected(&p->prio, &t->original, &wanted);
 	t->prio_done = !prio_target_empty(&p->prio);
 	t->applied = now;
@@ -225,8 +268,10 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	} else {
 		status = 1;
 	}
-	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK)
+	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
 		t->applied = now;
+		manage_process_applied(p, t);
+	}
 	return status;
 }
 

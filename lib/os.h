@@ -35,6 +35,9 @@ enum os_status {
 /* system.c: the system this backend is for, the one rule files are
  * checked for unless told otherwise */
 enum rules_system system_native(void);
+/* The system's build number (Windows: 19045, 22631...; 0 on Linux),
+ * for what depends on it (processor groups, groups.h). */
+unsigned long system_build(void);
 
 /* A process's facts are read through procinfo_fetch with this context. */
 struct procinfo {

@@ -5,9 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "groups.h"
 #include "log.h"
+#include "os.h"
 #include "place.h"
 #include "util.h"
+
+/* Processors in a Windows processor group, and so in hwloc's numbering
+ * of one (its Windows backend). */
+#define PLACE_GROUP_SIZE 64
 
 static void place_domains_add(struct place_domains *d, hwloc_const_bitmap_t set)
 {
@@ -87,7 +93,29 @@ int place_topology_load(struct place_topology *t, const char *xml,
 	place_domains_of_type(t, HWLOC_OBJ_NUMANODE, &t->numa);
 	place_domains_of_type(t, HWLOC_OBJ_PACKAGE, &t->package);
 	place_load_kinds(t);
+	if (!xml && !synthetic && system_native() == RULES_SYSTEM_WINDOWS)
+		place_topology_groups(t);
 	return 0;
+}
+
+/* The processor groups of a Windows machine's topology (this one's, or a
+ * test's): every 64 processors of hwloc's numbering, empty ones kept so
+ * that a group's place is its number. */
+void place_topology_groups(struct place_topology *t)
+{
+	int last = hwloc_bitmap_last(t->all);
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+	place_domains_free(&t->groups);
+	for (int g = 0; last >= 0 && g <= last / PLACE_GROUP_SIZE; g++) {
+		hwloc_bitmap_zero(set);
+		hwloc_bitmap_set_range(set, (unsigned)(g * PLACE_GROUP_SIZE),
+				       g * PLACE_GROUP_SIZE + PLACE_GROUP_SIZE -
+					       1);
+		hwloc_bitmap_and(set, set, t->all);
+		place_domains_add(&t->groups, set);
+	}
+	hwloc_bitmap_free(set);
 }
 
 void place_topology_free(struct place_topology *t)
@@ -100,6 +128,7 @@ void place_topology_free(struct place_topology *t)
 	place_domains_free(&t->numa);
 	place_domains_free(&t->package);
 	place_domains_free(&t->kind);
+	place_domains_free(&t->groups);
 	hwloc_topology_destroy(t->topology);
 	*t = (struct place_topology){0};
 }
@@ -147,6 +176,60 @@ static const struct place_domains *place_spread_domains(
 	return NULL;
 }
 
+/* spread = "group" on Windows: the base's part of each processor group,
+ * threads dealt in proportion to the parts' sizes (a pool of 88 threads
+ * on 2 groups of 44 gets 44 in each; on 64 + 24, 8 of every 11 in the
+ * first). One group holding the base: nothing to deal. */
+static void place_plan_groups(const struct place_topology *t,
+			      hwloc_const_bitmap_t allowed,
+			      struct place_plan *plan)
+{
+	uint64_t *masks = xcalloc(t->groups.count, sizeof(*masks));
+	unsigned long build = system_build();
+	hwloc_bitmap_t all_allowed = hwloc_bitmap_alloc();
+	enum groups_need need;
+	struct groups_plan gp;
+	char line[160];
+
+	for (size_t g = 0; g < t->groups.count; g++) {
+		for (int i = hwloc_bitmap_first(t->groups.sets[g]); i >= 0;
+		     i = hwloc_bitmap_next(t->groups.sets[g], i)) {
+			if (hwloc_bitmap_isset(plan->base, (unsigned)i))
+				masks[g] |= UINT64_C(1)
+					    << (i % PLACE_GROUP_SIZE);
+		}
+	}
+	groups_plan_make(masks, t->groups.count, &gp);
+	/* Windows 11 and Server 2022 spread a process whose affinity
+	 * covers every group themselves: its threads are left where
+	 * Windows puts them, unless the rule's own CPUs narrow them. */
+	hwloc_bitmap_and(all_allowed, allowed, t->all);
+	need = groups_need(gp.count, build,
+			   hwloc_bitmap_isequal(all_allowed, t->all));
+	groups_describe_need(need, gp.count, build, line, sizeof(line));
+	log_debug("spread = \"group\": %s", line);
+	if (need == GROUPS_NEED_SYSTEM_SPANS &&
+	    hwloc_bitmap_isequal(plan->base, all_allowed))
+		plan->active = false;
+	else if (need == GROUPS_NEED_DEAL) {
+		for (size_t g = 0; g < gp.count; g++) {
+			hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+			hwloc_bitmap_and(set,
+					 t->groups.sets[gp.groups[g].group],
+					 plan->base);
+			place_domains_add(&plan->domains, set);
+			hwloc_bitmap_free(set);
+		}
+		plan->order = gp.order;
+		plan->period = gp.period;
+		gp.order = NULL;
+	}
+	groups_plan_free(&gp);
+	hwloc_bitmap_free(all_allowed);
+	free(masks);
+}
+
 int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 		    hwloc_const_bitmap_t allowed, struct place_plan *plan,
 		    char *why, size_t why_size)
@@ -172,6 +255,13 @@ int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 		place_plan_free(plan);
 		return -1;
 	}
+	if (rule->spread == RULE_SPREAD_GROUP && t->groups.count) {
+		plan->active = true;
+		place_plan_groups(t, allowed, plan);
+		if (!plan->active)
+			place_plan_free(plan);
+		return 0;
+	}
 	spread = place_spread_domains(t, rule->spread);
 	for (size_t i = 0; spread && i < spread->count; i++) {
 		hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -185,10 +275,14 @@ int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 	return 0;
 }
 
-/* Threads are dealt round-robin over the domains, in the order they are
- * first seen; without spread every thread gets the whole base. */
+/* Threads are dealt round-robin over the domains (processor groups in
+ * proportion to their sizes), in the order they are first seen; without
+ * spread every thread gets the whole base. */
 hwloc_const_bitmap_t place_plan_thread(const struct place_plan *plan, int slot)
 {
+	if (plan->order && plan->domains.count > 1 && slot >= 0)
+		return plan->domains
+			.sets[plan->order[(size_t)slot % plan->period]];
 	if (plan->domains.count > 1 && slot >= 0)
 		return plan->domains.sets[(size_t)slot % plan->domains.count];
 	return plan->base;
@@ -198,6 +292,7 @@ void place_plan_free(struct place_plan *plan)
 {
 	hwloc_bitmap_free(plan->base);
 	place_domains_free(&plan->domains);
+	free(plan->order);
 	*plan = (struct place_plan){0};
 }
 

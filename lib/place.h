@@ -23,6 +23,10 @@ struct place_topology {
 	hwloc_bitmap_t performance; /* NULL: one kind of CPU */
 	hwloc_bitmap_t efficiency;
 	struct place_domains numa, package, kind;
+	/* Windows processor groups, by number: hwloc numbers group g's
+	 * processor n as g * 64 + n (empty on Linux: spread = "group"
+	 * deals over NUMA nodes there). */
+	struct place_domains groups;
 	bool one_kind_logged;
 };
 
@@ -32,12 +36,16 @@ struct place_plan {
 	bool active;
 	hwloc_bitmap_t base;
 	struct place_domains domains;
+	/* Processor groups: slot s gets domains[order[s % period]], the
+	 * groups in proportion to their sizes (groups.c). */
+	size_t *order, period;
 };
 
 /* place.c */
 int place_topology_load(struct place_topology *t, const char *xml,
 			const char *synthetic);
 void place_topology_free(struct place_topology *t);
+void place_topology_groups(struct place_topology *t);
 int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 		    hwloc_const_bitmap_t allowed, struct place_plan *plan,
 		    char *why, size_t why_size);

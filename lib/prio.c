@@ -529,8 +529,37 @@ static void prio_describe(char *buf, size_t size, bool nice_known, int nice,
 			 io_level);
 }
 
+/* Windows: what the rule sets of class, thread level and EcoQoS. */
+static void prio_describe_windows_target(const struct prio_target *t, char *buf,
+					 size_t size)
+{
+	struct prio_state cls = {.nice = t->nice, .policy = t->policy};
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (t->set_nice || t->policy)
+		snprintf(buf, size, "class %s",
+			 rules_enum_name(RULES_ENUM_CLASS,
+					 (int)prio_class_of_state(&cls)));
+	used = strlen(buf);
+	if (t->thread && used + 1 < size)
+		snprintf(buf + used, size - used, "%sthread %s",
+			 used ? ", " : "",
+			 rules_enum_name(RULES_ENUM_THREAD, (int)t->thread));
+	used = strlen(buf);
+	if (t->efficiency && used + 1 < size)
+		snprintf(buf + used, size - used, "%sefficiency_mode %s",
+			 used ? ", " : "",
+			 rules_enum_name(RULES_ENUM_EFFICIENCY,
+					 (int)t->efficiency));
+}
+
 void prio_describe_target(const struct prio_target *t, char *buf, size_t size)
 {
+	if (t->windows) {
+		prio_describe_windows_target(t, buf, size);
+		return;
+	}
 	prio_describe(buf, size, t->set_nice, t->nice, t->policy,
 		      t->rt_priority, t->io_class, t->io_level);
 }

@@ -4,11 +4,14 @@
 # TAP lines of their own ("# SKIP" marks a skipped one), each fuzz target
 # and the format check count as one test. Every program runs under a time
 # limit: one that hangs fails, and the run still ends with its summary.
-# Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target).
+# Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target),
+# WIN_BUILD (the Windows build's directory, build-win: its tests run
+# under Wine).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 BUILD=${BUILD:-build}
+WIN_BUILD=${WIN_BUILD:-build-win}
 FUZZ_SECONDS=${FUZZ_SECONDS:-5}
 export BUILD SRCDIR="$top"
 # Under SAN=1: a leak fails the program, except libconfig's own (see there).
@@ -80,6 +83,33 @@ for t in "$BUILD"/tests/test_*; do
 	count_tap "$(basename "$t")" "$out" "$status" "$UNIT_LIMIT"
 	rm -f "$out"
 done
+
+# The Windows suite under Wine (tests/windows/): its unit tests, and its
+# integration test where there is one. Each script speaks TAP of its own.
+echo "# windows tests"
+win_units=("$WIN_BUILD"/tests/test_*.exe)
+if [ -f "${win_units[0]}" ]; then
+	out=$(mktemp)
+	limited "$SCRIPT_LIMIT" tests/windows/run-units.sh "$WIN_BUILD" \
+		"${win_units[@]}" >"$out" 2>&1
+	status=$?
+	grep -vE '^1\.\.' "$out" | sed "s|^|windows-units: |"
+	count_tap windows-units "$out" "$status" "$SCRIPT_LIMIT"
+	rm -f "$out"
+else
+	failed=$((failed + 1))
+	failures+=("windows-units: no test built in $WIN_BUILD/tests")
+	echo "not ok - windows-units: no test built in $WIN_BUILD/tests"
+fi
+if [ -f tests/windows/integration.sh ]; then
+	out=$(mktemp)
+	limited "$SCRIPT_LIMIT" bash tests/windows/integration.sh "$WIN_BUILD" \
+		>"$out" 2>&1
+	status=$?
+	grep -vE '^1\.\.' "$out" | sed "s|^|windows-integration: |"
+	count_tap windows-integration "$out" "$status" "$SCRIPT_LIMIT"
+	rm -f "$out"
+fi
 
 echo "# integration tests"
 for t in tests/integration/*.sh; do

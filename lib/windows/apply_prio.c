@@ -131,6 +131,11 @@ static enum os_status apply_prio_set_efficiency(HANDLE process,
 	unsigned long control, state;
 	DWORD error;
 
+	static bool unsupported;
+
+	/* A knob this system lacks: said once, then not tried again. */
+	if (unsupported)
+		return OS_OK;
 	prio_efficiency_flags(mode, &control, &state);
 	st.ControlMask = (ULONG)control;
 	st.StateMask = (ULONG)state;
@@ -142,6 +147,7 @@ static enum os_status apply_prio_set_efficiency(HANDLE process,
 					 : ERROR_PROC_NOT_FOUND;
 	if (error == ERROR_ACCESS_DENIED)
 		return status_of_win32(error);
+	unsupported = true;
 	log_once(log_warnx,
 		 "efficiency_mode cannot be set on this system "
 		 "(SetProcessInformation(ProcessPowerThrottling): %s, error "

@@ -15,11 +15,16 @@ void knobs_plan(struct knobs *kn, const struct power_want *want,
 		struct power_plan *plan)
 {
 	(void)kn;
-	(void)want;
 	(void)held;
 	(void)held_count;
 	(void)plan;
-	log_once(log_warnx, "power settings are not applied on Windows yet");
+	/* Said when a rule wants something, not for an empty want. */
+	if (want->all_online || want->min_online >= 0 ||
+	    want->idle_latency_us >= 0 || want->governor || want->epp ||
+	    want->profile || want->turbo)
+		log_once(log_warnx,
+			 "power settings are not applied on Windows yet: a "
+			 "rule's power section does nothing here");
 }
 
 void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)

@@ -10,6 +10,24 @@ enum rules_system system_native(void)
 	return RULES_SYSTEM_WINDOWS;
 }
 
+/* RtlGetVersion: GetVersionEx answers for the manifest, not the
+ * system. */
+unsigned long system_build(void)
+{
+	typedef LONG(WINAPI * get_fn)(OSVERSIONINFOW *);
+	union {
+		FARPROC proc;
+		get_fn fn;
+	} u;
+	OSVERSIONINFOW v = {.dwOSVersionInfoSize = sizeof(v)};
+
+	u.proc =
+		GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion");
+	if (!u.proc || u.fn(&v) != 0)
+		return 0;
+	return v.dwBuildNumber;
+}
+
 bool system_wide(const char *utf8, wchar_t *out, size_t count)
 {
 	int n;

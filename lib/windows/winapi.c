@@ -59,6 +59,8 @@ static BOOL CALLBACK winapi_resolve(PINIT_ONCE once, PVOID param, PVOID *ctx)
 		winapi_proc(nt, "NtQueryInformationProcess");
 	w->NtQuerySystemInformation =
 		winapi_proc(nt, "NtQuerySystemInformation");
+	w->NtQuerySystemInformationEx =
+		winapi_proc(nt, "NtQuerySystemInformationEx");
 	return TRUE;
 }
 

@@ -86,6 +86,10 @@ typedef LONG(NTAPI *winapi_nt_query_system_information_fn)(ULONG klass,
 							   ULONG length,
 							   PULONG returned);
 
+typedef LONG(NTAPI *winapi_nt_query_system_information_ex_fn)(
+	ULONG klass, PVOID input, ULONG input_length, PVOID info, ULONG length,
+	PULONG returned);
+
 struct winapi {
 	winapi_get_system_cpu_set_information_fn GetSystemCpuSetInformation;
 	winapi_set_process_default_cpu_sets_fn SetProcessDefaultCpuSets;
@@ -99,6 +103,8 @@ struct winapi {
 	winapi_process_information_fn SetProcessInformation;
 	winapi_nt_query_information_process_fn NtQueryInformationProcess;
 	winapi_nt_query_system_information_fn NtQuerySystemInformation;
+	/* Windows 7: the same, for one processor group (a USHORT in). */
+	winapi_nt_query_system_information_ex_fn NtQuerySystemInformationEx;
 };
 
 /* winapi.c: resolved once, on the first call; never NULL itself. */

@@ -52,6 +52,9 @@ static struct stub {
 	pid_t gone_on_write;   /* this thread ends at its first write */
 	enum os_status refuse; /* every priority write answers this */
 	unsigned writes;       /* priority writes that reached the system */
+	/* As Windows: nice, policy and EcoQoS (the class) are the
+	 * process's, a write through one thread sets them for all. */
+	bool process_wide;
 } stub;
 
 static struct stub_proc *stub_proc(pid_t pid)
@@ -261,6 +264,12 @@ enum os_status apply_prio_write(pid_t pid, pid_t tid,
 		return stub.refuse;
 	stub.writes++;
 	t->prio = *wanted;
+	for (size_t i = 0; stub.process_wide && i < p->thread_count; i++) {
+		p->threads[i].prio.nice = wanted->nice;
+		p->threads[i].prio.policy = wanted->policy;
+		p->threads[i].prio.rt_priority = wanted->rt_priority;
+		p->threads[i].prio.efficiency = wanted->efficiency;
+	}
 	if (stub.gone_on_write == tid) {
 		stub.gone_on_write = 0;
 		stub_drop_thread(p, tid);
@@ -318,17 +327,23 @@ static const char rules_text[] =
 static struct rules rules, other_rules;
 static struct manage m;
 
-static void load(struct rules *r, const char *text)
+static void load_for(struct rules *r, enum rules_system system,
+		     const char *text)
 {
 	struct diag diag;
 
 	diag_init(&diag);
 	rules_init(r);
-	/* The stub backend is Linux's: nice per thread. */
-	r->system = RULES_SYSTEM_LINUX;
+	r->system = system;
 	rules_load_text(r, "t.rules", text, strlen(text), &diag);
 	assert_int_equal(diag.errors, 0);
 	diag_free(&diag);
+}
+
+/* The stub backend is Linux's unless a test says: nice per thread. */
+static void load(struct rules *r, const char *text)
+{
+	load_for(r, RULES_SYSTEM_LINUX, text);
 }
 
 static int setup(void **state)
@@ -508,6 +523,45 @@ static void test_leader_exits_first(void **state)
 	assert_null(manage_find(&m, 800));
 }
 
+/* Windows: the class is the process's. Threads read after the first was
+ * written show the rule's class, yet their original is the class the
+ * process had: a rule that then sets only thread levels gives the class
+ * back, on every thread. */
+static void test_windows_class_is_the_process(void **state)
+{
+	static const char high[] =
+		"rules = ( { name = \"w\"; match = { exe = \"C:/x/w.exe\"; }; "
+		"priority = { class = \"high\"; thread = \"highest\"; }; } "
+		");\n";
+	static const char levels[] =
+		"rules = ( { name = \"w\"; match = { exe = \"C:/x/w.exe\"; }; "
+		"priority = { thread = \"above-normal\"; }; } );\n";
+
+	(void)state;
+	stub.process_wide = true;
+	manage_free(&m);
+	rules_free(&rules);
+	load_for(&rules, RULES_SYSTEM_WINDOWS, high);
+	manage_init(&m,
+		    &(struct manage_options){.procfs = "/stub",
+					     .sysfs = "/stub",
+					     .respect_changes = true},
+		    NULL);
+	manage_set_rules(&m, &rules);
+	stub_start(700, "C:/x/w.exe", 3);
+	manage_exec(&m, 700);
+	for (pid_t t = 700; t < 703; t++) {
+		assert_int_equal(nice_of(700, t), -10);
+		assert_int_equal(stub_thread(700, t)->prio.thread_level, 2);
+	}
+	load_for(&other_rules, RULES_SYSTEM_WINDOWS, levels);
+	manage_set_rules(&m, &other_rules);
+	for (pid_t t = 700; t < 703; t++) {
+		assert_int_equal(nice_of(700, t), 0);
+		assert_int_equal(stub_thread(700, t)->prio.thread_level, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +575,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_restore_on_reload, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_windows_class_is_the_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_exec_unmatched,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_exits_first, setup,

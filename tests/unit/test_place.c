@@ -240,9 +240,68 @@ static void test_no_placement(void **state)
 	place_topology_free(&topo);
 }
 
+/* Threads per processor group of a spread = "group" plan over slots
+ * 0..threads-1, on a topology with Windows's processor groups. */
+static void deal_groups(const char *synthetic,
+			const struct rule_placement *rule, unsigned threads,
+			size_t groups, const unsigned *want)
+{
+	struct place_topology topo;
+	struct place_plan plan;
+	unsigned got[8] = {0};
+	char why[128];
+
+	assert_int_equal(place_topology_load(&topo, NULL, synthetic), 0);
+	place_topology_groups(&topo);
+	assert_int_equal(
+		place_plan_make(&topo, rule, topo.all, &plan, why, sizeof(why)),
+		0);
+	assert_true(plan.active);
+	assert_int_equal(plan.domains.count, groups > 1 ? groups : 0);
+	for (unsigned s = 0; s < threads; s++) {
+		hwloc_const_bitmap_t set = place_plan_thread(&plan, (int)s);
+		int g = hwloc_bitmap_first(set) / 64;
+
+		/* One group's processors each, never straddling two. */
+		assert_int_equal(hwloc_bitmap_last(set) / 64, g);
+		got[g]++;
+	}
+	for (size_t g = 0; g < groups; g++)
+		if (got[g] != want[g])
+			fail_msg("%s, %u threads: group %zu got %u, not %u",
+				 synthetic, threads, g, got[g], want[g]);
+	place_plan_free(&plan);
+	place_topology_free(&topo);
+}
+
+static void test_processor_groups(void **state)
+{
+	const struct rule_placement group = {.spread = RULE_SPREAD_GROUP};
+	const struct rule_placement first = {
+		.spread = RULE_SPREAD_GROUP,
+		.has_cpus = true,
+		.cpus = {.ranges = (struct cpulist_range[]){{0, 10}},
+			 .count = 1},
+	};
+
+	(void)state;
+	/* 88 in one node: groups of 64 and 24, in proportion. */
+	deal_groups("pack:2 core:44 pu:1", &group, 88, 2,
+		    (const unsigned[]){64, 24});
+	deal_groups("pack:2 core:44 pu:1", &group, 11, 2,
+		    (const unsigned[]){8, 3});
+	/* 4 groups of 64: a quarter each. */
+	deal_groups("pack:4 core:64 pu:1", &group, 256, 4,
+		    (const unsigned[]){64, 64, 64, 64});
+	/* The rule's CPUs in one group: nothing to deal. */
+	deal_groups("pack:2 core:44 pu:1", &first, 20, 1,
+		    (const unsigned[]){20});
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_processor_groups),
 		cmocka_unit_test(test_no_placement),
 	};
 

@@ -42,6 +42,7 @@ if ! wine_ready; then
 	exit 1
 fi
 
+wine_persist
 start=$(date +%s)
 out=$WINE_BUILD/tests/unit.out
 # cmocka's TAP, per test: renumbered into this script's one plan, each

@@ -9,6 +9,8 @@
 #   wine_ready               make the prefix once (wineboot --init); 0 when
 #                            it is there, else 1 with its log shown as TAP
 #                            comments
+#   wine_persist             keep the prefix's wineserver running until
+#                            wine_stop (a run of many short programs)
 #   wine_run SECONDS EXE ARGS...   EXE under Wine, its CR LF made LF
 #
 # Nothing of Wine's in root's home or /tmp: prefix, home, caches and the
@@ -62,6 +64,13 @@ wine_ready() {
 	sed 's/^/# wineboot: /' "$WINE_BUILD/wineboot.log"
 	echo "# wineboot --init failed (status $rc after $secs s)"
 	return 1
+}
+
+# A wineserver that exits between two programs (it lingers 3 s after the
+# last) can race the next one's start: "wine client error ... Connection
+# reset by peer". A persistent one serves them all; it daemonizes.
+wine_persist() {
+	limited $SERVER_LIMIT wineserver -p
 }
 
 # wine_run SECONDS EXE ARGS...: stdout with Wine's CR LF made LF; the
