@@ -87,7 +87,7 @@ static void test_examples(void **state)
 		free(path);
 	}
 	closedir(dp);
-	assert_true(files >= 2);
+	assert_true(files >= 5);
 }
 
 /* The shipped file documents the defaults: it must say what conf_init
