@@ -108,6 +108,9 @@ enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 
 	(void)pid;
 	hwloc_bitmap_zero(set);
+	/* 0: the caller's thread, as on Linux. */
+	if (!tid)
+		tid = (pid_t)GetCurrentThreadId();
 	thread = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
 				      &os);
 	if (!thread)
@@ -195,6 +198,8 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	HANDLE thread;
 
 	(void)pid;
+	if (!tid)
+		tid = (pid_t)GetCurrentThreadId();
 	thread = procinfo_open_thread(
 		tid, THREAD_SET_INFORMATION | THREAD_QUERY_INFORMATION, &os);
 	if (!thread)
