@@ -208,6 +208,10 @@ static void test_placement(void **state)
 	assert_int_equal(apply_place_write(self, tid, online), OS_OK);
 	assert_int_equal(apply_place_read(self, tid, set), OS_OK);
 	assert_true(hwloc_bitmap_isequal(set, online));
+	/* The process's default CPU Sets (a stub that succeeds on Wine),
+	 * and Windows's choice given back. */
+	assert_int_equal(apply_place_process(self, first), OS_OK);
+	assert_int_equal(apply_place_process(self, NULL), OS_OK);
 	stop_thread(h);
 	hwloc_bitmap_free(online);
 	hwloc_bitmap_free(set);
