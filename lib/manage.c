@@ -487,6 +487,26 @@ static void manage_note_leader(struct manage_proc *p)
 		manage_set_mask(&p->applied_mask, leader->applied_mask);
 }
 
+/* A plan that gives every thread the same CPUs is also the process's
+ * default where the system has one (Windows CPU Sets): threads started
+ * before the daemon sees them run there from their first instruction.
+ * Tried once per plan; what is set is given back when the plan goes. */
+static void manage_place_process(struct manage *m, struct manage_proc *p)
+{
+	bool wanted = p->place.active && p->place.domains.count <= 1;
+
+	if (m->options.dry_run || p->process_tried)
+		return;
+	p->process_tried = true;
+	if (wanted) {
+		p->process_placed =
+			apply_place_process(p->pid, p->place.base) == OS_OK;
+	} else if (p->process_placed) {
+		apply_place_process(p->pid, NULL);
+		p->process_placed = false;
+	}
+}
+
 /* Every thread the process has now; records of threads that ended go. */
 static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
 			       bool created_since)
@@ -511,6 +531,7 @@ static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
 		manage_apply_thread(m, p, tids[i], 0, created_since, &written);
 	free(tids);
 	manage_note_leader(p);
+	manage_place_process(m, p);
 	return written;
 }
 
@@ -581,6 +602,8 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 	manage_hold(m, p, false);
 	for (size_t i = 0; restore && i < p->thread_count; i++)
 		manage_restore_thread(m, p, &p->threads[i]);
+	if (restore && p->process_placed && !m->options.dry_run)
+		apply_place_process(pid, NULL);
 	manage_proc_free(p);
 	if (!m->procs.count && !m->heirs.count)
 		manage_tracking(m, false);
@@ -594,6 +617,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 	int status;
 
 	place_plan_free(&p->place);
+	p->process_tried = false;
 	if (!m->topology || !rules_places(rule))
 		return 0;
 	allowed = manage_allowed(m, p->pid);

@@ -64,6 +64,9 @@ struct manage_proc {
 	bool holds_power;
 	bool leader_exited; /* its main thread ended; others may run on */
 	bool threads_capped;
+	/* The process-wide placement (apply_place_process) tried for the
+	 * current plan; set on the system, to be given back. */
+	bool process_tried, process_placed;
 	unsigned long generation; /* last rescan that saw it */
 	/* The leader's original and what the rule gave it: threads created
 	 * later inherit "applied" and get "original" as theirs, and so do

@@ -80,6 +80,11 @@ enum os_status apply_place_write(pid_t pid, pid_t tid,
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set);
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set);
+/* What a process's threads get by default, new ones the moment they
+ * start (Windows: its default CPU Sets); NULL gives the system's choice
+ * back. OS_UNSUPPORTED where there is none (Linux: a new thread takes
+ * its creator's affinity, which the threads carry). */
+enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set);
 
 /* A power knob: one system-wide setting, named by a key that begins with
  * '/' (the journal tells a setting's line by it): on Linux the path of

@@ -112,3 +112,12 @@ int apply_place_present(const char *sysfs, hwloc_bitmap_t set)
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/present", sysfs);
 	return apply_place_read_list(path, set);
 }
+
+/* Nothing process-wide: a new thread starts with its creator's affinity,
+ * which the threads already carry. */
+enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
+{
+	(void)pid;
+	(void)set;
+	return OS_UNSUPPORTED;
+}

@@ -108,6 +108,9 @@ enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 
 	(void)pid;
 	hwloc_bitmap_zero(set);
+	/* 0: the caller's thread, as on Linux. */
+	if (!tid)
+		tid = (pid_t)GetCurrentThreadId();
 	thread = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
 				      &os);
 	if (!thread)
@@ -195,6 +198,8 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	HANDLE thread;
 
 	(void)pid;
+	if (!tid)
+		tid = (pid_t)GetCurrentThreadId();
 	thread = procinfo_open_thread(
 		tid, THREAD_SET_INFORMATION | THREAD_QUERY_INFORMATION, &os);
 	if (!thread)
@@ -211,6 +216,83 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 		os = apply_place_write_cpu_sets(thread, set);
 	}
 	CloseHandle(thread);
+	return os;
+}
+
+/* The process's default CPU Sets, which its threads without CPU Sets of
+ * their own run on, new ones from their start: the ids of the set's
+ * processors when they lie in one group (SetProcessDefaultCpuSets), the
+ * groups' masks when they span several and Windows has
+ * SetProcessDefaultCpuSetMasks (Windows 11, Server 2022), where older
+ * Windows keeps a process in one group anyway: there the threads'
+ * affinities, dealt over the groups, are all there is. NULL clears the
+ * default: Windows chooses again. */
+enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
+{
+	const struct winapi *w = winapi_get();
+	GROUP_AFFINITY masks[64];
+	USHORT mask_count = 0;
+	ULONG len, *ids = NULL, count = 0, n = 0;
+	struct winapi_cpu_set_info *info = NULL;
+	enum os_status os;
+	KAFFINITY one;
+	HANDLE process;
+	BOOL ok;
+
+	if (!w->SetProcessDefaultCpuSets)
+		return status_of_win32(ERROR_NOT_SUPPORTED);
+	if (set && apply_place_one_group(set, &one) < 0 &&
+	    !w->SetProcessDefaultCpuSetMasks)
+		return status_of_win32(ERROR_NOT_SUPPORTED);
+	if (set && !(info = apply_place_cpu_sets(&len)))
+		return status_of_win32(ERROR_NOT_SUPPORTED);
+	if (!pid)
+		pid = procinfo_self();
+	process = procinfo_open(pid, PROCESS_SET_LIMITED_INFORMATION, &os);
+	if (!process) {
+		free(info);
+		return os;
+	}
+	if (!set) {
+		ok = w->SetProcessDefaultCpuSets(process, NULL, 0);
+	} else if (apply_place_one_group(set, &one) >= 0) {
+		APPLY_PLACE_FOR_EACH(e, info, len)
+		{
+			(void)e;
+			n++;
+		}
+		ids = xcalloc(n ? n : 1, sizeof(*ids));
+		APPLY_PLACE_FOR_EACH(e, info, len)
+		{
+			if (hwloc_bitmap_isset(
+				    set,
+				    e->CpuSet.Group * APPLY_PLACE_GROUP_BITS +
+					    e->CpuSet.LogicalProcessorIndex))
+				ids[count++] = e->CpuSet.Id;
+		}
+		ok = count > 0 &&
+		     w->SetProcessDefaultCpuSets(process, ids, count);
+	} else {
+		for (int i = hwloc_bitmap_first(set); i >= 0;
+		     i = hwloc_bitmap_next(set, i)) {
+			WORD g = (WORD)(i / APPLY_PLACE_GROUP_BITS);
+
+			if (!mask_count || masks[mask_count - 1].Group != g) {
+				if (mask_count == ARRAYSIZE(masks))
+					break;
+				masks[mask_count++] =
+					(GROUP_AFFINITY){.Group = g};
+			}
+			masks[mask_count - 1].Mask |=
+				(KAFFINITY)1 << (i % APPLY_PLACE_GROUP_BITS);
+		}
+		ok = w->SetProcessDefaultCpuSetMasks(process, masks,
+						     mask_count);
+	}
+	os = ok ? OS_OK : status_of_win32(GetLastError());
+	CloseHandle(process);
+	free(ids);
+	free(info);
 	return os;
 }
 

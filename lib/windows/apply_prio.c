@@ -66,6 +66,15 @@ static enum rule_efficiency apply_prio_efficiency(HANDLE process)
 	return prio_efficiency_of_flags(st.ControlMask, st.StateMask);
 }
 
+/* 0 for either is the caller's, as on Linux (cpupolicyctl's own). */
+static void apply_prio_self(pid_t *pid, pid_t *tid)
+{
+	if (!*pid)
+		*pid = procinfo_self();
+	if (!*tid)
+		*tid = (pid_t)GetCurrentThreadId();
+}
+
 enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
 {
 	enum os_status os;
@@ -74,6 +83,7 @@ enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
 	int level;
 
 	*state = (struct prio_state){0};
+	apply_prio_self(&pid, &tid);
 	process = procinfo_open(pid, PROCESS_QUERY_LIMITED_INFORMATION, &os);
 	if (!process)
 		return os;
@@ -171,6 +181,7 @@ enum os_status apply_prio_write(pid_t pid, pid_t tid,
 		wanted->efficiency && wanted->efficiency != now->efficiency;
 	HANDLE process = NULL, thread;
 
+	apply_prio_self(&pid, &tid);
 	if (want_class != apply_prio_class_of_state(now) || efficiency) {
 		process =
 			procinfo_open(pid,

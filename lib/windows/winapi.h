@@ -54,6 +54,11 @@ struct winapi_processor_times {
 	ULONG InterruptCount;
 };
 
+/* Windows 10's access right for SetProcessDefaultCpuSets. */
+#ifndef PROCESS_SET_LIMITED_INFORMATION
+#define PROCESS_SET_LIMITED_INFORMATION 0x2000
+#endif
+
 #define WINAPI_SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION 8
 #define WINAPI_PROCESS_COMMAND_LINE_INFORMATION		60
 

@@ -307,6 +307,13 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 	return -1;
 }
 
+enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
+{
+	(void)pid;
+	(void)set;
+	return OS_UNSUPPORTED;
+}
+
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 {
 	(void)sysfs;

@@ -24,6 +24,7 @@ trap wine_stop EXIT
 
 tests=0
 failed=0
+skipped=0
 result() { # ok(0|1) description [output file]
 	tests=$((tests + 1))
 	if [ "$1" -eq 0 ]; then
@@ -69,7 +70,7 @@ for exe in "$@"; do
 			n=$((n + 1))
 			echo "${not}ok $tests - $name: $rest"
 			case $line in
-			*"# SKIP"*) ;;
+			*"# SKIP"*) skipped=$((skipped + 1)) ;;
 			"not ok "*)
 				failed=$((failed + 1))
 				bad=$((bad + 1))
@@ -93,5 +94,6 @@ for exe in "$@"; do
 done
 echo "# $# test programs under Wine in $(($(date +%s) - start)) s"
 echo "1..$tests"
-echo "windows-units: $((tests - failed)) passed, $failed failed"
+echo "windows-units: $((tests - failed - skipped)) passed, $failed failed," \
+	"$skipped skipped"
 [ "$failed" -eq 0 ]

@@ -172,6 +172,20 @@ static void test_efficiency_refused_rest_applies(void **state)
 	stop_thread(h);
 }
 
+/* 0 for the pid and tid is the caller's own thread, as on Linux. */
+static void test_self(void **state)
+{
+	struct prio_state s;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+	(void)state;
+	assert_int_equal(apply_prio_read(0, 0, &s), OS_OK);
+	assert_int_equal(s.thread_level, GetThreadPriority(GetCurrentThread()));
+	assert_int_equal(apply_place_read(0, 0, set), OS_OK);
+	assert_false(hwloc_bitmap_iszero(set));
+	hwloc_bitmap_free(set);
+}
+
 static void test_placement(void **state)
 {
 	pid_t self = procinfo_self(), tid;
@@ -194,6 +208,10 @@ static void test_placement(void **state)
 	assert_int_equal(apply_place_write(self, tid, online), OS_OK);
 	assert_int_equal(apply_place_read(self, tid, set), OS_OK);
 	assert_true(hwloc_bitmap_isequal(set, online));
+	/* The process's default CPU Sets (a stub that succeeds on Wine),
+	 * and Windows's choice given back. */
+	assert_int_equal(apply_place_process(self, first), OS_OK);
+	assert_int_equal(apply_place_process(self, NULL), OS_OK);
 	stop_thread(h);
 	hwloc_bitmap_free(online);
 	hwloc_bitmap_free(set);
@@ -368,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_lists_and_pins),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_efficiency_refused_rest_applies),
+		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_statefile),
 		cmocka_unit_test(test_statefile_unsafe),
