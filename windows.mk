@@ -202,14 +202,17 @@ windows-clean:
 # probe.c), the daemon under Wine with a rule for it (integration.sh), and
 # the Windows rows of make bench: start to class applied (bench.sh).
 WIN_BENCH_STARTS ?= 40
-.PHONY: windows-integration windows-bench
+.PHONY: windows-programs windows-integration windows-bench
 
 $(WIN_BUILD)/probe.exe: tests/windows/probe.c | $(WIN_LIB_STAMPS)
 	@echo "  CC      $< (windows)"
 	$(Q)$(WIN_CC) -std=c11 $(WARN) -O2 -D_WIN32_WINNT=0x0A00 -o $@ $< \
 		-static
 
-windows-integration: windows-build $(WIN_BUILD)/probe.exe
+# What the integration test runs (make test builds it before its run).
+windows-programs: windows-build $(WIN_BUILD)/probe.exe
+
+windows-integration: windows-programs
 	@tests/windows/integration.sh $(WIN_BUILD)
 
 windows-bench: windows-build $(WIN_BUILD)/probe.exe
