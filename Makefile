@@ -198,7 +198,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-static \
-		windows-units windows-programs
+		windows-units windows-programs windows-msi
 	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) \
 		tests/run-tests.sh
 

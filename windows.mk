@@ -219,3 +219,6 @@ windows-bench: windows-build $(WIN_BUILD)/probe.exe
 	@tests/windows/bench.sh $(WIN_BUILD) $(BENCH_RUNS) $(WIN_BENCH_STARTS)
 
 bench: windows-bench
+
+# make msi: the Windows installer (packaging/windows/msi.mk).
+include packaging/windows/msi.mk

@@ -1,0 +1,171 @@
+#!/bin/bash
+# The Windows installer under Wine: msiexec /i installs the programs under
+# %ProgramFiles%\cpupolicy\ and the config and rules under
+# %ProgramData%\cpupolicy\, registers the service cpupolicyd and puts the
+# folder on PATH; the installed cpupolicyctl.exe checks the installed
+# rules; the next version's MSI, where there is one, upgrades it in
+# place; msiexec /x removes the programs and the service and leaves the
+# config and a rule file of the administrator's own. TAP on stdout,
+# closing with "N passed, N failed".
+#
+#   msi.sh BUILD_DIR      (build-win: cpupolicy-*-x64.msi, and
+#                         msi-next/cpupolicy-*-x64.msi for the upgrade)
+#
+# Every command is time-limited; the product is uninstalled and the
+# prefix's wineserver stopped at the end, whatever happens.
+set -u
+[ $# -eq 1 ] || {
+	echo "usage: $0 BUILD_DIR" >&2
+	exit 2
+}
+WINE_BUILD=$(cd "$1" && pwd)
+. "$(dirname "$0")/wine.sh"
+
+MSI_LIMIT=${MSI_LIMIT:-120} # s: msiexec under Wine, service start included
+CMD_LIMIT=60
+
+tests=0
+failed=0
+result() { # ok(0|1) description
+	tests=$((tests + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tests - $2"
+	else
+		echo "not ok $tests - $2"
+		failed=$((failed + 1))
+	fi
+	return "$1"
+}
+finish() {
+	echo "1..$tests"
+	echo "windows-msi: $((tests - failed)) passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+show() { sed 's/^/# /' "$1"; }
+
+msis=("$WINE_BUILD"/cpupolicy-*-x64.msi)
+if [ ! -f "${msis[0]}" ]; then
+	result 1 "an MSI in $WINE_BUILD (make msi)"
+	finish
+fi
+winpath() { printf 'Z:%s' "${1//\//\\}"; }
+MSI=$(winpath "${msis[0]}")
+# The next version's, for the upgrade (make windows-msi builds it).
+nexts=("$WINE_BUILD"/msi-next/cpupolicy-*-x64.msi)
+NEXT=
+[ -f "${nexts[0]}" ] && NEXT=$(winpath "${nexts[0]}")
+INSTALLED=$MSI
+DRIVE_C=$WINEPREFIX/drive_c
+PROGRAMS=$DRIVE_C/Program\ Files/cpupolicy
+DATA=$DRIVE_C/ProgramData/cpupolicy
+LOCAL_RULE=$DATA/rules.d/50-local.rules
+OUT=$WINE_BUILD/msi-test.out
+IFEO='HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution Options'
+ENV_KEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
+
+uninstall() {
+	limited "$MSI_LIMIT" wine msiexec /x "$INSTALLED" /qn >"$OUT" 2>&1
+}
+cleanup() {
+	uninstall
+	[ -n "$NEXT" ] && limited "$MSI_LIMIT" wine msiexec /x "$NEXT" /qn \
+		>/dev/null 2>&1
+	rm -rf "$DATA"
+	wine_stop
+}
+
+wine_ready || {
+	result 1 "a Wine prefix"
+	finish
+}
+trap cleanup EXIT
+wine_persist
+# A run before that did not finish: start from nothing.
+uninstall
+[ -n "$NEXT" ] && limited "$MSI_LIMIT" wine msiexec /x "$NEXT" /qn >/dev/null 2>&1
+rm -rf "$DATA"
+
+limited "$MSI_LIMIT" wine msiexec /i "$MSI" /qn >"$OUT" 2>&1
+result $? "msiexec /i $(basename "${msis[0]}") /qn" || show "$OUT"
+[ -f "$PROGRAMS/cpupolicyd.exe" ] && [ -f "$PROGRAMS/cpupolicyctl.exe" ]
+result $? "both programs under Program Files\\cpupolicy"
+[ -f "$DATA/cpupolicyd.conf" ] && [ -f "$DATA/rules.d/10-build.rules" ]
+result $? "config and shipped rules under ProgramData\\cpupolicy"
+
+wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
+grep -q 'SERVICE_NAME: cpupolicyd' "$OUT"
+result $? "sc query cpupolicyd shows the service" || show "$OUT"
+grep -q 'STATE *: 4 *RUNNING' "$OUT"
+result $? "the service started by the install" || show "$OUT"
+# The shipped rule's exe names, as the running service writes them.
+ifeo_cl() {
+	limited "$CMD_LIMIT" wine reg query "$IFEO\\cl.exe\\PerfOptions" \
+		/v CpuPriorityClass 2>&1 | tr -d '\r' >"$OUT"
+	grep -q 'CpuPriorityClass' "$OUT"
+}
+wait_ifeo() {
+	local until=$(($(date +%s) + CMD_LIMIT))
+	until ifeo_cl; do
+		[ "$(date +%s)" -lt "$until" ] || return 1
+		sleep 1
+	done
+}
+wait_ifeo
+result $? "the service applies the shipped rule (cl.exe's PerfOptions)" ||
+	show "$OUT"
+
+machine_path() {
+	limited "$CMD_LIMIT" wine reg query "$ENV_KEY" /v PATH 2>&1 |
+		tr -d '\r' >"$OUT"
+	grep -qi 'Program Files\\cpupolicy' "$OUT"
+}
+machine_path
+result $? "Program Files\\cpupolicy on the machine's PATH" || show "$OUT"
+
+wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
+	check "C:\\ProgramData\\cpupolicy\\rules.d" >"$OUT" 2>&1
+result $? "the installed cpupolicyctl.exe check passes on the installed rules" ||
+	show "$OUT"
+
+# The administrator's own rule file and config edit, which removal keeps.
+printf 'version = 1;\r\nrules = ();\r\n' >"$LOCAL_RULE"
+echo '; edited by the administrator' >>"$DATA/cpupolicyd.conf"
+
+# A major upgrade: the old version goes, what is the administrator's
+# stays, the service runs the new version's programs.
+if [ -n "$NEXT" ]; then
+	limited "$MSI_LIMIT" wine msiexec /i "$NEXT" /qn >"$OUT" 2>&1
+	result $? "upgrade: msiexec /i $(basename "${nexts[0]}") /qn" || show "$OUT"
+	INSTALLED=$NEXT
+	limited "$CMD_LIMIT" wine reg query \
+		'HKLM\Software\Microsoft\Windows\CurrentVersion\Uninstall' /s \
+		2>&1 | tr -d '\r' >"$OUT"
+	[ "$(grep -c 'DisplayName *REG_SZ *cpupolicy$' "$OUT")" -eq 1 ]
+	result $? "upgrade: one cpupolicy installed, not two" || show "$OUT"
+	wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
+	grep -q 'STATE *: 4 *RUNNING' "$OUT"
+	result $? "upgrade: the service running" || show "$OUT"
+	[ -f "$LOCAL_RULE" ] && [ -f "$DATA/rules.d/10-build.rules" ] &&
+		grep -q 'edited by the administrator' "$DATA/cpupolicyd.conf"
+	result $? "upgrade: the local rule file and the edited config kept"
+fi
+
+uninstall
+result $? "msiexec /x /qn" || show "$OUT"
+[ ! -e "$PROGRAMS/cpupolicyd.exe" ] && [ ! -e "$PROGRAMS/cpupolicyctl.exe" ]
+result $? "the programs removed"
+[ ! -e "$DATA/rules.d/10-build.rules" ]
+result $? "the shipped rule file removed"
+wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
+! grep -q 'SERVICE_NAME: cpupolicyd' "$OUT"
+result $? "the service removed" || show "$OUT"
+! machine_path
+result $? "Program Files\\cpupolicy off the machine's PATH" || show "$OUT"
+! ifeo_cl
+result $? "the Image File Execution Options values put back" || show "$OUT"
+[ -f "$LOCAL_RULE" ]
+result $? "a local rule file in rules.d survives the removal"
+grep -q 'edited by the administrator' "$DATA/cpupolicyd.conf" 2>/dev/null
+result $? "the config survives the removal"
+finish
