@@ -8,6 +8,8 @@
 #                       as static x86_64-w64-mingw32 libraries under
 #                       build-win/deps/{include,lib,lib/pkgconfig}
 #   make windows-smoke  a program linking all three, run under Wine (TAP)
+#   make msi            build-win/cpupolicy-VERSION-x64.msi, the installer
+#                       (packaging/windows/msi.mk)
 #   make windows-clean  remove build-win/
 #
 # Each library is built once: a stamp per library (named by its Debian

@@ -23,7 +23,11 @@ WIN_MSI_DEB_PACKAGES := wixl msitools
 
 .PHONY: msi windows-msi windows-msi-packages
 
-msi: $(WIN_MSI)
+# As make windows: the toolchain and libraries first, then the programs
+# and the .msi in a make that sees them (a fresh clone has none).
+msi: windows-deps windows-msi-packages
+	@$(MAKE) --no-print-directory $(WIN_MSI)
+
 windows-msi: $(WIN_MSI) $(WIN_MSI_NEXT)
 
 windows-msi-packages:
