@@ -54,7 +54,9 @@ endif
 # the sockets of socket activation (sd_listen_fds). The package tests:
 # debhelper and dpkg-dev build the .deb, lintian checks it, man-db renders
 # the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
-# scores the unit's hardening, ansible-core runs the fleet role,
+# scores the unit's hardening, ansible-core runs the fleet role and
+# ansible brings the ansible.windows collection its Windows tasks use
+# (checked with --syntax-check, which needs the modules it names),
 # build-essential is what dpkg-buildpackage checks for before it builds,
 # prometheus brings promtool, which checks the metrics exposition and the
 # alerting rules;
@@ -63,7 +65,7 @@ endif
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
 	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
-	systemd ansible-core build-essential prometheus systemd-container \
+	systemd ansible-core ansible build-essential prometheus systemd-container \
 	debootstrap
 
 PKGS := libconfig inih libcap hwloc libsystemd
