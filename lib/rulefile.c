@@ -763,35 +763,19 @@ static void rulefile_plan(struct rulefile *rf, const config_setting_t *g,
 			  struct rule_power *p)
 {
 	const config_setting_t *s = config_setting_get_member(g, "plan");
-	char key[128], text[RULE_PLAN_MAX];
-	const char *value, *name;
-	size_t len;
+	char key[128];
 
 	if (!s || !rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string"))
 		return;
-	value = config_setting_get_string(s);
-	len = strlen(value);
-	if (len == 38 && value[0] == '{' && value[37] == '}') {
-		value++;
-		len -= 2;
-	}
-	if (len >= sizeof(text))
-		len = sizeof(text) - 1;
-	for (size_t i = 0; i < len; i++)
-		text[i] = (char)tolower((unsigned char)value[i]);
-	text[len] = '\0';
 	rulefile_key(s, key, sizeof(key));
-	if (!winpower_plan_guid(text)) {
+	if (!winpower_plan_parse(config_setting_get_string(s), p->plan,
+				 sizeof(p->plan)))
 		rulefile_error(rf, rulefile_line(rf, s),
 			       "%s: '%.64s' is not a power plan: valid: "
 			       "ultimate-performance, high-performance, "
 			       "balanced, power-saver, or a scheme's GUID "
 			       "(powercfg /list)",
 			       key, config_setting_get_string(s));
-		return;
-	}
-	name = winpower_plan_name(text);
-	snprintf(p->plan, sizeof(p->plan), "%s", name ? name : text);
 }
 
 static void rulefile_power(struct rulefile *rf, const config_setting_t *g,

@@ -73,6 +73,31 @@ const char *winpower_plan_name(const char *guid)
 	return NULL;
 }
 
+/* A plan as a rule or the configuration gives it: a name, or the GUID
+ * powercfg /list shows (braces and case as copied), kept as its name
+ * where it has one. false: neither. */
+bool winpower_plan_parse(const char *text, char *out, size_t size)
+{
+	char plan[WINPOWER_GUID_LEN + 32];
+	size_t len = strlen(text);
+	const char *name;
+
+	if (len == 38 && text[0] == '{' && text[37] == '}') {
+		text++;
+		len -= 2;
+	}
+	if (len >= sizeof(plan))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		plan[i] = (char)tolower((unsigned char)text[i]);
+	plan[len] = '\0';
+	if (!winpower_plan_guid(plan))
+		return false;
+	name = winpower_plan_name(plan);
+	snprintf(out, size, "%s", name ? name : plan);
+	return true;
+}
+
 bool winpower_offered(const struct winpower_store *st, char *why, size_t size)
 {
 	const char *missing = !st->active     ? "PowerGetActiveScheme"

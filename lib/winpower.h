@@ -52,6 +52,7 @@ struct winpower_store {
 bool winpower_guid_valid(const char *text);
 const char *winpower_plan_guid(const char *plan);
 const char *winpower_plan_name(const char *guid);
+bool winpower_plan_parse(const char *text, char *out, size_t size);
 bool winpower_offered(const struct winpower_store *st, char *why, size_t size);
 void winpower_plan(const struct winpower_store *st, char *said,
 		   size_t said_size, const struct power_want *want,

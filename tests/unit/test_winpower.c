@@ -426,6 +426,13 @@ static void test_keys(void **state_)
 			    WINPOWER_PLAN_BALANCED);
 	assert_string_equal(winpower_plan_name(HIGH), "high-performance");
 	assert_null(winpower_plan_guid("fast"));
+	assert_true(
+		winpower_plan_parse("{8C5E7FDA-E8BF-4A96-9A85-A6E23A8C635C}",
+				    value, sizeof(value)));
+	assert_string_equal(value, "high-performance");
+	assert_true(winpower_plan_parse("Power-Saver", value, sizeof(value)));
+	assert_string_equal(value, "power-saver");
+	assert_false(winpower_plan_parse("fast", value, sizeof(value)));
 	assert_null(winpower_plan_guid("8C5E7FDA-E8BF-4A96-9A85-A6E23A8C635C"));
 }
 
