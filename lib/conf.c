@@ -15,6 +15,7 @@
 #include "conf.h"
 #include "os.h"
 #include "util.h"
+#include "winpower.h"
 
 enum conf_section {
 	CONF_SECTION_NONE,
@@ -55,6 +56,7 @@ enum conf_key {
 	CONF_KEY_EPP,
 	CONF_KEY_PROFILE,
 	CONF_KEY_TURBO,
+	CONF_KEY_PLAN,
 	CONF_KEY_REASSERT,
 	CONF_KEY_PARKING_LATENCY_US,
 	CONF_KEY_COUNT,
@@ -90,6 +92,7 @@ static const struct {
 	[CONF_KEY_EPP] = {CONF_SECTION_POWER, "epp"},
 	[CONF_KEY_PROFILE] = {CONF_SECTION_POWER, "profile"},
 	[CONF_KEY_TURBO] = {CONF_SECTION_POWER, "turbo"},
+	[CONF_KEY_PLAN] = {CONF_SECTION_POWER, "plan"},
 	[CONF_KEY_REASSERT] = {CONF_SECTION_POWER, "reassert"},
 	[CONF_KEY_PARKING_LATENCY_US] = {CONF_SECTION_POWER,
 					 "parking_latency_us"},
@@ -445,6 +448,15 @@ static void conf_power(struct conf_parser *p, enum conf_key key,
 		else
 			base->turbo = flag ? RULE_TURBO_ON : RULE_TURBO_OFF;
 		break;
+	case CONF_KEY_PLAN:
+		/* Windows only, as in the rules; Linux plans nothing for it. */
+		if (!winpower_plan_parse(value, base->plan, sizeof(base->plan)))
+			diag_error(p->diag, p->path, p->line,
+				   "plan: '%.64s' is not a power plan (valid: "
+				   "ultimate-performance, high-performance, "
+				   "balanced, power-saver, or a scheme's GUID)",
+				   value);
+		break;
 	case CONF_KEY_REASSERT:
 		conf_bool(p, "reassert", value, &p->conf->power_reassert);
 		break;
@@ -532,6 +544,7 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 	case CONF_KEY_EPP:
 	case CONF_KEY_PROFILE:
 	case CONF_KEY_TURBO:
+	case CONF_KEY_PLAN:
 	case CONF_KEY_REASSERT:
 	case CONF_KEY_PARKING_LATENCY_US:
 		conf_power(p, key, value);

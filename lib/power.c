@@ -23,6 +23,13 @@ static const char *const power_profile_order[] = {
 	"quiet",     "low-power",
 };
 
+static const char *const power_plan_order[] = {
+	"ultimate-performance",
+	"high-performance",
+	"balanced",
+	"power-saver",
+};
+
 static size_t power_rank(const char *const *order, size_t count,
 			 const char *value)
 {
@@ -47,6 +54,23 @@ static const char *power_pick(const char *const *order, size_t count,
 	if (!held || rank < power_rank(order, count, held))
 		return order[rank];
 	return held;
+}
+
+/* Whether plan a is more performant than b: a named plan by the order
+ * above, before any GUID (a scheme of the administrator's, whose
+ * performance we cannot tell); of two GUIDs the lower, so that the
+ * order of the holds does not decide. */
+static bool power_plan_beats(const char *a, const char *b)
+{
+	size_t count = ARRAY_SIZE(power_plan_order);
+	size_t ra = power_rank(power_plan_order, count, a);
+	size_t rb = power_rank(power_plan_order, count, b);
+
+	if (!a[0])
+		return false;
+	if (!b[0] || ra < rb)
+		return true;
+	return ra == count && rb == count && strcmp(a, b) < 0;
 }
 
 void power_want_init(struct power_want *want)
@@ -80,6 +104,8 @@ void power_want_add(struct power_want *want, const struct rule_power *rule,
 			   want->profile, rule->profile);
 	if (rule->turbo == RULE_TURBO_ON || want->turbo == RULE_TURBO_UNSET)
 		want->turbo = rule->turbo ? rule->turbo : want->turbo;
+	if (power_plan_beats(rule->plan, want->plan))
+		snprintf(want->plan, sizeof(want->plan), "%s", rule->plan);
 }
 
 /* What one rule's (or the config's) power section asks for alone. */
@@ -94,7 +120,7 @@ bool power_want_empty(const struct power_want *want)
 {
 	return !want->all_online && want->min_online < 0 &&
 	       want->idle_latency_us < 0 && !want->governor && !want->epp &&
-	       !want->profile && !want->turbo;
+	       !want->profile && !want->turbo && !want->plan[0];
 }
 
 void power_want_describe(const struct power_want *want, char *buf, size_t size)
@@ -125,6 +151,8 @@ void power_want_describe(const struct power_want *want, char *buf, size_t size)
 	if (want->turbo)
 		POWER_SAY("%sturbo %s", used ? ", " : "",
 			  want->turbo == RULE_TURBO_ON ? "on" : "off");
+	if (want->plan[0])
+		POWER_SAY("%splan %s", used ? ", " : "", want->plan);
 #undef POWER_SAY
 }
 

@@ -22,6 +22,7 @@ struct power_want {
 	long idle_latency_us; /* -1: none */
 	const char *governor, *epp, *profile;
 	enum rule_turbo turbo;
+	char plan[RULE_PLAN_MAX]; /* "": none; as in struct rule_power */
 };
 
 /* A knob the wants map to (os.h), and the value they want there. */

@@ -18,6 +18,7 @@
 #include "rulefile.h"
 #include "rules.h"
 #include "util.h"
+#include "winpower.h"
 
 struct rulefile {
 	struct rules *rules;
@@ -756,12 +757,33 @@ static void rulefile_power_string(struct rulefile *rf,
 		*out = rules_enum_name(which, value);
 }
 
+/* A plan by name, or by the GUID powercfg /list shows (braces and case
+ * as copied); a GUID of a plan with a name is kept as the name. */
+static void rulefile_plan(struct rulefile *rf, const config_setting_t *g,
+			  struct rule_power *p)
+{
+	const config_setting_t *s = config_setting_get_member(g, "plan");
+	char key[128];
+
+	if (!s || !rulefile_expect(rf, s, CONFIG_TYPE_STRING, "a string"))
+		return;
+	rulefile_key(s, key, sizeof(key));
+	if (!winpower_plan_parse(config_setting_get_string(s), p->plan,
+				 sizeof(p->plan)))
+		rulefile_error(rf, rulefile_line(rf, s),
+			       "%s: '%.64s' is not a power plan: valid: "
+			       "ultimate-performance, high-performance, "
+			       "balanced, power-saver, or a scheme's GUID "
+			       "(powercfg /list)",
+			       key, config_setting_get_string(s));
+}
+
 static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
 			   struct rule *rule)
 {
 	static const char *const keys[] = {
 		"parking", "min_online", "idle_latency_us", "governor",
-		"epp",	   "profile",	 "turbo",
+		"epp",	   "profile",	 "turbo",	    "plan",
 	};
 	struct rule_power *p = &rule->power;
 	const config_setting_t *s;
@@ -793,6 +815,19 @@ static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
 	if ((s = config_setting_get_member(g, "turbo")) &&
 	    rulefile_bool(rf, s, &flag))
 		p->turbo = flag ? RULE_TURBO_ON : RULE_TURBO_OFF;
+	rulefile_plan(rf, g, p);
+	if (p->plan[0])
+		rulefile_refused(rf, g, "plan", RULES_SYSTEM_LINUX,
+				 "Linux has no power plans (profile is its "
+				 "ACPI platform profile)");
+	/* Windows's power modes are overlays of the Balanced plan. */
+	if (p->plan[0] && p->profile && strcmp(p->plan, "balanced") != 0 &&
+	    rf->system == RULES_SYSTEM_WINDOWS)
+		rulefile_warning(rf, rulefile_line(rf, g),
+				 "power.profile: Windows offers power modes "
+				 "only under the Balanced plan; with plan = "
+				 "\"%s\" it is ignored",
+				 p->plan);
 	rulefile_ignored(rf, g, "idle_latency_us", p->idle_latency_us >= 0,
 			 RULES_SYSTEM_LINUX, "");
 	if (p->governor)

@@ -162,7 +162,7 @@ bool rules_has_power(const struct rule *rule)
 	/* parking = "on" is the default: it asks for nothing. */
 	return p->parking == RULE_PARKING_OFF || p->min_online >= 0 ||
 	       p->idle_latency_us >= 0 || p->governor || p->epp || p->profile ||
-	       p->turbo != RULE_TURBO_UNSET;
+	       p->turbo != RULE_TURBO_UNSET || p->plan[0];
 }
 
 bool rules_raises(const struct rule *rule)
@@ -624,6 +624,8 @@ static void rules_print_power(FILE *out, const struct rule_power *p)
 	if (p->turbo)
 		fprintf(out, "  power.turbo = %s\n",
 			p->turbo == RULE_TURBO_ON ? "true" : "false");
+	if (p->plan[0])
+		fprintf(out, "  power.plan = %s\n", p->plan);
 }
 
 /* The rule set as the daemon sees it, one key per line, in match order. */

@@ -135,6 +135,8 @@ struct rule_placement {
 	enum rule_spread spread;
 };
 
+#define RULE_PLAN_MAX 40
+
 struct rule_power {
 	enum rule_parking parking;
 	int min_online;	      /* percent; -1: unset */
@@ -142,6 +144,9 @@ struct rule_power {
 	/* NULL: unset; else the rule tables' static names */
 	const char *governor, *epp, *profile;
 	enum rule_turbo turbo;
+	/* Windows's power plan: "" unset, else a name winpower.c knows or
+	 * a scheme's GUID, lowercase. */
+	char plan[RULE_PLAN_MAX];
 };
 
 struct rule {

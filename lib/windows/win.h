@@ -94,4 +94,8 @@ bool events_etw_parse(unsigned id, unsigned version, const void *data,
 DWORD apply_prio_class_of_state(const struct prio_state *state);
 void apply_prio_state_of_class(DWORD klass, struct prio_state *state);
 
+/* knobs.c: the power settings' store; NULL: powrprof's (tests only). */
+struct winpower_store;
+void knobs_store_use(const struct winpower_store *store);
+
 #endif

@@ -449,6 +449,22 @@ static const struct system_case system_cases[] = {
 	{"bad governor on Windows is only an error", WIN,
 	 RULE(WEXE_ROOT, "power = { governor = \"turbo\"; };"), 1, 0, 4,
 	 "power.governor: 'turbo' is not valid"},
+	{"plan by name on Windows", WIN,
+	 RULE(WEXE_ROOT, "power = { plan = \"high-performance\"; };"), 0, 0, 0,
+	 NULL},
+	{"plan by GUID as powercfg shows it", WIN,
+	 RULE(WEXE_ROOT, "power = { plan = "
+			 "\"{1234ABCD-F694-41F0-9685-FF5BB260DF2E}\"; };"),
+	 0, 0, 0, NULL},
+	{"bad plan", WIN, RULE(WEXE_ROOT, "power = { plan = \"fast\"; };"), 1,
+	 0, 4, "power.plan: 'fast' is not a power plan"},
+	{"plan on Linux", LNX,
+	 RULE(EXE_ROOT, "power = { plan = \"balanced\"; };"), 1, 0, 4,
+	 "power.plan: Linux has no power plans"},
+	{"profile under a plan not Balanced", WIN,
+	 RULE(WEXE_ROOT, "power = { plan = \"power-saver\"; profile = "
+			 "\"performance\"; };"),
+	 0, 1, 4, "Windows offers power modes only under the Balanced plan"},
 	{"nice on Windows", WIN, RULE(WEXE, "priority = { nice = 5; };"), 0, 1,
 	 4,
 	 "priority.nice applies on Linux only; on Windows it is ignored (use "
