@@ -78,6 +78,25 @@ static int facts_nice(DWORD klass)
 	}
 }
 
+static double facts_own_seconds(void)
+{
+	FILETIME created, ended, kernel, user;
+
+	return GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel,
+			       &user)
+		       ? facts_seconds(&kernel, &user)
+		       : -1;
+}
+
+/* Wine 8 answers GetProcessTimes for another process with the caller's
+ * own times: such an answer (ours just before or after it, to the
+ * 100 ns) says nothing of the other process, and would make every
+ * process a competitor that took what our workers took. */
+static bool facts_echo(double theirs, double before, double after)
+{
+	return theirs == before || theirs == after;
+}
+
 size_t facts_tasks(const char *procfs, struct facts_task **out)
 {
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
@@ -94,10 +113,16 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 				       pe.th32ProcessID);
 		FILETIME created, ended, kernel, user;
 		struct facts_task *t;
+		double own;
 
 		if (!h)
 			continue;
-		if (GetProcessTimes(h, &created, &ended, &kernel, &user)) {
+		own = facts_own_seconds();
+
+		if (GetProcessTimes(h, &created, &ended, &kernel, &user) &&
+		    (pe.th32ProcessID == GetCurrentProcessId() ||
+		     !facts_echo(facts_seconds(&kernel, &user), own,
+				 facts_own_seconds()))) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
 				*out = xreallocarray(*out, cap, sizeof(**out));
