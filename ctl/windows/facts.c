@@ -15,6 +15,7 @@
 #include "saturate.h"
 #include "util.h"
 #include "win.h"
+#include "winapi.h"
 #include "../ctl.h"
 
 unsigned facts_cpu_count(bool online)
@@ -158,4 +159,54 @@ double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
 		s = facts_seconds(&kernel, &user);
 	CloseHandle(h);
 	return s;
+}
+
+#define FACTS_GROUP_BITS 64
+#define FACTS_PARKED	 1 /* AllFlags' Parked bit */
+
+/* The logical processors the power manager has parked now, from the
+ * machine's CPU Sets; none where Windows (or Wine) has no CPU Sets. */
+static void facts_parked(hwloc_bitmap_t parked)
+{
+	const struct winapi *w = winapi_get();
+	struct winapi_cpu_set_info *info;
+	ULONG len = 0;
+
+	if (!w->GetSystemCpuSetInformation)
+		return;
+	w->GetSystemCpuSetInformation(NULL, 0, &len, GetCurrentProcess(), 0);
+	if (len == 0)
+		return;
+	info = xmalloc(len);
+	if (w->GetSystemCpuSetInformation(info, len, &len, GetCurrentProcess(),
+					  0)) {
+		for (char *p = (char *)info;
+		     p + sizeof(*info) <= (char *)info + len;) {
+			struct winapi_cpu_set_info *e = (void *)p;
+
+			if (e->Size < sizeof(*e))
+				break;
+			if (e->CpuSet.AllFlags & FACTS_PARKED)
+				hwloc_bitmap_set(
+					parked,
+					e->CpuSet.Group * FACTS_GROUP_BITS +
+						e->CpuSet
+							.LogicalProcessorIndex);
+			p += e->Size;
+		}
+	}
+	free(info);
+}
+
+/* Groups by hwloc's numbering (group g's processor n is g * 64 + n); the
+ * process's "cpuset" is its affinity here, said as the affinity. */
+void facts_system(struct saturate_machine *m, struct saturate_input *in)
+{
+	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
+
+	in->system = SATURATE_SYSTEM_WINDOWS;
+	saturate_machine_groups(m, FACTS_GROUP_BITS);
+	facts_parked(parked);
+	saturate_machine_park(m, parked);
+	hwloc_bitmap_free(parked);
 }
