@@ -110,6 +110,15 @@ if [ -f tests/windows/integration.sh ]; then
 	count_tap windows-integration "$out" "$status" "$SCRIPT_LIMIT"
 	rm -f "$out"
 fi
+if [ -f tests/windows/saturate.sh ]; then
+	out=$(mktemp)
+	limited "$SCRIPT_LIMIT" bash tests/windows/saturate.sh "$WIN_BUILD" \
+		>"$out" 2>&1
+	status=$?
+	grep -vE '^1\.\.' "$out" | sed "s|^|windows-saturate: |"
+	count_tap windows-saturate "$out" "$status" "$SCRIPT_LIMIT"
+	rm -f "$out"
+fi
 
 echo "# integration tests"
 for t in tests/integration/*.sh; do
