@@ -19,6 +19,7 @@ set -u
 	exit 2
 }
 WINE_BUILD=$(cd "$1" && pwd)
+# shellcheck source=tests/windows/wine.sh
 . "$(dirname "$0")/wine.sh"
 
 CTL=$WINE_BUILD/cpupolicyctl.exe
