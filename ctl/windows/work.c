@@ -6,13 +6,19 @@
  * The "pid" a step is known by is this process's; the controller's
  * handle sits beside the shared memory. Threads are placed with
  * SetThreadGroupAffinity: a Windows process starts in one processor
- * group, so with more than one a worker is moved to its share's group. */
+ * group, so with more than one a worker is moved to its share's group.
+ * What a step's setup changes of the process (--compare's class and
+ * EcoQoS) is put back when the step stops, so that the next trial starts
+ * as this one did; the probe and background threads, being threads of
+ * this process too, share the class while a B trial runs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <windows.h>
 
+#include "os.h"
+#include "prio.h"
 #include "util.h"
 #include "../work.h"
 
@@ -24,6 +30,8 @@ struct work_box {
 	const struct work_spec *spec;
 	HANDLE thread;
 	DWORD status;
+	struct prio_state before; /* the process's, to put back */
+	bool have_before;
 };
 
 struct work_probe_box {
@@ -138,6 +146,16 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 		       : -1;
 }
 
+/* The process's class and EcoQoS as before the step's setup. */
+static void work_restore(struct work_box *box)
+{
+	struct prio_state now;
+
+	if (!box->have_before || apply_prio_read(0, 0, &now) != OS_OK)
+		return;
+	apply_prio_write(0, 0, &now, &box->before);
+}
+
 static DWORD WINAPI work_controller(void *arg)
 {
 	struct work_box *box = arg;
@@ -153,6 +171,8 @@ pid_t work_start(const struct work_spec *spec, struct work_shared *sh)
 
 	*sh = (struct work_shared){0};
 	box->spec = spec;
+	box->have_before =
+		spec->setup && apply_prio_read(0, 0, &box->before) == OS_OK;
 	box->thread = CreateThread(NULL, 0, work_controller, box, 0, NULL);
 	if (!box->thread)
 		return -1;
@@ -180,6 +200,7 @@ int work_stop(pid_t pid, struct work_shared *sh)
 	GetExitCodeThread(box->thread, &status);
 	CloseHandle(box->thread);
 	box->thread = NULL;
+	work_restore(box);
 	return status == 0 ? 0 : -1;
 }
 
