@@ -29,6 +29,7 @@ static const char *const saturate_kind_names[] = {
 	[SATURATE_KIND_OVERSUBSCRIBED] = "more-threads-than-cpus",
 	[SATURATE_KIND_GROUPS] = "processor-group",
 	[SATURATE_KIND_PARKED] = "parked-cores",
+	[SATURATE_KIND_ECOQOS] = "ecoqos",
 	[SATURATE_KIND_UNEXPLAINED] = "unexplained",
 };
 
@@ -891,6 +892,14 @@ static void saturate_diagnose(const struct saturate_input *in,
 	saturate_kinds(in, out);
 	saturate_groups(in, out);
 	saturate_parked(in, out);
+	if (in->ecoqos)
+		saturate_add(
+			out, SATURATE_KIND_ECOQOS,
+			"a rule for the workload: priority = { "
+			"efficiency_mode = \"off\"; };",
+			"the workers ran with EcoQoS on (power throttling "
+			"of the process): Windows runs them at a low clock "
+			"and prefers the efficiency cores for them");
 	saturate_smt(in, r->yield, r->source, out);
 	saturate_numa(in, out);
 	saturate_frequency(in, out);

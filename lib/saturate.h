@@ -40,6 +40,7 @@ enum saturate_kind {
 	SATURATE_KIND_OVERSUBSCRIBED,
 	SATURATE_KIND_GROUPS,
 	SATURATE_KIND_PARKED,
+	SATURATE_KIND_ECOQOS,
 	SATURATE_KIND_UNEXPLAINED,
 };
 
@@ -141,6 +142,7 @@ struct saturate_input {
 	enum saturate_system system;
 	bool min_cores_known;
 	int min_cores; /* Windows' CPMINCORES, percent, when known */
+	bool ecoqos;   /* Windows: the process ran with EcoQoS on */
 };
 
 struct saturate_findings {

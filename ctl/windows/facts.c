@@ -12,6 +12,8 @@
 
 #include <tlhelp32.h>
 
+#include "os.h"
+#include "prio.h"
 #include "saturate.h"
 #include "util.h"
 #include "win.h"
@@ -203,8 +205,12 @@ static void facts_parked(hwloc_bitmap_t parked)
 void facts_system(struct saturate_machine *m, struct saturate_input *in)
 {
 	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
+	struct prio_state prio;
 
 	in->system = SATURATE_SYSTEM_WINDOWS;
+	/* The workers are this process's threads: its EcoQoS is theirs. */
+	in->ecoqos = apply_prio_read(0, 0, &prio) == OS_OK &&
+		     prio.efficiency == RULE_EFFICIENCY_ON;
 	saturate_machine_groups(m, FACTS_GROUP_BITS);
 	facts_parked(parked);
 	saturate_machine_park(m, parked);

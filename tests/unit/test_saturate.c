@@ -997,6 +997,13 @@ static void test_windows_hybrid(void **state)
 	expect_text(&r, "efficiency_mode = \"off\"");
 	expect_text(&r, "class = \"above-normal\"");
 	assert_false(saturate_found(&r.r, SATURATE_KIND_PARKED));
+	assert_false(saturate_found(&r.r, SATURATE_KIND_ECOQOS));
+	/* EcoQoS in force: said, with its fix. */
+	r.in.ecoqos = true;
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_ECOQOS));
+	expect_text(&r, "the workers ran with EcoQoS on");
+	expect_text(&r, "priority = { efficiency_mode = \"off\"; }");
 	run_free(&r);
 }
 
