@@ -12,17 +12,20 @@
  * as this one did; the probe and background threads, being threads of
  * this process too, share the class while a B trial runs. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <windows.h>
 
+#include "groups.h"
 #include "os.h"
 #include "prio.h"
 #include "util.h"
 #include "../work.h"
 
 #define WORK_GROUP_BITS 64
+#define WORK_MAX_GROUPS 64 /* more processor groups than Windows has */
 
 /* The shared memory and the thread that runs the step. */
 struct work_box {
@@ -115,35 +118,33 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 	return 0;
 }
 
-/* Worker `index` of `threads` to a group in proportion to the group's
- * active processors, so that every group gets its share; with one group
- * nothing to do. */
+/* Worker `index` to its turn's group, dealt in proportion to the groups'
+ * active processors (groups.c), so that every group gets its share; with
+ * one group nothing to do. */
 int work_spread(pthread_t thread, unsigned index, unsigned threads)
 {
 	WORD groups = GetActiveProcessorGroupCount();
-	DWORD total = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS), seen = 0;
+	uint64_t masks[WORK_MAX_GROUPS];
+	const struct groups_affinity *a;
+	struct groups_plan plan;
 	GROUP_AFFINITY ga = {0};
+	BOOL ok;
 
-	if (groups <= 1 || total == 0 || threads == 0)
+	(void)threads;
+	if (groups <= 1 || groups > WORK_MAX_GROUPS)
 		return 0;
-	for (WORD g = 0; g < groups; g++) {
-		DWORD n = GetActiveProcessorCount(g);
-
-		seen += n;
-		/* index/threads below seen/total: this group's share. */
-		if ((unsigned long long)index * total <
-			    (unsigned long long)seen * threads ||
-		    g + 1 == groups) {
-			ga.Group = g;
-			ga.Mask = n >= WORK_GROUP_BITS
-					  ? ~(KAFFINITY)0
-					  : ((KAFFINITY)1 << n) - 1;
-			break;
-		}
+	for (WORD g = 0; g < groups; g++)
+		masks[g] = groups_mask(GetActiveProcessorCount(g));
+	if (groups_plan_make(masks, groups, &plan) == 0) {
+		groups_plan_free(&plan);
+		return 0;
 	}
-	return SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL)
-		       ? 0
-		       : -1;
+	a = groups_plan_thread(&plan, index);
+	ga.Group = a->group;
+	ga.Mask = (KAFFINITY)a->mask;
+	ok = SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL);
+	groups_plan_free(&plan);
+	return ok ? 0 : -1;
 }
 
 /* The process's class and EcoQoS as before the step's setup. */
