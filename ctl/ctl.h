@@ -67,11 +67,15 @@ struct facts_task {
 	int nice;
 };
 struct saturate_input;
+struct saturate_machine;
 unsigned facts_cpu_count(bool online);
 double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
 		   size_t size);
 void facts_cpuset_cgroup(const char *procfs, char *name, size_t size);
 void facts_freq(const char *sysfs, struct saturate_input *in);
+/* What the system adds to the machine and the input: Windows' processor
+ * groups and parked cores, and whose fixes to give. */
+void facts_system(struct saturate_machine *m, struct saturate_input *in);
 size_t facts_tasks(const char *procfs, struct facts_task **out);
 double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid);
 

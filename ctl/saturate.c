@@ -622,6 +622,7 @@ static int saturate_check(struct saturate_env *env,
 		saturate_input_free(&in);
 		return CTL_EXIT_USAGE;
 	}
+	facts_system(&machine, &in);
 	in.machine = &machine;
 	if (saturate_steps(env, o, &machine, &in) < 0) {
 		fprintf(stderr, "cpupolicyctl: cannot start the workers\n");

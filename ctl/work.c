@@ -102,8 +102,9 @@ int work_child(const struct work_spec *spec, struct work_shared *sh)
 		threads[i] = (struct work_thread){sh, i, spec->kind};
 		if (pthread_create(&ids[i], NULL, work_run, &threads[i]) != 0)
 			return 4;
-		if (spec->thread_setup &&
-		    spec->thread_setup(spec->setup_ctx, ids[i], i) < 0)
+		if (spec->thread_setup
+			    ? spec->thread_setup(spec->setup_ctx, ids[i], i) < 0
+			    : work_spread(ids[i], i, spec->threads) < 0)
 			return 5;
 	}
 	while (__atomic_load_n(&sh->started, __ATOMIC_ACQUIRE) < spec->threads)

@@ -65,6 +65,9 @@ pid_t work_probe_start(struct work_probe *probe, long period_us);
 void work_probe_stop(pid_t pid, struct work_probe *probe);
 pid_t work_thread_id(void);
 int work_pin(pthread_t thread, hwloc_const_bitmap_t set);
+/* A worker without a placement of its own, where the system needs one
+ * for the threads to reach every CPU (Windows' processor groups). */
+int work_spread(pthread_t thread, unsigned index, unsigned threads);
 /* Whether this system has worker processes yet; why not when not. */
 bool work_supported(char *why, size_t size);
 

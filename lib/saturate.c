@@ -27,6 +27,9 @@ static const char *const saturate_kind_names[] = {
 	[SATURATE_KIND_FREQUENCY] = "frequency",
 	[SATURATE_KIND_BASELINE] = "baseline-shared",
 	[SATURATE_KIND_OVERSUBSCRIBED] = "more-threads-than-cpus",
+	[SATURATE_KIND_GROUPS] = "processor-group",
+	[SATURATE_KIND_PARKED] = "parked-cores",
+	[SATURATE_KIND_ECOQOS] = "ecoqos",
 	[SATURATE_KIND_UNEXPLAINED] = "unexplained",
 };
 
@@ -130,6 +133,28 @@ int saturate_machine_load(struct saturate_machine *m,
 	hwloc_bitmap_foreach_end();
 	free(core_of);
 	return 0;
+}
+
+/* Windows' processor groups, as hwloc numbers their processors there:
+ * group g's processor n is CPU g * group_bits + n. */
+void saturate_machine_groups(struct saturate_machine *m, unsigned group_bits)
+{
+	m->group_count = 0;
+	for (size_t i = 0; i < m->cpu_count; i++) {
+		m->cpus[i].group = m->cpus[i].cpu / (int)group_bits;
+		if ((size_t)m->cpus[i].group + 1 > m->group_count)
+			m->group_count = (size_t)m->cpus[i].group + 1;
+	}
+}
+
+/* The CPUs the power manager had parked (Windows: the Parked flag of
+ * GetSystemCpuSetInformation). */
+void saturate_machine_park(struct saturate_machine *m,
+			   hwloc_const_bitmap_t parked)
+{
+	for (size_t i = 0; i < m->cpu_count; i++)
+		m->cpus[i].parked =
+			hwloc_bitmap_isset(parked, (unsigned)m->cpus[i].cpu);
 }
 
 void saturate_machine_free(struct saturate_machine *m)
@@ -392,9 +417,11 @@ static void saturate_limits(const struct saturate_input *in,
 		place_format(in->online, b, sizeof(b));
 		snprintf(fix, sizeof(fix),
 			 "a rule for the workload: placement = { cpus = "
-			 "\"%s\"; };  or spread = \"numa\"; (the affinity "
+			 "\"%s\"; };  or spread = \"%s\"; (the affinity "
 			 "comes from whoever started it)",
-			 b);
+			 b,
+			 in->machine && in->machine->group_count > 1 ? "group"
+								     : "numa");
 		saturate_add(out, SATURATE_KIND_AFFINITY, fix,
 			     "the threads may run only on CPUs %s (%d of %d "
 			     "online): an inherited affinity mask confines "
@@ -402,7 +429,9 @@ static void saturate_limits(const struct saturate_input *in,
 			     a, hwloc_bitmap_weight(in->affinity),
 			     hwloc_bitmap_weight(in->online));
 	}
-	if (in->cpuset && !hwloc_bitmap_isincluded(in->online, in->cpuset)) {
+	/* Windows has no cpusets: what a process may use is its affinity. */
+	if (in->system != SATURATE_SYSTEM_WINDOWS && in->cpuset &&
+	    !hwloc_bitmap_isincluded(in->online, in->cpuset)) {
 		place_format(in->cpuset, a, sizeof(a));
 		saturate_add(out, SATURATE_KIND_CPUSET,
 			     "widen the cgroup's cpuset (cpuset.cpus, or "
@@ -500,11 +529,121 @@ static void saturate_kinds(const struct saturate_input *in,
 	if (!p_count || !e_count || p_busy > 0.5 || e_busy < 0.75)
 		return;
 	saturate_add(out, SATURATE_KIND_CORE_KINDS,
-		     "a rule for the workload: priority = { class = \"high\"; "
-		     "};  placement = { cores = \"performance\"; };",
+		     in->system == SATURATE_SYSTEM_WINDOWS
+			     ? "a rule for the workload: priority = { class = "
+			       "\"above-normal\"; efficiency_mode = \"off\"; "
+			       "};  (Windows schedules a raised class and a "
+			       "process out of EcoQoS on the P-cores first) or "
+			       "placement = { cores = \"performance\"; };"
+			     : "a rule for the workload: priority = { class = "
+			       "\"high\"; };  placement = { cores = "
+			       "\"performance\"; };",
 		     "the %u performance CPUs were %.0f %% busy while the %u "
 		     "efficiency CPUs were %.0f %% busy",
 		     p_count, p_busy * 100, e_count, e_busy * 100);
+}
+
+/* A group's CPUs' mean busy share in the run, and how many it has. */
+static double saturate_busy_group(const struct saturate_input *in, int group,
+				  unsigned *count)
+{
+	const struct saturate_machine *m = in->machine;
+	double sum = 0;
+
+	*count = 0;
+	for (size_t i = 0; i < m->cpu_count; i++) {
+		if (m->cpus[i].group != group)
+			continue;
+		sum += saturate_cpu_busy(in, m->cpus[i].cpu);
+		(*count)++;
+	}
+	return *count ? sum / *count : 0;
+}
+
+/* The thread-pool case: a process starts in one processor group and its
+ * threads stay there unless placed, so one group works while the others
+ * idle. */
+static void saturate_groups(const struct saturate_input *in,
+			    struct saturate_findings *out)
+{
+	const struct saturate_machine *m = in->machine;
+	double busy = 0, rest = 0;
+	unsigned n = 0, rest_n = 0, count;
+	int top = -1;
+
+	if (m->group_count < 2)
+		return;
+	for (size_t g = 0; g < m->group_count; g++) {
+		double b = saturate_busy_group(in, (int)g, &count);
+
+		if (count && (top < 0 || b > busy)) {
+			top = (int)g;
+			busy = b;
+			n = count;
+		}
+	}
+	for (size_t g = 0; g < m->group_count; g++) {
+		double b = saturate_busy_group(in, (int)g, &count);
+
+		if ((int)g == top || !count)
+			continue;
+		rest += b * count;
+		rest_n += count;
+	}
+	if (top < 0 || !rest_n || busy < 0.75 || rest / rest_n >= 0.25)
+		return;
+	saturate_add(out, SATURATE_KIND_GROUPS,
+		     "a rule for the workload: placement = { spread = "
+		     "\"group\"; };  (its threads dealt over every processor "
+		     "group)",
+		     "the work stayed in processor group %d: its %u CPUs "
+		     "were %.0f %% busy while the other %zu group%s %u CPUs "
+		     "were %.0f %% busy (a process starts in one group, and "
+		     "its threads stay there unless placed)",
+		     top, n, busy * 100, m->group_count - 1,
+		     m->group_count > 2 ? "s'" : "'s", rest_n,
+		     rest / rest_n * 100);
+}
+
+/* Parked cores: the power manager keeps them idle whatever is runnable;
+ * CPMINCORES below 100 % lets it. */
+static void saturate_parked(const struct saturate_input *in,
+			    struct saturate_findings *out)
+{
+	const struct saturate_machine *m = in->machine;
+	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
+	char list[256], scheme[160] = "";
+	unsigned idle = 0;
+
+	for (size_t i = 0; i < m->cpu_count; i++) {
+		if (m->cpus[i].parked)
+			hwloc_bitmap_set(parked, (unsigned)m->cpus[i].cpu);
+		idle += saturate_cpu_busy(in, m->cpus[i].cpu) < 0.5;
+	}
+	if (in->min_cores_known && in->min_cores < 100)
+		snprintf(scheme, sizeof(scheme),
+			 "; the power scheme's CPMINCORES is %d %%, so up to "
+			 "%d %% of the cores may be parked",
+			 in->min_cores, 100 - in->min_cores);
+	if (!hwloc_bitmap_iszero(parked)) {
+		place_format(parked, list, sizeof(list));
+		saturate_add(out, SATURATE_KIND_PARKED,
+			     "a rule for the workload: power = { parking = "
+			     "\"off\"; };  (CPMINCORES and CPMINCORES1 at "
+			     "100 % while it runs)",
+			     "CPUs %s were parked (%d of %zu; the Parked flag "
+			     "of GetSystemCpuSetInformation)%s",
+			     list, hwloc_bitmap_weight(parked), m->cpu_count,
+			     scheme);
+	} else if (scheme[0] && idle) {
+		saturate_add(out, SATURATE_KIND_PARKED,
+			     "a rule for the workload: power = { parking = "
+			     "\"off\"; };  (CPMINCORES and CPMINCORES1 at "
+			     "100 % while it runs)",
+			     "%u of %zu CPUs were less than half busy%s", idle,
+			     m->cpu_count, scheme);
+	}
+	hwloc_bitmap_free(parked);
 }
 
 /* CPUs that did at least half their time's work. */
@@ -751,6 +890,16 @@ static void saturate_diagnose(const struct saturate_input *in,
 			     steal / in->cpu_count * 100);
 	saturate_competition(in, out);
 	saturate_kinds(in, out);
+	saturate_groups(in, out);
+	saturate_parked(in, out);
+	if (in->ecoqos)
+		saturate_add(
+			out, SATURATE_KIND_ECOQOS,
+			"a rule for the workload: priority = { "
+			"efficiency_mode = \"off\"; };",
+			"the workers ran with EcoQoS on (power throttling "
+			"of the process): Windows runs them at a low clock "
+			"and prefers the efficiency cores for them");
 	saturate_smt(in, r->yield, r->source, out);
 	saturate_numa(in, out);
 	saturate_frequency(in, out);
@@ -937,9 +1086,9 @@ static void saturate_bar(FILE *out, const struct procstat_share *c)
 	fputc('\n', out);
 }
 
-/* Bars grouped by NUMA node, then by CPU kind; a group's heading comes
- * before its first CPU. */
-static void saturate_cpus_text(const struct saturate_input *in, FILE *out)
+/* One processor group's bars (-1: every CPU), by NUMA node and kind. */
+static void saturate_cpus_group_text(const struct saturate_input *in,
+				     int pgroup, FILE *out)
 {
 	const struct saturate_machine *m = in->machine;
 	size_t groups = m->numa_count > 1 ? m->numa_count : 1;
@@ -961,6 +1110,8 @@ static void saturate_cpus_text(const struct saturate_input *in, FILE *out)
 
 				if (groups > 1 && (!s || s->numa != (int)g))
 					continue;
+				if (pgroup >= 0 && (!s || s->group != pgroup))
+					continue;
 				if (kind ? s->kind != kinds[k] : k > 0)
 					continue;
 				if (!said)
@@ -971,6 +1122,20 @@ static void saturate_cpus_text(const struct saturate_input *in, FILE *out)
 				saturate_bar(out, c);
 			}
 		}
+	}
+}
+
+/* Bars grouped by processor group where there are several, then NUMA
+ * node, then CPU kind; a group's heading comes before its first CPU. */
+static void saturate_cpus_text(const struct saturate_input *in, FILE *out)
+{
+	const struct saturate_machine *m = in->machine;
+	size_t pgroups = m->group_count > 1 ? m->group_count : 1;
+
+	for (size_t pg = 0; pg < pgroups; pg++) {
+		if (pgroups > 1)
+			fprintf(out, "  processor group %zu:\n", pg);
+		saturate_cpus_group_text(in, pgroups > 1 ? (int)pg : -1, out);
 	}
 }
 
@@ -1147,11 +1312,17 @@ static void saturate_cpus_json(const struct saturate_input *in, FILE *out)
 
 		fprintf(out,
 			"%s{\"cpu\":%d,\"core\":%d,\"numa\":%d,\"kind\":%s%s%s,"
-			"\"busy\":%.4f,\"steal\":%.4f}",
+			"\"busy\":%.4f,\"steal\":%.4f",
 			i ? "," : "", c->cpu, s ? s->core : -1,
 			s ? s->numa : -1, kind ? "\"" : "",
 			kind ? kind : "null", kind ? "\"" : "", c->busy,
 			c->steal);
+		/* Windows' processor group and the power manager's parking. */
+		if (in->system == SATURATE_SYSTEM_WINDOWS)
+			fprintf(out, ",\"group\":%d,\"parked\":%s",
+				s ? s->group : -1,
+				s && s->parked ? "true" : "false");
+		fputc('}', out);
 	}
 	fputc(']', out);
 }

@@ -38,6 +38,9 @@ enum saturate_kind {
 	SATURATE_KIND_FREQUENCY,
 	SATURATE_KIND_BASELINE,
 	SATURATE_KIND_OVERSUBSCRIBED,
+	SATURATE_KIND_GROUPS,
+	SATURATE_KIND_PARKED,
+	SATURATE_KIND_ECOQOS,
 	SATURATE_KIND_UNEXPLAINED,
 };
 
@@ -66,6 +69,8 @@ struct saturate_cpu {
 	int core; /* index into the machine's cores */
 	int numa; /* index of its NUMA node, -1: unknown */
 	enum saturate_cpu_kind kind;
+	int group;   /* its processor group (Windows); 0 elsewhere */
+	bool parked; /* the power manager had parked it (Windows) */
 };
 
 /* The machine as the judgement sees it: every present CPU, whatever is
@@ -75,7 +80,14 @@ struct saturate_cpu {
 struct saturate_machine {
 	struct saturate_cpu *cpus;
 	size_t cpu_count, core_count, numa_count;
-	bool kinds; /* performance and efficiency CPUs */
+	size_t group_count; /* processor groups; 0 or 1: none to speak of */
+	bool kinds;	    /* performance and efficiency CPUs */
+};
+
+/* Whose fixes a finding gives: a setting's name differs by system. */
+enum saturate_system {
+	SATURATE_SYSTEM_LINUX,
+	SATURATE_SYSTEM_WINDOWS,
 };
 
 /* One step of the check: a fresh worker process, measured over a window
@@ -127,6 +139,10 @@ struct saturate_input {
 	bool max_freq_capped;
 	double *thread_cpu_s; /* per worker thread, in the window */
 	size_t thread_count;
+	enum saturate_system system;
+	bool min_cores_known;
+	int min_cores; /* Windows' CPMINCORES, percent, when known */
+	bool ecoqos;   /* Windows: the process ran with EcoQoS on */
 };
 
 struct saturate_findings {
@@ -174,6 +190,9 @@ unsigned saturate_default_threads(unsigned present, unsigned online,
 int saturate_machine_load(struct saturate_machine *m,
 			  const struct place_topology *topo,
 			  hwloc_const_bitmap_t present);
+void saturate_machine_groups(struct saturate_machine *m, unsigned group_bits);
+void saturate_machine_park(struct saturate_machine *m,
+			   hwloc_const_bitmap_t parked);
 void saturate_machine_free(struct saturate_machine *m);
 bool saturate_machine_smt(const struct saturate_machine *m);
 bool saturate_machine_smt_core(const struct saturate_machine *m,

@@ -101,24 +101,17 @@ else
 	failures+=("windows-units: no test built in $WIN_BUILD/tests")
 	echo "not ok - windows-units: no test built in $WIN_BUILD/tests"
 fi
-if [ -f tests/windows/integration.sh ]; then
+# The daemon and the installer under Wine, and the saturation check there.
+for s in integration msi saturate; do
+	[ -f "tests/windows/$s.sh" ] || continue
 	out=$(mktemp)
-	limited "$SCRIPT_LIMIT" bash tests/windows/integration.sh "$WIN_BUILD" \
+	limited "$SCRIPT_LIMIT" bash "tests/windows/$s.sh" "$WIN_BUILD" \
 		>"$out" 2>&1
 	status=$?
-	grep -vE '^1\.\.' "$out" | sed "s|^|windows-integration: |"
-	count_tap windows-integration "$out" "$status" "$SCRIPT_LIMIT"
+	grep -vE '^1\.\.' "$out" | sed "s|^|windows-$s: |"
+	count_tap "windows-$s" "$out" "$status" "$SCRIPT_LIMIT"
 	rm -f "$out"
-fi
-if [ -f tests/windows/msi.sh ]; then
-	out=$(mktemp)
-	limited "$SCRIPT_LIMIT" bash tests/windows/msi.sh "$WIN_BUILD" \
-		>"$out" 2>&1
-	status=$?
-	grep -vE '^1\.\.' "$out" | sed "s|^|windows-msi: |"
-	count_tap windows-msi "$out" "$status" "$SCRIPT_LIMIT"
-	rm -f "$out"
-fi
+done
 
 echo "# integration tests"
 for t in tests/integration/*.sh; do

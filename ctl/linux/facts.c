@@ -218,3 +218,10 @@ double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
 		return 0;
 	return (double)ticks / (double)sysconf(_SC_CLK_TCK);
 }
+
+/* Linux has no processor groups; a parked CPU is an offline one. */
+void facts_system(struct saturate_machine *m, struct saturate_input *in)
+{
+	(void)m;
+	in->system = SATURATE_SYSTEM_LINUX;
+}

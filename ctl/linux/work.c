@@ -69,6 +69,15 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 	return status;
 }
 
+/* Linux spreads a process's threads over every CPU it may use. */
+int work_spread(pthread_t thread, unsigned index, unsigned threads)
+{
+	(void)thread;
+	(void)index;
+	(void)threads;
+	return 0;
+}
+
 pid_t work_start(const struct work_spec *spec, struct work_shared *sh)
 {
 	pid_t pid;

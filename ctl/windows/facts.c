@@ -12,9 +12,12 @@
 
 #include <tlhelp32.h>
 
+#include "os.h"
+#include "prio.h"
 #include "saturate.h"
 #include "util.h"
 #include "win.h"
+#include "winapi.h"
 #include "../ctl.h"
 
 unsigned facts_cpu_count(bool online)
@@ -78,6 +81,25 @@ static int facts_nice(DWORD klass)
 	}
 }
 
+static double facts_own_seconds(void)
+{
+	FILETIME created, ended, kernel, user;
+
+	return GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel,
+			       &user)
+		       ? facts_seconds(&kernel, &user)
+		       : -1;
+}
+
+/* Wine 8 answers GetProcessTimes for another process with the caller's
+ * own times: such an answer (ours just before or after it, to the
+ * 100 ns) says nothing of the other process, and would make every
+ * process a competitor that took what our workers took. */
+static bool facts_echo(double theirs, double before, double after)
+{
+	return theirs == before || theirs == after;
+}
+
 size_t facts_tasks(const char *procfs, struct facts_task **out)
 {
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
@@ -94,10 +116,16 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 				       pe.th32ProcessID);
 		FILETIME created, ended, kernel, user;
 		struct facts_task *t;
+		double own;
 
 		if (!h)
 			continue;
-		if (GetProcessTimes(h, &created, &ended, &kernel, &user)) {
+		own = facts_own_seconds();
+
+		if (GetProcessTimes(h, &created, &ended, &kernel, &user) &&
+		    (pe.th32ProcessID == GetCurrentProcessId() ||
+		     !facts_echo(facts_seconds(&kernel, &user), own,
+				 facts_own_seconds()))) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
 				*out = xreallocarray(*out, cap, sizeof(**out));
@@ -133,4 +161,58 @@ double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
 		s = facts_seconds(&kernel, &user);
 	CloseHandle(h);
 	return s;
+}
+
+#define FACTS_GROUP_BITS 64
+#define FACTS_PARKED	 1 /* AllFlags' Parked bit */
+
+/* The logical processors the power manager has parked now, from the
+ * machine's CPU Sets; none where Windows (or Wine) has no CPU Sets. */
+static void facts_parked(hwloc_bitmap_t parked)
+{
+	const struct winapi *w = winapi_get();
+	struct winapi_cpu_set_info *info;
+	ULONG len = 0;
+
+	if (!w->GetSystemCpuSetInformation)
+		return;
+	w->GetSystemCpuSetInformation(NULL, 0, &len, GetCurrentProcess(), 0);
+	if (len == 0)
+		return;
+	info = xmalloc(len);
+	if (w->GetSystemCpuSetInformation(info, len, &len, GetCurrentProcess(),
+					  0)) {
+		for (char *p = (char *)info;
+		     p + sizeof(*info) <= (char *)info + len;) {
+			struct winapi_cpu_set_info *e = (void *)p;
+
+			if (e->Size < sizeof(*e))
+				break;
+			if (e->CpuSet.AllFlags & FACTS_PARKED)
+				hwloc_bitmap_set(
+					parked,
+					e->CpuSet.Group * FACTS_GROUP_BITS +
+						e->CpuSet
+							.LogicalProcessorIndex);
+			p += e->Size;
+		}
+	}
+	free(info);
+}
+
+/* Groups by hwloc's numbering (group g's processor n is g * 64 + n); the
+ * process's "cpuset" is its affinity here, said as the affinity. */
+void facts_system(struct saturate_machine *m, struct saturate_input *in)
+{
+	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
+	struct prio_state prio;
+
+	in->system = SATURATE_SYSTEM_WINDOWS;
+	/* The workers are this process's threads: its EcoQoS is theirs. */
+	in->ecoqos = apply_prio_read(0, 0, &prio) == OS_OK &&
+		     prio.efficiency == RULE_EFFICIENCY_ON;
+	saturate_machine_groups(m, FACTS_GROUP_BITS);
+	facts_parked(parked);
+	saturate_machine_park(m, parked);
+	hwloc_bitmap_free(parked);
 }

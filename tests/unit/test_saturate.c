@@ -855,6 +855,196 @@ static void test_procstat_diff(void **state)
 	expect_near(procstat_mean_busy(s, 2), 0.5, 1e-12);
 }
 
+/* The run's JSON report has `needle`. */
+static void expect_json(const struct run *r, const char *needle)
+{
+	struct memstream ms;
+	FILE *out = memstream_open(&ms);
+	char *json;
+
+	saturate_render_json(&r->in, &r->r, out);
+	json = memstream_close(&ms, NULL);
+	if (!strstr(json, needle))
+		fail_msg("no '%s' in:\n%s", needle, json);
+	free(json);
+}
+
+/* Windows: 2 processor groups of 44 (hwloc numbers group 1's processors
+ * 64..107), each CPU a core; the first busy_cpus of group `busy_group`
+ * busy, every other CPU idle. */
+static void run_groups(struct run *r, int busy_group, unsigned busy_cpus)
+{
+	memset(r, 0, sizeof(*r));
+	r->in.present = hwloc_bitmap_alloc();
+	hwloc_bitmap_set_range(r->in.present, 0, 43);
+	hwloc_bitmap_set_range(r->in.present, 64, 107);
+	r->in.online = hwloc_bitmap_dup(r->in.present);
+	r->in.cpus = xcalloc(88, sizeof(*r->in.cpus));
+	for (int g = 0; g < 2; g++) {
+		for (unsigned i = 0; i < 44; i++) {
+			bool busy = g == busy_group && i < busy_cpus;
+
+			r->in.cpus[r->in.cpu_count++] = (struct procstat_share){
+				.cpu = g * 64 + (int)i,
+				.busy = busy ? 0.99 : 0.01,
+				.idle = busy ? 0.01 : 0.99,
+			};
+		}
+	}
+	assert_int_equal(
+		saturate_machine_load(&r->machine, NULL, r->in.present), 0);
+	saturate_machine_groups(&r->machine, 64);
+	r->in.machine = &r->machine;
+	r->in.system = SATURATE_SYSTEM_WINDOWS;
+	r->in.threads = 88;
+	r->in.seconds = 5;
+	r->in.work = "tan";
+	r->in.threshold = 0.9;
+	r->in.single = step(1, 1e6, 1, 1);
+	r->in.run = step(88, 1e6 * busy_cpus, 5, busy_cpus / 88.0);
+	r->in.quota_cpus = -1;
+	run_judge(r);
+}
+
+/* The thread-pool case: 88 threads that all stayed in group 0. */
+static void test_windows_one_group(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_groups(&r, 0, 44);
+	assert_int_equal(r.machine.group_count, 2);
+	expect_near(r.r.efficiency, 0.5, 1e-9);
+	assert_false(r.r.ok);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_GROUPS));
+	expect_text(&r, "the work stayed in processor group 0: its 44 CPUs "
+			"were 99 % busy while the other 1 group's 44 CPUs "
+			"were 1 % busy");
+	expect_text(&r, "placement = { spread = \"group\"; }");
+	/* Bars by processor group. */
+	expect_text(&r, "  processor group 0:\n  NUMA node 0:\n    cpu0 ");
+	expect_text(&r, "  processor group 1:\n  NUMA node 0:\n    cpu64 ");
+	assert_false(saturate_found(&r.r, SATURATE_KIND_CPUSET));
+	expect_json(&r, "{\"cpu\":64,\"core\":44,");
+	expect_json(&r, "\"group\":1,\"parked\":false}");
+	expect_json(&r, "\"processor-group\"");
+	run_free(&r);
+}
+
+/* Both groups at work: no group finding. */
+static void test_windows_groups_spread(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_groups(&r, 0, 44);
+	for (size_t i = 44; i < 88; i++)
+		r.in.cpus[i].busy = 0.99;
+	r.in.run = step(88, 88e6, 5, 0.99);
+	run_judge(&r);
+	assert_true(r.r.ok);
+	assert_false(saturate_found(&r.r, SATURATE_KIND_GROUPS));
+	run_free(&r);
+}
+
+/* Half the cores busy in group 1 only: under 75 %, not the pool case. */
+static void test_windows_group_half(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_groups(&r, 1, 22);
+	assert_false(saturate_found(&r.r, SATURATE_KIND_GROUPS));
+	run_free(&r);
+}
+
+/* An affinity inside one group of two: the fix spreads over groups. */
+static void test_windows_group_affinity(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_groups(&r, 0, 44);
+	r.in.affinity = hwloc_bitmap_alloc();
+	hwloc_bitmap_set_range(r.in.affinity, 0, 43);
+	r.in.cpuset = hwloc_bitmap_dup(r.in.affinity);
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_AFFINITY));
+	expect_text(&r, "the threads may run only on CPUs 0-43 (44 of 88");
+	expect_text(&r, "or spread = \"group\";");
+	/* The process's affinity is no cpuset on Windows. */
+	assert_false(saturate_found(&r.r, SATURATE_KIND_CPUSET));
+	hwloc_bitmap_free(r.in.cpuset);
+	run_free(&r);
+}
+
+/* Hybrid 6P+8E on Windows: the E-cores busy, the P-cores idle; the fix
+ * is a raised class and EcoQoS off. */
+static void test_windows_hybrid(void **state)
+{
+	unsigned busy[20] = {0};
+	struct run r;
+
+	(void)state;
+	for (unsigned i = 12; i < 20; i++)
+		busy[i] = 990;
+	run_setup(&r, RAPTOR, 20, busy, NULL);
+	r.in.system = SATURATE_SYSTEM_WINDOWS;
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_CORE_KINDS));
+	expect_text(&r, "the 12 performance CPUs were 0 % busy while the 8 "
+			"efficiency CPUs were 99 % busy");
+	expect_text(&r, "efficiency_mode = \"off\"");
+	expect_text(&r, "class = \"above-normal\"");
+	assert_false(saturate_found(&r.r, SATURATE_KIND_PARKED));
+	assert_false(saturate_found(&r.r, SATURATE_KIND_ECOQOS));
+	/* EcoQoS in force: said, with its fix. */
+	r.in.ecoqos = true;
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_ECOQOS));
+	expect_text(&r, "the workers ran with EcoQoS on");
+	expect_text(&r, "priority = { efficiency_mode = \"off\"; }");
+	run_free(&r);
+}
+
+/* Hybrid 6P+8E with its P-cores parked (the Parked flag) and CPMINCORES
+ * at 10 %: the fix is parking = "off". */
+static void test_windows_parked(void **state)
+{
+	unsigned busy[20] = {0};
+	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
+	struct run r;
+
+	(void)state;
+	for (unsigned i = 12; i < 20; i++)
+		busy[i] = 990;
+	run_setup(&r, RAPTOR, 20, busy, NULL);
+	r.in.system = SATURATE_SYSTEM_WINDOWS;
+	r.in.min_cores_known = true;
+	r.in.min_cores = 10;
+	hwloc_bitmap_set_range(parked, 2, 11);
+	saturate_machine_park(&r.machine, parked);
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_PARKED));
+	expect_text(&r, "CPUs 2-11 were parked (10 of 20; the Parked flag of "
+			"GetSystemCpuSetInformation); the power scheme's "
+			"CPMINCORES is 10 %, so up to 90 % of the cores may "
+			"be parked");
+	expect_text(&r, "power = { parking = \"off\"; }");
+	/* None parked now, but CPMINCORES allows it and CPUs idled. */
+	hwloc_bitmap_zero(parked);
+	saturate_machine_park(&r.machine, parked);
+	run_judge(&r);
+	expect_text(&r, "12 of 20 CPUs were less than half busy; the power "
+			"scheme's CPMINCORES is 10 %");
+	/* At 100 % and none parked: nothing to say of parking. */
+	r.in.min_cores = 100;
+	run_judge(&r);
+	assert_false(saturate_found(&r.r, SATURATE_KIND_PARKED));
+	hwloc_bitmap_free(parked);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -881,6 +1071,12 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_procstat_diff),
+		cmocka_unit_test(test_windows_one_group),
+		cmocka_unit_test(test_windows_groups_spread),
+		cmocka_unit_test(test_windows_group_half),
+		cmocka_unit_test(test_windows_group_affinity),
+		cmocka_unit_test(test_windows_hybrid),
+		cmocka_unit_test(test_windows_parked),
 	};
 	int failed;
 
