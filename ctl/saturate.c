@@ -52,6 +52,7 @@ struct saturate_opts {
 	double smt_yield; /* -1: measure it */
 	double if_idle;	  /* -1: always run */
 	const char *textfile;
+	const char *worker; /* the hidden --worker: be a step's workers */
 };
 
 struct saturate_env {
@@ -239,11 +240,13 @@ static void saturate_sample(struct saturate_sampler *s,
 }
 
 /* The worker's nice value, as its main thread has it. */
-static int saturate_nice(pid_t pid)
+/* The workers' priority as the system has it, from their first thread
+ * (on Windows the class is the process's, the level the thread's). */
+static void saturate_prio(pid_t pid, const struct work_shared *sh,
+			  struct prio_state *prio)
 {
-	struct prio_state state;
-
-	return apply_prio_read(pid, pid, &state) == OS_OK ? state.nice : -1;
+	if (apply_prio_read(pid, sh->tid[0], prio) != OS_OK)
+		*prio = (struct prio_state){.nice = -1};
 }
 
 /* One fresh worker process: 100 ms of warm-up, then a window of at least
@@ -254,7 +257,7 @@ static int saturate_measure(struct saturate_env *env,
 			    const struct work_spec *spec, double seconds,
 			    const struct saturate_window *w,
 			    struct saturate_step *step, double *thread_cpu,
-			    int *nice)
+			    struct prio_state *prio)
 {
 	struct work_shared *sh = work_shared_new();
 	struct saturate_sampler s = {0};
@@ -271,8 +274,8 @@ static int saturate_measure(struct saturate_env *env,
 		work_shared_free(sh);
 		return -1;
 	}
-	if (nice)
-		*nice = saturate_nice(pid);
+	if (prio)
+		saturate_prio(pid, sh, prio);
 	sh->start = 1;
 	timing_sleep_ns(100000000);
 	cpu0 = xcalloc(n, sizeof(*cpu0));
@@ -313,7 +316,7 @@ static int saturate_measure(struct saturate_env *env,
 
 /* The SMT step's threads, one on each CPU of the core. */
 struct saturate_pin {
-	int cpus[64];
+	int cpus[WORK_PINS_MAX];
 	unsigned count;
 };
 
@@ -355,6 +358,7 @@ static int saturate_smt_step(struct saturate_env *env,
 		.kind = o->kind,
 		.thread_setup = saturate_pin_thread,
 		.setup_ctx = &pin,
+		.pins = pin.cpus,
 	};
 	struct saturate_window w = {.live = !o->json && isatty(2)};
 	hwloc_bitmap_t usable, core;
@@ -384,6 +388,7 @@ static int saturate_smt_step(struct saturate_env *env,
 	place_format(core, in->smt.core_cpus, sizeof(in->smt.core_cpus));
 	hwloc_bitmap_free(core);
 	in->smt.source = SATURATE_YIELD_MEASURED;
+	spec.pin_count = pin.count;
 	spec.threads = 1;
 	if (saturate_measure(env, &spec, seconds, &w, &in->smt.one, NULL,
 			     NULL) < 0)
@@ -551,6 +556,7 @@ static int saturate_run_step(struct saturate_env *env,
 		.live = !o->json && isatty(2),
 	};
 	struct facts_task *before, *after;
+	struct prio_state prio;
 	size_t nb, na, shares_max;
 	int status;
 
@@ -558,7 +564,8 @@ static int saturate_run_step(struct saturate_env *env,
 	in->thread_count = o->threads;
 	nb = facts_tasks(env->conf.procfs, &before);
 	status = saturate_measure(env, &all, o->seconds, &w, &in->run,
-				  in->thread_cpu_s, &in->our_nice);
+				  in->thread_cpu_s, &prio);
+	in->our_nice = prio.nice;
 	na = facts_tasks(env->conf.procfs, &after);
 	if (status == 0) {
 		in->competitor_count = saturate_competitors(
@@ -701,7 +708,8 @@ static int saturate_policy_parse(struct saturate_env *env, const char *body,
 				"and compare with the daemon running)\n");
 			status = -1;
 		}
-		prio_target_from_rule(&b->rule->priority, &b->prio);
+		prio_target_for_system(&b->rule->priority,
+				       rules_target(&b->rules), &b->prio);
 		if (status == 0 && rules_places(b->rule) &&
 		    (!env->have_topo ||
 		     place_plan_make(&env->topo, &b->rule->placement,
@@ -745,6 +753,7 @@ struct saturate_arm {
 	struct compare_pool probe;
 	unsigned missed;
 	double p99_us, p999_us;
+	char prio[128]; /* its workers' priority as read in its first trial */
 };
 
 struct saturate_trials {
@@ -764,18 +773,22 @@ static int saturate_trial(struct saturate_env *env,
 {
 	struct saturate_window w = {0};
 	struct saturate_step step;
+	struct prio_state prio;
 	unsigned long long bg_c = 0;
 	long long from = timing_now_ns();
 
 	if (t->bg)
 		bg_c = work_total(t->bg, o->background);
 	if (saturate_measure(env, &t->spec[which], o->seconds, &w, &step, NULL,
-			     NULL) < 0) {
+			     &prio) < 0) {
 		fprintf(stderr, "cpupolicyctl: a trial failed (raising "
 				"priority needs root or CAP_SYS_NICE)\n");
 		return -1;
 	}
 	t->arm[which].rates[pair] = saturate_step_rate(&step);
+	if (!t->arm[which].prio[0])
+		prio_describe_state(&prio, t->arm[which].prio,
+				    sizeof(t->arm[which].prio));
 	if (t->bg)
 		t->arm[which].background[pair] =
 			(double)(work_total(t->bg, o->background) - bg_c) /
@@ -867,6 +880,10 @@ static void saturate_compare_json(const struct saturate_opts *o,
 		printf("]");
 	}
 	printf("}");
+	for (unsigned arm = 0; arm < 2; arm++) {
+		printf(",\"priority_%c\":", arm ? 'b' : 'a');
+		proto_json_string(stdout, t->arm[arm].prio);
+	}
 	if (t->bg)
 		printf(",\"background_alone\":%.1f,\"background_a\":%.4f,"
 		       "\"background_b\":%.4f",
@@ -902,6 +919,8 @@ static void saturate_compare_text(const struct saturate_opts *o,
 	       "mean of the log ratios, t %.3f with %u df)\n",
 	       sum->change * 100, sum->low * 100, sum->high * 100, sum->t,
 	       o->pairs - 1);
+	printf("  workers' priority: A %s; B %s\n", t->arm[0].prio,
+	       t->arm[1].prio);
 	if (t->bg)
 		printf("  background (%u thread%s, normal priority): %.0f %% "
 		       "of its rate alone with A, %.0f %% with B\n",
@@ -935,7 +954,9 @@ static int saturate_compare(struct saturate_env *env,
 		.kind = o->kind,
 		.setup = saturate_policy_setup,
 		.thread_setup = saturate_policy_thread,
+		.thread_start = saturate_policy_setup,
 		.setup_ctx = &t.b,
+		.policy = o->compare,
 	};
 	for (unsigned i = 0; i < 2; i++) {
 		t.arm[i].rates = xcalloc(o->pairs, sizeof(double));
@@ -1061,6 +1082,9 @@ static int saturate_option(int c, const char *arg, struct saturate_opts *o)
 	case 'P':
 		o->probe = true;
 		return 0;
+	case 'W':
+		o->worker = arg;
+		return 0;
 	}
 	return -1;
 bad_work:
@@ -1098,6 +1122,44 @@ static int saturate_options_check(const struct saturate_opts *o, bool pairs_set)
 	return 0;
 }
 
+/* A step's workers in a program of their own (Windows): the step as
+ * work_start passed it, with the same setup as in a fork. The exit
+ * status is work_child's. */
+static int saturate_worker(struct saturate_env *env, const char *arg)
+{
+	struct saturate_policy b = {0};
+	struct saturate_pin pin = {0};
+	struct work_order order;
+	struct work_shared *sh = work_attach(arg, &order);
+	struct work_spec spec;
+	bool policy = false;
+	int status = 3;
+
+	if (!sh)
+		return CTL_EXIT_USAGE;
+	spec = (struct work_spec){.threads = order.threads, .kind = order.kind};
+	if (order.pin_count) {
+		memcpy(pin.cpus, order.pins, sizeof(pin.cpus));
+		pin.count = order.pin_count;
+		spec.thread_setup = saturate_pin_thread;
+		spec.setup_ctx = &pin;
+	} else if (order.policy[0]) {
+		policy = true;
+		if (saturate_policy_parse(env, order.policy, &b) < 0)
+			goto out;
+		spec.setup = spec.thread_start = saturate_policy_setup;
+		spec.thread_setup = saturate_policy_thread;
+		spec.setup_ctx = &b;
+	}
+	status = work_child(&spec, sh);
+out:
+	if (policy) {
+		place_plan_free(&b.place);
+		rules_free(&b.rules);
+	}
+	return status;
+}
+
 /* The CPUs present or online, as sysfs lists them, else fallback. */
 static unsigned saturate_count(const char *sysfs, bool online,
 			       unsigned fallback)
@@ -1126,6 +1188,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		{"pairs", required_argument, NULL, 'p'},
 		{"background", required_argument, NULL, 'b'},
 		{"probe", no_argument, NULL, 'P'},
+		{"worker", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -1178,6 +1241,10 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	}
 	diag_free(&diag);
 	env.have_topo = place_topology_load(&env.topo, NULL, NULL) == 0;
+	if (o.worker) {
+		status = saturate_worker(&env, o.worker);
+		goto out;
+	}
 	if (!o.threads)
 		o.threads = saturate_default_threads(
 			saturate_count(env.conf.sysfs, false, 0),
@@ -1188,6 +1255,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		o.seconds = o.compare ? 3 : 5;
 	status = o.compare ? saturate_compare(&env, &o)
 			   : saturate_check(&env, &o);
+out:
 	if (env.have_topo)
 		place_topology_free(&env.topo);
 	conf_free(&env.conf);

@@ -14,6 +14,7 @@
 
 struct work_thread {
 	struct work_shared *shared;
+	const struct work_spec *spec;
 	unsigned index;
 	enum work_kind kind;
 };
@@ -61,6 +62,9 @@ static void *work_run(void *arg)
 	if (t->kind == WORK_KIND_MEM)
 		buf = calloc(words, sizeof(*buf));
 	sh->tid[t->index] = work_thread_id();
+	if (t->spec->thread_start &&
+	    t->spec->thread_start(t->spec->setup_ctx) < 0)
+		sh->failed = 1;
 	__atomic_add_fetch(&sh->started, 1, __ATOMIC_RELEASE);
 	while (!sh->start)
 		sched_yield();
@@ -90,7 +94,8 @@ unsigned long long work_total(const struct work_shared *sh, unsigned threads)
 
 /* The worker process's part: its priority, its threads, each placed;
  * ready once every thread has said who it is; done when they stop. Its
- * exit status: 0, or which step failed. */
+ * exit status: 0, or which step failed (6: a thread's own setup, told
+ * before it is ready so that cpupolicyctl hears of it at the start). */
 int work_child(const struct work_spec *spec, struct work_shared *sh)
 {
 	struct work_thread threads[WORK_MAX_THREADS];
@@ -99,7 +104,7 @@ int work_child(const struct work_spec *spec, struct work_shared *sh)
 	if (spec->setup && spec->setup(spec->setup_ctx) < 0)
 		return 3;
 	for (unsigned i = 0; i < spec->threads; i++) {
-		threads[i] = (struct work_thread){sh, i, spec->kind};
+		threads[i] = (struct work_thread){sh, spec, i, spec->kind};
 		if (pthread_create(&ids[i], NULL, work_run, &threads[i]) != 0)
 			return 4;
 		if (spec->thread_setup
@@ -109,10 +114,13 @@ int work_child(const struct work_spec *spec, struct work_shared *sh)
 	}
 	while (__atomic_load_n(&sh->started, __ATOMIC_ACQUIRE) < spec->threads)
 		timing_sleep_ns(1000000);
-	sh->ready = 1;
+	if (sh->failed)
+		sh->start = sh->stop = 1;
+	else
+		sh->ready = 1;
 	for (unsigned i = 0; i < spec->threads; i++)
 		pthread_join(ids[i], NULL);
-	return 0;
+	return sh->failed ? 6 : 0;
 }
 
 /* The probe's process: wakes every period on the monotonic clock and

@@ -23,6 +23,7 @@ enum work_kind {
 /* Shared between cpupolicyctl and the worker process. */
 struct work_shared {
 	volatile int ready, start, stop;
+	volatile int failed; /* a worker thread's own setup failed */
 	unsigned started;
 	pid_t tid[WORK_MAX_THREADS]; /* for their CPU time */
 	unsigned long long count[WORK_MAX_THREADS];
@@ -37,7 +38,29 @@ struct work_spec {
 	 * and for each thread (its placement). Return -1 to fail. */
 	int (*setup)(void *ctx);
 	int (*thread_setup)(void *ctx, pthread_t thread, unsigned index);
+	/* In each worker thread as it starts, for what is the thread's own
+	 * and not inherited from its creator (a Windows thread's level). */
+	int (*thread_start)(void *ctx);
 	void *setup_ctx;
+	/* The same setup said as data, for a system whose worker process is
+	 * a fresh copy of the program (Windows) rather than a fork: the
+	 * --compare rule body, or the CPUs the threads are pinned to in
+	 * turn. */
+	const char *policy;
+	const int *pins;
+	unsigned pin_count;
+};
+
+#define WORK_POLICY_MAX 4096
+#define WORK_PINS_MAX	64
+
+/* A step as the worker program reads it (work_attach). */
+struct work_order {
+	unsigned threads;
+	enum work_kind kind;
+	char policy[WORK_POLICY_MAX];
+	int pins[WORK_PINS_MAX];
+	unsigned pin_count;
 };
 
 struct work_probe {
@@ -70,5 +93,9 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set);
 int work_spread(pthread_t thread, unsigned index, unsigned threads);
 /* Whether this system has worker processes yet; why not when not. */
 bool work_supported(char *why, size_t size);
+/* In a worker program started by work_start (Windows; `saturate --worker
+ * ARG`): the step it is to run and the memory it shares; NULL with a
+ * message where ARG names none (and always where workers are forks). */
+struct work_shared *work_attach(const char *arg, struct work_order *order);
 
 #endif

@@ -364,6 +364,55 @@ bool saturate_found(const struct saturate_result *r, enum saturate_kind kind)
 	return false;
 }
 
+/* A cap on the CPU time of the whole process: a cgroup's quota, or on
+ * Windows the job object's CPU rate (whoever started the process in the
+ * job set it). */
+static void saturate_quota(const struct saturate_input *in,
+			   struct saturate_findings *out)
+{
+	if (in->quota_cpus < 0 ||
+	    in->quota_cpus >= (double)in->threads - 0.05 ||
+	    in->quota_cpus >= hwloc_bitmap_weight(in->online) - 0.05)
+		return;
+	if (in->system == SATURATE_SYSTEM_WINDOWS)
+		saturate_add(out, SATURATE_KIND_QUOTA,
+			     "raise or remove the job's CPU rate limit "
+			     "(JobObjectCpuRateControlInformation) where the "
+			     "process is put in the job (a service host, a "
+			     "container, a scheduler); a rule cannot leave a "
+			     "job",
+			     "%s limits CPU time to %.2f CPUs for %u threads",
+			     in->cgroup[0] ? in->cgroup : "a job object",
+			     in->quota_cpus, in->threads);
+	else
+		saturate_add(out, SATURATE_KIND_QUOTA,
+			     "raise the quota (cpu.max, or cpu.cfs_quota_us on "
+			     "cgroup v1; CPUQuota= for a systemd unit)",
+			     "cgroup %s limits CPU time to %.2f CPUs for %u "
+			     "threads",
+			     in->cgroup[0] ? in->cgroup : "/", in->quota_cpus,
+			     in->threads);
+}
+
+/* A Windows job's CPU rate control as a quota in CPUs, -1 for none: a
+ * rate is in hundredths of a percent of all the machine's processors; a
+ * hard cap or a maximum rate limits; a soft rate or a weight yields only
+ * to competition, which the contention finding speaks of. */
+double saturate_job_quota(unsigned flags, unsigned rate, unsigned max_rate,
+			  unsigned cpus)
+{
+	if (!(flags & SATURATE_JOB_RATE_ENABLE) ||
+	    (flags & SATURATE_JOB_RATE_WEIGHT))
+		return -1;
+	if (flags & SATURATE_JOB_RATE_MIN_MAX)
+		rate = max_rate;
+	else if (!(flags & SATURATE_JOB_RATE_HARD_CAP))
+		return -1;
+	if (rate == 0 || rate >= 10000)
+		return -1;
+	return (double)rate / 10000 * cpus;
+}
+
 /* A CPU's busy share in the run; an offline CPU, or one /proc/stat does
  * not list, did nothing. */
 static double saturate_cpu_busy(const struct saturate_input *in, int cpu)
@@ -440,16 +489,7 @@ static void saturate_limits(const struct saturate_input *in,
 			     "the cpuset of cgroup %s allows only CPUs %s",
 			     in->cpuset_cgroup[0] ? in->cpuset_cgroup : "/", a);
 	}
-	if (in->quota_cpus >= 0 &&
-	    in->quota_cpus < (double)in->threads - 0.05 &&
-	    in->quota_cpus < hwloc_bitmap_weight(in->online) - 0.05)
-		saturate_add(out, SATURATE_KIND_QUOTA,
-			     "raise the quota (cpu.max, or cpu.cfs_quota_us on "
-			     "cgroup v1; CPUQuota= for a systemd unit)",
-			     "cgroup %s limits CPU time to %.2f CPUs for %u "
-			     "threads",
-			     in->cgroup[0] ? in->cgroup : "/", in->quota_cpus,
-			     in->threads);
+	saturate_quota(in, out);
 	hwloc_bitmap_free(missing);
 }
 

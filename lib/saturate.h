@@ -145,6 +145,13 @@ struct saturate_input {
 	bool ecoqos;   /* Windows: the process ran with EcoQoS on */
 };
 
+/* JOBOBJECT_CPU_RATE_CONTROL_INFORMATION's ControlFlags, as Windows
+ * numbers them. */
+#define SATURATE_JOB_RATE_ENABLE   0x1
+#define SATURATE_JOB_RATE_WEIGHT   0x2
+#define SATURATE_JOB_RATE_HARD_CAP 0x4
+#define SATURATE_JOB_RATE_MIN_MAX  0x10
+
 struct saturate_findings {
 	struct saturate_finding *list;
 	size_t count;
@@ -203,6 +210,8 @@ double saturate_step_rate(const struct saturate_step *s);
 double saturate_step_rate_cpu(const struct saturate_step *s);
 double saturate_step_share(const struct saturate_step *s);
 double saturate_smt_yield(const struct saturate_smt *smt);
+double saturate_job_quota(unsigned flags, unsigned rate, unsigned max_rate,
+			  unsigned cpus);
 double saturate_capacity(const struct saturate_machine *m, unsigned threads,
 			 double yield);
 void saturate_judge(const struct saturate_input *in,

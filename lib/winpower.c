@@ -339,6 +339,33 @@ enum os_status winpower_read(const struct winpower_store *st, const char *key,
 	return status;
 }
 
+/* The fewest cores the active scheme keeps unparked, in percent, on this
+ * power source: the lower of its two classes' CPMINCORES (class 1 is the
+ * P-cores on a hybrid CPU), for the saturation check's parking finding.
+ * False where the scheme or neither setting can be read. */
+bool winpower_min_cores(const struct winpower_store *st, bool ac, int *percent)
+{
+	static const char *const settings[] = {WINPOWER_CPMINCORES,
+					       WINPOWER_CPMINCORES1};
+	char scheme[WINPOWER_GUID_LEN];
+	bool known = false;
+
+	if (!st->active || !st->read || st->active(st->ctx, scheme) != OS_OK)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+		unsigned long index;
+
+		if (st->read(st->ctx, scheme, WINPOWER_SUB_PROCESSOR,
+			     settings[i], ac, &index) != OS_OK ||
+		    index > 100)
+			continue;
+		if (!known || (int)index < *percent)
+			*percent = (int)index;
+		known = true;
+	}
+	return known;
+}
+
 /* A setting of the active scheme takes effect when it is set active
  * again. */
 static enum os_status winpower_write_setting(

@@ -63,6 +63,7 @@ enum os_status winpower_read(const struct winpower_store *st, const char *key,
 enum os_status winpower_write(const struct winpower_store *st, const char *key,
 			      const char *value);
 bool winpower_valid(const char *key, char *why, size_t size);
+bool winpower_min_cores(const struct winpower_store *st, bool ac, int *percent);
 enum knobs_order winpower_order(const char *key);
 
 #endif

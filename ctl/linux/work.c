@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -138,4 +139,14 @@ bool work_supported(char *why, size_t size)
 	(void)why;
 	(void)size;
 	return true;
+}
+
+/* Workers here are forks that keep the step's setup: nothing to attach. */
+struct work_shared *work_attach(const char *arg, struct work_order *order)
+{
+	(void)arg;
+	(void)order;
+	fprintf(stderr, "cpupolicyctl: saturate: --worker is for Windows' "
+			"worker programs; workers here are forks\n");
+	return NULL;
 }

@@ -1,9 +1,9 @@
 /* Windows: what limits cpupolicyctl on this machine, and what other
  * processes take of it, as the saturation check reports them: logical
  * processors over every group, each process's CPU time (Toolhelp,
- * GetProcessTimes) and a thread's (GetThreadTimes). No cgroups, cpusets
- * or cpufreq here: a job object's CPU rate and the power scheme's caps
- * are part 2's. */
+ * GetProcessTimes) and a thread's (GetThreadTimes), the parked cores and
+ * the power scheme's CPMINCORES, and a job object's CPU rate limit. No
+ * cgroups, cpusets or cpufreq here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,14 +28,30 @@ unsigned facts_cpu_count(bool online)
 	return (unsigned)n;
 }
 
+/* The CPU rate limit of the job this process is in (the immediate one
+ * of nested jobs), in CPUs; -1 for none. The rate's union holds MinRate
+ * and MaxRate as its low and high words, which mingw-w64's header does
+ * not name. */
 double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
 		   size_t size)
 {
+	JOBOBJECT_CPU_RATE_CONTROL_INFORMATION info = {0};
+	BOOL in_job = FALSE;
+	double quota;
+
 	(void)procfs;
 	(void)sysfs;
 	if (size)
 		cgroup[0] = '\0';
-	return -1;
+	if (!IsProcessInJob(GetCurrentProcess(), NULL, &in_job) || !in_job ||
+	    !QueryInformationJobObject(NULL, JobObjectCpuRateControlInformation,
+				       &info, sizeof(info), NULL))
+		return -1;
+	quota = saturate_job_quota(info.ControlFlags, info.CpuRate,
+				   info.CpuRate >> 16, facts_cpu_count(true));
+	if (quota >= 0)
+		snprintf(cgroup, size, "the job object of this process");
+	return quota;
 }
 
 void facts_cpuset_cgroup(const char *procfs, char *name, size_t size)
@@ -215,4 +231,5 @@ void facts_system(struct saturate_machine *m, struct saturate_input *in)
 	facts_parked(parked);
 	saturate_machine_park(m, parked);
 	hwloc_bitmap_free(parked);
+	in->min_cores_known = knobs_min_cores(&in->min_cores);
 }

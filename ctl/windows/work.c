@@ -1,40 +1,36 @@
-/* Windows: the saturation check's workers are threads of cpupolicyctl
- * itself, under a controller thread that plays the Linux worker
- * process's part (work_child): a second copy of the .exe would need the
- * step's settings passed over, and the check's own steps need nothing a
- * process has apart (its threads are timed one by one, GetThreadTimes).
- * The "pid" a step is known by is this process's; the controller's
- * handle sits beside the shared memory. Threads are placed with
- * SetThreadGroupAffinity: a Windows process starts in one processor
- * group, so with more than one a worker is moved to its share's group.
- * What a step's setup changes of the process (--compare's class and
- * EcoQoS) is put back when the step stops, so that the next trial starts
- * as this one did; the probe and background threads, being threads of
- * this process too, share the class while a B trial runs. */
+/* Windows: each step's workers are a fresh copy of cpupolicyctl.exe
+ * (`saturate --worker HANDLE`), as a fork is on Linux, so that what a
+ * --compare trial sets (a class, a thread level, EcoQoS, all of them the
+ * process's or its threads') is the workers' alone and not the probe's
+ * or the background's. The step goes over as data (a work_order: the
+ * rule body, the pinned CPUs) in a mapping the child inherits by handle
+ * (no name another user could take first), with the counters; the child
+ * is in a job that kills it when cpupolicyctl ends. The probe is a
+ * thread of cpupolicyctl, at its normal priority. Threads are placed
+ * with SetThreadGroupAffinity: a Windows process starts in one processor
+ * group, so with more than one a worker is moved to its share's group. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
 
 #include <windows.h>
 
 #include "groups.h"
 #include "os.h"
-#include "prio.h"
 #include "util.h"
 #include "../work.h"
 
 #define WORK_GROUP_BITS 64
 #define WORK_MAX_GROUPS 64 /* more processor groups than Windows has */
 
-/* The shared memory and the thread that runs the step. */
+/* The mapping both processes see; the handles are cpupolicyctl's. */
 struct work_box {
 	struct work_shared sh;
-	const struct work_spec *spec;
-	HANDLE thread;
-	DWORD status;
-	struct prio_state before; /* the process's, to put back */
-	bool have_before;
+	struct work_order order;
+	HANDLE mapping, process;
 };
 
 struct work_probe_box {
@@ -56,20 +52,37 @@ static struct work_box *work_box_of(struct work_shared *sh)
 
 struct work_shared *work_shared_new(void)
 {
-	struct work_box *box = calloc(1, sizeof(*box));
+	SECURITY_ATTRIBUTES inherit = {.nLength = sizeof(inherit),
+				       .bInheritHandle = TRUE};
+	HANDLE mapping = CreateFileMappingW(INVALID_HANDLE_VALUE, &inherit,
+					    PAGE_READWRITE, 0,
+					    sizeof(struct work_box), NULL);
+	struct work_box *box;
 
-	return box ? &box->sh : NULL;
+	if (!mapping)
+		return NULL;
+	box = MapViewOfFile(mapping, FILE_MAP_ALL_ACCESS, 0, 0, sizeof(*box));
+	if (!box) {
+		CloseHandle(mapping);
+		return NULL;
+	}
+	box->mapping = mapping;
+	return &box->sh;
 }
 
 void work_shared_free(struct work_shared *sh)
 {
 	struct work_box *box = work_box_of(sh);
+	HANDLE mapping = box->mapping;
 
-	/* A step that failed half-way may have threads still spinning on
-	 * its memory: left to the process's end. */
-	if (box->thread)
-		return;
-	free(box);
+	/* A step that failed half-way: its workers go with it. */
+	if (box->process) {
+		TerminateProcess(box->process, 1);
+		WaitForSingleObject(box->process, INFINITE);
+		CloseHandle(box->process);
+	}
+	UnmapViewOfFile(box);
+	CloseHandle(mapping);
 }
 
 struct work_probe *work_probe_new(void)
@@ -147,45 +160,98 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 	return ok ? 0 : -1;
 }
 
-/* The process's class and EcoQoS as before the step's setup. */
-static void work_restore(struct work_box *box)
+/* The step as data, checked for what fits the order. */
+static int work_order_fill(const struct work_spec *spec,
+			   struct work_order *order)
 {
-	struct prio_state now;
-
-	if (!box->have_before || apply_prio_read(0, 0, &now) != OS_OK)
-		return;
-	apply_prio_write(0, 0, &now, &box->before);
+	*order = (struct work_order){.threads = spec->threads,
+				     .kind = spec->kind};
+	if (spec->threads == 0 || spec->threads > WORK_MAX_THREADS ||
+	    spec->pin_count > WORK_PINS_MAX ||
+	    (spec->policy && strlen(spec->policy) >= WORK_POLICY_MAX)) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (spec->policy)
+		snprintf(order->policy, sizeof(order->policy), "%s",
+			 spec->policy);
+	for (unsigned i = 0; i < spec->pin_count; i++)
+		order->pins[i] = spec->pins[i];
+	order->pin_count = spec->pin_count;
+	return 0;
 }
 
-static DWORD WINAPI work_controller(void *arg)
+/* The job every worker is in: closed when cpupolicyctl ends, however it
+ * ends, which kills the workers still running. */
+static HANDLE work_job(void)
 {
-	struct work_box *box = arg;
+	static HANDLE job;
+	JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits = {0};
 
-	return (DWORD)work_child(box->spec, &box->sh);
+	if (job)
+		return job;
+	job = CreateJobObjectW(NULL, NULL);
+	limits.BasicLimitInformation.LimitFlags =
+		JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+	if (job &&
+	    !SetInformationJobObject(job, JobObjectExtendedLimitInformation,
+				     &limits, sizeof(limits))) {
+		CloseHandle(job);
+		job = NULL;
+	}
+	return job;
 }
 
-/* Ready once every worker has said who it is; -1 when the controller
- * ended first (a step that failed: its status says which). */
+/* This program again, told the mapping's handle; started suspended so
+ * that it is in the job before it runs. */
+static HANDLE work_spawn(HANDLE mapping, DWORD *pid)
+{
+	wchar_t exe[MAX_PATH], line[MAX_PATH + 64];
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION pi;
+	DWORD n = GetModuleFileNameW(NULL, exe, MAX_PATH);
+	HANDLE job = work_job();
+
+	if (n == 0 || n >= MAX_PATH)
+		return NULL;
+	swprintf(line, sizeof(line) / sizeof(line[0]),
+		 L"\"%ls\" saturate --worker %llu", exe,
+		 (unsigned long long)(uintptr_t)mapping);
+	if (!CreateProcessW(exe, line, NULL, NULL, TRUE, CREATE_SUSPENDED, NULL,
+			    NULL, &si, &pi))
+		return NULL;
+	if (job)
+		AssignProcessToJobObject(job, pi.hProcess);
+	ResumeThread(pi.hThread);
+	CloseHandle(pi.hThread);
+	*pid = pi.dwProcessId;
+	return pi.hProcess;
+}
+
+/* Ready once every worker has said who it is; -1 when the worker program
+ * ended first (a step that failed: its exit status says which). */
 pid_t work_start(const struct work_spec *spec, struct work_shared *sh)
 {
 	struct work_box *box = work_box_of(sh);
+	DWORD pid = 0;
 
 	*sh = (struct work_shared){0};
-	box->spec = spec;
-	box->have_before =
-		spec->setup && apply_prio_read(0, 0, &box->before) == OS_OK;
-	box->thread = CreateThread(NULL, 0, work_controller, box, 0, NULL);
-	if (!box->thread)
+	if (work_order_fill(spec, &box->order) < 0)
 		return -1;
+	box->process = work_spawn(box->mapping, &pid);
+	if (!box->process) {
+		errno = EAGAIN;
+		return -1;
+	}
 	while (!sh->ready) {
-		if (WaitForSingleObject(box->thread, 1) == WAIT_OBJECT_0) {
-			GetExitCodeThread(box->thread, &box->status);
-			sh->start = sh->stop = 1;
+		if (WaitForSingleObject(box->process, 1) == WAIT_OBJECT_0) {
+			CloseHandle(box->process);
+			box->process = NULL;
 			errno = ECHILD;
 			return -1;
 		}
 	}
-	return (pid_t)GetCurrentProcessId();
+	return (pid_t)pid;
 }
 
 int work_stop(pid_t pid, struct work_shared *sh)
@@ -195,14 +261,42 @@ int work_stop(pid_t pid, struct work_shared *sh)
 
 	(void)pid;
 	sh->stop = 1;
-	if (!box->thread)
+	if (!box->process)
 		return -1;
-	WaitForSingleObject(box->thread, INFINITE);
-	GetExitCodeThread(box->thread, &status);
-	CloseHandle(box->thread);
-	box->thread = NULL;
-	work_restore(box);
+	WaitForSingleObject(box->process, INFINITE);
+	GetExitCodeProcess(box->process, &status);
+	CloseHandle(box->process);
+	box->process = NULL;
 	return status == 0 ? 0 : -1;
+}
+
+/* In the worker program: the mapping cpupolicyctl handed down. Its
+ * handle is a number only our parent could have made inheritable here;
+ * the order is checked all the same, as input. */
+struct work_shared *work_attach(const char *arg, struct work_order *order)
+{
+	char *end;
+	unsigned long long handle = strtoull(arg, &end, 10);
+	struct work_box *box;
+
+	if (*arg == '\0' || *end != '\0' || handle == 0 ||
+	    !(box = MapViewOfFile((HANDLE)(uintptr_t)handle,
+				  FILE_MAP_ALL_ACCESS, 0, 0, sizeof(*box)))) {
+		fprintf(stderr,
+			"cpupolicyctl: saturate: --worker: '%s' is "
+			"not a mapping of cpupolicyctl's\n",
+			arg);
+		return NULL;
+	}
+	*order = box->order;
+	order->policy[sizeof(order->policy) - 1] = '\0';
+	if (order->threads == 0 || order->threads > WORK_MAX_THREADS ||
+	    order->kind > WORK_KIND_MEM || order->pin_count > WORK_PINS_MAX) {
+		fprintf(stderr, "cpupolicyctl: saturate: --worker: the step "
+				"makes no sense\n");
+		return NULL;
+	}
+	return &box->sh;
 }
 
 static DWORD WINAPI work_probe_thread(void *arg)

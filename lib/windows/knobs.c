@@ -215,6 +215,16 @@ static const struct winpower_store *knobs_store(void)
 	return &store;
 }
 
+/* The power source decides which of a setting's values is in force;
+ * where Windows cannot say, the AC one (a desktop or a server). */
+bool knobs_min_cores(int *percent)
+{
+	SYSTEM_POWER_STATUS ps;
+	bool ac = !GetSystemPowerStatus(&ps) || ps.ACLineStatus != 0;
+
+	return winpower_min_cores(knobs_store(), ac, percent);
+}
+
 void knobs_store_use(const struct winpower_store *store)
 {
 	knobs_override = store;

@@ -97,5 +97,7 @@ void apply_prio_state_of_class(DWORD klass, struct prio_state *state);
 /* knobs.c: the power settings' store; NULL: powrprof's (tests only). */
 struct winpower_store;
 void knobs_store_use(const struct winpower_store *store);
+/* The active scheme's CPMINCORES on this power source, in percent. */
+bool knobs_min_cores(int *percent);
 
 #endif

@@ -1045,6 +1045,39 @@ static void test_windows_parked(void **state)
 	run_free(&r);
 }
 
+/* A job object's CPU rate: what limits, in CPUs, and the finding named
+ * for Windows with its fix. */
+static void test_windows_job_rate(void **state)
+{
+	const unsigned on = SATURATE_JOB_RATE_ENABLE;
+	unsigned busy[8] = {500, 500, 500, 500, 500, 500, 500, 500};
+	struct run r;
+
+	(void)state;
+	assert_true(saturate_job_quota(0, 2500, 0, 8) < 0);
+	assert_true(saturate_job_quota(on, 2500, 0, 8) < 0); /* soft */
+	assert_true(saturate_job_quota(on | SATURATE_JOB_RATE_WEIGHT, 5, 0, 8) <
+		    0);
+	assert_float_equal(
+		saturate_job_quota(on | SATURATE_JOB_RATE_HARD_CAP, 2500, 0, 8),
+		2.0, 1e-9);
+	assert_float_equal(saturate_job_quota(on | SATURATE_JOB_RATE_MIN_MAX,
+					      100, 5000, 8),
+			   4.0, 1e-9);
+	assert_true(saturate_job_quota(on | SATURATE_JOB_RATE_HARD_CAP, 10000,
+				       0, 8) < 0);
+	run_setup(&r, NULL, 8, busy, NULL);
+	r.in.system = SATURATE_SYSTEM_WINDOWS;
+	r.in.quota_cpus = 4;
+	snprintf(r.in.cgroup, sizeof(r.in.cgroup), "the job object");
+	run_judge(&r);
+	assert_true(saturate_found(&r.r, SATURATE_KIND_QUOTA));
+	expect_text(&r, "the job object limits CPU time to 4.00 CPUs for 8 "
+			"threads");
+	expect_text(&r, "JobObjectCpuRateControlInformation");
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1077,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_windows_group_affinity),
 		cmocka_unit_test(test_windows_hybrid),
 		cmocka_unit_test(test_windows_parked),
+		cmocka_unit_test(test_windows_job_rate),
 	};
 	int failed;
 

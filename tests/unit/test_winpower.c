@@ -605,6 +605,33 @@ static void test_crash_at_each_step(void **state_)
 	}
 }
 
+/* The parking finding's figure: the active scheme's lower class, on the
+ * power source asked for, and nothing where neither setting exists. */
+static void test_min_cores(void **state_)
+{
+	const struct winpower_store none = {0};
+	int percent = -1;
+
+	(void)state_;
+	mem_reset();
+	mem.value[0][1][0] = 100; /* Balanced, CPMINCORES1, AC */
+	assert_true(winpower_min_cores(&mem_store, true, &percent));
+	assert_int_equal(percent, 10);
+	assert_true(winpower_min_cores(&mem_store, false, &percent));
+	assert_int_equal(percent, 5);
+	snprintf(mem.active, sizeof(mem.active), "%s", HIGH);
+	mem.value[1][0][0] = 100;
+	mem.value[1][1][0] = 60;
+	assert_true(winpower_min_cores(&mem_store, true, &percent));
+	assert_int_equal(percent, 60);
+	mem.missing[1] = true; /* a Windows before hybrid parking */
+	assert_true(winpower_min_cores(&mem_store, true, &percent));
+	assert_int_equal(percent, 100);
+	mem.missing[0] = true;
+	assert_false(winpower_min_cores(&mem_store, true, &percent));
+	assert_false(winpower_min_cores(&none, true, &percent));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_someone_else),
 		cmocka_unit_test(test_crash_at_each_step),
+		cmocka_unit_test(test_min_cores),
 	};
 
 	log_init("test_winpower", LOG_LEVEL_ERROR);

@@ -108,6 +108,30 @@ fi
 echo "$out" | grep -q '^CPU time during the run'
 result $? "the report has the per-CPU bars"
 
+# --compare: B's workers are a process of their own, so that its class,
+# thread level and EcoQoS are theirs, not the probe's or the
+# background's; the report says what each arm's workers ran at.
+limited "$RUN_LIMIT" wine "$CTL" saturate --seconds 0.3 --pairs 2 --json \
+	--compare 'priority = { class = "below-normal"; thread = "lowest"; };' \
+	--background 1 --probe >"$OUT" 2>&1
+rc=$?
+out=$(tr -d '\r' <"$OUT")
+[ "$rc" -eq 0 ]
+result $? "--compare class and thread runs (exit $rc)" ||
+	echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q '"priority_a":"class normal, thread normal"'
+result $? "--compare: A's workers at class normal, thread normal"
+echo "$out" | grep -q '"priority_b":"class below-normal, thread lowest"'
+result $? "--compare: B's workers at class below-normal, thread lowest" ||
+	echo "$out" | sed 's/^/# /'
+echo "$out" | grep -q '"background_b":[0-9.]*,' &&
+	echo "$out" | grep -q '"probe_b":{"p99_us":[0-9.]*,"p999_us":'
+result $? "--compare: the background's rate and the probe's lateness"
+limited "$RUN_LIMIT" wine "$CTL" saturate --worker 12345 >"$OUT" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "is not a mapping of cpupolicyctl's" "$OUT"
+result $? "--worker with a handle not handed down: exit 2 (exit $rc)"
+
 # Confined to CPU 0: about 1/CPUS of the machine, exit 1, the affinity.
 if [ "$CPUS" -lt 2 ]; then
 	skip "confined to CPU 0" "one CPU: nothing to confine"
