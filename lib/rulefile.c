@@ -849,10 +849,10 @@ static bool rulefile_name_valid(const char *name)
 	return true;
 }
 
-/* An exe rule's grant goes to whoever runs that binary, with LD_PRELOAD,
- * under ptrace or with any input: the file is the genuine one, the code
- * it runs need not be. Realtime and system-wide power are too much to give
- * every user who may run it. */
+/* An exe rule's grant goes to whoever runs that binary, with LD_PRELOAD
+ * (a DLL injected on Windows), under ptrace or with any input: the file is the
+ * genuine one, the code it runs need not be. Realtime and system-wide power are
+ * too much to give every user who may run it. */
 static void rulefile_exe_alone(struct rulefile *rf, const struct rule *rule)
 {
 	const struct rule_match *m = &rule->match;
@@ -866,11 +866,20 @@ static void rulefile_exe_alone(struct rulefile *rf, const struct rule *rule)
 		what = power ? "grants realtime scheduling and power settings "
 			       "to"
 			     : "grants realtime scheduling to";
-	rulefile_warning(rf, rule->line,
-			 "rule '%s' %s every user who can run its exe (with "
-			 "LD_PRELOAD, under ptrace, with any input): add user, "
-			 "group or cgroup to the match",
-			 rule->name, what);
+	if (rf->system == RULES_SYSTEM_WINDOWS)
+		rulefile_warning(rf, rule->line,
+				 "rule '%s' %s every user who can run its exe "
+				 "(with a DLL of theirs injected, under a "
+				 "debugger, with any input): add user or group "
+				 "to the match",
+				 rule->name, what);
+	else
+		rulefile_warning(
+			rf, rule->line,
+			"rule '%s' %s every user who can run its exe "
+			"(with LD_PRELOAD, under ptrace, with any "
+			"input): add user, group or cgroup to the match",
+			rule->name, what);
 }
 
 static void rulefile_security(struct rulefile *rf, const config_setting_t *g,

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prio.h"
 #include "proto.h"
+#include "rules.h"
 #include "saturate.h"
 #include "util.h"
 
@@ -507,9 +509,26 @@ static double saturate_others(const struct saturate_input *in)
 	return busy > 0 ? busy : 0;
 }
 
+/* A priority as the system says it: a nice value, or on Windows the
+ * priority class it stands for (facts give a class as its nice). */
+static const char *saturate_priority(const struct saturate_input *in, int nice,
+				     char *buf, size_t size)
+{
+	struct prio_state state = {.nice = nice, .windows = true};
+
+	if (in->system == SATURATE_SYSTEM_WINDOWS)
+		snprintf(buf, size, "class %s",
+			 rules_enum_name(RULES_ENUM_CLASS,
+					 prio_class_of_state(&state)));
+	else
+		snprintf(buf, size, "nice %d", nice);
+	return buf;
+}
+
 static void saturate_competition(const struct saturate_input *in,
 				 struct saturate_findings *out)
 {
+	char theirs[32], ours[32];
 	char list[400] = "";
 	double total = 0, others = saturate_others(in);
 	size_t used = 0;
@@ -524,9 +543,12 @@ static void saturate_competition(const struct saturate_input *in,
 			min_nice = c->nice;
 		if (i >= 5 || used >= sizeof(list))
 			continue;
-		n = snprintf(list + used, sizeof(list) - used,
-			     "%spid %d (%s, nice %d) %.0f %%", i ? ", " : "",
-			     (int)c->pid, c->name, c->nice, c->cpus * 100);
+		n = snprintf(
+			list + used, sizeof(list) - used,
+			"%spid %d (%s, %s) %.0f %%", i ? ", " : "", (int)c->pid,
+			c->name,
+			saturate_priority(in, c->nice, theirs, sizeof(theirs)),
+			c->cpus * 100);
 		if (n > 0)
 			used += (size_t)n;
 	}
@@ -546,12 +568,20 @@ static void saturate_competition(const struct saturate_input *in,
 	if (min_nice < in->our_nice)
 		saturate_add(
 			out, SATURATE_KIND_PRIORITY,
-			"a rule for the workload: priority = { class = "
-			"\"above-normal\"; };  (nice -5) or a nice at least "
-			"as low as theirs",
+			in->system == SATURATE_SYSTEM_WINDOWS
+				? "a rule for the workload: priority = { "
+				  "class = \"above-normal\"; }; or a class at "
+				  "least as high as theirs (add thread = "
+				  "\"highest\" for its threads against "
+				  "theirs)"
+				: "a rule for the workload: priority = { "
+				  "class = \"above-normal\"; };  (nice -5) or "
+				  "a nice at least as low as theirs",
 			"the competing load runs at a higher priority "
-			"(nice %d) than the workload (nice %d)",
-			min_nice, in->our_nice);
+			"(%s) than the workload (%s)",
+			saturate_priority(in, min_nice, theirs, sizeof(theirs)),
+			saturate_priority(in, in->our_nice, ours,
+					  sizeof(ours)));
 }
 
 /* Performance cores idle while efficiency cores work: the hybrid story. */
@@ -637,11 +667,11 @@ static void saturate_groups(const struct saturate_input *in,
 		     "\"group\"; };  (its threads dealt over every processor "
 		     "group)",
 		     "the work stayed in processor group %d: its %u CPUs "
-		     "were %.0f %% busy while the other %zu group%s %u CPUs "
+		     "were %.0f %% busy while the other %s %u CPUs "
 		     "were %.0f %% busy (a process starts in one group, and "
 		     "its threads stay there unless placed)",
-		     top, n, busy * 100, m->group_count - 1,
-		     m->group_count > 2 ? "s'" : "'s", rest_n,
+		     top, n, busy * 100,
+		     m->group_count > 2 ? "groups'" : "group's", rest_n,
 		     rest / rest_n * 100);
 }
 
@@ -1112,7 +1142,9 @@ static const char *saturate_kind_label(enum saturate_cpu_kind kind)
 	return NULL;
 }
 
-static void saturate_bar(FILE *out, const struct procstat_share *c)
+/* A CPU's bar; a parked one (Windows) says so. */
+static void saturate_bar(FILE *out, const struct procstat_share *c,
+			 const struct saturate_cpu *s)
 {
 	int busy = (int)(c->busy * 40 + 0.5),
 	    steal = (int)(c->steal * 40 + 0.5);
@@ -1123,6 +1155,8 @@ static void saturate_bar(FILE *out, const struct procstat_share *c)
 	fprintf(out, "] %3.0f %%", c->busy * 100);
 	if (c->steal >= 0.005)
 		fprintf(out, "  steal %.0f %%", c->steal * 100);
+	if (s && s->parked)
+		fputs("  parked", out);
 	fputc('\n', out);
 }
 
@@ -1159,7 +1193,7 @@ static void saturate_cpus_group_text(const struct saturate_input *in,
 						g, kind ? ", " : "",
 						kind ? kind : "");
 				said = true;
-				saturate_bar(out, c);
+				saturate_bar(out, c, s);
 			}
 		}
 	}

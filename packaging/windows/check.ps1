@@ -24,7 +24,10 @@
     several processor groups; the EcoQoS opt-out read back; the Image File
     Execution Options PerfOptions of a lowering rule, present and then gone
     with its rule; a same-named program in another folder left alone (and
-    put back where PerfOptions lowered it at creation).
+    put back where PerfOptions lowered it at creation); parking = "off"
+    holding CPMINCORES and CPMINCORES1 at 100 % (AC and DC) while its
+    program runs and the originals back after it exits; the saturation
+    check's report on this machine (every processor of every group).
 #>
 #Requires -Version 5.1
 [CmdletBinding()]
@@ -342,6 +345,48 @@ namespace CpuPolicyCheck
             state = s.StateMask;
             return 0;
         }
+
+        [DllImport("powrprof.dll")]
+        public static extern uint PowerGetActiveScheme(IntPtr root, out IntPtr scheme);
+        [DllImport("powrprof.dll")]
+        public static extern uint PowerReadACValueIndex(IntPtr root, ref Guid scheme,
+            ref Guid sub, ref Guid setting, out uint value);
+        [DllImport("powrprof.dll")]
+        public static extern uint PowerReadDCValueIndex(IntPtr root, ref Guid scheme,
+            ref Guid sub, ref Guid setting, out uint value);
+        [DllImport("kernel32.dll")]
+        public static extern IntPtr LocalFree(IntPtr mem);
+
+        // The active scheme's CPMINCORES and CPMINCORES1, AC and DC, as
+        // "ac0/dc0 ac1/dc1" (percent); null and error set when unreadable.
+        public static string MinCores(out uint error)
+        {
+            Guid sub = new Guid("54533251-82be-4824-96c1-47b60b740d00");
+            Guid[] settings = { new Guid("0cc5b647-c1df-4637-891a-dec35c318583"),
+                                new Guid("0cc5b647-c1df-4637-891a-dec35c318584") };
+            IntPtr p;
+            StringBuilder text = new StringBuilder();
+
+            error = PowerGetActiveScheme(IntPtr.Zero, out p);
+            if (error != 0)
+                return null;
+            Guid scheme = (Guid)Marshal.PtrToStructure(p, typeof(Guid));
+            LocalFree(p);
+            foreach (Guid g in settings) {
+                Guid setting = g;
+                uint ac, dc;
+
+                error = PowerReadACValueIndex(IntPtr.Zero, ref scheme, ref sub, ref setting, out ac);
+                if (error == 0)
+                    error = PowerReadDCValueIndex(IntPtr.Zero, ref scheme, ref sub, ref setting, out dc);
+                else
+                    dc = 0;
+                if (error != 0)
+                    return null;
+                text.Append(text.Length > 0 ? " " : "").Append(ac).Append('/').Append(dc);
+            }
+            return text.ToString();
+        }
     }
 }
 '@
@@ -394,6 +439,7 @@ $names = @{
     lower  = 'cpcheck-lower.exe'   # class below-normal: PerfOptions
     pcores = 'cpcheck-pcores.exe'  # cores performance
     groups = 'cpcheck-groups.exe'  # spread group
+    parking = 'cpcheck-parking.exe' # parking off
 }
 $script:started = New-Object System.Collections.ArrayList
 
@@ -762,6 +808,62 @@ function Check-PerfOptionsGone {
     }
 }
 
+# parking = "off": CPMINCORES and CPMINCORES1 at 100 %, AC and DC, while
+# the program runs, and the originals back after it exits.
+function Check-Parking {
+    $err = [uint32]0
+    $before = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+    if ($null -eq $before) {
+        Report 'FAIL' 'parking held' "the active scheme's CPMINCORES cannot be read: error $err"
+        return
+    }
+    if ($before -eq '100/100 100/100') {
+        Report 'SKIP' 'parking held' 'CPMINCORES and CPMINCORES1 are at 100 % already: nothing to see change'
+        return
+    }
+    $p = Start-Test (Exe 'parking') 2 10
+    $ms = Wait-Until { [CpuPolicyCheck.Native]::MinCores([ref]$err) -eq '100/100 100/100' }
+    if ($ms -ge 0) {
+        Report 'PASS' 'parking held' "CPMINCORES and CPMINCORES1 at 100 % AC and DC $ms ms after the start (were $before)"
+    } else {
+        $now = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+        Report 'FAIL' 'parking held' "CPMINCORES/CPMINCORES1 AC/DC are $now, not 100 % (were $before)"
+    }
+    Stop-Test $p
+    $ms = Wait-Until { [CpuPolicyCheck.Native]::MinCores([ref]$err) -eq $before } 10000
+    if ($ms -ge 0) {
+        Report 'PASS' 'parking restored' "back to $before $ms ms after the holder exited"
+    } else {
+        $now = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+        Report 'FAIL' 'parking restored' "still $now 10 s after the holder exited (were $before; cpupolicyctl restore puts them back)"
+    }
+}
+
+# The saturation check on this machine: workers on every processor of
+# every group, and a report that parses.
+function Check-Saturate {
+    $out = Invoke-Ctl saturate --json --seconds 3
+    $status = $script:ctlExit
+    try { $r = $out | ConvertFrom-Json } catch { $r = $null }
+    if ($status -gt 1 -or $null -eq $r) {
+        Report 'FAIL' 'saturate' "exit $status`: $out"
+        return
+    }
+    $total = [CpuPolicyCheck.Native]::GetActiveProcessorCount(0xffff)
+    $kinds = ($r.findings | ForEach-Object { $_.kind }) -join ', '
+    if (-not $kinds) { $kinds = 'none' }
+    $groups = @($r.cpus | ForEach-Object { $_.group } | Sort-Object -Unique).Count
+    $why = "efficiency {0:N1} %, exit {1}, {2} CPUs in {3} group(s) of {4} active processors; findings: {5}" -f
+        ($r.efficiency * 100), $status, @($r.cpus).Count, $groups, $total, $kinds
+    if (@($r.cpus).Count -lt $total) {
+        Report 'FAIL' 'saturate' "per-CPU times for fewer CPUs than the machine has: $why"
+    } elseif ($status -eq 0 -or $r.findings) {
+        Report 'PASS' 'saturate' $why
+    } else {
+        Report 'FAIL' 'saturate' "below the threshold with no finding: $why"
+    }
+}
+
 try {
     [Diagnostics.Process]::EnterDebugMode()
     New-Item -ItemType Directory -Force -Path $bin, $other | Out-Null
@@ -797,6 +899,10 @@ rules = (
   { name = "check-groups";
     match = { exe = $(Quoted (Exe 'groups')); };
     placement = { spread = "group"; };
+  },
+  { name = "check-parking";
+    match = { exe = $(Quoted (Exe 'parking')); };
+    power = { parking = "off"; };
   }
 );
 "@ | Set-Content -LiteralPath $ruleFile -Encoding ASCII
@@ -819,6 +925,8 @@ rules = (
     $perf = Check-PerfOptions
     Check-Impostors $perf
     if ($perf) { Check-PerfOptionsGone }
+    Check-Parking
+    Check-Saturate
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"
 } finally {

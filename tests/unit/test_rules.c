@@ -411,6 +411,11 @@ static const struct system_case system_cases[] = {
 	{"efficiency_mode system on Windows", WIN,
 	 RULE(WEXE, "priority = { efficiency_mode = \"system\"; };"), 0, 0, 0,
 	 NULL},
+	{"power on exe alone on Windows", WIN,
+	 RULE(WEXE, "power = { parking = \"off\"; };"), 0, 1, 3,
+	 "rule 'r' holds power settings for every user who can run its exe "
+	 "(with a DLL of theirs injected, under a debugger, with any input): "
+	 "add user or group to the match"},
 	{"efficiency_mode on Linux", LNX,
 	 RULE(EXE, "priority = { efficiency_mode = \"off\"; };"), 0, 1, 4,
 	 "priority.efficiency_mode applies on Windows only; on Linux it is "

@@ -918,7 +918,7 @@ static void test_windows_one_group(void **state)
 	assert_false(r.r.ok);
 	assert_true(saturate_found(&r.r, SATURATE_KIND_GROUPS));
 	expect_text(&r, "the work stayed in processor group 0: its 44 CPUs "
-			"were 99 % busy while the other 1 group's 44 CPUs "
+			"were 99 % busy while the other group's 44 CPUs "
 			"were 1 % busy");
 	expect_text(&r, "placement = { spread = \"group\"; }");
 	/* Bars by processor group. */
@@ -1078,6 +1078,115 @@ static void test_windows_job_rate(void **state)
 	run_free(&r);
 }
 
+/* The four Windows cases as a person sees them, on synthetic machines
+ * and times: the whole text report, against the stored one
+ * (tests/data/saturate/; GOLDEN_UPDATE=1 in the environment rewrites
+ * them). The README quotes their findings. */
+static void golden_compare(const struct run *r, const char *name)
+{
+	char path[512];
+	char *want;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/data/saturate/%s.txt", SRCDIR,
+		 name);
+	if (getenv("GOLDEN_UPDATE")) {
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		fwrite(r->text, 1, r->text_len, f);
+		fclose(f);
+		return;
+	}
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("%s: cannot be read", path);
+	want = xcalloc(1, 1 << 16);
+	len = fread(want, 1, (1 << 16) - 1, f);
+	fclose(f);
+	if (len != r->text_len || memcmp(want, r->text, len) != 0)
+		fail_msg("%s differs; the report now:\n%s", path, r->text);
+	free(want);
+}
+
+static void golden_hybrid(struct run *r)
+{
+	unsigned busy[20] = {0};
+
+	for (unsigned i = 12; i < 20; i++)
+		busy[i] = 990;
+	run_setup(r, RAPTOR, 20, busy, NULL);
+	r->in.system = SATURATE_SYSTEM_WINDOWS;
+	r->in.smt.source = SATURATE_YIELD_ASSUMED;
+	r->in.smt.yield = SATURATE_SMT_YIELD_ASSUMED;
+	r->in.run = step(20, 4.4e6, 5, 0.4);
+	r->in.ecoqos = true;
+}
+
+static void golden_parked(struct run *r)
+{
+	unsigned busy[8] = {990, 990};
+	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
+
+	run_setup(r, NULL, 8, busy, NULL);
+	r->in.system = SATURATE_SYSTEM_WINDOWS;
+	r->in.run = step(8, 2e6, 5, 0.25);
+	r->in.min_cores_known = true;
+	r->in.min_cores = 10;
+	hwloc_bitmap_set_range(parked, 2, 7);
+	saturate_machine_park(&r->machine, parked);
+	hwloc_bitmap_free(parked);
+}
+
+static void golden_inference(struct run *r)
+{
+	static struct saturate_competitor c[] = {
+		{.pid = 5120, .name = "cl.exe", .cpus = 2.9, .nice = 0},
+		{.pid = 7344, .name = "link.exe", .cpus = 0.8, .nice = 0},
+		{.pid = 2212, .name = "backup.exe", .cpus = 0.3, .nice = -5},
+	};
+	unsigned busy[8] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000};
+
+	run_setup(r, NULL, 8, busy, NULL);
+	r->in.system = SATURATE_SYSTEM_WINDOWS;
+	r->in.run = step(8, 4.1e6, 5, 0.51);
+	r->in.competitors = c;
+	r->in.competitor_count = ARRAY_SIZE(c);
+}
+
+static void golden_groups(struct run *r)
+{
+	run_groups(r, 0, 44);
+}
+
+static void test_windows_golden(void **state)
+{
+	static const struct {
+		const char *name;
+		void (*setup)(struct run *r);
+		enum saturate_kind kind;
+	} cases[] = {
+		{"windows-hybrid-24h2", golden_hybrid,
+		 SATURATE_KIND_CORE_KINDS},
+		{"windows-parking", golden_parked, SATURATE_KIND_PARKED},
+		{"windows-inference", golden_inference,
+		 SATURATE_KIND_CONTENTION},
+		{"windows-processor-groups", golden_groups,
+		 SATURATE_KIND_GROUPS},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct run r;
+
+		cases[i].setup(&r);
+		run_judge(&r);
+		assert_true(saturate_found(&r.r, cases[i].kind));
+		golden_compare(&r, cases[i].name);
+		run_free(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1111,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_windows_hybrid),
 		cmocka_unit_test(test_windows_parked),
 		cmocka_unit_test(test_windows_job_rate),
+		cmocka_unit_test(test_windows_golden),
 	};
 	int failed;
 

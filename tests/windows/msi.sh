@@ -128,6 +128,16 @@ wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
 result $? "the installed cpupolicyctl.exe check passes on the installed rules" ||
 	show "$OUT"
 
+# The four ready rules, beside rules.d (not in it), each a Windows file.
+ls "$DATA/examples" 2>/dev/null | tr -d '\r' | sort | tr '\n' ' ' >"$OUT"
+grep -qx 'windows-hybrid-24h2.rules windows-inference.rules windows-parking.rules windows-processor-groups.rules ' "$OUT"
+result $? "the four example rule files under ProgramData\\cpupolicy\\examples" ||
+	show "$OUT"
+wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
+	check --system windows "C:\\ProgramData\\cpupolicy\\examples" >"$OUT" 2>&1
+result $? "the installed cpupolicyctl.exe check passes on the examples" ||
+	show "$OUT"
+
 # The administrator's own rule file and config edit, which removal keeps.
 printf 'version = 1;\r\nrules = ();\r\n' >"$LOCAL_RULE"
 echo '; edited by the administrator' >>"$DATA/cpupolicyd.conf"
