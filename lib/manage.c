@@ -991,6 +991,11 @@ void manage_rescan(struct manage *m)
 		    0)
 			continue;
 		pidmap_put(&seen, pids[i], (void *)(uintptr_t)start);
+		/* A main thread that ended before its exit event reached us:
+		 * the process is not to be matched again on what it lost. */
+		if (p && p->start_time == start && !p->leader_exited &&
+		    procinfo_zombie(m->options.procfs, pids[i]))
+			p->leader_exited = true;
 		if (p && (p->start_time != start ||
 			  (p->leader_exited && procinfo_ended(pids[i])))) {
 			manage_forget(m, pids[i], false);
@@ -1071,8 +1076,9 @@ void manage_set_rules(struct manage *m, const struct rules *rules)
 	for (size_t i = 0; i < count; i++) {
 		struct manage_proc *p = pidmap_get(&m->procs, pids[i]);
 
-		if (p && p->leader_exited &&
-		    procinfo_zombie(m->options.procfs, pids[i])) {
+		if (p && procinfo_zombie(m->options.procfs, pids[i])) {
+			p->leader_exited =
+				true; /* its event may be on its way */
 			manage_keep_rule(m, p);
 			continue;
 		}

@@ -530,6 +530,30 @@ static void test_leader_exits_first(void **state)
 	assert_null(manage_find(&m, 800));
 }
 
+/* The main thread ended, and a rescan or a reload reads /proc before its
+ * exit event arrives: the facts are gone, yet the process keeps its rule
+ * (and its hold) rather than be restored as one no rule matches. */
+static void test_leader_exit_event_late(void **state)
+{
+	struct stub_proc *p;
+
+	(void)state;
+	p = stub_start(810, "/usr/bin/raised", 2);
+	manage_exec(&m, 810);
+	p->zombie = true;
+	stub_drop_thread(p, 810);
+	manage_rescan(&m);
+	assert_non_null(manage_find(&m, 810));
+	manage_set_rules(&m, &rules);
+	assert_non_null(manage_find(&m, 810));
+	assert_int_equal(nice_of(810, 811), -6);
+	manage_exit(&m, 810, 810); /* the late event */
+	assert_non_null(manage_find(&m, 810));
+	stub_drop_thread(p, 811);
+	manage_exit(&m, 810, 811);
+	assert_null(manage_find(&m, 810));
+}
+
 /* Windows: the class is the process's. Threads read after the first was
  * written show the rule's class, yet their original is the class the
  * process had: a rule that then sets only thread levels gives the class
@@ -585,6 +609,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_windows_class_is_the_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_child_exec_unmatched,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leader_exit_event_late,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_exits_first, setup,
 						teardown),
