@@ -52,6 +52,13 @@ struct procinfo_pin {
 
 /* procinfo.c: processes and threads */
 void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts);
+/* linux/procinfo.c, windows/procinfo.c: one fact (a MATCH_FACT_ bit), and
+ * whether the file behind an exe path is the one the process runs; -1
+ * where it cannot be read. procinfo_fetch asks them. */
+int procinfo_fact(const struct procinfo *pi, unsigned fact,
+		  struct facts *facts);
+int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
+		  enum match_file *file);
 int procinfo_pids(const char *procfs, pid_t **pids, size_t *count);
 int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
 		     size_t *count);

@@ -465,52 +465,31 @@ static int procinfo_exe_file(pid_t pid, const char *exe, enum match_file *file)
 	return 0;
 }
 
-static int procinfo_file(void *ctx, struct facts *facts, unsigned path_bit)
+/* One fact of a process, for procinfo_fetch (procinfo.c). */
+int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
 {
-	const struct procinfo *pi = ctx;
-	bool parent = path_bit == MATCH_FACT_PARENT_EXE;
-
-	if (!((facts->have | facts->failed) & path_bit))
-		procinfo_fetch(ctx, path_bit, facts);
-	if (!(facts->have & path_bit))
+	switch (fact) {
+	case MATCH_FACT_EXE:
+		return procinfo_exe(pi->pid, facts->exe, sizeof(facts->exe));
+	case MATCH_FACT_COMM:
+		return procinfo_comm(pi->pid, facts->comm, sizeof(facts->comm));
+	case MATCH_FACT_CMDLINE:
+		return procinfo_cmdline(pi->pid, facts->cmdline,
+					sizeof(facts->cmdline));
+	case MATCH_FACT_CREDS:
+		return procinfo_creds(pi->pid, facts);
+	case MATCH_FACT_PARENT_EXE:
+		return procinfo_parent_exe(pi->pid, facts);
+	default: /* no cgroups: check refuses the key */
 		return -1;
-	return parent ? procinfo_exe_file(facts->ppid, facts->parent_exe,
-					  &facts->parent_exe_file)
-		      : procinfo_exe_file(pi->pid, facts->exe,
-					  &facts->exe_file);
+	}
 }
 
-void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
+int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
+		  enum match_file *file)
 {
-	const struct procinfo *pi = ctx;
-	int status = 0;
-
-	if (wanted & MATCH_FACT_EXE)
-		status = procinfo_exe(pi->pid, facts->exe, sizeof(facts->exe));
-	else if (wanted & MATCH_FACT_COMM)
-		status = procinfo_comm(pi->pid, facts->comm,
-				       sizeof(facts->comm));
-	else if (wanted & MATCH_FACT_CMDLINE)
-		status = procinfo_cmdline(pi->pid, facts->cmdline,
-					  sizeof(facts->cmdline));
-	else if (wanted & MATCH_FACT_CREDS)
-		status = procinfo_creds(pi->pid, facts);
-	else if (wanted & MATCH_FACT_CGROUP)
-		status = -1; /* no cgroups: check refuses the key */
-	else if (wanted & MATCH_FACT_PARENT_EXE)
-		status = procinfo_parent_exe(pi->pid, facts);
-	else if (wanted & MATCH_FACT_EXE_FILE)
-		status = procinfo_file(ctx, facts, MATCH_FACT_EXE);
-	else if (wanted & MATCH_FACT_PARENT_EXE_FILE)
-		status = procinfo_file(ctx, facts, MATCH_FACT_PARENT_EXE);
-	else
-		return;
-	if (status < 0)
-		facts->failed |= wanted & -wanted;
-	else
-		facts->have |= wanted & -wanted;
-	if (wanted & (wanted - 1))
-		procinfo_fetch(ctx, wanted & (wanted - 1), facts);
+	(void)pi;
+	return procinfo_exe_file(pid, exe, file);
 }
 
 static void procinfo_push(pid_t **out, size_t *count, size_t *cap, DWORD id)
