@@ -140,17 +140,23 @@ $(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
 
-# Every unit test links the one main helper, tests/unit/unit.c.
+# Every unit test links the one main helper, tests/unit/unit.c, and
+# takes what it uses of the shared fixtures (tests/unit/*fix.c) from an
+# archive, so that a test gets only the ones it calls.
 UNIT_MAIN := $(BUILD)/tests/unit/unit.o
-.SECONDARY: $(UNIT_MAIN)
+UNIT_FIX := $(BUILD)/tests/unit/libfix.a
+UNIT_FIX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*fix.c))
+.SECONDARY: $(UNIT_MAIN) $(UNIT_FIX_OBJ)
+$(UNIT_FIX): $(UNIT_FIX_OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
-	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_MAIN) $(LIBCP) \
-	$(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(LIBCP)
+	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_MAIN) $(UNIT_FIX) \
+	$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
+$(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(UNIT_LINK)
-$(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(LIBCP)
+$(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(UNIT_LINK)

@@ -169,19 +169,23 @@ windows-smoke: windows-deps $(WIN_BUILD)/smoke.exe
 WIN_UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/windows/test_*.c)
 WIN_UNIT_BIN := $(patsubst %.c,$(WIN_BUILD)/tests/%.exe,$(notdir $(WIN_UNIT_SRC)))
 WIN_UNIT_MAIN := $(WIN_OBJ)/tests/unit/unit.o
+WIN_UNIT_FIX := $(WIN_OBJ)/tests/unit/libfix.a
+WIN_UNIT_FIX_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/unit/*fix.c))
 WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
 	-DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
 	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
-	$(WIN_UNIT_MAIN) $(WIN_LIBCP) -static $(WIN_LIBS) \
+	$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_LIBCP) -static $(WIN_LIBS) \
 	$(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null) -lm
-.SECONDARY: $(WIN_UNIT_MAIN)
-$(WIN_UNIT_MAIN): WIN_CPPFLAGS += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
-$(WIN_BUILD)/tests/%.exe: tests/unit/%.c $(WIN_UNIT_MAIN) $(WIN_LIBCP) \
+.SECONDARY: $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ)
+$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
+$(WIN_UNIT_FIX): $(WIN_UNIT_FIX_OBJ)
+	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
+$(WIN_BUILD)/tests/%.exe: tests/unit/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_LIBCP) \
 		| $(WIN_CMOCKA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(WIN_UNIT_LINK)
-$(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_LIBCP) \
+$(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_LIBCP) \
 		| $(WIN_CMOCKA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"

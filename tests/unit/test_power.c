@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "powerfix.h"
 #include "unit.h"
 
 #include "log.h"
@@ -186,60 +187,10 @@ void knobs_latency_release(const struct knobs *kn, int *handle)
 	*handle = -1;
 }
 
-/* The journal, in a state directory of the test's. */
-
-static char root[512], state[600], journal[640];
-
-static int setup(void **state_)
-{
-	const char *tmp = getenv("TEMP");
-
-	(void)state_;
-	/* Made through the seam, for the daemon's user alone: TEMP where
-	 * the system names one (Windows), else /tmp. */
-	snprintf(root, sizeof(root), "%s/cpupolicy-power-%d-%lld",
-		 tmp && *tmp ? tmp : "/tmp", (int)procinfo_self(),
-		 timing_now_ns() % 1000000000);
-	if (statefile_mkdir(root) != OS_OK)
-		return -1;
-	snprintf(state, sizeof(state), "%s/state", root);
-	snprintf(journal, sizeof(journal), "%s/journal", state);
-	return 0;
-}
-
-static int teardown(void **state_)
-{
-	(void)state_;
-	unlink(journal);
-	rmdir(state);
-	rmdir(root);
-	return 0;
-}
-
-static bool journal_exists(void)
-{
-	return access(journal, F_OK) == 0;
-}
-
 static void open_power(struct power *pw)
 {
 	stub_reset();
-	unlink(journal);
-	assert_int_equal(apply_power_open(pw, "/sys", "/dev", "/proc", state),
-			 0);
-}
-
-/* The journal replayed, as the next start or "cpupolicyctl restore"
- * does it: what apply_power_restore_all returns. */
-static int replay(void)
-{
-	struct power pw;
-	int restored = -2;
-
-	if (apply_power_open(&pw, "/sys", "/dev", "/proc", state) == 0)
-		restored = apply_power_restore_all(&pw);
-	apply_power_close(&pw);
-	return restored;
+	powerfix_open(pw);
 }
 
 /* As a crash: the process ends with everything held and the journal as
@@ -260,25 +211,7 @@ static void assert_originals(void)
 	for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
 		assert_string_equal(value_of(stub_machine[i].key),
 				    stub_machine[i].original);
-	assert_false(journal_exists());
-}
-
-static struct rule_power want_of(void)
-{
-	return (struct rule_power){.min_online = -1, .idle_latency_us = -1};
-}
-
-static void set(struct power *pw, const struct rule_power *a,
-		const struct rule_power *b)
-{
-	struct power_want want;
-
-	power_want_init(&want);
-	if (a)
-		power_want_add(&want, a, 20);
-	if (b)
-		power_want_add(&want, b, 20);
-	apply_power_set(pw, &want);
+	assert_false(powerfix_journal_exists());
 }
 
 static size_t write_index(const char *write)
@@ -293,7 +226,7 @@ static size_t write_index(const char *write)
 
 static void test_combine(void **state_)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power_want w;
 
 	(void)state_;
@@ -324,14 +257,14 @@ static void test_combine(void **state_)
  * held. Released: every original back, no journal left. */
 static void test_take_and_release(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
 	a.parking = RULE_PARKING_OFF;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(value_of("/gov/a"), "performance");
 	assert_string_equal(value_of("/cpu/1/online"), "1");
 	assert_int_equal(pw.knob_count, 4);
@@ -341,10 +274,10 @@ static void test_take_and_release(void **state_)
 	assert_null(journal_find(&pw.journal, "/cpu/2/online"));
 	assert_true(pw.latency_fd >= 0);
 	assert_int_equal(pw.latency_us, 20);
-	assert_true(journal_exists());
-	set(&pw, &a, NULL);
+	assert_true(powerfix_journal_exists());
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(stub.held_original, "schedutil");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	assert_int_equal(pw.knob_count, 0);
 	assert_int_equal(pw.latency_fd, -1);
@@ -354,16 +287,16 @@ static void test_take_and_release(void **state_)
 /* Given back in the backend's order: a CPU online last. */
 static void test_order(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
 	a.parking = RULE_PARKING_OFF;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	stub.write_count = 0;
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_true(write_index("/gov/a=schedutil") <
 		    write_index("/cpu/1/online=0"));
 	assert_true(write_index("/gov/b=schedutil") <
@@ -372,10 +305,10 @@ static void test_order(void **state_)
 
 	/* The same at replay. */
 	open_power(&pw);
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	crash_now(&pw);
 	stub.write_count = 0;
-	assert_int_equal(replay(), 3);
+	assert_int_equal(powerfix_replay(), 3);
 	assert_true(write_index("/gov/a=schedutil") <
 		    write_index("/cpu/1/online=0"));
 	assert_originals();
@@ -385,29 +318,29 @@ static void test_order(void **state_)
  * reassert it is set again. */
 static void test_someone_else(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	set_value("/gov/b", "powersave");
 	apply_power_check(&pw);
 	assert_null(journal_find(&pw.journal, "/gov/b"));
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_string_equal(value_of("/gov/b"), "powersave");
 	assert_string_equal(value_of("/gov/a"), "schedutil");
-	assert_false(journal_exists());
+	assert_false(powerfix_journal_exists());
 	apply_power_close(&pw);
 
 	open_power(&pw);
 	pw.reassert = true;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	set_value("/gov/b", "powersave");
 	apply_power_check(&pw);
 	assert_string_equal(value_of("/gov/b"), "performance");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 }
@@ -415,26 +348,26 @@ static void test_someone_else(void **state_)
 /* The replay leaves what someone else set since the crash. */
 static void test_replay_leaves_changed(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	crash_now(&pw);
 	set_value("/gov/b", "powersave");
-	assert_int_equal(replay(), 1);
+	assert_int_equal(powerfix_replay(), 1);
 	assert_string_equal(value_of("/gov/a"), "schedutil");
 	assert_string_equal(value_of("/gov/b"), "powersave");
-	assert_false(journal_exists());
+	assert_false(powerfix_journal_exists());
 }
 
 /* A want another power manager owns is left out, the others are not;
  * once it is gone the want is taken. */
 static void test_owned(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -442,13 +375,13 @@ static void test_owned(void **state_)
 	stub.governor_owner = "tuned";
 	a.governor = "performance";
 	a.epp = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(value_of("/gov/a"), "schedutil");
 	assert_string_equal(value_of("/epp"), "performance");
 	stub.governor_owner = NULL;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(value_of("/gov/a"), "performance");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 }
@@ -457,47 +390,47 @@ static void test_owned(void **state_)
  * written, and is dropped; the rest is restored. */
 static void test_replay_disowned(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 	FILE *f;
 
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	crash_now(&pw);
 	set_value("/secret", "planted");
-	f = fopen(journal, "ab");
+	f = fopen(powerfix_journal, "ab");
 	assert_non_null(f);
 	fputs("/secret\ttheirs\tplanted\n", f);
 	assert_int_equal(fclose(f), 0);
 	stub.write_count = 0;
-	assert_int_equal(replay(), 2);
+	assert_int_equal(powerfix_replay(), 2);
 	assert_string_equal(value_of("/secret"), "planted");
 	assert_string_equal(value_of("/gov/a"), "schedutil");
 	assert_int_equal(stub.write_count, 2);
-	assert_false(journal_exists());
+	assert_false(powerfix_journal_exists());
 }
 
 /* A write refused: not held, nothing journaled for it. A knob gone
  * mid-hold: forgotten at release. */
 static void test_refused_and_gone(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	stub_knob("/gov/b")->refuse = true;
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_int_equal(pw.knob_count, 1);
 	assert_null(journal_find(&pw.journal, "/gov/b"));
 	stub_knob("/gov/a")->gone = true;
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_int_equal(pw.knob_count, 0);
 	assert_int_equal(pw.journal.count, 0);
-	assert_false(journal_exists());
+	assert_false(powerfix_journal_exists());
 	apply_power_close(&pw);
 }
 
@@ -505,15 +438,15 @@ static void test_refused_and_gone(void **state_)
  * try. */
 static void test_failed_restore_kept(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.epp = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	stub_knob("/epp")->refuse = true;
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_int_equal(pw.journal.count, 1);
 	assert_int_equal(apply_power_restore_all(&pw), -1);
 	assert_int_equal(pw.journal.count, 1);
@@ -523,71 +456,43 @@ static void test_failed_restore_kept(void **state_)
 	apply_power_close(&pw);
 }
 
-/* What a crash at a step leaves: the knobs' values and the journal. */
-static struct {
-	int at;	   /* the step to keep; counts down */
-	int steps; /* steps seen */
-	bool kept;
-	char values[STUB_KNOBS][JOURNAL_VALUE_MAX];
-	char *journal; /* NULL: none */
-} crash;
+/* What a crash at a step leaves of the knobs (the journal is the
+ * fixture's to keep). */
+static char crash_values[STUB_KNOBS][JOURNAL_VALUE_MAX];
 
-static void crash_hook(const char *step)
+static void crash_keep(void)
 {
-	size_t len;
-
-	(void)step;
-	crash.steps++;
-	if (--crash.at != 0)
-		return;
-	crash.kept = true;
 	for (size_t i = 0; i < stub.count; i++)
-		snprintf(crash.values[i], JOURNAL_VALUE_MAX, "%s",
+		snprintf(crash_values[i], JOURNAL_VALUE_MAX, "%s",
 			 stub.knobs[i].value);
-	if (util_read_file(journal, 1 << 20, &crash.journal, &len) < 0)
-		crash.journal = NULL;
 }
 
-/* The system as the crash left it. */
-static void crash_restore(void)
+static void crash_put_back(void)
 {
-	FILE *f;
-
 	for (size_t i = 0; i < stub.count; i++)
 		snprintf(stub.knobs[i].value, JOURNAL_VALUE_MAX, "%s",
-			 crash.values[i]);
-	unlink(journal);
-	if (!crash.journal)
-		return;
-	f = fopen(journal, "wb"); /* no CR LF on Windows */
-	assert_non_null(f);
-	fputs(crash.journal, f);
-	assert_int_equal(fclose(f), 0);
-	free(crash.journal);
-	crash.journal = NULL;
+			 crash_values[i]);
 }
 
 /* One full run: take several knobs, change some, give everything back. */
 static void crash_run(int at)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power pw;
 
 	open_power(&pw);
-	crash.at = at;
-	crash.steps = 0;
-	crash.kept = false;
-	pw.step_hook = crash_hook;
+	powerfix_crash_arm(at, crash_keep, crash_put_back);
+	pw.step_hook = powerfix_crash_hook;
 	a.governor = "performance";
 	a.min_online = 60;
 	b.epp = "performance";
 	b.parking = RULE_PARKING_OFF;
-	set(&pw, &a, NULL);
-	set(&pw, &a, &b);
+	powerfix_set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, &b);
 	a.governor = "powersave";
-	set(&pw, &a, &b);
-	set(&pw, &a, NULL);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, &a, &b);
+	powerfix_set(&pw, &a, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	apply_power_close(&pw);
 }
 
@@ -597,24 +502,24 @@ static void test_crash_at_each_step(void **state_)
 
 	(void)state_;
 	crash_run(-1); /* count only */
-	steps = crash.steps;
+	steps = powerfix_crash.steps;
 	assert_originals();
 	assert_true(steps > 10);
 	for (int step = 1; step <= steps; step++) {
 		bool changed;
 
 		crash_run(step);
-		assert_true(crash.kept);
-		crash_restore();
-		changed = journal_exists();
+		assert_true(powerfix_crash.kept);
+		powerfix_crash_restore();
+		changed = powerfix_journal_exists();
 		for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
 			changed =
 				changed || strcmp(value_of(stub_machine[i].key),
 						  stub_machine[i].original);
 		left_changed += changed;
-		assert_true(replay() >= 0);
+		assert_true(powerfix_replay() >= 0);
 		assert_originals();
-		assert_int_equal(replay(), 0);
+		assert_int_equal(powerfix_replay(), 0);
 	}
 	/* Most crashes leave something to restore. */
 	assert_true(left_changed > steps / 2);
@@ -637,5 +542,5 @@ int main(void)
 
 	log_init("test_power", LOG_LEVEL_ERROR);
 	return unit_run("power", (struct unit_table){0}, UNIT_TESTS(tests),
-			setup, teardown);
+			powerfix_setup, powerfix_teardown);
 }

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "powerfix.h"
 #include "unit.h"
 
 #include "log.h"
@@ -216,56 +217,10 @@ void knobs_latency_release(const struct knobs *kn, int *handle)
 	*handle = -1;
 }
 
-/* The journal, in a state directory of the test's. */
-
-static char root[512], state[600], journal[640];
-
-static int setup(void **state_)
-{
-	const char *tmp = getenv("TEMP");
-
-	(void)state_;
-	snprintf(root, sizeof(root), "%s/cpupolicy-winpower-%d-%lld",
-		 tmp && *tmp ? tmp : "/tmp", (int)procinfo_self(),
-		 timing_now_ns() % 1000000000);
-	if (statefile_mkdir(root) != OS_OK)
-		return -1;
-	snprintf(state, sizeof(state), "%s/state", root);
-	snprintf(journal, sizeof(journal), "%s/journal", state);
-	return 0;
-}
-
-static int teardown(void **state_)
-{
-	(void)state_;
-	unlink(journal);
-	rmdir(state);
-	rmdir(root);
-	return 0;
-}
-
-static bool journal_exists(void)
-{
-	return access(journal, F_OK) == 0;
-}
-
 static void open_power(struct power *pw)
 {
 	mem_reset();
-	unlink(journal);
-	assert_int_equal(apply_power_open(pw, "/sys", "/dev", "/proc", state),
-			 0);
-}
-
-static int replay(void)
-{
-	struct power pw;
-	int restored = -2;
-
-	if (apply_power_open(&pw, "/sys", "/dev", "/proc", state) == 0)
-		restored = apply_power_restore_all(&pw);
-	apply_power_close(&pw);
-	return restored;
+	powerfix_open(pw);
 }
 
 /* Everything as mem_reset left it, and no journal. */
@@ -281,25 +236,7 @@ static void assert_originals(void)
 	}
 	assert_string_equal(mem.active, WINPOWER_PLAN_BALANCED);
 	assert_string_equal(mem.overlay, WINPOWER_NULL_GUID);
-	assert_false(journal_exists());
-}
-
-static struct rule_power want_of(void)
-{
-	return (struct rule_power){.min_online = -1, .idle_latency_us = -1};
-}
-
-static void set(struct power *pw, const struct rule_power *a,
-		const struct rule_power *b)
-{
-	struct power_want want;
-
-	power_want_init(&want);
-	if (a)
-		power_want_add(&want, a, 20);
-	if (b)
-		power_want_add(&want, b, 20);
-	apply_power_set(pw, &want);
+	assert_false(powerfix_journal_exists());
 }
 
 static void plan_of(const struct rule_power *a, struct power_plan *plan)
@@ -334,7 +271,7 @@ static void assert_planned(const struct power_plan *plan, const char *scheme,
 /* The mapping, key by key. */
 static void test_plan(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power_plan plan = {0};
 
 	(void)state_;
@@ -360,7 +297,7 @@ static void test_plan(void **state_)
 
 	/* min_online, turbo off; the overlay not under High performance,
 	 * the settings in the plan switched to, the switch first. */
-	a = want_of();
+	a = powerfix_want();
 	a.min_online = 60;
 	a.turbo = RULE_TURBO_OFF;
 	a.profile = "low-power";
@@ -376,7 +313,7 @@ static void test_plan(void **state_)
 
 	/* A setting this Windows lacks is left out. */
 	mem.missing[1] = true;
-	a = want_of();
+	a = powerfix_want();
 	a.parking = RULE_PARKING_OFF;
 	plan_of(&a, &plan);
 	assert_int_equal(plan.count, 2);
@@ -440,7 +377,7 @@ static void test_keys(void **state_)
  * last holder goes, the originals at the end. */
 static void test_conflicting_holds(void **state_)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -451,13 +388,13 @@ static void test_conflicting_holds(void **state_)
 	b.parking = RULE_PARKING_OFF;
 	b.epp = "performance";
 	snprintf(b.plan, sizeof(b.plan), "high-performance");
-	set(&pw, &a, &b);
+	powerfix_set(&pw, &a, &b);
 	assert_string_equal(mem.active, HIGH);
 	assert_int_equal(value_of(HIGH, WINPOWER_CPMINCORES1, false), 100);
 	assert_int_equal(value_of(HIGH, WINPOWER_PERFEPP, true), 0);
 	assert_int_equal(
 		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFEPP, true), 25);
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(mem.active, WINPOWER_PLAN_BALANCED);
 	assert_int_equal(
 		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_CPMINCORES, true),
@@ -467,7 +404,7 @@ static void test_conflicting_holds(void **state_)
 	/* High performance's settings went back as the plan did. */
 	assert_int_equal(value_of(HIGH, WINPOWER_CPMINCORES1, false), 5);
 	assert_int_equal(value_of(HIGH, WINPOWER_PERFEPP, true), 25);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 }
@@ -476,7 +413,7 @@ static void test_conflicting_holds(void **state_)
  * nothing of it stays in the journal. */
 static void test_unwritable(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -484,7 +421,7 @@ static void test_unwritable(void **state_)
 	mem.refuse[0] = true; /* CPMINCORES */
 	a.parking = RULE_PARKING_OFF;
 	a.turbo = RULE_TURBO_ON;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_int_equal(
 		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_CPMINCORES, true),
 		10);
@@ -495,7 +432,7 @@ static void test_unwritable(void **state_)
 		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFBOOSTMODE, false),
 		2);
 	assert_int_equal(pw.journal.count, 4); /* CPMINCORES1, boost */
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 }
@@ -503,19 +440,19 @@ static void test_unwritable(void **state_)
 /* Someone else's value is theirs: not restored. */
 static void test_someone_else(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 	unsigned long *slot;
 
 	(void)state_;
 	open_power(&pw);
 	a.epp = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	slot = mem_slot(WINPOWER_PLAN_BALANCED, WINPOWER_SUB_PROCESSOR,
 			WINPOWER_PERFEPP, true);
 	*slot = 33;
 	apply_power_check(&pw);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_int_equal(*slot, 33);
 	assert_int_equal(
 		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFEPP, false), 50);
@@ -524,65 +461,38 @@ static void test_someone_else(void **state_)
 	apply_power_close(&pw);
 }
 
-/* What a crash at a step leaves: the store and the journal. */
-static struct {
-	int at;
-	int steps;
-	bool kept;
-	struct mem mem;
-	char *journal;
-} crash;
+/* What a crash at a step leaves of the store (the journal is the
+ * fixture's to keep). */
+static struct mem crash_mem;
 
-static void crash_hook(const char *step)
+static void crash_keep(void)
 {
-	size_t len;
-
-	(void)step;
-	crash.steps++;
-	if (--crash.at != 0)
-		return;
-	crash.kept = true;
-	crash.mem = mem;
-	if (util_read_file(journal, 1 << 20, &crash.journal, &len) < 0)
-		crash.journal = NULL;
+	crash_mem = mem;
 }
 
-static void crash_restore(void)
+static void crash_put_back(void)
 {
-	FILE *f;
-
-	mem = crash.mem;
-	unlink(journal);
-	if (!crash.journal)
-		return;
-	f = fopen(journal, "wb");
-	assert_non_null(f);
-	fputs(crash.journal, f);
-	assert_int_equal(fclose(f), 0);
-	free(crash.journal);
-	crash.journal = NULL;
+	mem = crash_mem;
 }
 
 static void crash_run(int at)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power pw;
 
 	open_power(&pw);
-	crash.at = at;
-	crash.steps = 0;
-	crash.kept = false;
-	pw.step_hook = crash_hook;
+	powerfix_crash_arm(at, crash_keep, crash_put_back);
+	pw.step_hook = powerfix_crash_hook;
 	a.min_online = 50;
 	a.profile = "performance";
 	b.parking = RULE_PARKING_OFF;
 	b.epp = "performance";
-	set(&pw, &a, NULL);
-	set(&pw, &a, &b);
+	powerfix_set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, &b);
 	snprintf(b.plan, sizeof(b.plan), "high-performance");
-	set(&pw, &a, &b);
-	set(&pw, &a, NULL);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, &a, &b);
+	powerfix_set(&pw, &a, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	apply_power_close(&pw);
 }
 
@@ -592,16 +502,16 @@ static void test_crash_at_each_step(void **state_)
 
 	(void)state_;
 	crash_run(-1);
-	steps = crash.steps;
+	steps = powerfix_crash.steps;
 	assert_originals();
 	assert_true(steps > 10);
 	for (int step = 1; step <= steps; step++) {
 		crash_run(step);
-		assert_true(crash.kept);
-		crash_restore();
-		assert_true(replay() >= 0);
+		assert_true(powerfix_crash.kept);
+		powerfix_crash_restore();
+		assert_true(powerfix_replay() >= 0);
 		assert_originals();
-		assert_int_equal(replay(), 0);
+		assert_int_equal(powerfix_replay(), 0);
 	}
 }
 
@@ -646,5 +556,5 @@ int main(void)
 
 	log_init("test_winpower", LOG_LEVEL_ERROR);
 	return unit_run("winpower", (struct unit_table){0}, UNIT_TESTS(tests),
-			setup, teardown);
+			powerfix_setup, powerfix_teardown);
 }

@@ -1,0 +1,136 @@
+/* The power tests' shared parts (powerfix.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "os.h"
+#include "powerfix.h"
+#include "util.h"
+
+char powerfix_state[600], powerfix_journal[640];
+static char powerfix_root[512];
+
+int powerfix_setup(void **state)
+{
+	const char *tmp = getenv("TEMP");
+
+	(void)state;
+	/* Made through the seam, for the daemon's user alone: TEMP where
+	 * the system names one (Windows), else /tmp. */
+	snprintf(powerfix_root, sizeof(powerfix_root),
+		 "%s/cpupolicy-power-%d-%lld", tmp && *tmp ? tmp : "/tmp",
+		 (int)procinfo_self(), timing_now_ns() % 1000000000);
+	if (statefile_mkdir(powerfix_root) != OS_OK)
+		return -1;
+	snprintf(powerfix_state, sizeof(powerfix_state), "%s/state",
+		 powerfix_root);
+	snprintf(powerfix_journal, sizeof(powerfix_journal), "%s/journal",
+		 powerfix_state);
+	return 0;
+}
+
+int powerfix_teardown(void **state)
+{
+	(void)state;
+	unlink(powerfix_journal);
+	rmdir(powerfix_state);
+	rmdir(powerfix_root);
+	return 0;
+}
+
+bool powerfix_journal_exists(void)
+{
+	return access(powerfix_journal, F_OK) == 0;
+}
+
+void powerfix_open(struct power *pw)
+{
+	unlink(powerfix_journal);
+	assert_int_equal(
+		apply_power_open(pw, "/sys", "/dev", "/proc", powerfix_state),
+		0);
+}
+
+int powerfix_replay(void)
+{
+	struct power pw;
+	int restored = -2;
+
+	if (apply_power_open(&pw, "/sys", "/dev", "/proc", powerfix_state) == 0)
+		restored = apply_power_restore_all(&pw);
+	apply_power_close(&pw);
+	return restored;
+}
+
+struct rule_power powerfix_want(void)
+{
+	return (struct rule_power){.min_online = -1, .idle_latency_us = -1};
+}
+
+void powerfix_set(struct power *pw, const struct rule_power *a,
+		  const struct rule_power *b)
+{
+	struct power_want want;
+
+	power_want_init(&want);
+	if (a)
+		power_want_add(&want, a, 20);
+	if (b)
+		power_want_add(&want, b, 20);
+	apply_power_set(pw, &want);
+}
+
+struct powerfix_crash powerfix_crash;
+
+static struct {
+	int at; /* the step to keep; counts down */
+	void (*keep)(void), (*put_back)(void);
+	char *journal; /* NULL: none */
+} powerfix_kept;
+
+void powerfix_crash_arm(int at, void (*keep)(void), void (*put_back)(void))
+{
+	powerfix_crash = (struct powerfix_crash){0};
+	free(powerfix_kept.journal);
+	powerfix_kept.journal = NULL;
+	powerfix_kept.at = at;
+	powerfix_kept.keep = keep;
+	powerfix_kept.put_back = put_back;
+}
+
+void powerfix_crash_hook(const char *step)
+{
+	size_t len;
+
+	(void)step;
+	powerfix_crash.steps++;
+	if (--powerfix_kept.at != 0)
+		return;
+	powerfix_crash.kept = true;
+	powerfix_kept.keep();
+	if (util_read_file(powerfix_journal, 1 << 20, &powerfix_kept.journal,
+			   &len) < 0)
+		powerfix_kept.journal = NULL;
+}
+
+void powerfix_crash_restore(void)
+{
+	FILE *f;
+
+	powerfix_kept.put_back();
+	unlink(powerfix_journal);
+	if (!powerfix_kept.journal)
+		return;
+	f = fopen(powerfix_journal, "wb"); /* no CR LF on Windows */
+	assert_non_null(f);
+	fputs(powerfix_kept.journal, f);
+	assert_int_equal(fclose(f), 0);
+	free(powerfix_kept.journal);
+	powerfix_kept.journal = NULL;
+}

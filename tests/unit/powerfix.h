@@ -1,0 +1,44 @@
+/* What the power tests share (test_power.c over Linux-like knobs,
+ * test_winpower.c over a Windows power-scheme store): a state directory
+ * of the test's with the journal in it; the holds engine opened on it and
+ * the journal replayed as the next start does; wants from rule powers;
+ * and a crash at a step — the store and the journal as it left them —
+ * put back for the replay. The store is each test's: it says how to keep
+ * and put back its values. */
+#ifndef CPUPOLICY_POWERFIX_H
+#define CPUPOLICY_POWERFIX_H
+
+#include <stdbool.h>
+
+#include "power.h"
+
+extern char powerfix_state[600], powerfix_journal[640];
+
+/* cmocka's group setup and teardown: the directory, made and removed. */
+int powerfix_setup(void **state);
+int powerfix_teardown(void **state);
+bool powerfix_journal_exists(void);
+/* No journal, and the engine open on the state directory. */
+void powerfix_open(struct power *pw);
+/* The journal replayed: what apply_power_restore_all returns (-2: the
+ * engine would not open). */
+int powerfix_replay(void);
+struct rule_power powerfix_want(void);
+/* The wants of two holders (NULL: none) applied. */
+void powerfix_set(struct power *pw, const struct rule_power *a,
+		  const struct rule_power *b);
+
+/* A crash at step `at` of a run (-1: count the steps only): set
+ * powerfix_crash_hook as the engine's step hook after powerfix_crash_arm;
+ * at that step the store's keep() and the journal file are taken, and
+ * powerfix_crash_restore() puts both back as the crash left them. */
+struct powerfix_crash {
+	int steps; /* seen in the run */
+	bool kept; /* the step came */
+};
+extern struct powerfix_crash powerfix_crash;
+void powerfix_crash_arm(int at, void (*keep)(void), void (*put_back)(void));
+void powerfix_crash_hook(const char *step);
+void powerfix_crash_restore(void);
+
+#endif
