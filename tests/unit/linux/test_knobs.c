@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "power.h"
+#include "powerfix.h"
 #include "unit.h"
 #include "util.h"
 
@@ -369,24 +370,6 @@ static void assert_logged(const char *log, const char *what)
 		fail_msg("not logged: '%s'; the log:\n%s", what, log);
 }
 
-static struct rule_power want_of(void)
-{
-	return (struct rule_power){.min_online = -1, .idle_latency_us = -1};
-}
-
-static void set(struct power *pw, const struct rule_power *a,
-		const struct rule_power *b)
-{
-	struct power_want want;
-
-	power_want_init(&want);
-	if (a)
-		power_want_add(&want, a, 20);
-	if (b)
-		power_want_add(&want, b, 20);
-	apply_power_set(pw, &want);
-}
-
 #define GOV(n) "sys/devices/system/cpu/cpufreq/policy" #n "/scaling_governor"
 #define EPP(n)                                                                 \
 	"sys/devices/system/cpu/cpufreq/policy" #n                             \
@@ -422,7 +405,7 @@ static void assert_originals(void)
  * one's values apply; when both go, every original is back. */
 static void test_conflicting_holds(void **state_)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -432,19 +415,19 @@ static void test_conflicting_holds(void **state_)
 	b.governor = "performance";
 	b.epp = "performance";
 	b.turbo = RULE_TURBO_ON;
-	set(&pw, &a, &b);
+	powerfix_set(&pw, &a, &b);
 	assert_string_equal(get(GOV(0)), "performance");
 	assert_string_equal(get(GOV(15)), "performance");
 	assert_string_equal(get(EPP(9)), "performance");
 	assert_string_equal(get("sys/devices/system/cpu/intel_pstate/no_turbo"),
 			    "0");
 	assert_int_equal(pw.journal.count, 2 * CPUS + 1);
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(get(GOV(0)), "powersave");
 	assert_string_equal(get(EPP(9)), "balance_performance");
 	assert_string_equal(get("sys/devices/system/cpu/intel_pstate/no_turbo"),
 			    "1");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	assert_int_equal(pw.journal.count, 0);
 	apply_power_close(&pw);
@@ -453,39 +436,39 @@ static void test_conflicting_holds(void **state_)
 /* min_online counts what was online before: no flapping of its own. */
 static void test_min_online_and_parking(void **state_)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.min_online = 75; /* 12 of 16: cpu8-11 come online */
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(get(ONLINE(11)), "1");
 	assert_string_equal(get(ONLINE(12)), "0");
-	set(&pw, &a, NULL); /* again: nothing moves */
+	powerfix_set(&pw, &a, NULL); /* again: nothing moves */
 	assert_string_equal(get(ONLINE(11)), "1");
 	assert_string_equal(get(ONLINE(12)), "0");
 	b.parking = RULE_PARKING_OFF;
-	set(&pw, &a, &b);
+	powerfix_set(&pw, &a, &b);
 	assert_string_equal(get(ONLINE(15)), "1");
 	assert_string_equal(get(QOS(3)), "20");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 }
 
 static void test_cpu_disappears(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.parking = RULE_PARKING_OFF;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(get(ONLINE(15)), "1");
 	run("rm -rf %s/sys/devices/system/cpu/cpu15", root);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_string_equal(get(ONLINE(14)), "0");
 	assert_int_equal(pw.journal.count, 0);
 	assert_int_equal(pw.knob_count, 0);
@@ -495,7 +478,7 @@ static void test_cpu_disappears(void **state_)
 /* A knob that cannot be written: a clear line, no journal left behind. */
 static void test_unwritable_knob(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -504,10 +487,10 @@ static void test_unwritable_knob(void **state_)
 	    "%s/sys/firmware/acpi/platform_profile",
 	    root, root);
 	a.profile = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_int_equal(pw.journal.count, 0);
 	assert_int_equal(pw.knob_count, 0);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	apply_power_close(&pw);
 }
 
@@ -515,17 +498,17 @@ static void test_unwritable_knob(void **state_)
  * not restored; with reassert it is set again. */
 static void test_someone_else(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	put(GOV(2), "powersave\n");
 	apply_power_check(&pw);
 	assert_string_equal(get(GOV(2)), "powersave");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_string_equal(get(GOV(2)), "powersave");
 	assert_string_equal(get(GOV(3)), "schedutil");
 	assert_int_equal(pw.journal.count, 0);
@@ -533,11 +516,11 @@ static void test_someone_else(void **state_)
 
 	open_power(&pw);
 	pw.reassert = true;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	put(GOV(2), "powersave\n");
 	apply_power_check(&pw);
 	assert_string_equal(get(GOV(2)), "performance");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_string_equal(get(GOV(2)), "schedutil");
 	apply_power_close(&pw);
 }
@@ -546,18 +529,18 @@ static void test_someone_else(void **state_)
  * try; "nothing to restore" is never said of it. */
 static void test_failed_restore_kept(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
 	open_power(&pw);
 	a.profile = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_int_equal(pw.journal.count, 1);
 	run("mv %s/sys/firmware/acpi/platform_profile %s/saved && mkdir "
 	    "%s/sys/firmware/acpi/platform_profile",
 	    root, root, root);
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_int_equal(pw.journal.count, 1);
 	assert_int_equal(apply_power_restore_all(&pw), -1);
 	assert_int_equal(pw.journal.count, 1);
@@ -602,7 +585,7 @@ static void fake_process(int pid, const char *comm, unsigned uid,
 
 static void test_owner_refused(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -613,11 +596,11 @@ static void test_owner_refused(void **state_)
 		     "/usr/libexec/power-profiles-daemon");
 	a.profile = "performance";
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(get("sys/firmware/acpi/platform_profile"),
 			    "balanced");
 	assert_string_equal(get(GOV(1)), "performance");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 }
@@ -627,7 +610,7 @@ static void test_owner_refused(void **state_)
  * daemon keeps its settings. */
 static void test_owner_look_alike(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	char *copy = xasprintf("%s/tuned", root);
 	struct power pw;
 
@@ -639,11 +622,11 @@ static void test_owner_look_alike(void **state_)
 		     "/usr/libexec/power-profiles-daemon");
 	a.profile = "performance";
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(get("sys/firmware/acpi/platform_profile"),
 			    "performance");
 	assert_string_equal(get(GOV(1)), "performance");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	apply_power_close(&pw);
 	free(copy);
@@ -666,18 +649,18 @@ static void crash_hook(const char *step)
 /* One full run: take several knobs, change one, give everything back. */
 static void crash_run(struct power *pw)
 {
-	struct rule_power a = want_of(), b = want_of();
+	struct rule_power a = powerfix_want(), b = powerfix_want();
 
 	a.governor = "performance";
 	a.min_online = 60;
 	b.epp = "performance";
 	b.parking = RULE_PARKING_OFF;
-	set(pw, &a, NULL);
-	set(pw, &a, &b);
+	powerfix_set(pw, &a, NULL);
+	powerfix_set(pw, &a, &b);
 	a.governor = "powersave";
-	set(pw, &a, &b);
-	set(pw, &a, NULL);
-	set(pw, NULL, NULL);
+	powerfix_set(pw, &a, &b);
+	powerfix_set(pw, &a, NULL);
+	powerfix_set(pw, NULL, NULL);
 }
 
 /* A crash between any two steps, then the journal replayed (as the next
@@ -742,7 +725,7 @@ static void test_crash_at_each_step(void **state_)
  * leaves theirs, logs it, and restores the rest. */
 static void test_replay_leaves_changed(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 	char *log;
 	int restored;
@@ -750,7 +733,7 @@ static void test_replay_leaves_changed(void **state_)
 	(void)state_;
 	open_power(&pw);
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	crash(&pw);
 	put(GOV(2), "powersave\n");
 	capture_start();
@@ -791,7 +774,7 @@ static void test_replay_change_in_flight(void **state_)
  * CPUs come up with the machine's defaults. Nothing of it is replayed. */
 static void test_other_boot_dropped(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 	char *log;
 	int restored;
@@ -799,7 +782,7 @@ static void test_other_boot_dropped(void **state_)
 	(void)state_;
 	open_power(&pw);
 	a.parking = RULE_PARKING_OFF;
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	crash(&pw);
 	assert_string_equal(get(ONLINE(8)), "1");
 	put("proc/sys/kernel/random/boot_id", EARLIER_BOOT_ID "\n");
@@ -844,7 +827,7 @@ static void test_journal_version_1(void **state_)
  * no setting is changed without a journal to record it in. */
 static void test_journal_newer_left(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 	char *before;
 
@@ -857,7 +840,7 @@ static void test_journal_newer_left(void **state_)
 	assert_int_equal(apply_power_open(&pw, sysfs, dev, procfs, state), -1);
 	assert_int_equal(apply_power_restore_all(&pw), 0);
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	apply_power_close(&pw);
 	assert_string_equal(get(ONLINE(9)), "1");
 	assert_string_equal(get(GOV(0)), "schedutil");
@@ -883,7 +866,7 @@ static void test_journal_unknown_line(void **state_)
  * (their policies' files fail with EBUSY then). */
 static void test_release_order(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -893,15 +876,16 @@ static void test_release_order(void **state_)
 	a.parking = RULE_PARKING_OFF;
 	a.governor = "performance";
 	a.epp = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(get(ONLINE(12)), "1");
 	assert_string_equal(get(GOV(12)), "performance");
 	a.parking = RULE_PARKING_UNSET;
-	set(&pw, &a, NULL); /* CPUs 8-15 go, their policies with them */
+	powerfix_set(&pw, &a,
+		     NULL); /* CPUs 8-15 go, their policies with them */
 	assert_string_equal(get(ONLINE(12)), "0");
 	assert_string_equal(get(GOV(12)), "schedutil");
 	assert_string_equal(get(GOV(3)), "performance");
-	set(&pw, NULL, NULL);
+	powerfix_set(&pw, NULL, NULL);
 	assert_originals();
 	assert_int_equal(pw.journal.count, 0);
 	apply_power_close(&pw);
@@ -912,7 +896,7 @@ static void test_release_order(void **state_)
  * left by a crash. */
 static void test_replay_order(void **state_)
 {
-	struct rule_power a = want_of();
+	struct rule_power a = powerfix_want();
 	struct power pw;
 
 	(void)state_;
@@ -921,7 +905,7 @@ static void test_replay_order(void **state_)
 	pw.step_hook = model_hook;
 	a.parking = RULE_PARKING_OFF;
 	a.governor = "performance";
-	set(&pw, &a, NULL);
+	powerfix_set(&pw, &a, NULL);
 	crash(&pw);
 	assert_true(replay() > 0);
 	assert_originals();
