@@ -185,8 +185,9 @@ static int import_ananicy_read(struct ananicy *a, char **dirs, int count,
 		struct import_inputs in = {0};
 		int status = import_walk(&in, dirs[i], "", 0);
 
-		qsort(in.list, in.count, sizeof(*in.list),
-		      import_compare_input);
+		if (in.count)
+			qsort(in.list, in.count, sizeof(*in.list),
+			      import_compare_input);
 		for (size_t k = 0; k < in.count; k++) {
 			char *text;
 			size_t len;

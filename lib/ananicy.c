@@ -952,10 +952,10 @@ static void ananicy_write_left_out(FILE *out, const struct ananicy_job *j,
 	size_t len;
 
 	fprintf(out,
-		"\n# Left out: \"%s\" raises priority and matches only "
-		"on a process name,\n# which any user can give a "
-		"process. Import again with --user NAME or\n# --group "
-		"NAME (who may have it) or --allow-spoofable (anyone).\n",
+		"\n# Left out: \"%s\"\n# raises priority and matches "
+		"only on a process name, which any user\n# can give a "
+		"process. Import again with --user NAME or --group NAME\n"
+		"# (who may have it) or --allow-spoofable (anyone).\n",
 		g->name);
 	if (!f)
 		return;
@@ -1098,8 +1098,9 @@ void ananicy_import(const struct ananicy *a, const struct ananicy_options *opt,
 			res->cgroups_read++;
 	}
 	ananicy_write(&j);
-	qsort(res->unmapped, res->unmapped_count, sizeof(*res->unmapped),
-	      ananicy_compare_unmapped);
+	if (res->unmapped_count)
+		qsort(res->unmapped, res->unmapped_count,
+		      sizeof(*res->unmapped), ananicy_compare_unmapped);
 	for (size_t i = 0; i < j.group_count; i++) {
 		free(j.groups[i].key);
 		free(j.groups[i].slug);
