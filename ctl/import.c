@@ -12,6 +12,7 @@
 #include "ananicy.h"
 #include "ctl.h"
 #include "diag.h"
+#include "prolasso.h"
 #include "rules.h"
 #include "util.h"
 
@@ -40,7 +41,10 @@ static void import_usage(FILE *out)
 		"usage: cpupolicyctl import ananicy [-o OUTDIR] [--user NAME | "
 		"--group NAME |\n"
 		"                                   --allow-spoofable] DIR...\n"
-		"       cpupolicyctl import prolasso [-o OUTDIR] FILE\n"
+		"       cpupolicyctl import prolasso [-o OUTDIR] [--user NAME "
+		"| "
+		"--group NAME |\n"
+		"                                    --allow-spoofable] FILE\n"
 		"  -o OUTDIR          where the rule files go (default: the "
 		"current directory)\n"
 		"  --user NAME        rules that raise priority match only "
@@ -214,7 +218,9 @@ static int import_ananicy_read(struct ananicy *a, char **dirs, int count,
 	return 0;
 }
 
-static int import_ananicy(int argc, char **argv)
+/* The options both imports share; -1: a usage error (said). */
+static int import_options(int argc, char **argv, struct ananicy_options *opt,
+			  const char **outdir)
 {
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -225,53 +231,63 @@ static int import_ananicy(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct ananicy_options opt = {0};
-	struct ananicy_result res;
-	const char *outdir = ".";
-	struct ananicy a;
-	struct diag diag;
 	struct stat st;
-	int c, status;
+	int c;
 
+	*outdir = ".";
 	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			outdir = optarg;
+			*outdir = optarg;
 			break;
 		case IMPORT_OPTION_USER:
-			opt.user = optarg;
+			opt->user = optarg;
 			break;
 		case IMPORT_OPTION_GROUP:
-			opt.group = optarg;
+			opt->group = optarg;
 			break;
 		case IMPORT_OPTION_ALLOW_SPOOFABLE:
-			opt.allow_spoofable = true;
+			opt->allow_spoofable = true;
 			break;
 		case 'h':
 			import_usage(stdout);
-			return CTL_EXIT_OK;
+			return 1;
 		default:
 			import_usage(stderr);
-			return CTL_EXIT_USAGE;
+			return -1;
 		}
 	}
 	if (optind >= argc ||
-	    (!!opt.user + !!opt.group + opt.allow_spoofable) > 1) {
+	    (!!opt->user + !!opt->group + opt->allow_spoofable) > 1) {
 		import_usage(stderr);
-		return CTL_EXIT_USAGE;
+		return -1;
 	}
-	if ((opt.user && !import_name_ok(opt.user)) ||
-	    (opt.group && !import_name_ok(opt.group))) {
+	if ((opt->user && !import_name_ok(opt->user)) ||
+	    (opt->group && !import_name_ok(opt->group))) {
 		fprintf(stderr,
 			"cpupolicyctl import: '%s' is not a user or "
 			"group name\n",
-			opt.user ? opt.user : opt.group);
-		return CTL_EXIT_USAGE;
+			opt->user ? opt->user : opt->group);
+		return -1;
 	}
-	if (stat(outdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "%s: error: not a directory\n", outdir);
-		return CTL_EXIT_USAGE;
+	if (stat(*outdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: error: not a directory\n", *outdir);
+		return -1;
 	}
+	return 0;
+}
+
+static int import_ananicy(int argc, char **argv)
+{
+	struct ananicy_options opt = {0};
+	struct ananicy_result res;
+	const char *outdir;
+	struct ananicy a;
+	struct diag diag;
+	int status = import_options(argc, argv, &opt, &outdir);
+
+	if (status)
+		return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
 	opt.origin = argc - optind == 1 ? argv[optind] : NULL;
 	ananicy_init(&a);
 	diag_init(&diag);
@@ -289,12 +305,85 @@ static int import_ananicy(int argc, char **argv)
 	return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
 }
 
+static void import_prolasso_summary(const struct prolasso_result *r,
+				    const struct ananicy_options *opt,
+				    const struct diag *diag, const char *outdir)
+{
+	printf("read: %zu entries\n", r->entries);
+	printf("written: %zu processes, as %zu cpupolicy rules in %s "
+	       "(%s)\n",
+	       r->processes - r->left_out, r->groups,
+	       r->file.text ? r->file.name : "no file", outdir);
+	if (opt->user || opt->group)
+		printf("raising: %zu narrowed to %s %s\n", r->narrowed,
+		       opt->user ? "user" : "group",
+		       opt->user ? opt->user : opt->group);
+	else if (opt->allow_spoofable)
+		printf("raising: %zu opted in with allow_spoofable = true\n",
+		       r->opted_in);
+	else
+		printf("raising: %zu left out (written commented out: see "
+		       "--user, --group, --allow-spoofable)\n",
+		       r->left_out);
+	printf("not mapped:");
+	for (size_t i = 0; i < r->unmapped_count; i++)
+		printf("%s %s %zu", i ? "," : "", r->unmapped[i].what,
+		       r->unmapped[i].count);
+	printf("%s\n", r->unmapped_count ? "" : " nothing");
+	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
+	       diag->warnings ? " (above)" : "");
+}
+
+static int import_prolasso(int argc, char **argv)
+{
+	struct ananicy_options opt = {0};
+	struct prolasso_result res;
+	const char *outdir, *path;
+	char *data, *text, why[128];
+	size_t len, text_len;
+	struct diag diag;
+	int status = import_options(argc, argv, &opt, &outdir);
+
+	if (status)
+		return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+	if (argc - optind != 1) {
+		import_usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	path = argv[optind];
+	if (util_read_file(path, RULES_MAX_FILE_SIZE, &data, &len) < 0) {
+		fprintf(stderr, "%s: error: cannot read: %s\n", path,
+			strerror(errno));
+		return CTL_EXIT_USAGE;
+	}
+	text = prolasso_decode(data, len, &text_len, why, sizeof(why));
+	free(data);
+	if (!text) {
+		fprintf(stderr, "%s: error: %s\n", path, why);
+		return CTL_EXIT_USAGE;
+	}
+	diag_init(&diag);
+	prolasso_import(path, text, text_len, &opt, &res, &diag);
+	diag_print(&diag, stderr, true);
+	status = res.file.text ? import_write(outdir, &res.file, 1) : 0;
+	if (status == 0)
+		import_prolasso_summary(&res, &opt, &diag, outdir);
+	prolasso_result_free(&res);
+	diag_free(&diag);
+	free(text);
+	return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+}
+
 int import_main(struct ctl *ctl, int argc, char **argv)
 {
 	(void)ctl;
 	if (argc >= 2 && strcmp(argv[1], "ananicy") == 0) {
 		optind = 0;
 		return import_ananicy(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && strcmp(argv[1], "prolasso") == 0) {
+		optind = 0;
+		return import_prolasso(argc - 1, argv + 1);
 	}
 	if (argc >= 2 &&
 	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {

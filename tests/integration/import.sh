@@ -105,6 +105,25 @@ else
 	skip "the ananicy sample" "no $SAMPLE"
 fi
 
+# Process Lasso's configuration as Windows writes it (UTF-16LE, BOM).
+rm -rf "$TMP/pl" && mkdir "$TMP/pl"
+run bash -c 'cd "$1" && shift && "$@"' - "$DATA" "$CTL" import prolasso \
+	-o "$TMP/pl" prolasso.ini
+expect_status "import prolasso: exit 0" 0 &&
+	expect_contains "import prolasso: summary" "$out" \
+		"written: 6 processes, as 5 cpupolicy rules in 50-prolasso.rules" &&
+	expect_contains "import prolasso: warning" "$err" \
+		"prolasso.ini:5: warning: process 'bad.exe': 'superhigh' is no priority class" &&
+	ok "import prolasso of a UTF-16LE file: exit 0, summary, file:line warning"
+if diff -u "$DATA/prolasso.expected.rules" "$TMP/pl/50-prolasso.rules" >"$TMP/d"; then
+	ok "import prolasso: the rule file as expected"
+else
+	not_ok "import prolasso: as expected" "$(head -30 "$TMP/d")"
+fi
+run "$CTL" check --system windows --strict "$TMP/pl"
+expect_status "import prolasso: check --system windows --strict" 0 &&
+	ok "import prolasso: passes check --system windows --strict"
+
 # The daemon on the imported rules: cpimp-bg is a Batch_Job (nice 16,
 # SCHED_IDLE, idle I/O), cpimp-calm a Calm (nice 11, best-effort 6).
 if [ "$(id -u)" -ne 0 ]; then
