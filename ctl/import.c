@@ -101,8 +101,8 @@ static int import_walk(struct import_inputs *in, const char *dir,
 		} else if (S_ISREG(st.st_mode) && ananicy_is_input(d->d_name)) {
 			in->list = xreallocarray(in->list, in->count + 1,
 						 sizeof(*in->list));
-			in->list[in->count++] = (struct import_input){
-				xstrdup(path), xstrdup(folder)};
+			in->list[in->count++] =
+				(struct import_input){path, xstrdup(folder)};
 			path = NULL;
 		}
 		free(path);
