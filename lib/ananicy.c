@@ -235,22 +235,27 @@ static bool ananicy_number(struct ananicy_cursor *c, struct ananicy_pair *v)
 
 static bool ananicy_value(struct ananicy_cursor *c, struct ananicy_pair *v)
 {
+	static const struct {
+		const char *text;
+		enum ananicy_value_type type;
+	} words[] = {
+		{"true", ANANICY_VALUE_BOOL},
+		{"false", ANANICY_VALUE_BOOL},
+		{"null", ANANICY_VALUE_NULL},
+	};
+
 	if (c->p < c->end && *c->p == '"') {
 		v->type = ANANICY_VALUE_STRING;
 		return ananicy_string(c, &v->text);
 	}
 	if (c->p < c->end && (*c->p == '{' || *c->p == '['))
 		return ananicy_fail(c, "nested values are not ananicy's");
-	if (ananicy_word(c, "true") || ananicy_word(c, "false")) {
-		v->type = ANANICY_VALUE_BOOL;
-		v->text = xstrdup(c->p[-1] == 'e' && c->p[-2] == 'u' ? "true"
-								     : "false");
-		return true;
-	}
-	if (ananicy_word(c, "null")) {
-		v->type = ANANICY_VALUE_NULL;
-		v->text = xstrdup("null");
-		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
+		if (ananicy_word(c, words[i].text)) {
+			v->type = words[i].type;
+			v->text = xstrdup(words[i].text);
+			return true;
+		}
 	}
 	return ananicy_number(c, v);
 }
