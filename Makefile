@@ -35,6 +35,9 @@ TEST_FUZZ_SECONDS ?= 5
 BENCH_RUNS ?= 5
 BENCH_STARTS ?= 1000
 BENCH_RULES_RUNS ?= 7
+# The slice of the community ananicy rules beside the checkout (GPL-3.0,
+# read in place by the import test and benchmark, never copied here).
+ANANICY_SAMPLE ?= $(CURDIR)/../shared/ananicy-sample
 
 ifeq ($(SAN),1)
 BUILD := build-san
@@ -239,9 +242,12 @@ fuzz: deps
 # minutes in all on 2 CPUs), the rule loading BENCH_RULES_RUNS runs.
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules \
+		$(BUILD)/bench/bench_import \
 		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker \
 		$(BUILD)/helpers/worker-static
 	$(BUILD)/bench/bench_rules -r $(BENCH_RULES_RUNS) $(BUILD)/cpupolicyctl
+	$(BUILD)/bench/bench_import -r $(BENCH_RULES_RUNS) \
+		-s $(ANANICY_SAMPLE) $(BUILD)/cpupolicyctl
 	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) \
 		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
 		$(BUILD)/helpers/worker $(BENCH_STARTS)

@@ -26,6 +26,8 @@ static const struct {
 	 "check that every CPU really works, and why not"},
 	{"restore", restore_main,
 	 "put back the system settings a daemon left changed"},
+	{"import", import_main,
+	 "rule files from ananicy rules or Process Lasso's config"},
 };
 
 static void ctl_usage(FILE *out)

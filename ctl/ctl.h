@@ -27,6 +27,9 @@ int apply_main(struct ctl *ctl, int argc, char **argv);
 /* check.c */
 int check_main(struct ctl *ctl, int argc, char **argv);
 
+/* import.c */
+int import_main(struct ctl *ctl, int argc, char **argv);
+
 /* saturate.c */
 int saturate_main(struct ctl *ctl, int argc, char **argv);
 

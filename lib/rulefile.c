@@ -912,11 +912,49 @@ static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 	rulefile_exe_alone(rf, rule);
 }
 
+/* A note of where an imported rule came from: one string, or a list with
+ * one string per match.name value (the rule was made of several). */
+static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
+			    struct rule *rule)
+{
+	const config_setting_t **values;
+	int count;
+
+	if (!rulefile_values(rf, s, &values, &count))
+		return;
+	if (count > 1 && (size_t)count != rule->match.name.count) {
+		rulefile_error(rf, rulefile_line(rf, s),
+			       "source: a list needs one entry per match.name "
+			       "value (%zu), got %d",
+			       rule->match.name.count, count);
+		free(values);
+		return;
+	}
+	rule->sources = xcalloc((size_t)count, sizeof(*rule->sources));
+	for (int i = 0; i < count; i++) {
+		const char *text;
+
+		if (!rulefile_expect(rf, values[i], CONFIG_TYPE_STRING,
+				     "a string"))
+			text = "";
+		else
+			text = config_setting_get_string(values[i]);
+		if (strlen(text) > RULEFILE_MAX_SOURCE) {
+			rulefile_error(rf, rulefile_line(rf, values[i]),
+				       "source: longer than %d bytes",
+				       RULEFILE_MAX_SOURCE);
+			text = "";
+		}
+		rule->sources[rule->source_count++] = xstrdup(text);
+	}
+	free(values);
+}
+
 static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 {
 	static const char *const keys[] = {
-		"name",	     "match", "priority",
-		"placement", "power", "allow_spoofable",
+		"name",	 "match",	    "priority", "placement",
+		"power", "allow_spoofable", "source",
 	};
 	const config_setting_t *s;
 	struct rule rule = {
@@ -961,6 +999,8 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 		rulefile_power(rf, s, &rule);
 	if ((s = config_setting_get_member(g, "allow_spoofable")))
 		rulefile_bool(rf, s, &rule.allow_spoofable);
+	if ((s = config_setting_get_member(g, "source")))
+		rulefile_source(rf, s, &rule);
 	if (!rule.name)
 		rule.name = xasprintf("#%d", config_setting_index(g) + 1);
 	rulefile_security(rf, g, &rule);
@@ -1206,4 +1246,7 @@ void rulefile_free_rule(struct rule *rule)
 	rulefile_free_ids(&rule->match.user);
 	rulefile_free_ids(&rule->match.group);
 	cpulist_free(&rule->placement.cpus);
+	for (size_t i = 0; i < rule->source_count; i++)
+		free(rule->sources[i]);
+	free(rule->sources);
 }

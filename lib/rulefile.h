@@ -11,6 +11,8 @@
 #define RULEFILE_MAX_NAME 64
 /* The kernel keeps 15 bytes of a process name (TASK_COMM_LEN - 1). */
 #define RULEFILE_COMM_MAX 15
+/* Longest source note: a path and a line number. */
+#define RULEFILE_MAX_SOURCE 1024
 
 /* rulefile.c */
 void rulefile_parse(struct rules *rules, const char *path, const char *text,

@@ -205,6 +205,21 @@ bool rules_have_placement(const struct rules *rules)
 	return false;
 }
 
+/* The source note of the name value a process of this name matches (a
+ * rule imported from several), or the rule's one note; NULL: none. */
+const char *rules_source(const struct rule *rule, const char *comm)
+{
+	const struct rule_patterns *p = &rule->match.name;
+
+	if (rule->source_count == 1 || !comm)
+		return rule->source_count ? rule->sources[0] : NULL;
+	for (size_t i = 0; i < p->count && i < rule->source_count; i++) {
+		if (pattern_match_flags(p->values[i], comm, p->flags))
+			return rule->sources[i];
+	}
+	return NULL;
+}
+
 /* exe is the kernel's word; user, group and cgroup are granted, not chosen.
  * Everything else a process (or whoever starts it) decides itself. */
 bool rules_spoofable(const struct rule *rule)
@@ -647,5 +662,7 @@ void rules_print(const struct rules *rules, FILE *out)
 		rules_print_power(out, &r->power);
 		if (r->allow_spoofable)
 			fprintf(out, "  allow_spoofable = true\n");
+		for (size_t s = 0; s < r->source_count; s++)
+			fprintf(out, "  source = \"%s\"\n", r->sources[s]);
 	}
 }

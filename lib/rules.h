@@ -158,6 +158,10 @@ struct rule {
 	struct rule_placement placement;
 	struct rule_power power;
 	bool allow_spoofable;
+	/* Where the rule came from (an imported file and line), for explain:
+	 * one entry, or one per match.name value. */
+	char **sources;
+	size_t source_count;
 };
 
 /* The system a rule set is checked for: what it can apply there decides
@@ -223,6 +227,7 @@ bool rules_has_power(const struct rule *rule);
 bool rules_realtime(const struct rule *rule);
 bool rules_places(const struct rule *rule);
 bool rules_have_placement(const struct rules *rules);
+const char *rules_source(const struct rule *rule, const char *comm);
 void rules_print(const struct rules *rules, FILE *out);
 
 #endif

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "match.h"
 #include "policyd.h"
+#include "rulefile.h"
 #include "os.h"
 #include "util.h"
 
@@ -406,6 +407,14 @@ static void report_near_misses(struct daemon *d, struct facts *facts,
 		fprintf(out, "  none: no rule's first key matches\n");
 }
 
+/* Where an imported rule came from: the note of the name it matched. */
+static const char *report_source(const struct rule *rule,
+				 const struct facts *facts)
+{
+	return rules_source(rule, (facts->have & MATCH_FACT_COMM) ? facts->comm
+								  : NULL);
+}
+
 static const char *report_nothing(const struct rule *rule)
 {
 	if (rules_places(rule))
@@ -506,8 +515,16 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 			proto_json_string(out, d->rules->list[rule].name);
 			fprintf(out, ",\"rule_file\":");
 			proto_json_string(out, d->rules->list[rule].file);
-			fprintf(out, ",\"rule_line\":%u,\"why\":",
+			fprintf(out, ",\"rule_line\":%u,\"source\":",
 				d->rules->list[rule].line);
+			if (report_source(&d->rules->list[rule], &facts))
+				proto_json_string(
+					out,
+					report_source(&d->rules->list[rule],
+						      &facts));
+			else
+				fprintf(out, "null");
+			fprintf(out, ",\"why\":");
 			proto_json_string(out, why);
 		} else {
 			fprintf(out, "null,\"near_misses\":[");
@@ -545,8 +562,13 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 		if (rule >= 0) {
 			const struct rule *r = &d->rules->list[rule];
 
+			const char *source = report_source(r, &facts);
+
 			fprintf(out, "rule %s (%s:%u)\n", r->name, r->file,
 				r->line);
+			if (source)
+				report_line(out, "source", source,
+					    RULEFILE_MAX_SOURCE);
 			report_line(out, "why", why, sizeof(why));
 		} else {
 			fprintf(out, "no rule matches; the closest:\n");

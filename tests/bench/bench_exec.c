@@ -32,10 +32,15 @@ enum bench_many {
 	BENCH_MANY_EXE_GLOB,	 /* scanned one by one at every exec */
 	BENCH_MANY_NAME_GLOB,	 /* scanned, and needs /proc/PID/comm */
 	BENCH_MANY_CMDLINE_GLOB, /* scanned, needs /proc/PID/cmdline */
+	BENCH_MANY_IMPORTED,	 /* an ananicy import's shape: name lists */
 };
 
 enum {
-	BENCH_MANY_COUNT = 20000
+	BENCH_MANY_COUNT = 20000,
+	/* The community ananicy set, as "import ananicy" writes it: a rule
+	 * per type and folder, a name and a source per ananicy rule. */
+	BENCH_IMPORTED_NAMES = 15600,
+	BENCH_IMPORTED_RULES = 20,
 };
 
 struct bench_row {
@@ -57,6 +62,7 @@ static const struct bench_row bench_rows[] = {
 	{"20,001 rules, name globs", true, 0, BENCH_MANY_NAME_GLOB, false},
 	{"20,001 rules, cmdline globs", true, 0, BENCH_MANY_CMDLINE_GLOB,
 	 false},
+	{"15,600 imported names", true, 0, BENCH_MANY_IMPORTED, false},
 };
 
 /* The figures of one run, one per column. */
@@ -101,6 +107,7 @@ struct bench {
 	char dir[64];
 	char *probe, *probe_static;
 	int starts, runs;
+	const char *only; /* -R: the rows whose name has this, NULL all */
 };
 
 static long long bench_now_ns(void)
@@ -372,7 +379,27 @@ static void bench_write_match(FILE *f, enum bench_many many, int i)
 	case BENCH_MANY_CMDLINE_GLOB:
 		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
 		break;
+	case BENCH_MANY_IMPORTED:
+		break;
 	}
+}
+
+/* A rule of an import: names prog00000... (never the probe's), each
+ * with the ananicy file and line it came from. */
+static void bench_write_imported(FILE *f, int rule)
+{
+	int per = BENCH_IMPORTED_NAMES / BENCH_IMPORTED_RULES;
+
+	fprintf(f, "{ name = \"imported-%d\"; match = { name = [", rule);
+	for (int i = 0; i < per; i++)
+		fprintf(f, "%s\"prog%05d\"", i ? ", " : " ", rule * per + i);
+	fprintf(f, " ]; };\n  priority = { nice = 10; };\n  source = [");
+	for (int i = 0; i < per; i++)
+		fprintf(f,
+			"%s\"/etc/ananicy.d/00-default/Games/prog%05d."
+			"rules:2\"",
+			i ? ", " : " ", rule * per + i);
+	fprintf(f, " ]; }%s\n", rule + 1 < BENCH_IMPORTED_RULES ? "," : "");
 }
 
 static void bench_many_rules(const struct bench *b, enum bench_many many)
@@ -391,7 +418,11 @@ static void bench_many_rules(const struct bench *b, enum bench_many many)
 		exit(1);
 	}
 	fprintf(f, "rules = (\n");
-	for (int i = 0; i < BENCH_MANY_COUNT; i++) {
+	for (int i = 0; many == BENCH_MANY_IMPORTED && i < BENCH_IMPORTED_RULES;
+	     i++)
+		bench_write_imported(f, i);
+	for (int i = 0; many != BENCH_MANY_IMPORTED && i < BENCH_MANY_COUNT;
+	     i++) {
 		fprintf(f, "{ name = \"many-%d\"; match = { ", i);
 		bench_write_match(f, many, i);
 		fprintf(f, " }; priority = { nice = %d; }; }%s\n", i % 20,
@@ -450,7 +481,8 @@ static void bench_print_row(const struct bench *b, const struct bench_row *row,
 
 static bool bench_row_runs(const struct bench *b, const struct bench_row *row)
 {
-	return !row->static_probe || b->probe_static;
+	return (!row->static_probe || b->probe_static) &&
+	       (!b->only || strstr(row->name, b->only));
 }
 
 static void bench_setup(struct bench *b, const char *worker,
@@ -496,6 +528,8 @@ static void bench_all(struct bench *b)
 	for (size_t i = 0; i < rows; i++) {
 		if (bench_row_runs(b, &bench_rows[i]))
 			bench_print_row(b, &bench_rows[i], &s[i * b->runs]);
+		else if (b->only && !strstr(bench_rows[i].name, b->only))
+			continue;
 		else
 			printf("%-28s skipped: no static worker\n",
 			       bench_rows[i].name);
@@ -594,8 +628,8 @@ static char *bench_default_static(const char *worker)
 
 static int bench_usage(void)
 {
-	fprintf(stderr, "usage: bench_exec [-F] [-r RUNS] [-s STATIC-WORKER] "
-			"DAEMON WORKER [STARTS]\n");
+	fprintf(stderr, "usage: bench_exec [-F] [-r RUNS] [-R ROW] "
+			"[-s STATIC-WORKER] DAEMON WORKER [STARTS]\n");
 	return 2;
 }
 
@@ -609,8 +643,11 @@ int main(int argc, char **argv)
 
 	bool flood_only = false;
 
-	while ((c = getopt(argc, argv, "Fr:s:")) != -1) {
+	while ((c = getopt(argc, argv, "Fr:R:s:")) != -1) {
 		switch (c) {
+		case 'R': /* the rows whose name has ROW, and the flood */
+			b.only = optarg;
+			break;
 		case 'F': /* the rename flood alone */
 			flood_only = true;
 			break;

@@ -75,6 +75,21 @@ static const struct rule_case rule_cases[] = {
 	      "\"performance\"; turbo = true; };"),
 	 0, 0, 0, NULL},
 	{"empty file", "", 0, 0, 0, NULL},
+	{"source one",
+	 RULE(EXE, "priority = { nice = 5; };\nsource = \"a:1\";"), 0, 0, 0,
+	 NULL},
+	{"source per name",
+	 RULE("name = [ \"a\", \"b\" ];",
+	      "priority = { nice = 5; };\nsource = [ \"a:1\", \"b:2\" ];"),
+	 0, 0, 0, NULL},
+	{"source list not per name",
+	 RULE("name = [ \"a\", \"b\" ];",
+	      "priority = { nice = 5; };\nsource = [ \"a:1\", \"b:2\", "
+	      "\"c:3\" ];"),
+	 1, 0, 5, "source: a list needs one entry per match.name value (2)"},
+	{"source not a string",
+	 RULE(EXE, "priority = { nice = 5; };\nsource = 3;"), 1, 0, 5,
+	 "source: expected a string"},
 	{"empty rules array", "rules = [];\n", 0, 0, 0, NULL},
 	{"syntax error", HEAD "{ name = \"r\" match = };\n);\n", 1, 0, 3,
 	 "syntax error"},
@@ -609,6 +624,37 @@ static void test_duplicate_across_files(void **state)
 	rules_free(&rules);
 }
 
+/* explain's source note: the one of the name value the process matched. */
+static void test_source_of_name(void **state)
+{
+	static const char text[] =
+		"rules = ( { name = \"r\"; match = { name = [ \"a\", \"b*\" ]; "
+		"}; priority = { nice = 5; };\n"
+		"source = [ \"x/a.rules:1\", \"x/b.rules:2\" ]; },\n"
+		"{ name = \"s\"; match = { name = \"c\"; }; priority = { nice "
+		"= "
+		"5; }; source = \"x/c.rules:3\"; },\n"
+		"{ name = \"t\"; match = { name = \"d\"; }; priority = { nice "
+		"= "
+		"5; }; } );\n";
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	assert_string_equal(rules_source(&rules.list[0], "a"), "x/a.rules:1");
+	assert_string_equal(rules_source(&rules.list[0], "bz"), "x/b.rules:2");
+	assert_null(rules_source(&rules.list[0], "q"));
+	assert_string_equal(rules_source(&rules.list[1], "c"), "x/c.rules:3");
+	assert_string_equal(rules_source(&rules.list[1], NULL), "x/c.rules:3");
+	assert_null(rules_source(&rules.list[2], "d"));
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
 static void test_values_parsed(void **state)
 {
 	static const char text[] = RULE(
@@ -754,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_duplicate_across_files),
 		cmocka_unit_test(test_values_parsed),
+		cmocka_unit_test(test_source_of_name),
 		cmocka_unit_test(test_many_rules),
 		cmocka_unit_test(test_windows_keys_parsed),
 		cmocka_unit_test(test_native_system),

@@ -1,0 +1,395 @@
+/* cpupolicyctl import: rule sets of other tools to cpupolicy rule files.
+ * The parsers are lib/'s (pure); this reads the input, writes the files
+ * and says what was and was not carried over. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ananicy.h"
+#include "ctl.h"
+#include "diag.h"
+#include "prolasso.h"
+#include "rules.h"
+#include "util.h"
+
+/* Deeper than any rule tree: a loop of links ends here. */
+#define IMPORT_MAX_DEPTH 16
+
+struct import_input {
+	char *path;   /* as messages and sources name it */
+	char *folder; /* relative to the DIR given, "" at its top */
+};
+
+struct import_inputs {
+	struct import_input *list;
+	size_t count;
+};
+
+enum import_option {
+	IMPORT_OPTION_USER = 256,
+	IMPORT_OPTION_GROUP,
+	IMPORT_OPTION_ALLOW_SPOOFABLE,
+};
+
+static void import_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cpupolicyctl import ananicy [-o OUTDIR] [--user NAME | "
+		"--group NAME |\n"
+		"                                   --allow-spoofable] DIR...\n"
+		"       cpupolicyctl import prolasso [-o OUTDIR] [--user NAME "
+		"| "
+		"--group NAME |\n"
+		"                                    --allow-spoofable] FILE\n"
+		"  -o OUTDIR          where the rule files go (default: the "
+		"current directory)\n"
+		"  --user NAME        rules that raise priority match only "
+		"NAME's processes\n"
+		"  --group NAME       ... only processes of group NAME\n"
+		"  --allow-spoofable  ... any process of that name "
+		"(allow_spoofable = true)\n"
+		"Without one of the three, rules that raise are written "
+		"commented out.\n");
+}
+
+static char *import_join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+
+	if (len && dir[len - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+static int import_compare_input(const void *a, const void *b)
+{
+	const struct import_input *x = a, *y = b;
+
+	return strcmp(x->path, y->path);
+}
+
+/* Every *.rules, *.types and *.cgroups below dir, as ananicy-cpp walks
+ * the tree (links to files followed). */
+static int import_walk(struct import_inputs *in, const char *dir,
+		       const char *folder, unsigned depth)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *d;
+
+	if (!dp) {
+		fprintf(stderr, "%s: error: cannot read directory: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	while ((d = readdir(dp))) {
+		char *path, *sub;
+		struct stat st;
+
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		path = import_join(dir, d->d_name);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    depth < IMPORT_MAX_DEPTH) {
+			sub = *folder ? xasprintf("%s/%s", folder, d->d_name)
+				      : xstrdup(d->d_name);
+			import_walk(in, path, sub, depth + 1);
+			free(sub);
+		} else if (S_ISREG(st.st_mode) && ananicy_is_input(d->d_name)) {
+			in->list = xreallocarray(in->list, in->count + 1,
+						 sizeof(*in->list));
+			in->list[in->count++] =
+				(struct import_input){path, xstrdup(folder)};
+			path = NULL;
+		}
+		free(path);
+	}
+	closedir(dp);
+	return 0;
+}
+
+static int import_write(const char *outdir, const struct ananicy_file *files,
+			size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		char *path = import_join(outdir, files[i].name);
+
+		if (files_replace(path, files[i].text, files[i].len) < 0) {
+			fprintf(stderr, "%s: error: cannot write: %s\n", path,
+				strerror(errno));
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	return 0;
+}
+
+static void import_summary(const struct ananicy *a,
+			   const struct ananicy_result *r,
+			   const struct ananicy_options *opt,
+			   const struct diag *diag, const char *outdir)
+{
+	printf("read: %zu files, %zu definitions: %zu rules, %zu types, %zu "
+	       "cgroups\n",
+	       a->files, a->lines, r->rules_read, r->types_read,
+	       r->cgroups_read);
+	printf("written: %zu rules, as %zu cpupolicy rules in %zu files in "
+	       "%s\n",
+	       r->written, r->groups, r->file_count, outdir);
+	if (opt->user || opt->group)
+		printf("raising: %zu narrowed to %s %s\n", r->narrowed,
+		       opt->user ? "user" : "group",
+		       opt->user ? opt->user : opt->group);
+	else if (opt->allow_spoofable)
+		printf("raising: %zu opted in with allow_spoofable = true\n",
+		       r->opted_in);
+	else
+		printf("raising: %zu left out (written commented out: see "
+		       "--user, --group, --allow-spoofable)\n",
+		       r->left_out);
+	printf("not imported: %zu replaced by a later definition, %zu with "
+	       "nothing cpupolicy sets, %zu with a name that cannot match\n",
+	       r->overridden, r->nothing, r->unusable);
+	printf("names longer than the kernel's 15 bytes, matched on those: "
+	       "%zu\n",
+	       r->cut);
+	printf("not mapped:");
+	for (size_t i = 0; i < r->unmapped_count; i++)
+		printf("%s %s %zu", i ? "," : "", r->unmapped[i].what,
+		       r->unmapped[i].count);
+	printf("%s\n", r->unmapped_count ? "" : " nothing");
+	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
+	       diag->warnings ? " (above)" : "");
+}
+
+/* A user or group name goes into the rule as it is: the check resolves
+ * it; only what cannot be a name is refused here. */
+static bool import_name_ok(const char *name)
+{
+	if (!*name || strlen(name) > 64)
+		return false;
+	for (const char *c = name; *c; c++) {
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWX"
+			    "YZ"
+			    "0123456789._-$",
+			    *c))
+			return false;
+	}
+	return true;
+}
+
+static int import_ananicy_read(struct ananicy *a, char **dirs, int count,
+			       struct diag *diag)
+{
+	for (int i = 0; i < count; i++) {
+		struct import_inputs in = {0};
+		int status = import_walk(&in, dirs[i], "", 0);
+
+		if (in.count)
+			qsort(in.list, in.count, sizeof(*in.list),
+			      import_compare_input);
+		for (size_t k = 0; k < in.count; k++) {
+			char *text;
+			size_t len;
+
+			if (status == 0 &&
+			    util_read_file(in.list[k].path, RULES_MAX_FILE_SIZE,
+					   &text, &len) < 0) {
+				fprintf(stderr, "%s: error: cannot read: %s\n",
+					in.list[k].path, strerror(errno));
+				status = -1;
+			} else if (status == 0) {
+				ananicy_parse(a, in.list[k].path,
+					      in.list[k].folder, text, len,
+					      diag);
+				free(text);
+			}
+			free(in.list[k].path);
+			free(in.list[k].folder);
+		}
+		free(in.list);
+		if (status < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The options both imports share; -1: a usage error (said). */
+static int import_options(int argc, char **argv, struct ananicy_options *opt,
+			  const char **outdir)
+{
+	static const struct option options[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"user", required_argument, NULL, IMPORT_OPTION_USER},
+		{"group", required_argument, NULL, IMPORT_OPTION_GROUP},
+		{"allow-spoofable", no_argument, NULL,
+		 IMPORT_OPTION_ALLOW_SPOOFABLE},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct stat st;
+	int c;
+
+	*outdir = ".";
+	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			*outdir = optarg;
+			break;
+		case IMPORT_OPTION_USER:
+			opt->user = optarg;
+			break;
+		case IMPORT_OPTION_GROUP:
+			opt->group = optarg;
+			break;
+		case IMPORT_OPTION_ALLOW_SPOOFABLE:
+			opt->allow_spoofable = true;
+			break;
+		case 'h':
+			import_usage(stdout);
+			return 1;
+		default:
+			import_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc ||
+	    (!!opt->user + !!opt->group + opt->allow_spoofable) > 1) {
+		import_usage(stderr);
+		return -1;
+	}
+	if ((opt->user && !import_name_ok(opt->user)) ||
+	    (opt->group && !import_name_ok(opt->group))) {
+		fprintf(stderr,
+			"cpupolicyctl import: '%s' is not a user or "
+			"group name\n",
+			opt->user ? opt->user : opt->group);
+		return -1;
+	}
+	if (stat(*outdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: error: not a directory\n", *outdir);
+		return -1;
+	}
+	return 0;
+}
+
+static int import_ananicy(int argc, char **argv)
+{
+	struct ananicy_options opt = {0};
+	struct ananicy_result res;
+	const char *outdir;
+	struct ananicy a;
+	struct diag diag;
+	int status = import_options(argc, argv, &opt, &outdir);
+
+	if (status)
+		return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+	opt.origin = argc - optind == 1 ? argv[optind] : NULL;
+	ananicy_init(&a);
+	diag_init(&diag);
+	status = import_ananicy_read(&a, argv + optind, argc - optind, &diag);
+	if (status == 0) {
+		ananicy_import(&a, &opt, &res, &diag);
+		diag_print(&diag, stderr, true);
+		status = import_write(outdir, res.files, res.file_count);
+		if (status == 0)
+			import_summary(&a, &res, &opt, &diag, outdir);
+		ananicy_result_free(&res);
+	}
+	diag_free(&diag);
+	ananicy_free(&a);
+	return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+}
+
+static void import_prolasso_summary(const struct prolasso_result *r,
+				    const struct ananicy_options *opt,
+				    const struct diag *diag, const char *outdir)
+{
+	printf("read: %zu entries\n", r->entries);
+	printf("written: %zu processes, as %zu cpupolicy rules in %s "
+	       "(%s)\n",
+	       r->processes - r->left_out, r->groups,
+	       r->file.text ? r->file.name : "no file", outdir);
+	if (opt->user || opt->group)
+		printf("raising: %zu narrowed to %s %s\n", r->narrowed,
+		       opt->user ? "user" : "group",
+		       opt->user ? opt->user : opt->group);
+	else if (opt->allow_spoofable)
+		printf("raising: %zu opted in with allow_spoofable = true\n",
+		       r->opted_in);
+	else
+		printf("raising: %zu left out (written commented out: see "
+		       "--user, --group, --allow-spoofable)\n",
+		       r->left_out);
+	printf("not mapped:");
+	for (size_t i = 0; i < r->unmapped_count; i++)
+		printf("%s %s %zu", i ? "," : "", r->unmapped[i].what,
+		       r->unmapped[i].count);
+	printf("%s\n", r->unmapped_count ? "" : " nothing");
+	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
+	       diag->warnings ? " (above)" : "");
+}
+
+static int import_prolasso(int argc, char **argv)
+{
+	struct ananicy_options opt = {0};
+	struct prolasso_result res;
+	const char *outdir, *path;
+	char *data, *text, why[128];
+	size_t len, text_len;
+	struct diag diag;
+	int status = import_options(argc, argv, &opt, &outdir);
+
+	if (status)
+		return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+	if (argc - optind != 1) {
+		import_usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	path = argv[optind];
+	if (util_read_file(path, RULES_MAX_FILE_SIZE, &data, &len) < 0) {
+		fprintf(stderr, "%s: error: cannot read: %s\n", path,
+			strerror(errno));
+		return CTL_EXIT_USAGE;
+	}
+	text = prolasso_decode(data, len, &text_len, why, sizeof(why));
+	free(data);
+	if (!text) {
+		fprintf(stderr, "%s: error: %s\n", path, why);
+		return CTL_EXIT_USAGE;
+	}
+	diag_init(&diag);
+	prolasso_import(path, text, text_len, &opt, &res, &diag);
+	diag_print(&diag, stderr, true);
+	status = res.file.text ? import_write(outdir, &res.file, 1) : 0;
+	if (status == 0)
+		import_prolasso_summary(&res, &opt, &diag, outdir);
+	prolasso_result_free(&res);
+	diag_free(&diag);
+	free(text);
+	return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+}
+
+int import_main(struct ctl *ctl, int argc, char **argv)
+{
+	(void)ctl;
+	if (argc >= 2 && strcmp(argv[1], "ananicy") == 0) {
+		optind = 0;
+		return import_ananicy(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && strcmp(argv[1], "prolasso") == 0) {
+		optind = 0;
+		return import_prolasso(argc - 1, argv + 1);
+	}
+	if (argc >= 2 &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		import_usage(stdout);
+		return CTL_EXIT_OK;
+	}
+	import_usage(stderr);
+	return CTL_EXIT_USAGE;
+}

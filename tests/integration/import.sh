@@ -1,0 +1,172 @@
+#!/bin/bash
+# cpupolicyctl import ananicy: the tests' own tree (tests/data/import/
+# ananicy, folder names with spaces and '&') against stored expected files;
+# the ananicy sample beside the checkout (GPL-3.0: read in place, never
+# copied) checked with check --strict and against stored counts; stable
+# output; the daemon applying an imported lowering rule (as root).
+. "$(dirname "$0")/lib.sh"
+
+DATA="$SRCDIR/tests/data/import"
+SAMPLE=${ANANICY_SAMPLE:-$SRCDIR/../shared/ananicy-sample}
+
+# import_into DIR ARGS...: runs the import from the data folder (the
+# sources then name paths relative to it), output in DIR.
+import_into() {
+	local dir=$1
+	shift
+	rm -rf "$dir" && mkdir -p "$dir"
+	run bash -c 'cd "$1" && shift && "$@"' - "$DATA" "$CTL" import ananicy \
+		-o "$dir" "$@"
+}
+
+import_into "$TMP/imp" ananicy
+expect_status "import: exit 0" 0 &&
+	ok "import ananicy of the test tree: exit 0"
+if diff -u "$DATA/ananicy.expected/summary.out" \
+	<(printf '%s\n' "$out" | sed "s|in $TMP/imp\$|in OUTDIR|") >"$TMP/d" &&
+	diff -u "$DATA/ananicy.expected/warnings.err" \
+		<(printf '%s\n' "$err") >>"$TMP/d"; then
+	ok "summary and file:line warnings as expected"
+else
+	not_ok "summary and warnings" "$(head -40 "$TMP/d")"
+fi
+if diff -ru -x summary.out -x warnings.err "$DATA/ananicy.expected" \
+	"$TMP/imp" >"$TMP/d"; then
+	ok "rule files as expected (one per folder, one rule per type and settings)"
+else
+	not_ok "rule files as expected" "$(head -40 "$TMP/d")"
+fi
+run "$CTL" check --strict "$TMP/imp"
+expect_status "check --strict of the import" 0 &&
+	ok "the import passes check --strict"
+
+import_into "$TMP/again" ananicy
+if diff -r "$TMP/imp" "$TMP/again" >/dev/null; then
+	ok "the same input gives the same files"
+else
+	not_ok "stable output" "$(diff -r "$TMP/imp" "$TMP/again" | head)"
+fi
+
+import_into "$TMP/user" --user root ananicy
+expect_contains "--user: narrowed" "$out" "raising: 3 narrowed to user root" &&
+	expect_contains "--user: in the rule" "$(cat "$TMP/user"/*.rules)" \
+		'user = "root";' && ok "--user narrows the raising rules"
+run "$CTL" check --strict "$TMP/user"
+expect_status "--user: check --strict" 0 && ok "--user: check --strict passes"
+
+import_into "$TMP/group" --group root ananicy
+run "$CTL" check --strict "$TMP/group"
+expect_status "--group: check --strict" 0 &&
+	expect_contains "--group: in the rule" "$(cat "$TMP/group"/*.rules)" \
+		'group = "root";' && ok "--group narrows the raising rules"
+
+import_into "$TMP/spoof" --allow-spoofable ananicy
+expect_contains "--allow-spoofable: counted" "$out" \
+	"raising: 3 opted in with allow_spoofable = true"
+run "$CTL" check "$TMP/spoof"
+expect_status "--allow-spoofable: check" 0 &&
+	expect_contains "--allow-spoofable: warned" "$err" \
+		"can be triggered by any process that names itself" &&
+	ok "--allow-spoofable: check passes, with the spoofable warnings"
+run "$CTL" check --strict "$TMP/spoof"
+expect_status "--allow-spoofable: check --strict fails" 1 &&
+	ok "--allow-spoofable: check --strict refuses the opted-in rules"
+
+run "$CTL" import ananicy --user root --allow-spoofable -o "$TMP" "$DATA/ananicy"
+expect_status "two narrowings: usage" 2 && ok "--user with --allow-spoofable: usage error"
+run "$CTL" import ananicy -o "$TMP/none" "$DATA/ananicy"
+expect_status "no output directory" 2 &&
+	expect_contains "no output directory: said" "$err" "$TMP/none: error: not a directory" &&
+	ok "a missing output directory is an error"
+
+if [ -d "$SAMPLE" ]; then
+	for mode in "" --allow-spoofable; do
+		rm -rf "$TMP/sample" && mkdir "$TMP/sample"
+		# From its parent: the sources, and so the files, are the
+		# same wherever the sample is.
+		run bash -c 'cd "$1" && shift && "$@"' - "$(dirname "$SAMPLE")" \
+			"$CTL" import ananicy $mode -o "$TMP/sample" \
+			"$(basename "$SAMPLE")"
+		printf '%s\n' "$out" | sed 's/ in [^ ]*$//' >"$TMP/sample.out"
+		(cd "$TMP/sample" && sha256sum *.rules) >>"$TMP/sample.out"
+		if diff -u "$DATA/ananicy-sample${mode}.expected" \
+			"$TMP/sample.out" >"$TMP/d"; then
+			ok "sample ${mode:-(default)}: counts and files as stored"
+		else
+			not_ok "sample ${mode:-(default)}: as stored" "$(head -30 "$TMP/d")"
+		fi
+	done
+	rm -rf "$TMP/sample" && mkdir "$TMP/sample"
+	run "$CTL" import ananicy -o "$TMP/sample" "$SAMPLE"
+	run "$CTL" check --strict "$TMP/sample"
+	expect_status "sample: check --strict" 0 &&
+		ok "sample: the import passes check --strict"
+else
+	skip "the ananicy sample" "no $SAMPLE"
+fi
+
+# Process Lasso's configuration as Windows writes it (UTF-16LE, BOM).
+rm -rf "$TMP/pl" && mkdir "$TMP/pl"
+run bash -c 'cd "$1" && shift && "$@"' - "$DATA" "$CTL" import prolasso \
+	-o "$TMP/pl" prolasso.ini
+expect_status "import prolasso: exit 0" 0 &&
+	expect_contains "import prolasso: summary" "$out" \
+		"written: 6 processes, as 5 cpupolicy rules in 50-prolasso.rules" &&
+	expect_contains "import prolasso: warning" "$err" \
+		"prolasso.ini:5: warning: process 'bad.exe': 'superhigh' is no priority class" &&
+	ok "import prolasso of a UTF-16LE file: exit 0, summary, file:line warning"
+if diff -u "$DATA/prolasso.expected.rules" "$TMP/pl/50-prolasso.rules" >"$TMP/d"; then
+	ok "import prolasso: the rule file as expected"
+else
+	not_ok "import prolasso: as expected" "$(head -30 "$TMP/d")"
+fi
+run "$CTL" check --system windows --strict "$TMP/pl"
+expect_status "import prolasso: check --system windows --strict" 0 &&
+	ok "import prolasso: passes check --system windows --strict"
+
+# The daemon on the imported rules: cpimp-bg is a Batch_Job (nice 16,
+# SCHED_IDLE, idle I/O), cpimp-calm a Calm (nice 11, best-effort 6).
+if [ "$(id -u)" -ne 0 ]; then
+	skip "the daemon applying imported rules" "needs root"
+	finish
+	exit
+fi
+cp "$TMP/imp"/*.rules "$RULES/"
+mkdir -p "$TMP/bin"
+cp "$WORKER" "$TMP/bin/cpimp-bg"
+cp "$WORKER" "$TMP/bin/cpimp-calm"
+write_conf
+start_daemon || {
+	finish
+	exit 1
+}
+start "$TMP/bin/cpimp-bg" -t 2 -s 60
+bg=$!
+start "$TMP/bin/cpimp-calm" -t 1 -s 60
+calm=$!
+io_is() { [ "$(ionice -p "$1" 2>/dev/null)" = "$2" ]; }
+policy_is() { chrt -p "$1" 2>/dev/null | grep -q "policy: $2\$"; }
+if wait_until 5 nice_is "$bg" 16 && wait_until 5 io_is "$bg" idle &&
+	wait_until 5 policy_is "$bg" SCHED_IDLE; then
+	ok "an imported Batch_Job rule: nice 16, SCHED_IDLE, idle I/O"
+else
+	not_ok "imported Batch_Job rule applied" \
+		"nice $(nice_of "$bg"), $(ionice -p "$bg"), $(chrt -p "$bg")"
+fi
+if wait_until 5 nice_is "$calm" 11 &&
+	wait_until 5 io_is "$calm" "best-effort: prio 6"; then
+	ok "an imported Calm rule: nice 11, best-effort I/O 6"
+else
+	not_ok "imported Calm rule applied" "nice $(nice_of "$calm"), $(ionice -p "$calm")"
+fi
+run ctl explain "$bg"
+expect_contains "explain: rule" "$out" "rule ananicy.folder-one-two.batch-job (" &&
+	expect_contains "explain: source" "$out" \
+		"source     ananicy/Folder One & Two/tools.rules:2" &&
+	ok "explain names the ananicy file and line"
+run ctl explain --json "$bg"
+expect_contains "explain --json: source" "$out" \
+	'"source":"ananicy/Folder One & Two/tools.rules:2"' &&
+	ok "explain --json: the source"
+stop_daemon
+finish

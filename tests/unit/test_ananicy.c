@@ -1,0 +1,511 @@
+/* ananicy import: one named case per kind of line and mapping, each with
+ * what must be written and what must be said. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "ananicy.h"
+#include "os.h"
+#include "rules.h"
+
+/* The rules the import writes name root at most. */
+bool accounts_user(const char *name, unsigned *id)
+{
+	*id = 0;
+	return strcmp(name, "root") == 0;
+}
+
+bool accounts_group(const char *name, unsigned *id)
+{
+	*id = 0;
+	return strcmp(name, "root") == 0;
+}
+
+struct ananicy_case {
+	const char *name;
+	const char *types; /* a t.types file, or NULL */
+	const char *text;  /* a r.rules file */
+	struct ananicy_options opt;
+	const char *expect; /* in the output, or NULL for none written */
+	const char *absent; /* not in the output */
+	size_t warnings;
+	const char *warning; /* a part of the first one */
+	size_t written, left_out;
+};
+
+#define TYPES                                                                  \
+	"{ \"type\": \"Game\", \"nice\": -5, \"ioclass\": \"best-effort\" }\n" \
+	"{ \"type\": \"BG\", \"nice\": 16, \"ioclass\": \"idle\" }\n"
+
+static const struct ananicy_case ananicy_cases[] = {
+	{"lowering rule",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": 10 }\n",
+	 {0},
+	 "match = { name = \"x\"; };\n    priority = { nice = 10; };",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"type inlined",
+	 TYPES,
+	 "{ \"name\": \"x\", \"type\": \"BG\" }\n",
+	 {0},
+	 "priority = { nice = 16; io_class = \"idle\"; };",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"rule key over type",
+	 TYPES,
+	 "{ \"name\": \"x\", \"type\": \"BG\", \"nice\": 19 }\n",
+	 {0},
+	 "nice = 19;",
+	 "nice = 16;",
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"null removes type key",
+	 TYPES,
+	 "{ \"name\": \"x\", \"type\": \"BG\", \"nice\": null }\n",
+	 {0},
+	 "priority = { io_class = \"idle\"; };",
+	 "nice",
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"same settings one rule",
+	 TYPES,
+	 "{ \"name\": \"x\", \"type\": \"BG\" }\n"
+	 "{ \"name\": \"y\", \"type\": \"BG\" }\n",
+	 {0},
+	 "name = [ \"x\",",
+	 NULL,
+	 0,
+	 NULL,
+	 2,
+	 0},
+	{"sources per name",
+	 TYPES,
+	 "{ \"name\": \"x\", \"type\": \"BG\" }\n"
+	 "{ \"name\": \"y\", \"type\": \"BG\" }\n",
+	 {0},
+	 "source = [ \"r.rules:1\",\n               \"r.rules:2\" ];",
+	 NULL,
+	 0,
+	 NULL,
+	 2,
+	 0},
+	{"raising left out",
+	 TYPES,
+	 "{ \"name\": \"g\", \"type\": \"Game\" }\n",
+	 {0},
+	 "#    priority = { nice = -5;",
+	 NULL,
+	 0,
+	 NULL,
+	 0,
+	 1},
+	{"raising narrowed to user",
+	 TYPES,
+	 "{ \"name\": \"g\", \"type\": \"Game\" }\n",
+	 {.user = "root"},
+	 "user = \"root\";",
+	 "allow_spoofable",
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"raising narrowed to group",
+	 TYPES,
+	 "{ \"name\": \"g\", \"type\": \"Game\" }\n",
+	 {.group = "root"},
+	 "group = \"root\";",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"raising opted in",
+	 TYPES,
+	 "{ \"name\": \"g\", \"type\": \"Game\" }\n",
+	 {.allow_spoofable = true},
+	 "allow_spoofable = true;",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"best-effort without ionice is level 0",
+	 NULL,
+	 "{ \"name\": \"x\", \"ioclass\": \"best-effort\" }\n",
+	 {0},
+	 "io_class = \"best-effort\"; io_level = 0;",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"sched fifo with rtprio",
+	 NULL,
+	 "{ \"name\": \"x\", \"sched\": \"fifo\", \"rtprio\": 7 }\n",
+	 {.allow_spoofable = true},
+	 "policy = \"fifo\"; rt_priority = 7;",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"sched rr default rtprio",
+	 NULL,
+	 "{ \"name\": \"x\", \"sched\": \"rr\", \"nice\": -4 }\n",
+	 {.allow_spoofable = true},
+	 "policy = \"rr\"; rt_priority = 1;",
+	 "nice",
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"sched normal",
+	 NULL,
+	 "{ \"name\": \"x\", \"sched\": \"normal\", \"nice\": 3 }\n",
+	 {0},
+	 "nice = 3; policy = \"other\";",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"unknown sched",
+	 NULL,
+	 "{ \"name\": \"x\", \"sched\": \"iso\", \"nice\": 3 }\n",
+	 {0},
+	 "nice = 3; };",
+	 NULL,
+	 1,
+	 "sched: 'iso' is not a scheduler",
+	 1,
+	 0},
+	{"nice out of range",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": -21 }\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "nice: '-21' is not an integer from -20 to 19",
+	 0,
+	 0},
+	{"nice a string",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": \"5\" }\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "nice: '5' is not an integer",
+	 0,
+	 0},
+	{"nothing mapped",
+	 NULL,
+	 "{ \"name\": \"x\", \"oom_score_adj\": 100, \"latency_nice\": 3 }\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 0,
+	 NULL,
+	 0,
+	 0},
+	{"long name cut to 15",
+	 NULL,
+	 "{ \"name\": \"abcdefghijklmnopq\", \"nice\": 5 }\n",
+	 {0},
+	 "name = \"abcdefghijklmno\";",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"cut names collide",
+	 NULL,
+	 "{ \"name\": \"abcdefghijklmnopq\", \"nice\": 5 }\n"
+	 "{ \"name\": \"abcdefghijklmnoxx\", \"nice\": 6 }\n",
+	 {0},
+	 "nice = 5;",
+	 "nice = 6;",
+	 1,
+	 "in the kernel's 15 bytes",
+	 1,
+	 0},
+	{"glob characters quoted",
+	 NULL,
+	 "{ \"name\": \"a*b\", \"nice\": 5 }\n",
+	 {0},
+	 "name = \"a\\\\*b\";",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"quote and backslash escaped",
+	 NULL,
+	 "{ \"name\": \"a\\\"b\\\\\", \"nice\": 5 }\n",
+	 {0},
+	 "name = \"a\\\"b\\\\\\\\\";",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"duplicate name later wins",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": 5 }\n{ \"name\": \"x\", \"nice\": 7 }\n",
+	 {0},
+	 "nice = 7;",
+	 "nice = 5;",
+	 1,
+	 "duplicate name 'x': replaces the one of r.rules:1",
+	 1,
+	 0},
+	{"bad JSON",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": 5\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "bad JSON: expected ',' or '}'",
+	 0,
+	 0},
+	{"comment and blank lines",
+	 NULL,
+	 "# c\n\n   # d\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 0,
+	 NULL,
+	 0,
+	 0},
+	{"trailing comment",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": 5 } # why\n",
+	 {0},
+	 "nice = 5;",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"text after the object",
+	 NULL,
+	 "{ \"name\": \"x\", \"nice\": 5 } x\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "text after the object",
+	 0,
+	 0},
+	{"unknown type",
+	 NULL,
+	 "{ \"name\": \"x\", \"type\": \"Nope\", \"nice\": 5 }\n",
+	 {0},
+	 "nice = 5;",
+	 NULL,
+	 1,
+	 "type 'Nope' is defined nowhere",
+	 1,
+	 0},
+	{"no name type or cgroup",
+	 NULL,
+	 "{ \"nice\": 5 }\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "no string \"name\"",
+	 0,
+	 0},
+	{"unicode escape",
+	 NULL,
+	 "{ \"name\": \"\\u00e9t\\u00e9\", \"nice\": 5 }\n",
+	 {0},
+	 "name = \"\xc3\xa9t\xc3\xa9\";",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"NUL escape refused",
+	 NULL,
+	 "{ \"name\": \"a\\u0000\", \"nice\": 5 }\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "\\u0000 is not allowed",
+	 0,
+	 0},
+	{"ionice with idle not mapped",
+	 NULL,
+	 "{ \"name\": \"x\", \"ioclass\": \"idle\", \"ionice\": 3 }\n",
+	 {0},
+	 "priority = { io_class = \"idle\"; };",
+	 "io_level",
+	 0,
+	 NULL,
+	 1,
+	 0},
+};
+
+static void load(struct ananicy *a, const struct ananicy_case *c,
+		 struct diag *diag)
+{
+	ananicy_init(a);
+	if (c->types)
+		ananicy_parse(a, "t.types", "", c->types, strlen(c->types),
+			      diag);
+	ananicy_parse(a, "r.rules", "", c->text, strlen(c->text), diag);
+}
+
+/* What the import writes must pass the rule check, warnings aside for
+ * the opted-in rules. */
+static void check_output(const struct ananicy_case *c,
+			 const struct ananicy_result *res)
+{
+	for (size_t i = 0; i < res->file_count; i++) {
+		struct rules rules;
+		struct diag diag;
+
+		rules_init(&rules);
+		rules.system = RULES_SYSTEM_LINUX;
+		diag_init(&diag);
+		rules_load_text(&rules, res->files[i].name, res->files[i].text,
+				res->files[i].len, &diag);
+		if (diag.errors || (diag.warnings && !c->opt.allow_spoofable))
+			fail_msg("%s: %s:%u: %s\n%s", c->name,
+				 diag.entries[0].file, diag.entries[0].line,
+				 diag.entries[0].message, res->files[i].text);
+		diag_free(&diag);
+		rules_free(&rules);
+	}
+}
+
+static void test_ananicy_case(void **state)
+{
+	const struct ananicy_case *c = *state;
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+	const char *text = "";
+
+	diag_init(&diag);
+	load(&a, c, &diag);
+	ananicy_import(&a, &c->opt, &res, &diag);
+	if (diag.warnings != c->warnings)
+		fail_msg("%s: %zu warnings, wanted %zu (first: %s)", c->name,
+			 diag.warnings, c->warnings,
+			 diag.count ? diag.entries[0].message : "none");
+	if (c->warning)
+		assert_non_null(strstr(diag.entries[0].message, c->warning));
+	if (res.file_count)
+		text = res.files[0].text;
+	if (c->expect && !strstr(text, c->expect))
+		fail_msg("%s: '%s' not in:\n%s", c->name, c->expect, text);
+	if (c->absent && strstr(text, c->absent))
+		fail_msg("%s: '%s' in:\n%s", c->name, c->absent, text);
+	assert_int_equal(res.written, c->written);
+	assert_int_equal(res.left_out, c->left_out);
+	check_output(c, &res);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
+/* Keys with no cpupolicy setting are counted by name, sorted. */
+static void test_unmapped_counted(void **state)
+{
+	static const char text[] =
+		"{ \"name\": \"x\", \"nice\": 5, \"oom_score_adj\": 1 }\n"
+		"{ \"name\": \"y\", \"nice\": 5, \"oom_score_adj\": 2, "
+		"\"cgroup\": \"c\" }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "r.rules", "", text, strlen(text), &diag);
+	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
+	assert_int_equal(res.unmapped_count, 2);
+	assert_string_equal(res.unmapped[0].what, "cgroup");
+	assert_int_equal(res.unmapped[0].count, 1);
+	assert_string_equal(res.unmapped[1].what, "oom_score_adj");
+	assert_int_equal(res.unmapped[1].count, 2);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
+/* One file per folder, sorted; the same rules in the same order. */
+static void test_folders(void **state)
+{
+	static const char a_text[] = "{ \"name\": \"x\", \"nice\": 5 }\n";
+	static const char b_text[] = "{ \"name\": \"y\", \"nice\": 5 }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "d/Z z/a.rules", "Z z", a_text, strlen(a_text),
+		      &diag);
+	ananicy_parse(&a, "d/A & B/b.rules", "A & B", b_text, strlen(b_text),
+		      &diag);
+	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
+	assert_int_equal(res.file_count, 2);
+	assert_string_equal(res.files[0].name, "50-ananicy-a-b.rules");
+	assert_string_equal(res.files[1].name, "50-ananicy-z-z.rules");
+	assert_non_null(strstr(res.files[0].text, "\"d/A & B/b.rules:1\""));
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
+static void test_input_names(void **state)
+{
+	(void)state;
+	assert_true(ananicy_is_input("a.rules"));
+	assert_true(ananicy_is_input("a.types"));
+	assert_true(ananicy_is_input("a.cgroups"));
+	assert_false(ananicy_is_input(".rules"));
+	assert_false(ananicy_is_input("a.rules.bak"));
+	assert_false(ananicy_is_input("README.md"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unmapped_counted),
+		cmocka_unit_test(test_folders),
+		cmocka_unit_test(test_input_names),
+	};
+
+	return unit_run("ananicy", UNIT_TABLE(ananicy_cases, test_ananicy_case),
+			UNIT_TESTS(tests), NULL, NULL);
+}
