@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ananicy.h"
 #include "ctl.h"
@@ -126,6 +127,63 @@ static int import_write(const char *outdir, const struct ananicy_file *files,
 		free(path);
 	}
 	return 0;
+}
+
+static bool import_written(const struct ananicy_file *files, size_t count,
+			   const char *name)
+{
+	for (size_t i = 0; i < count; i++) {
+		if (strcmp(files[i].name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a file's first line is the import's header: a file someone
+ * wrote by hand under such a name is theirs, not ours to remove. */
+static bool import_ours(const char *path)
+{
+	char line[128] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	return strcmp(line, ANANICY_HEADER) == 0;
+}
+
+/* The files of an earlier import whose ananicy folder is gone: removed,
+ * so that the output is what this import alone makes. */
+static void import_prune(const char *outdir, const struct ananicy_file *files,
+			 size_t count)
+{
+	const size_t prefix = strlen(ANANICY_FILE_PREFIX);
+	DIR *dp = opendir(outdir);
+	struct dirent *d;
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+		char *path;
+
+		if (len <= prefix + 6 ||
+		    strncmp(d->d_name, ANANICY_FILE_PREFIX, prefix) != 0 ||
+		    strcmp(d->d_name + len - 6, ".rules") != 0 ||
+		    import_written(files, count, d->d_name))
+			continue;
+		path = import_join(outdir, d->d_name);
+		if (import_ours(path) && unlink(path) == 0)
+			fprintf(stderr,
+				"%s: removed: written by an earlier import, "
+				"its ananicy folder is not in this one\n",
+				path);
+		free(path);
+	}
+	closedir(dp);
 }
 
 static void import_summary(const struct ananicy *a,
@@ -296,8 +354,10 @@ static int import_ananicy(int argc, char **argv)
 		ananicy_import(&a, &opt, &res, &diag);
 		diag_print(&diag, stderr, true);
 		status = import_write(outdir, res.files, res.file_count);
-		if (status == 0)
+		if (status == 0) {
+			import_prune(outdir, res.files, res.file_count);
 			import_summary(&a, &res, &opt, &diag, outdir);
+		}
 		ananicy_result_free(&res);
 	}
 	diag_free(&diag);

@@ -1021,8 +1021,8 @@ static void ananicy_write_file(struct ananicy_job *j, const char *slug)
 			folder = j->groups[i].folder;
 	}
 	fprintf(out,
-		"# Imported from ananicy rules by cpupolicyctl import "
-		"ananicy:\n# %s%s%s\n# Every rule's source names the "
+		ANANICY_HEADER
+		"\n# %s%s%s\n# Every rule's source names the "
 		"ananicy file and line it came from.\nversion = 1;\n"
 		"rules = (\n",
 		j->opt->origin ? j->opt->origin : "",
@@ -1047,7 +1047,7 @@ static void ananicy_write_file(struct ananicy_job *j, const char *slug)
 	res->files = xreallocarray(res->files, res->file_count + 1,
 				   sizeof(*res->files));
 	file = &res->files[res->file_count++];
-	file->name = xasprintf("50-ananicy-%s.rules", slug);
+	file->name = xasprintf(ANANICY_FILE_PREFIX "%s.rules", slug);
 	file->text = memstream_close(&m, &file->len);
 }
 

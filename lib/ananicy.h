@@ -59,6 +59,12 @@ struct ananicy_options {
 };
 
 /* One output rule file. */
+/* The first line of every file the import writes: how a later import
+ * knows the files of an earlier one (and only those) as its own. */
+#define ANANICY_HEADER                                                         \
+	"# Imported from ananicy rules by cpupolicyctl import ananicy:"
+#define ANANICY_FILE_PREFIX "50-ananicy-"
+
 struct ananicy_file {
 	char *name; /* a file name, no directory */
 	char *text;

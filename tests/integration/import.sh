@@ -47,6 +47,22 @@ else
 	not_ok "stable output" "$(diff -r "$TMP/imp" "$TMP/again" | head)"
 fi
 
+# Again into the same folder, where an earlier import left a file of a
+# folder that is gone and someone wrote one of their own under such a name:
+# the first goes, the second stays.
+head -1 "$TMP/imp/50-ananicy-sub-dir.rules" >"$TMP/imp/50-ananicy-gone.rules"
+echo '# mine' >"$TMP/imp/50-ananicy-mine.rules"
+run bash -c 'cd "$1" && shift && "$@"' - "$DATA" "$CTL" import ananicy \
+	-o "$TMP/imp" ananicy
+if [ "$status" -eq 0 ] && [ ! -e "$TMP/imp/50-ananicy-gone.rules" ] &&
+	[ -e "$TMP/imp/50-ananicy-mine.rules" ] &&
+	grep -q "50-ananicy-gone.rules: removed: written by an earlier import" <<<"$err" &&
+	diff -r -x 50-ananicy-mine.rules "$TMP/imp" "$TMP/again" >/dev/null; then
+	ok "a new import removes what an earlier one wrote for a folder now gone, and nothing else"
+else
+	not_ok "stale files of an earlier import" "exit $status; $err; $(ls "$TMP/imp")"
+fi
+
 import_into "$TMP/user" --user root ananicy
 expect_contains "--user: narrowed" "$out" "raising: 3 narrowed to user root" &&
 	expect_contains "--user: in the rule" "$(cat "$TMP/user"/*.rules)" \

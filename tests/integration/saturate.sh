@@ -20,12 +20,26 @@ efficiency() { grep -o '"efficiency":[0-9.]*' <<<"$1" | cut -d: -f2; }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 finding() { grep -q "\"kind\":\"$2\"" <<<"$1"; }
 
-run sat --seconds 3 --json
-e=$(efficiency "$out")
+# Idle: >= 90 % and exit 0. The machine is shared: when other work took
+# the CPUs (the check's own contention finding says so) it is tried again,
+# up to 4 times within 120 s, and then skipped with the reason rather than
+# failed; below 90 % without contention is a failure.
+until=$(($(date +%s) + 120))
+for try in 1 2 3 4; do
+	run sat --seconds 3 --json
+	e=$(efficiency "$out")
+	[ "$status" -eq 0 ] && ! below "$e" 0.9 && break
+	finding "$out" contention && [ "$try" -lt 4 ] &&
+		[ "$(date +%s)" -lt "$until" ] || break
+	echo "# idle run $try: efficiency $e with other work on the CPUs; again"
+	sleep 5
+done
 if [ "$status" -eq 0 ] && ! below "$e" 0.9; then
-	ok "idle machine: efficiency $e, exit 0"
+	ok "idle machine: efficiency $e, exit 0 (try $try)"
+elif finding "$out" contention; then
+	skip "idle machine" "the machine was busy in all $try tries (efficiency $e, contention)"
 else
-	not_ok "idle machine" "exit $status, efficiency $e; $err"
+	not_ok "idle machine" "exit $status, efficiency $e; $out $err"
 fi
 
 run sat --seconds 2
