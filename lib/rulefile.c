@@ -359,7 +359,7 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 	case RULEFILE_PATTERN_KIND_CGROUP:
 		/* A Linux path in a set checked for Windows: one file
 		 * may serve both systems, and such a value never
-		 * matches there (pattern_match_flags). */
+		 * matches there (pattern_match_flags), which is said. */
 		if (!pattern_is_absolute(text, flags) &&
 		    !(flags && pattern_is_absolute(text, 0) && text[1] != '/' &&
 		      text[1] != '\\')) {
@@ -372,6 +372,13 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 				       key, text);
 			return false;
 		}
+		if (flags && !pattern_is_absolute(text, flags))
+			rulefile_warning(rf, rulefile_line(rf, s),
+					 "%s: '%.64s' is a Linux path: on "
+					 "Windows it never matches (a drive, "
+					 "C:\\..., or a share, "
+					 "\\\\server\\share\\...)",
+					 key, text);
 		break;
 	case RULEFILE_PATTERN_KIND_COMM:
 		/* Windows names a process by its image file: no cut. */

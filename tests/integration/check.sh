@@ -163,8 +163,9 @@ run "$CTL" check --system windows "$TMP/fleet"
 expect_status "--system windows: exit 1" 1 &&
 	expect_contains "--system windows: cgroup refused" "$err" "$TMP/fleet/50-fleet.rules:10: error: match.cgroup: Windows has no cgroups" &&
 	expect_not_contains "--system windows: efficiency_mode applies" "$err" "efficiency_mode" &&
-	expect_contains "--system windows: summary" "$err" "1 error, 0 warnings" &&
-	ok "check --system windows: cgroup is refused, efficiency_mode applies"
+	expect_contains "--system windows: a Linux exe path warned of" "$err" "$TMP/fleet/50-fleet.rules:4: warning: match.exe: '/opt/llm/bin/server' is a Linux path: on Windows it never matches" &&
+	expect_contains "--system windows: summary" "$err" "1 error, 2 warnings" &&
+	ok "check --system windows: cgroup is refused, a Linux exe path warned of, efficiency_mode applies"
 
 sed -i 's|cgroup = "/system.slice/backup.service"; |user = "backup"; |' "$TMP/fleet/50-fleet.rules"
 run "$CTL" check --system=windows --quiet "$TMP/fleet"

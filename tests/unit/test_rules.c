@@ -426,6 +426,10 @@ static const struct system_case system_cases[] = {
 	{"efficiency_mode system on Windows", WIN,
 	 RULE(WEXE, "priority = { efficiency_mode = \"system\"; };"), 0, 0, 0,
 	 NULL},
+	{"a Linux exe path checked for Windows", WIN,
+	 RULE(EXE, "priority = { class = \"idle\"; };"), 0, 1, 3,
+	 "match.exe: '/usr/bin/x' is a Linux path: on Windows it never "
+	 "matches"},
 	{"power on exe alone on Windows", WIN,
 	 RULE(WEXE, "power = { parking = \"off\"; };"), 0, 1, 3,
 	 "rule 'r' holds power settings for every user who can run its exe "
