@@ -450,9 +450,11 @@ static int windows_setup(void **state)
 
 	(void)state;
 	windows_load(&windows_rules, windows_rules_text, &diag);
-	diag_print(&diag, stderr, true);
-	if (diag.errors || diag.warnings)
+	/* One warning, that the rule "linux" never matches here. */
+	if (diag.errors || diag.warnings != 1) {
+		diag_print(&diag, stderr, true);
 		return -1;
+	}
 	diag_free(&diag);
 	match_index_build(&windows_index, &windows_rules);
 	return 0;

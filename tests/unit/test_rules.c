@@ -615,6 +615,7 @@ static void test_duplicate_across_files(void **state)
 
 	(void)state;
 	rules_init(&rules);
+	rules.system = RULES_SYSTEM_LINUX; /* its paths are Linux's */
 	diag_init(&diag);
 	rules_load_text(&rules, "a.rules", a, strlen(a), &diag);
 	rules_load_text(&rules, "b.rules", b, strlen(b), &diag);
@@ -748,8 +749,8 @@ static void test_windows_keys_parsed(void **state)
 /* A set nobody named a system for is checked for the one built for. */
 static void test_native_system(void **state)
 {
-	static const char text[] =
-		RULE(EXE, "priority = { efficiency_mode = \"on\"; };");
+	static const char text[] = RULE(
+		"name = \"x\";", "priority = { efficiency_mode = \"on\"; };");
 	bool linux_build = system_native() == RULES_SYSTEM_LINUX;
 	struct rules rules;
 	struct diag diag;
@@ -785,6 +786,7 @@ static void test_many_rules(void **state)
 					 i, i % (n - 1));
 	snprintf(text + used - 2, cap - used + 2, "\n);\n");
 	rules_init(&rules);
+	rules.system = RULES_SYSTEM_LINUX; /* its paths are Linux's */
 	diag_init(&diag);
 	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
 	/* The last rule repeats the first one's exe. */
