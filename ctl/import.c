@@ -186,6 +186,37 @@ static void import_prune(const char *outdir, const struct ananicy_file *files,
 	closedir(dp);
 }
 
+/* The summary's lines both imports print: what became of the raising
+ * rules, the keys not mapped with their counts, the warnings. */
+static void import_summary_raising(const struct ananicy_options *opt,
+				   size_t narrowed, size_t opted_in,
+				   size_t left_out)
+{
+	if (opt->user || opt->group)
+		printf("raising: %zu narrowed to %s %s\n", narrowed,
+		       opt->user ? "user" : "group",
+		       opt->user ? opt->user : opt->group);
+	else if (opt->allow_spoofable)
+		printf("raising: %zu opted in with allow_spoofable = true\n",
+		       opted_in);
+	else
+		printf("raising: %zu left out (written commented out: see "
+		       "--user, --group, --allow-spoofable)\n",
+		       left_out);
+}
+
+static void import_summary_end(const struct ananicy_unmapped *unmapped,
+			       size_t count, const struct diag *diag)
+{
+	printf("not mapped:");
+	for (size_t i = 0; i < count; i++)
+		printf("%s %s %zu", i ? "," : "", unmapped[i].what,
+		       unmapped[i].count);
+	printf("%s\n", count ? "" : " nothing");
+	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
+	       diag->warnings ? " (above)" : "");
+}
+
 static void import_summary(const struct ananicy *a,
 			   const struct ananicy_result *r,
 			   const struct ananicy_options *opt,
@@ -198,30 +229,14 @@ static void import_summary(const struct ananicy *a,
 	printf("written: %zu rules, as %zu cpupolicy rules in %zu files in "
 	       "%s\n",
 	       r->written, r->groups, r->file_count, outdir);
-	if (opt->user || opt->group)
-		printf("raising: %zu narrowed to %s %s\n", r->narrowed,
-		       opt->user ? "user" : "group",
-		       opt->user ? opt->user : opt->group);
-	else if (opt->allow_spoofable)
-		printf("raising: %zu opted in with allow_spoofable = true\n",
-		       r->opted_in);
-	else
-		printf("raising: %zu left out (written commented out: see "
-		       "--user, --group, --allow-spoofable)\n",
-		       r->left_out);
+	import_summary_raising(opt, r->narrowed, r->opted_in, r->left_out);
 	printf("not imported: %zu replaced by a later definition, %zu with "
 	       "nothing cpupolicy sets, %zu with a name that cannot match\n",
 	       r->overridden, r->nothing, r->unusable);
 	printf("names longer than the kernel's 15 bytes, matched on those: "
 	       "%zu\n",
 	       r->cut);
-	printf("not mapped:");
-	for (size_t i = 0; i < r->unmapped_count; i++)
-		printf("%s %s %zu", i ? "," : "", r->unmapped[i].what,
-		       r->unmapped[i].count);
-	printf("%s\n", r->unmapped_count ? "" : " nothing");
-	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
-	       diag->warnings ? " (above)" : "");
+	import_summary_end(r->unmapped, r->unmapped_count, diag);
 }
 
 /* A user or group name goes into the rule as it is: the check resolves
@@ -374,24 +389,8 @@ static void import_prolasso_summary(const struct prolasso_result *r,
 	       "(%s)\n",
 	       r->processes - r->left_out, r->groups,
 	       r->file.text ? r->file.name : "no file", outdir);
-	if (opt->user || opt->group)
-		printf("raising: %zu narrowed to %s %s\n", r->narrowed,
-		       opt->user ? "user" : "group",
-		       opt->user ? opt->user : opt->group);
-	else if (opt->allow_spoofable)
-		printf("raising: %zu opted in with allow_spoofable = true\n",
-		       r->opted_in);
-	else
-		printf("raising: %zu left out (written commented out: see "
-		       "--user, --group, --allow-spoofable)\n",
-		       r->left_out);
-	printf("not mapped:");
-	for (size_t i = 0; i < r->unmapped_count; i++)
-		printf("%s %s %zu", i ? "," : "", r->unmapped[i].what,
-		       r->unmapped[i].count);
-	printf("%s\n", r->unmapped_count ? "" : " nothing");
-	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
-	       diag->warnings ? " (above)" : "");
+	import_summary_raising(opt, r->narrowed, r->opted_in, r->left_out);
+	import_summary_end(r->unmapped, r->unmapped_count, diag);
 }
 
 static int import_prolasso(int argc, char **argv)

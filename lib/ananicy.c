@@ -481,18 +481,38 @@ struct ananicy_job {
 	size_t cut_key_count;
 };
 
-static void ananicy_unmapped(struct ananicy_result *res, const char *what)
+/* A key an import cannot map, counted by what it is (the summary lists
+ * each with its count; prolasso.c counts its own the same way). */
+void ananicy_unmapped_add(struct ananicy_unmapped **list, size_t *count,
+			  const char *what)
 {
-	for (size_t i = 0; i < res->unmapped_count; i++) {
-		if (strcmp(res->unmapped[i].what, what) == 0) {
-			res->unmapped[i].count++;
+	for (size_t i = 0; i < *count; i++) {
+		if (strcmp((*list)[i].what, what) == 0) {
+			(*list)[i].count++;
 			return;
 		}
 	}
-	res->unmapped = xreallocarray(res->unmapped, res->unmapped_count + 1,
-				      sizeof(*res->unmapped));
-	res->unmapped[res->unmapped_count++] =
-		(struct ananicy_unmapped){xstrdup(what), 1};
+	*list = xreallocarray(*list, *count + 1, sizeof(**list));
+	(*list)[(*count)++] = (struct ananicy_unmapped){xstrdup(what), 1};
+}
+
+static int ananicy_compare_unmapped(const void *a, const void *b)
+{
+	const struct ananicy_unmapped *x = a, *y = b;
+
+	return strcmp(x->what, y->what);
+}
+
+/* By name, so that the summary reads the same for the same input. */
+void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t count)
+{
+	if (count)
+		qsort(list, count, sizeof(*list), ananicy_compare_unmapped);
+}
+
+static void ananicy_unmapped(struct ananicy_result *res, const char *what)
+{
+	ananicy_unmapped_add(&res->unmapped, &res->unmapped_count, what);
 }
 
 /* The keys of a rule with its type's under them (the rule's own win, a
@@ -845,9 +865,9 @@ static void ananicy_rule(struct ananicy_job *j, size_t index)
 	ananicy_group_add(j, index, type ? type->id : NULL, &m);
 }
 
-/* A libconfig string; glob characters of a name quoted, as ananicy
+/* A libconfig string; with `literal`, glob characters quoted, as ananicy
  * compares names whole. */
-static void ananicy_quote(FILE *out, const char *text, bool literal)
+void ananicy_quote(FILE *out, const char *text, bool literal)
 {
 	fputc('"', out);
 	for (const char *c = text; *c; c++) {
@@ -1074,13 +1094,6 @@ static void ananicy_write(struct ananicy_job *j)
 	free(slugs);
 }
 
-static int ananicy_compare_unmapped(const void *a, const void *b)
-{
-	const struct ananicy_unmapped *x = a, *y = b;
-
-	return strcmp(x->what, y->what);
-}
-
 /* Everything read, to rule files: types inlined, rules grouped by folder,
  * type and settings; each group one rule, each folder one file. */
 void ananicy_import(const struct ananicy *a, const struct ananicy_options *opt,
@@ -1103,9 +1116,7 @@ void ananicy_import(const struct ananicy *a, const struct ananicy_options *opt,
 			res->cgroups_read++;
 	}
 	ananicy_write(&j);
-	if (res->unmapped_count)
-		qsort(res->unmapped, res->unmapped_count,
-		      sizeof(*res->unmapped), ananicy_compare_unmapped);
+	ananicy_unmapped_sort(res->unmapped, res->unmapped_count);
 	for (size_t i = 0; i < j.group_count; i++) {
 		free(j.groups[i].key);
 		free(j.groups[i].slug);

@@ -123,16 +123,7 @@ char *prolasso_decode(const char *data, size_t len, size_t *out_len, char *why,
 
 static void prolasso_unmapped(struct prolasso_result *res, const char *what)
 {
-	for (size_t i = 0; i < res->unmapped_count; i++) {
-		if (strcmp(res->unmapped[i].what, what) == 0) {
-			res->unmapped[i].count++;
-			return;
-		}
-	}
-	res->unmapped = xreallocarray(res->unmapped, res->unmapped_count + 1,
-				      sizeof(*res->unmapped));
-	res->unmapped[res->unmapped_count++] =
-		(struct ananicy_unmapped){xstrdup(what), 1};
+	ananicy_unmapped_add(&res->unmapped, &res->unmapped_count, what);
 }
 
 static char *prolasso_trim(char *s)
@@ -504,17 +495,6 @@ static bool prolasso_raises(const struct prolasso_proc *p)
 	return rules_raises(&probe);
 }
 
-static void prolasso_quote(FILE *out, const char *text)
-{
-	fputc('"', out);
-	for (const char *c = text; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fputc('\\', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 static void prolasso_write_list(FILE *out, const struct prolasso_job *j,
 				const struct prolasso_group *g, bool names)
 {
@@ -527,7 +507,7 @@ static void prolasso_write_list(FILE *out, const struct prolasso_job *j,
 			fprintf(out, ",\n%s",
 				names ? "                       "
 				      : "               ");
-		prolasso_quote(out, names ? p->name : p->source);
+		ananicy_quote(out, names ? p->name : p->source, false);
 	}
 	if (g->count > 1)
 		fprintf(out, " ]");
@@ -545,7 +525,7 @@ static void prolasso_write_rule(FILE *out, const struct prolasso_job *j,
 	if (g->raises && (opt->user || opt->group)) {
 		fprintf(out,
 			"\n              %s = ", opt->user ? "user" : "group");
-		prolasso_quote(out, opt->user ? opt->user : opt->group);
+		ananicy_quote(out, opt->user ? opt->user : opt->group, false);
 		fprintf(out, ";");
 	}
 	fprintf(out, " };\n");
@@ -679,13 +659,6 @@ static void prolasso_write(struct prolasso_job *j,
 	free(groups);
 }
 
-static int prolasso_compare_unmapped(const void *a, const void *b)
-{
-	const struct ananicy_unmapped *x = a, *y = b;
-
-	return strcmp(x->what, y->what);
-}
-
 /* The text (UTF-8, see prolasso_decode) to one rule file. */
 void prolasso_import(const char *path, const char *text, size_t len,
 		     const struct ananicy_options *opt,
@@ -697,9 +670,7 @@ void prolasso_import(const char *path, const char *text, size_t len,
 	strmap_init(&j.by_key);
 	prolasso_read(&j, text, len);
 	prolasso_write(&j, opt);
-	if (res->unmapped_count)
-		qsort(res->unmapped, res->unmapped_count,
-		      sizeof(*res->unmapped), prolasso_compare_unmapped);
+	ananicy_unmapped_sort(res->unmapped, res->unmapped_count);
 	for (size_t i = 0; i < j.count; i++) {
 		free(j.procs[i].name);
 		free(j.procs[i].key);

@@ -36,14 +36,6 @@ static const char *const bench_types[] = {
 	"\"best-effort\", \"ionice\": 6 }",
 };
 
-static double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static FILE *bench_open(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -91,7 +83,7 @@ static void bench_generate(const char *dir)
 /* One run of CTL ARGS... with stdout and stderr to /dev/null: seconds. */
 static double bench_run(char *const argv[])
 {
-	double start = bench_now();
+	double start = stats_now();
 	int status;
 	pid_t pid;
 
@@ -109,7 +101,7 @@ static double bench_run(char *const argv[])
 		fprintf(stderr, "%s %s failed\n", argv[0], argv[1]);
 		exit(1);
 	}
-	return bench_now() - start;
+	return stats_now() - start;
 }
 
 static void bench_repeat(char *const argv[], int runs, struct stats *st)
@@ -118,31 +110,6 @@ static void bench_repeat(char *const argv[], int runs, struct stats *st)
 
 	for (int i = 0; i < runs; i++)
 		t[i] = bench_run(argv);
-	stats_summary(t, (size_t)runs, st);
-	free(t);
-}
-
-static void bench_load(char *dir, int runs, size_t *count, struct stats *st)
-{
-	double *t = xcalloc((size_t)runs, sizeof(*t));
-
-	for (int i = 0; i < runs; i++) {
-		struct rules rules;
-		struct diag diag;
-		double start = bench_now();
-
-		rules_init(&rules);
-		diag_init(&diag);
-		if (rules_load_paths(&rules, &dir, 1, true, &diag) < 0 ||
-		    diag.errors) {
-			diag_print(&diag, stderr, false);
-			exit(1);
-		}
-		t[i] = bench_now() - start;
-		*count = rules.count;
-		diag_free(&diag);
-		rules_free(&rules);
-	}
 	stats_summary(t, (size_t)runs, st);
 	free(t);
 }
@@ -200,7 +167,7 @@ int main(int argc, char **argv)
 
 		bench_repeat(args, runs, &st);
 		bench_print("15,600 generated rules in 360 files", &st);
-		bench_load(out, runs, &count, &st);
+		stats_rules_load(out, runs, &count, &st);
 		printf("import: the imported set (%zu rules) loaded and "
 		       "validated: %.1f ms (%.1f-%.1f)\n",
 		       count, st.median * 1e3, st.min * 1e3, st.max * 1e3);

@@ -20,14 +20,6 @@ enum {
 	PER_FILE = 1000
 };
 
-static double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A mix like a large fleet's: exact exe paths, globs, users, classes,
  * placement and power keys. */
 static void bench_write_rule(FILE *f, unsigned n)
@@ -88,37 +80,11 @@ static void bench_generate(const char *dir)
 	}
 }
 
-static void bench_in_process(char *dir, int runs, size_t *count,
-			     struct stats *time)
-{
-	double *t = xcalloc((size_t)runs, sizeof(*t));
-
-	for (int i = 0; i < runs; i++) {
-		struct rules rules;
-		struct diag diag;
-		double start = bench_now();
-
-		rules_init(&rules);
-		diag_init(&diag);
-		if (rules_load_paths(&rules, &dir, 1, true, &diag) < 0 ||
-		    diag.errors) {
-			diag_print(&diag, stderr, false);
-			exit(1);
-		}
-		t[i] = bench_now() - start;
-		*count = rules.count;
-		diag_free(&diag);
-		rules_free(&rules);
-	}
-	stats_summary(t, (size_t)runs, time);
-	free(t);
-}
-
 /* One "cpupolicyctl check": its time in s, its max RSS in MiB. */
 static void bench_cli_once(const char *ctl, const char *dir, double *time,
 			   double *rss_mib)
 {
-	double start = bench_now();
+	double start = stats_now();
 	struct rusage ru;
 	int status;
 	pid_t pid;
@@ -136,7 +102,7 @@ static void bench_cli_once(const char *ctl, const char *dir, double *time,
 		fprintf(stderr, "%s check failed\n", ctl);
 		exit(1);
 	}
-	*time = bench_now() - start;
+	*time = stats_now() - start;
 	*rss_mib = (double)ru.ru_maxrss / 1024.0;
 }
 
@@ -174,7 +140,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bench_generate(dir);
-	bench_in_process(dir, runs, &count, &in_process);
+	stats_rules_load(dir, runs, &count, &in_process);
 	printf("rules: medians of %d runs, min-max of the runs in "
 	       "parentheses\n",
 	       runs);

@@ -11,5 +11,7 @@ struct stats {
 
 /* stats.c */
 void stats_summary(double *values, size_t count, struct stats *out);
+double stats_now(void); /* seconds, monotonic */
+void stats_rules_load(char *dir, int runs, size_t *count, struct stats *st);
 
 #endif
