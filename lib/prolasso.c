@@ -34,6 +34,7 @@ struct prolasso_proc {
 	enum rule_efficiency efficiency;
 	char cpus[256]; /* "" unset */
 	bool cpus_hard; /* from an affinity, not a CPU set */
+	unsigned keys;	/* 1 << prolasso_key for each key that named it */
 	size_t group;
 };
 
@@ -265,6 +266,39 @@ static int prolasso_class(const char *text)
 	return found;
 }
 
+static const char *prolasso_key_name(enum prolasso_key key)
+{
+	switch (key) {
+	case PROLASSO_KEY_PRIORITIES:
+		return "DefaultPriorities";
+	case PROLASSO_KEY_AFFINITIES_EX:
+		return "DefaultAffinitiesEx";
+	case PROLASSO_KEY_CPU_SETS:
+		return "DefaultCPUSets";
+	case PROLASSO_KEY_EFFICIENCY:
+		return "EfficiencyMode";
+	default:
+		return "a key";
+	}
+}
+
+/* The process an entry is for; a second entry of the same key for it
+ * (Process Lasso keeps the later) is said. */
+static struct prolasso_proc *prolasso_proc_of(struct prolasso_job *j,
+					      const char *name, unsigned line,
+					      enum prolasso_key key)
+{
+	struct prolasso_proc *p = prolasso_proc(j, name, line);
+
+	if (p->keys & (1u << key))
+		diag_warning(j->diag, j->path, line,
+			     "process '%.64s': %s names it again: the later "
+			     "value wins",
+			     name, prolasso_key_name(key));
+	p->keys |= 1u << key;
+	return p;
+}
+
 /* One name,value[,value] entry of a list. */
 static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 			   char **f, unsigned line)
@@ -293,7 +327,8 @@ static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 				     f[0], f[1]);
 			return;
 		}
-		prolasso_proc(j, f[0], line)->class = (enum rule_class) class;
+		prolasso_proc_of(j, f[0], line, key)->class =
+			(enum rule_class) class;
 		break;
 	case PROLASSO_KEY_AFFINITIES_EX:
 		if (*f[2] && strcmp(f[2], "0") != 0) {
@@ -306,7 +341,7 @@ static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 			    !prolasso_cpus(j, bits, cpus, sizeof(cpus), line))
 				return;
 		}
-		p = prolasso_proc(j, f[0], line);
+		p = prolasso_proc_of(j, f[0], line, key);
 		if (p->cpus[0] && !p->cpus_hard)
 			prolasso_unmapped(j->res,
 					  "DefaultCPUSets beside an affinity");
@@ -316,7 +351,7 @@ static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 	case PROLASSO_KEY_CPU_SETS:
 		if (!*f[1] || !prolasso_cpus(j, f[1], cpus, sizeof(cpus), line))
 			return;
-		p = prolasso_proc(j, f[0], line);
+		p = prolasso_proc_of(j, f[0], line, key);
 		/* An affinity is the harder limit: it wins. */
 		if (p->cpus_hard) {
 			prolasso_unmapped(j->res,
@@ -333,7 +368,7 @@ static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 				     f[0], f[1]);
 			return;
 		}
-		prolasso_proc(j, f[0], line)->efficiency =
+		prolasso_proc_of(j, f[0], line, key)->efficiency =
 			f[1][0] == '1' ? RULE_EFFICIENCY_ON
 				       : RULE_EFFICIENCY_OFF;
 		break;
