@@ -150,11 +150,15 @@ $(BPF_DIR)/vmlinux.h: lib/linux/bpf/vmlinux-min.h
 		cp $< $@.tmp; \
 	fi
 	$(Q)mv $@.tmp $@
+# -g for the BTF that CO-RE needs; bpftool's link then drops the DWARF,
+# which the skeleton would otherwise embed in the daemon (700 KB of it).
 $(BPF_DIR)/execfilter.bpf.o: lib/linux/bpf/execfilter.bpf.c \
 		lib/linux/bpf/execfilter_abi.h $(BPF_DIR)/vmlinux.h
 	@echo "  BPF     $@"
 	$(Q)clang -target bpf -g -O2 -Wall -D__TARGET_ARCH_$(BPF_ARCH) \
-		-I$(BPF_DIR) -Ilib/linux/bpf -c $< -o $@
+		-I$(BPF_DIR) -Ilib/linux/bpf -c $< -o $@.debug.o
+	$(Q)bpftool gen object $@ $@.debug.o
+	$(Q)rm -f $@.debug.o
 $(BPF_SKEL): $(BPF_DIR)/execfilter.bpf.o
 	@echo "  SKEL    $@"
 	$(Q)bpftool gen skeleton $< name execfilter_bpf >$@.tmp
@@ -271,7 +275,7 @@ bench: deps
 		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker \
 		$(BUILD)/helpers/worker-static
 	$(BUILD)/bench/bench_rules -r $(BENCH_RULES_RUNS) $(BUILD)/cpupolicyctl
-	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) \
+	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) -R rules \
 		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
 		$(BUILD)/helpers/worker $(BENCH_STARTS)
 

@@ -24,6 +24,7 @@ struct execfilter_stats {
 struct execfilter *execfilter_open(char *why, size_t why_size);
 int execfilter_set(struct execfilter *f, const struct execplan *plan);
 int execfilter_refresh(struct execfilter *f);
+int execfilter_follow(struct execfilter *f, int pid);
 int execfilter_fd(const struct execfilter *f);
 int execfilter_read(struct execfilter *f, events_fn fn, void *ctx);
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st);

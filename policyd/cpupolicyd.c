@@ -344,6 +344,16 @@ static void setup_events(struct daemon *d)
 	daemon_events_update(d, d->rules);
 }
 
+static void follow_process(void *ctx, pid_t pid)
+{
+	struct daemon *d = ctx;
+
+	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid) < 0)
+		log_warn("the exec filter cannot follow pid %d: its execs may "
+			 "go unseen until a rescan",
+			 (int)pid);
+}
+
 static void track_threads(void *ctx, bool on)
 {
 	struct daemon *d = ctx;
@@ -420,12 +430,15 @@ static void setup(struct daemon *d)
 			    .polling = false,
 			    .tracking = track_threads,
 			    .hold = hold_update,
+			    .follow = follow_process,
 			    .hook_ctx = d,
 		    },
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
 	setup_events(d);
+	if (d->execfilter)
+		service_trim(); /* libbpf's parse of the kernel's BTF is gone */
 	if (d->conf.self_realtime)
 		service_self_realtime();
 	d->caps_kept = daemon_caps_needed(d, d->rules);

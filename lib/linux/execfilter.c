@@ -163,6 +163,27 @@ void execfilter_refusal(const struct execfilter_env *env, char *buf,
 			 env->libbpf[0] ? "; libbpf: " : "", env->libbpf);
 }
 
+static const char *execfilter_why(unsigned why)
+{
+	switch (why) {
+	case EXECFILTER_WHY_INODE:
+		return "a literal exe's file";
+	case EXECFILTER_WHY_NAME:
+		return "a basename an exe rule names";
+	case EXECFILTER_WHY_COMM:
+		return "a name a name rule names";
+	case EXECFILTER_WHY_AFFIX:
+		return "a glob's literal start and end";
+	case EXECFILTER_WHY_ALL:
+		return "a rule the filter cannot judge";
+	case EXECFILTER_WHY_LONG:
+		return "a name too long to judge";
+	case EXECFILTER_WHY_FOLLOWED:
+		return "a managed process or its child";
+	}
+	return "?";
+}
+
 static int execfilter_on_event(void *ctx, void *data, size_t size)
 {
 	struct execfilter *f = ctx;
@@ -172,6 +193,13 @@ static int execfilter_on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e) || !e->pid)
 		return 0;
 	f->received++;
+	if (log_get_level() >= LOG_LEVEL_DEBUG) {
+		unsigned long long dev = execfilter_dev_to_stat(e->dev);
+
+		log_debug("exec filter: pid %u, file %u:%u inode %llu, %s",
+			  e->pid, major(dev), minor(dev),
+			  (unsigned long long)e->ino, execfilter_why(e->why));
+	}
 	ev = (struct events_event){EVENTS_KIND_EXEC, (pid_t)e->pid,
 				   (pid_t)e->pid, 0, 0};
 	f->fn(f->fn_ctx, &ev);
@@ -427,11 +455,29 @@ static int execfilter_write_affixes(struct execfilter *f,
 
 /* The next generation's settings, then the switch to it: one write of
  * one value, which the program reads once per exec. */
+static unsigned execfilter_looks(const struct execplan *plan)
+{
+	unsigned looks = 0;
+
+	if (plan->paths.count || plan->names.count)
+		looks |= EXECFILTER_LOOK_NAME; /* a missing file's basename */
+	if (plan->comms.count)
+		looks |= EXECFILTER_LOOK_COMM;
+	for (size_t i = 0; i < plan->affix_count; i++)
+		looks |= plan->affixes[i].comm ? EXECFILTER_LOOK_COMM
+					       : EXECFILTER_LOOK_NAME;
+	return looks;
+}
+
 static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
-			     size_t affixes)
+			     const struct execplan *plan)
 {
 	int fd = bpf_map__fd(f->skel->maps.settings);
-	struct execfilter_settings s = {.all = all, .affixes = (__u32)affixes};
+	struct execfilter_settings s = {
+		.all = all,
+		.affixes = (__u32)plan->affix_count,
+		.looks = execfilter_looks(plan),
+	};
 	struct execfilter_settings now = {.generation = next};
 	unsigned key = 1 + next, zero = 0;
 
@@ -458,7 +504,7 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
 			 "exec goes to the daemon");
 		all = true;
 	}
-	if (execfilter_switch(f, next, all, plan->affix_count) < 0) {
+	if (execfilter_switch(f, next, all, plan) < 0) {
 		execfilter_paths_free(paths, plan->paths.count);
 		return -1;
 	}
@@ -489,4 +535,15 @@ int execfilter_refresh(struct execfilter *f)
 			return 1;
 	}
 	return 0;
+}
+
+/* A process the daemon manages from now on: its execs and those of the
+ * children it forks from now on reach the daemon, whatever they run
+ * (the kernel adds the children itself, and drops them at their end). */
+int execfilter_follow(struct execfilter *f, int pid)
+{
+	__u32 key = (__u32)pid, one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key,
+				   &one, BPF_ANY);
 }

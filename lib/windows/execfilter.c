@@ -22,6 +22,13 @@ int execfilter_refresh(struct execfilter *f)
 	return 0;
 }
 
+int execfilter_follow(struct execfilter *f, int pid)
+{
+	(void)f;
+	(void)pid;
+	return -1;
+}
+
 int execfilter_fd(const struct execfilter *f)
 {
 	(void)f;

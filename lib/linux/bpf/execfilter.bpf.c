@@ -35,6 +35,19 @@ struct {
 	__type(value, __u32);
 } comms SEC(".maps");
 
+/* Processes whose next exec the daemon must see whatever they run: the
+ * ones it manages (it adds them before it applies anything) and their
+ * children from then on (added here, at the fork, before the child
+ * runs): a raise must not outlive its match when a child execs a
+ * program no rule matches. Gone when the last thread of one exits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u32);
+} followed SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, EXECFILTER_GENERATIONS *EXECFILTER_AFFIXES);
@@ -58,7 +71,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, 64 * 1024);
 } events SEC(".maps");
 
 static __always_inline void count(__u32 which)
@@ -102,7 +115,8 @@ static __always_inline bool affix_holds(const struct execfilter_affix *a,
 
 	if (len < a->min_len || len > EXECFILTER_NAME_MAX)
 		return false;
-#pragma clang loop unroll(disable) vectorize(disable)
+	/* Unrolled: the body is checked once, as bpf_loop's callback. */
+#pragma clang loop unroll(full) vectorize(disable)
 	for (int i = 0; i < EXECFILTER_AFFIX_MAX; i++) {
 		bad |= (buf[SCRATCH_NAME + i] ^ a->prefix[i]) &
 		       a->prefix_mask[i];
@@ -172,11 +186,16 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	bit = EXECFILTER_BIT(active);
 	if (in_map(&inodes, &ino, bit))
 		return EXECFILTER_WHY_INODE;
+	if (!s->looks)
+		return 0;
 	buf = bpf_map_lookup_elem(&scratch, &zero);
 	if (!buf)
 		return EXECFILTER_WHY_ALL;
-	__builtin_memset(buf, 0, sizeof(*buf));
-	dname = BPF_CORE_READ(bprm, file, f_path.dentry, d_name.name);
+	/* Only the keys need their zeros: the affixes' masks skip the
+	 * rest. */
+	__builtin_memset(buf->name + SCRATCH_NAME, 0, EXECFILTER_NAME_MAX);
+	__builtin_memset(buf->comm + SCRATCH_NAME, 0, EXECFILTER_COMM_MAX);
+	dname = bprm->file->f_path.dentry->d_name.name;
 	name_len = bpf_probe_read_kernel_str(buf->name + SCRATCH_NAME,
 					     EXECFILTER_NAME_MAX, dname);
 	if (name_len <= 0)
@@ -185,13 +204,16 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	/* Filled to the brim: the name may go on. */
 	if (name_len >= EXECFILTER_NAME_MAX - 1)
 		return EXECFILTER_WHY_LONG;
-	if (in_map(&names, buf->name + SCRATCH_NAME, bit))
+	if ((s->looks & EXECFILTER_LOOK_NAME) &&
+	    in_map(&names, buf->name + SCRATCH_NAME, bit))
 		return EXECFILTER_WHY_NAME;
+	comm_len = 0;
+	if (!(s->looks & EXECFILTER_LOOK_COMM))
+		return affix_any(active, s->affixes, buf, (__u32)name_len, 0);
 	/* The process name is set from the exec'd path by now. */
 	bpf_get_current_comm(buf->comm + SCRATCH_NAME, EXECFILTER_COMM_MAX);
 	if (in_map(&comms, buf->comm + SCRATCH_NAME, bit))
 		return EXECFILTER_WHY_COMM;
-	comm_len = 0;
 #pragma clang loop unroll(disable) vectorize(disable)
 	for (int i = 0; i < EXECFILTER_COMM_MAX; i++)
 		comm_len += buf->comm[SCRATCH_NAME + i] != 0;
@@ -207,12 +229,16 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	struct execfilter_event *e;
+	__u32 why, tgid;
 	__u64 ino;
-	__u32 why;
 
 	count(EXECFILTER_STAT_EXECS);
-	ino = BPF_CORE_READ(bprm, file, f_inode, i_ino);
-	why = judge(bprm, ino);
+	/* Typed pointers (tp_btf): loads the verifier checks, relocated by
+	 * CO-RE, cheaper than a helper call each. */
+	ino = bprm->file->f_inode->i_ino;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	why = bpf_map_lookup_elem(&followed, &tgid) ? EXECFILTER_WHY_FOLLOWED
+						    : judge(bprm, ino);
 	if (!why)
 		return 0;
 	count(EXECFILTER_STAT_SENT);
@@ -221,11 +247,41 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 		count(EXECFILTER_STAT_LOST);
 		return 0;
 	}
-	e->pid = bpf_get_current_pid_tgid() >> 32;
+	e->pid = tgid;
 	e->why = why;
 	e->ino = ino;
-	e->dev = BPF_CORE_READ(bprm, file, f_inode, i_sb, s_dev);
+	e->dev = bprm->file->f_inode->i_sb->s_dev;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* A followed process's child is followed from its fork on; a thread is
+ * not a new process. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(execfilter_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid;
+	__u32 ctgid = child->tgid;
+	__u32 one = 1;
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&followed, &ptgid))
+		return 0;
+	bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Only when the whole thread group is gone: a thread exec'ing makes the
+ * others exit first, its leader among them, and the exec still counts. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(execfilter_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->signal->live.counter != 0 ||
+	    !bpf_map_lookup_elem(&followed, &tgid))
+		return 0;
+	bpf_map_delete_elem(&followed, &tgid);
 	return 0;
 }

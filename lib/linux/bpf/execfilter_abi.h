@@ -25,6 +25,7 @@
 #define EXECFILTER_WHY_AFFIX 4 /* a glob's literal start and end */
 #define EXECFILTER_WHY_ALL   5 /* a rule the kernel cannot judge */
 #define EXECFILTER_WHY_LONG  6 /* a name too long to judge */
+#define EXECFILTER_WHY_FOLLOWED 7 /* managed, or a managed one's child */
 
 /* A glob the kernel checks by its literal ends: the name (the file's
  * basename, or the process name when comm is set) is min_len bytes or
@@ -45,8 +46,13 @@ struct execfilter_settings {
 	__u32 generation;
 	__u32 all;     /* every exec goes to the daemon */
 	__u32 affixes; /* entries of the generation's affix slots used */
-	__u32 pad;
+	__u32 looks;   /* EXECFILTER_LOOK_*: what the keys need read */
 };
+
+/* What an exec's judgement reads beyond the inode, when some key needs
+ * it: the file's basename, the process name. */
+#define EXECFILTER_LOOK_NAME (1u << 0)
+#define EXECFILTER_LOOK_COMM (1u << 1)
 
 /* The map values of the inode and name maps: a bit per generation. */
 #define EXECFILTER_BIT(generation) (1u << (generation))

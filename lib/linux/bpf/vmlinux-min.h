@@ -31,6 +31,11 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 
+enum {
+	BPF_ANY = 0,
+	BPF_F_NO_PREALLOC = 1,
+};
+
 #pragma clang attribute push(__attribute__((preserve_access_index)),           \
 			     apply_to = record)
 
@@ -64,8 +69,18 @@ struct linux_binprm {
 	struct file *file;
 };
 
+typedef struct {
+	int counter;
+} atomic_t;
+
+struct signal_struct {
+	atomic_t live;
+};
+
 struct task_struct {
 	int pid;
+	int tgid;
+	struct signal_struct *signal;
 };
 
 #pragma clang attribute pop
