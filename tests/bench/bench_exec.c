@@ -49,7 +49,10 @@ struct bench_row {
 	bool static_probe;
 	const char *events; /* the config's events = ...; NULL: auto */
 	bool no_daemon;	    /* the storm alone: the baseline of an exec */
-	bool shipped;	    /* the shipped rules beside the probe's */
+	/* The shipped rules beside the probe's, in a dry run: they would
+	 * renice the machine's compilers meanwhile. For RSS and the cost of
+	 * unmatched execs; the probe's columns are a dry run's. */
+	bool shipped;
 };
 
 #define BENCH_ROW(n, rt, batch, m, st)                                         \
@@ -447,9 +450,11 @@ static void bench_config(const struct bench *b, const struct bench_row *row)
 	char *text =
 		xasprintf("[daemon]\nsocket = %s/ctl.sock\nstate_dir = %s\n"
 			  "log_level = warning\nrescan_interval_ms = 0\n"
-			  "self_realtime = %s\nbatch_ms = %d\nevents = %s\n",
+			  "self_realtime = %s\nbatch_ms = %d\nevents = %s\n"
+			  "dry_run = %s\n",
 			  b->dir, b->dir, row->realtime ? "true" : "false",
-			  row->batch_ms, row->events ? row->events : "auto");
+			  row->batch_ms, row->events ? row->events : "auto",
+			  row->shipped ? "true" : "false");
 
 	bench_write(path, text);
 	free(text);
@@ -815,7 +820,10 @@ int main(int argc, char **argv)
 		       "MiB; "
 		       "the 20,000 added rules match neither and come first in "
 		       "rule "
-		       "order; static: the probe linked with -static)\n");
+		       "order; static: the probe linked with -static; "
+		       "shipped rules: the package's rules beside the probe's, "
+		       "in a dry run, which applies nothing: for RSS and "
+		       "unmatched execs)\n");
 	if (!b.only)
 		bench_flood(&b);
 	cmd = xasprintf("rm -rf %s", b.dir);
