@@ -29,6 +29,8 @@
 /* Entries of each hash map, at most: allocated as they are used. Both
  * generations live in them during a reload. */
 #define EXECFILTER_ENTRIES 65536
+/* Literal exes' files looked at again per tick, at most. */
+#define EXECFILTER_REFRESH 256
 
 /* A literal exe as last seen: its file's inode, or its basename while no
  * file is there (so that installing it later is seen too). */
@@ -43,7 +45,7 @@ struct execfilter {
 	struct ring_buffer *ring;
 	unsigned generation; /* the one in force, 0 or 1 */
 	struct execfilter_path *paths;
-	size_t path_count;
+	size_t path_count, refresh_next;
 	events_fn fn; /* during execfilter_read */
 	void *fn_ctx;
 	unsigned long long received;
@@ -523,15 +525,21 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
 
 /* Whether a literal exe's file changed since the maps were written (an
  * upgrade replaces it, an install creates it): then the caller writes
- * the plan again, and rescans for what started in between. */
+ * the plan again, and rescans for what started in between. A slice of
+ * the paths per call, so that a tick with thousands of them stays
+ * short: each is looked at every path_count / EXECFILTER_REFRESH calls. */
 int execfilter_refresh(struct execfilter *f)
 {
-	for (size_t i = 0; i < f->path_count; i++) {
+	for (size_t n = 0; n < EXECFILTER_REFRESH && n < f->path_count; n++) {
+		struct execfilter_path *p;
 		struct stat st;
-		bool found = stat(f->paths[i].path, &st) == 0;
+		bool found;
 
-		if (found != f->paths[i].found ||
-		    (found && st.st_ino != f->paths[i].ino))
+		if (f->refresh_next >= f->path_count)
+			f->refresh_next = 0;
+		p = &f->paths[f->refresh_next++];
+		found = stat(p->path, &st) == 0;
+		if (found != p->found || (found && st.st_ino != p->ino))
 			return 1;
 	}
 	return 0;
