@@ -13,20 +13,23 @@
 
 bool execplan_list_has(const struct execplan_list *list, const char *value)
 {
-	for (size_t i = 0; i < list->count; i++) {
-		if (strcmp(list->values[i], value) == 0)
-			return true;
-	}
-	return false;
+	return list->index.count && strmap_get(&list->index, value);
 }
 
 static void execplan_list_add(struct execplan_list *list, const char *value)
 {
+	char *copy;
+
 	if (execplan_list_has(list, value))
 		return;
-	list->values =
-		xreallocarray(list->values, list->count + 1, sizeof(char *));
-	list->values[list->count++] = xstrdup(value);
+	copy = xstrdup(value);
+	if (list->count == list->capacity) {
+		list->capacity = list->capacity ? list->capacity * 2 : 16;
+		list->values = xreallocarray(list->values, list->capacity,
+					     sizeof(char *));
+	}
+	list->values[list->count++] = copy;
+	strmap_put(&list->index, copy, (void *)1);
 }
 
 static void execplan_list_free(struct execplan_list *list)
@@ -34,6 +37,7 @@ static void execplan_list_free(struct execplan_list *list)
 	for (size_t i = 0; i < list->count; i++)
 		free(list->values[i]);
 	free(list->values);
+	strmap_free(&list->index);
 	*list = (struct execplan_list){0};
 }
 

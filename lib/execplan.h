@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "rules.h"
+#include "strmap.h"
 
 /* The kernel's limits (lib/linux/bpf/execfilter_abi.h): names in bytes
  * before their NUL, affixes in bytes, affix slots. */
@@ -29,7 +30,8 @@ struct execplan_affix {
 
 struct execplan_list {
 	char **values; /* unique, in order of first use */
-	size_t count;
+	size_t count, capacity;
+	struct strmap index; /* value -> 1: thousands of rules, each once */
 };
 
 struct execplan {

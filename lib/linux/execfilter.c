@@ -342,15 +342,20 @@ static int execfilter_mark_name(int fd, const char *name, size_t size,
  * the keys first, as deleting while walking would lose the walk. */
 static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
 {
-	char *keys = NULL, *prev = NULL;
-	size_t count = 0;
+	char *keys = NULL;
+	size_t count = 0, capacity = 0;
 	int status = 0;
 
 	for (;;) {
-		keys = xreallocarray(keys, count + 1, key_size);
-		if (bpf_map_get_next_key(fd, prev, keys + count * key_size) < 0)
+		/* Doubling: a reload of thousands of keys copies them once. */
+		if (count + 1 >= capacity) {
+			capacity = capacity ? capacity * 2 : 256;
+			keys = xreallocarray(keys, capacity, key_size);
+		}
+		if (bpf_map_get_next_key(
+			    fd, count ? keys + (count - 1) * key_size : NULL,
+			    keys + count * key_size) < 0)
 			break;
-		prev = keys + count * key_size;
 		count++;
 	}
 	for (size_t i = 0; i < count; i++) {
