@@ -49,6 +49,7 @@ applied() {
 
 write_rules "$TMP/bin/match"
 write_conf events=bpf log_level=debug
+pinned=$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)
 start_daemon || {
 	finish
 	exit 1
@@ -57,6 +58,20 @@ run ctl status
 expect_contains "status names the filter" "$out" "events:   bpf" &&
 	expect_contains "status counts the filter's execs" "$out" "execs seen in the kernel" &&
 	ok "status names the filter and its counts"
+
+# Nothing pinned: the maps live with the daemon's descriptors alone.
+if [ "$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)" = "$pinned" ]; then
+	ok "nothing of the filter is pinned in bpffs"
+else
+	not_ok "nothing of the filter is pinned in bpffs" "$(find /sys/fs/bpf -mindepth 1)"
+fi
+# Loaded before the drop: none of the capabilities it took is kept.
+capeff=$(awk '/^CapEff/ { print $2 }' /proc/"$daemon_pid"/status)
+if [ $((0x$capeff & (1 << 38 | 1 << 39 | 1 << 21))) -eq 0 ]; then
+	ok "CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN are not kept after loading"
+else
+	not_ok "capabilities dropped after loading" "CapEff $capeff"
+fi
 
 # Nothing is managed: no fork or exit is asked of the proc connector,
 # and no exec of /bin/true passes the filter.
