@@ -2,8 +2,8 @@
  * tracepoint (execfilter.bpf.c, built into the skeleton), its maps
  * written from the rule set's plan, its ring buffer read by the daemon's
  * loop. Loaded before the daemon drops its capabilities; nothing is
- * pinned: the maps live as long as the daemon's descriptors, and no other
- * process can reach them. */
+ * pinned: the maps live as long as the daemon's descriptors, and only a
+ * process with CAP_SYS_ADMIN can reach them otherwise (by id). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
