@@ -35,6 +35,7 @@ enum bench_many {
 	BENCH_MANY_EXE_GLOB,	 /* scanned one by one at every exec */
 	BENCH_MANY_NAME_GLOB,	 /* scanned, and needs /proc/PID/comm */
 	BENCH_MANY_CMDLINE_GLOB, /* scanned, needs /proc/PID/cmdline */
+	BENCH_MANY_ONE_CMDLINE,	 /* one rule the exec filter cannot judge */
 };
 
 enum {
@@ -86,6 +87,10 @@ static const struct bench_row bench_rows[] = {
 	 .events = "netlink", .shipped = true},
 	{BENCH_ROW("bpf, shipped rules", true, 0, BENCH_MANY_NONE, false),
 	 .events = "bpf", .shipped = true},
+	/* A cmdline rule: every exec goes to the daemon, as with netlink. */
+	{BENCH_ROW("bpf, 1 cmdline rule", true, 0, BENCH_MANY_ONE_CMDLINE,
+		   false),
+	 .events = "bpf"},
 };
 
 /* The figures of one run, one per column. */
@@ -480,6 +485,7 @@ static void bench_write_match(FILE *f, enum bench_many many, int i)
 		fprintf(f, "name = \"app%d-*\";", i);
 		break;
 	case BENCH_MANY_CMDLINE_GLOB:
+	case BENCH_MANY_ONE_CMDLINE:
 		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
 		break;
 	}
@@ -488,6 +494,7 @@ static void bench_write_match(FILE *f, enum bench_many many, int i)
 static void bench_many_rules(const struct bench *b, enum bench_many many)
 {
 	char *path = xasprintf("%s/rules/05-many.rules", b->dir);
+	int count = many == BENCH_MANY_ONE_CMDLINE ? 1 : BENCH_MANY_COUNT;
 	FILE *f;
 
 	if (many == BENCH_MANY_NONE) {
@@ -501,11 +508,11 @@ static void bench_many_rules(const struct bench *b, enum bench_many many)
 		exit(1);
 	}
 	fprintf(f, "rules = (\n");
-	for (int i = 0; i < BENCH_MANY_COUNT; i++) {
+	for (int i = 0; i < count; i++) {
 		fprintf(f, "{ name = \"many-%d\"; match = { ", i);
 		bench_write_match(f, many, i);
 		fprintf(f, " }; priority = { nice = %d; }; }%s\n", i % 20,
-			i + 1 < BENCH_MANY_COUNT ? "," : "");
+			i + 1 < count ? "," : "");
 	}
 	fprintf(f, ");\n");
 	if (fclose(f) != 0) {
@@ -817,7 +824,9 @@ int main(int argc, char **argv)
 		       "the machine's CPU per /bin/true back to back, its "
 		       "fork, exec and wait, the kernel's work in them and "
 		       "the daemon's; bpf ns: the exec filter's programs' "
-		       "share of it, the kernel's count (fork, exec, exit); "
+		       "share of it, the kernel's count (fork, exec, exit; "
+		       "for an exec it sends, the daemon's wakeup, which "
+		       "preempts it, too); "
 		       "RSS and peak (VmHWM) of the daemon in "
 		       "MiB; "
 		       "the 20,000 added rules match neither and come first in "
