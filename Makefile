@@ -64,14 +64,17 @@ endif
 # prometheus brings promtool, which checks the metrics exposition and the
 # alerting rules;
 # systemd-container (systemd-nspawn) boots the container test-systemd
-# runs the units in, debootstrap makes that container's Debian 12 root.
+# runs the units in, debootstrap makes that container's Debian 12 root;
+# libbpf-dev loads the exec filter into the kernel (and its headers build
+# the filter's BPF program, with clang), bpftool writes vmlinux.h from the
+# kernel's BTF and the skeleton that embeds the program in the daemon.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
 	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
 	systemd ansible-core ansible build-essential prometheus systemd-container \
-	debootstrap
+	debootstrap libbpf-dev bpftool
 
-PKGS := libconfig inih libcap hwloc libsystemd
+PKGS := libconfig inih libcap hwloc libsystemd libbpf
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
@@ -82,7 +85,7 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS_ALL = $(CPPFLAGS) -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
 	-DCONF_DEFAULT_PATH='"$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf"' \
 	-DCONF_DEFAULT_RULES_DIRS='"$(DATADIR)/cpupolicy/rules.d:$(SYSCONFDIR)/cpupolicy/rules.d"' \
-	-Ilib -Ilib/$(OS) $(PKG_CFLAGS)
+	-Ilib -Ilib/$(OS) -I$(BPF_DIR) $(PKG_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS_ALL = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS)
@@ -130,6 +133,41 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
+# The exec filter (lib/linux/bpf/): a BPF program compiled by clang,
+# relocated at load time against the running kernel's BTF (CO-RE), and
+# embedded in the daemon by bpftool's skeleton. vmlinux.h comes from the
+# build machine's kernel when it has BTF; without it (a chroot without
+# /sys) from the few types the program reads, vmlinux-min.h, which
+# relocate just as well: only their names and fields matter.
+BPF_DIR := $(BUILD)/bpf
+BPF_SKEL := $(BPF_DIR)/execfilter.bpf.skel.h
+BPF_ARCH := $(shell uname -m | sed 's/x86_64/x86/; s/aarch64/arm64/; s/ppc64le/powerpc/; s/s390x/s390/; s/riscv64/riscv/')
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+$(BPF_DIR)/vmlinux.h: lib/linux/bpf/vmlinux-min.h
+	@mkdir -p $(dir $@)
+	@if [ -r $(VMLINUX_BTF) ]; then \
+		echo "  BTF     $@ (from $(VMLINUX_BTF))"; \
+		bpftool btf dump file $(VMLINUX_BTF) format c >$@.tmp; \
+	else \
+		echo "  BTF     $@ (no $(VMLINUX_BTF): vmlinux-min.h)"; \
+		cp $< $@.tmp; \
+	fi
+	$(Q)mv $@.tmp $@
+# -g for the BTF that CO-RE needs; bpftool's link then drops the DWARF,
+# which the skeleton would otherwise embed in the daemon (700 KB of it).
+$(BPF_DIR)/execfilter.bpf.o: lib/linux/bpf/execfilter.bpf.c \
+		lib/linux/bpf/execfilter_abi.h $(BPF_DIR)/vmlinux.h
+	@echo "  BPF     $@"
+	$(Q)clang -target bpf -g -O2 -Wall -D__TARGET_ARCH_$(BPF_ARCH) \
+		-I$(BPF_DIR) -Ilib/linux/bpf -c $< -o $@.debug.o
+	$(Q)bpftool gen object $@ $@.debug.o
+	$(Q)rm -f $@.debug.o
+$(BPF_SKEL): $(BPF_DIR)/execfilter.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)bpftool gen skeleton $< name execfilter_bpf >$@.tmp
+	$(Q)mv $@.tmp $@
+$(BUILD)/lib/linux/execfilter.o: $(BPF_SKEL)
+
 $(LIBCP): $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@
@@ -168,7 +206,8 @@ $(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 FUZZ_CC := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/$(OS)/*.h)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/$(OS)/*.h) \
+		$(BPF_SKEL)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) $(CPPFLAGS_ALL) -std=c11 $(FUZZ_FLAGS) -o $@ $< $(LIB_SRC) \
@@ -248,7 +287,7 @@ bench: deps
 	$(BUILD)/bench/bench_rules -r $(BENCH_RULES_RUNS) $(BUILD)/cpupolicyctl
 	$(BUILD)/bench/bench_import -r $(BENCH_RULES_RUNS) \
 		-s $(ANANICY_SAMPLE) $(BUILD)/cpupolicyctl
-	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) \
+	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) -R rules \
 		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
 		$(BUILD)/helpers/worker $(BENCH_STARTS)
 

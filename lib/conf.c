@@ -46,6 +46,7 @@ enum conf_key {
 	CONF_KEY_EVENT_BUFFER_KB,
 	CONF_KEY_EVENTS_POLL_MS,
 	CONF_KEY_IFEO_PERF_OPTIONS,
+	CONF_KEY_EVENTS,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_DEV,
@@ -82,6 +83,7 @@ static const struct {
 	[CONF_KEY_EVENTS_POLL_MS] = {CONF_SECTION_DAEMON, "events_poll_ms"},
 	[CONF_KEY_IFEO_PERF_OPTIONS] = {CONF_SECTION_DAEMON,
 					"ifeo_perf_options"},
+	[CONF_KEY_EVENTS] = {CONF_SECTION_DAEMON, "events"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 	[CONF_KEY_DEV] = {CONF_SECTION_PATHS, "dev"},
@@ -96,6 +98,13 @@ static const struct {
 	[CONF_KEY_REASSERT] = {CONF_SECTION_POWER, "reassert"},
 	[CONF_KEY_PARKING_LATENCY_US] = {CONF_SECTION_POWER,
 					 "parking_latency_us"},
+};
+
+const char *const conf_events_names[CONF_EVENTS_COUNT] = {
+	[CONF_EVENTS_AUTO] = "auto",
+	[CONF_EVENTS_BPF] = "bpf",
+	[CONF_EVENTS_NETLINK] = "netlink",
+	[CONF_EVENTS_POLL] = "poll",
 };
 
 struct conf_parser {
@@ -365,6 +374,20 @@ static void conf_ifeo(struct conf_parser *p, const char *value)
 		   value);
 }
 
+static void conf_events(struct conf_parser *p, const char *value)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(conf_events_names); i++) {
+		if (strcmp(value, conf_events_names[i]) == 0) {
+			p->conf->events = (enum conf_events)i;
+			return;
+		}
+	}
+	diag_error(p->diag, p->path, p->line,
+		   "events: '%.64s' is not valid (valid: auto, bpf, netlink, "
+		   "poll)",
+		   value);
+}
+
 /* A word of the rule language's power keys: the same names are valid. */
 static void conf_power_word(struct conf_parser *p, const char *key,
 			    const char *value, enum rules_enum which,
@@ -520,6 +543,9 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		break;
 	case CONF_KEY_IFEO_PERF_OPTIONS:
 		conf_ifeo(p, value);
+		break;
+	case CONF_KEY_EVENTS:
+		conf_events(p, value);
 		break;
 	case CONF_KEY_GROUP_MAY_RELOAD:
 		conf_bool(p, "group_may_reload", value,

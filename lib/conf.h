@@ -34,6 +34,20 @@
 #define CONF_MIN_EVENTS_POLL_MS		10
 #define CONF_MAX_EVENTS_POLL_MS		10000
 
+/* Where the daemon's process events come from (cpupolicyd(8)): auto, a
+ * BPF exec filter where it loads with the proc connector for the rest;
+ * bpf, the same said louder when it does not load; netlink, the proc
+ * connector alone; poll, rescans only. */
+enum conf_events {
+	CONF_EVENTS_AUTO,
+	CONF_EVENTS_BPF,
+	CONF_EVENTS_NETLINK,
+	CONF_EVENTS_POLL,
+	CONF_EVENTS_COUNT
+};
+
+extern const char *const conf_events_names[CONF_EVENTS_COUNT];
+
 struct conf {
 	char **rules_dirs;
 	size_t rules_dir_count;
@@ -52,6 +66,7 @@ struct conf {
 	/* Between two looks at the processes where the system's events
 	 * are polled (Windows without ETW); unused where they are not. */
 	unsigned events_poll_ms;
+	enum conf_events events;
 	/* Which rules' classes go to Image File Execution Options (Windows;
 	 * unused on Linux). */
 	enum ifeo_mode ifeo_mode;

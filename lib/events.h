@@ -25,12 +25,13 @@ struct events_event {
 	pid_t parent, parent_tid;
 };
 
-/* What a listener may ask the kernel for, beyond execs (Linux 6.6 and
- * later filter for it; older kernels send everything). */
+/* What a listener may ask the kernel for (Linux 6.6 and later filter
+ * for it; older kernels send everything). */
 enum events_want {
 	EVENTS_WANT_THREADS = 1 << 0, /* forks and exits */
 	EVENTS_WANT_RENAMES = 1 << 1,
 	EVENTS_WANT_IDS = 1 << 2,
+	EVENTS_WANT_EXECS = 1 << 3, /* not when an exec filter sends them */
 };
 
 typedef void (*events_fn)(void *ctx, const struct events_event *event);

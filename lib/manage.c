@@ -643,6 +643,8 @@ static struct manage_proc *manage_proc_new(struct manage *m, pid_t pid,
 	 * unseen. */
 	if (!m->procs.count && !m->heirs.count)
 		manage_tracking(m, true);
+	if (m->options.follow)
+		m->options.follow(m->options.hook_ctx, pid);
 	p->pid = pid;
 	p->start_time = start;
 	pidmap_init(&p->thread_index);

@@ -29,6 +29,10 @@ struct manage_options {
 	/* Told when a managed process starts or stops holding its rule's
 	 * power settings (also on a change of rule). */
 	void (*hold)(void *ctx, const struct manage_proc *p, bool on);
+	/* Told when a process is about to be managed, before anything is
+	 * applied to it: its later execs, and its children's, must be seen
+	 * whatever they run (an exec filter must let them through). */
+	void (*follow)(void *ctx, pid_t pid);
 	void *hook_ctx;
 };
 

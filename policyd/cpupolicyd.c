@@ -220,6 +220,7 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 		goto fail;
 	}
 	daemon_events_update(d, rules);
+	daemon_filter_update(d, rules);
 	manage_set_rules(&d->manage, rules);
 	ifeo_sync(d, rules);
 	rules_free(d->rules);
@@ -246,6 +247,8 @@ void daemon_events_update(struct daemon *d, const struct rules *rules)
 {
 	unsigned want = d->tracking ? EVENTS_WANT_THREADS : 0;
 
+	if (!d->execfilter)
+		want |= EVENTS_WANT_EXECS;
 	d->facts_used = match_facts_used(rules);
 	if ((d->facts_used & MATCH_FACT_COMM) && !d->renames_paused)
 		want |= EVENTS_WANT_RENAMES;
@@ -253,6 +256,102 @@ void daemon_events_update(struct daemon *d, const struct rules *rules)
 		want |= EVENTS_WANT_IDS;
 	if (!d->polling && events_want(&d->events, want) < 0)
 		log_warn("cannot change the process events subscribed");
+}
+
+/* The exec filter gone (its maps could not be written, its ring failed):
+ * the proc connector's exec events again, from now on. */
+void daemon_filter_drop(struct daemon *d, const char *why)
+{
+	log_warnx("%s: exec events from the proc connector from now on", why);
+	loop_execs_gone(d);
+	execfilter_close(d->execfilter);
+	d->execfilter = NULL;
+	execplan_free(&d->execplan);
+	daemon_events_update(d, d->rules);
+}
+
+/* The kernel's maps follow the rules, written before the rules come into
+ * force (the filter lets through a superset while both are there). */
+void daemon_filter_update(struct daemon *d, const struct rules *rules)
+{
+	if (!d->execfilter)
+		return;
+	execplan_free(&d->execplan);
+	execplan_build(&d->execplan, rules);
+	if (d->execplan.all)
+		log_info("rule '%s' (%s:%u) cannot be judged by the exec "
+			 "filter in the kernel: every exec goes to the daemon",
+			 d->execplan.all_rule, d->execplan.all_file,
+			 d->execplan.all_line);
+	if (execfilter_set(d->execfilter, &d->execplan) < 0)
+		daemon_filter_drop(d, "cannot write the exec filter's maps");
+}
+
+/* events = auto or bpf: the filter, or the one line that says why not
+ * (a warning when it was asked for by name). */
+static void setup_execfilter(struct daemon *d)
+{
+	char why[512];
+
+	if (d->conf.events != CONF_EVENTS_AUTO &&
+	    d->conf.events != CONF_EVENTS_BPF)
+		return;
+	d->execfilter = execfilter_open(why, sizeof(why));
+	if (!d->execfilter) {
+		if (!why[0])
+			return; /* the system has none */
+		if (d->conf.events == CONF_EVENTS_BPF)
+			log_warnx("events = bpf, but no exec filter: %s; exec "
+				  "events from the proc connector instead",
+				  why);
+		else
+			log_info("no exec filter: %s; exec events from the "
+				 "proc connector",
+				 why);
+		return;
+	}
+	daemon_filter_update(d, d->rules);
+}
+
+/* The process events: the proc connector (forks, exits, renames, and
+ * execs without a filter), the exec filter, or neither (events = poll,
+ * or no connector): then rescans do it all. */
+static void setup_events(struct daemon *d)
+{
+	char why[512];
+
+	d->events.poll_ms = d->conf.events_poll_ms;
+	if (d->conf.events == CONF_EVENTS_POLL) {
+		log_info("events = poll: polling /proc every second");
+		d->polling = true;
+		d->manage.options.polling = true;
+		return;
+	}
+	if ((d->passed.events >= 0
+		     ? events_adopt(&d->events, (int)d->passed.events,
+				    d->conf.event_buffer_kb)
+		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
+		events_why_not(errno, why, sizeof(why));
+		log_warnx("no process events from the kernel: %s; polling "
+			  "/proc every second instead",
+			  why);
+		d->polling = true;
+		d->manage.options.polling = true;
+		return;
+	}
+	setup_execfilter(d);
+	/* Nothing is managed yet. */
+	daemon_events_update(d, d->rules);
+}
+
+static void follow_process(void *ctx, pid_t pid)
+{
+	struct daemon *d = ctx;
+
+	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid) < 0)
+		log_warn("the exec filter cannot follow pid %d: its execs may "
+			 "go unseen until a rescan",
+			 (int)pid);
 }
 
 static void track_threads(void *ctx, bool on)
@@ -331,28 +430,15 @@ static void setup(struct daemon *d)
 			    .polling = false,
 			    .tracking = track_threads,
 			    .hold = hold_update,
+			    .follow = follow_process,
 			    .hook_ctx = d,
 		    },
 		    NULL);
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
-	d->events.poll_ms = d->conf.events_poll_ms;
-	if ((d->passed.events >= 0
-		     ? events_adopt(&d->events, (int)d->passed.events,
-				    d->conf.event_buffer_kb)
-		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
-		char why[512];
-
-		events_why_not(errno, why, sizeof(why));
-		log_warnx("no process events from the kernel: %s; polling "
-			  "/proc every second instead",
-			  why);
-		d->polling = true;
-		d->manage.options.polling = true;
-	} else {
-		/* Nothing is managed yet. */
-		daemon_events_update(d, d->rules);
-	}
+	setup_events(d);
+	if (d->execfilter)
+		service_trim(); /* libbpf's parse of the kernel's BTF is gone */
 	if (d->conf.self_realtime)
 		service_self_realtime();
 	d->caps_kept = daemon_caps_needed(d, d->rules);
@@ -382,6 +468,8 @@ static void teardown(struct daemon *d)
 	loop_teardown(d);
 	control_close(d);
 	events_close(&d->events);
+	execfilter_close(d->execfilter);
+	execplan_free(&d->execplan);
 	manage_free(&d->manage);
 	pidmap_free(&d->renamed);
 	if (d->have_topology)

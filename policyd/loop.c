@@ -46,6 +46,10 @@ static void loop_event(void *ctx, const struct events_event *e)
 
 	switch (e->kind) {
 	case EVENTS_KIND_EXEC:
+		/* The exec filter sends those some rule may match (kernels
+		 * before 6.6 send the connector's anyway). */
+		if (d->execfilter)
+			break;
 		ifeo_exec(d, e->pid);
 		manage_exec(m, e->pid);
 		break;
@@ -150,6 +154,53 @@ void loop_on_events(struct daemon *d)
 	}
 }
 
+static void loop_filtered_exec(void *ctx, const struct events_event *e)
+{
+	struct daemon *d = ctx;
+
+	if (e->kind != EVENTS_KIND_EXEC)
+		return;
+	ifeo_exec(d, e->pid);
+	manage_exec(&d->manage, e->pid);
+}
+
+/* Execs some rule may match, from the exec filter in the kernel. */
+void loop_on_execs(struct daemon *d)
+{
+	if (execfilter_read(d->execfilter, loop_filtered_exec, d) < 0) {
+		daemon_filter_drop(d, "the exec filter's ring buffer failed");
+		manage_rescan(&d->manage);
+		return;
+	}
+	if (d->conf.batch_ms)
+		timing_sleep_ns((long long)d->conf.batch_ms * LOOP_MS);
+}
+
+/* Once a tick: a literal exe's file replaced or created means new maps
+ * (and a rescan for what started meanwhile); execs the ring buffer had
+ * no room for, a rescan. */
+static void loop_check_filter(struct daemon *d)
+{
+	struct execfilter_stats st;
+
+	if (!d->execfilter)
+		return;
+	if (execfilter_refresh(d->execfilter) > 0) {
+		log_info("a file a rule names changed: the exec filter "
+			 "follows, and a rescan");
+		daemon_filter_update(d, d->rules);
+		manage_rescan(&d->manage);
+	}
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0 &&
+	    st.lost != d->execfilter_lost) {
+		d->execfilter_lost = st.lost;
+		d->events.overflows++;
+		log_info("the exec filter's ring buffer overflowed: "
+			 "rescanning");
+		manage_rescan(&d->manage);
+	}
+}
+
 void loop_on_reload(struct daemon *d)
 {
 	struct diag diag;
@@ -178,6 +229,7 @@ void loop_on_tick(struct daemon *d)
 
 	control_expire(d);
 	loop_resume_renames(d);
+	loop_check_filter(d);
 	if (!d->conf.dry_run)
 		apply_power_check(&d->power);
 	now = timing_now_ns();

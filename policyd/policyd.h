@@ -11,6 +11,8 @@
 
 #include "conf.h"
 #include "events.h"
+#include "execfilter.h"
+#include "execplan.h"
 #include "manage.h"
 #include "place.h"
 #include "power.h"
@@ -83,6 +85,11 @@ struct daemon {
 	struct place_topology topology;
 	bool have_topology;
 	struct events events;
+	/* The exec filter in the kernel, NULL without one; the plan of the
+	 * rules in force it was given; its lost events at the last tick. */
+	struct execfilter *execfilter;
+	struct execplan execplan;
+	unsigned long long execfilter_lost;
 	struct power power;
 	struct hold *holds;
 	size_t hold_count;
@@ -109,6 +116,8 @@ struct daemon {
 /* cpupolicyd.c */
 int daemon_reload(struct daemon *d, struct diag *diag);
 void daemon_events_update(struct daemon *d, const struct rules *rules);
+void daemon_filter_update(struct daemon *d, const struct rules *rules);
+void daemon_filter_drop(struct daemon *d, const char *why);
 
 /* hold.c */
 void hold_apply(struct daemon *d);
@@ -118,6 +127,7 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on);
 /* loop.c: what each wake-up of the loop does */
 unsigned loop_tick_ms(const struct daemon *d);
 void loop_on_events(struct daemon *d);
+void loop_on_execs(struct daemon *d);
 void loop_on_tick(struct daemon *d);
 void loop_on_reload(struct daemon *d);
 void loop_on_stop(struct daemon *d, const char *why);
@@ -149,10 +159,12 @@ int loop_run(struct daemon *d);
 void loop_teardown(struct daemon *d);
 int loop_arm(struct daemon *d);
 void loop_events_gone(struct daemon *d);
+void loop_execs_gone(struct daemon *d);
 int loop_watch_client(struct daemon *d, struct control_client *c, bool sending);
 void loop_unwatch_client(struct daemon *d, struct control_client *c);
 /* Where process events come from, for the log and status ("the proc
- * connector"), and its word in status --json ("netlink", "polling"). */
+ * connector"), and its word in status --json ("netlink", "polling",
+ * "bpf"). */
 const char *loop_events_source(const struct daemon *d);
 const char *loop_events_word(const struct daemon *d);
 

@@ -132,6 +132,34 @@ static void report_power(struct daemon *d, bool json, FILE *out)
 		fprintf(out, "]");
 }
 
+/* Events the daemon woke for: the proc connector's and the filter's. */
+static unsigned long long report_received(const struct daemon *d)
+{
+	return d->events.received +
+	       (d->execfilter ? execfilter_received(d->execfilter) : 0);
+}
+
+/* The exec filter's own counters: what it saw, what it let through. */
+static void report_filter(struct daemon *d, bool json, FILE *out)
+{
+	struct execfilter_stats st;
+
+	if (!d->execfilter || execfilter_stats(d->execfilter, &st) < 0)
+		return;
+	if (json)
+		fprintf(out,
+			",\"exec_filter\":{\"execs\":%llu,\"sent\":%llu,"
+			"\"lost\":%llu,\"all\":%s}",
+			st.seen, st.sent, st.lost,
+			d->execplan.all ? "true" : "false");
+	else
+		fprintf(out,
+			"filter:   %llu execs seen in the kernel, %llu sent, "
+			"%llu lost%s\n",
+			st.seen, st.sent, st.lost,
+			d->execplan.all ? " (a rule needs every exec)" : "");
+}
+
 void report_status(struct daemon *d, bool json, FILE *out)
 {
 	const struct manage_counters *c = &d->manage.counters;
@@ -149,7 +177,8 @@ void report_status(struct daemon *d, bool json, FILE *out)
 			CPUPOLICY_VERSION, (int)procinfo_self(), up,
 			loop_events_word(d), d->conf.dry_run ? "true" : "false",
 			d->rules->count, d->rules->files_read, procs, threads,
-			d->events.received, d->events.overflows, d->reloads);
+			report_received(d), d->events.overflows, d->reloads);
+		report_filter(d, true, out);
 #define REPORT_JSON(name, value) fprintf(out, ",\"%s\":%llu", name, value);
 		REPORT_COUNTERS(REPORT_JSON)
 		report_power(d, true, out);
@@ -161,7 +190,8 @@ void report_status(struct daemon *d, bool json, FILE *out)
 		up / 60 % 60, up % 60, d->conf.dry_run ? " (dry run)" : "");
 	fprintf(out, "events:   %s, %llu received, %llu overflows\n",
 		d->polling ? loop_events_source(d) : loop_events_word(d),
-		d->events.received, d->events.overflows);
+		report_received(d), d->events.overflows);
+	report_filter(d, false, out);
 	fprintf(out, "rules:    %zu rules in %zu files, %llu reloads\n",
 		d->rules->count, d->rules->files_read, d->reloads);
 	fprintf(out, "managed:  %zu processes, %zu threads\n", procs, threads);
@@ -626,6 +656,7 @@ static void report_label(FILE *out, const char *value)
 void report_metrics(struct daemon *d, FILE *out)
 {
 	const struct manage_counters *c = &d->manage.counters;
+	struct execfilter_stats st;
 	size_t procs, threads;
 
 	report_threads_total(&d->manage, &procs, &threads);
@@ -641,7 +672,18 @@ void report_metrics(struct daemon *d, FILE *out)
 		      "Threads of the managed processes.", (double)threads);
 	report_metric(out, "events_total", "counter",
 		      "Process events received from the kernel.",
-		      (double)d->events.received);
+		      (double)report_received(d));
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0) {
+		report_metric(out, "exec_filter_execs_total", "counter",
+			      "Execs the exec filter in the kernel looked at.",
+			      (double)st.seen);
+		report_metric(out, "exec_filter_sent_total", "counter",
+			      "Execs the exec filter sent to cpupolicyd.",
+			      (double)st.sent);
+		report_metric(out, "exec_filter_lost_total", "counter",
+			      "Execs the exec filter had no room to send.",
+			      (double)st.lost);
+	}
 	report_metric(out, "overflows_total", "counter",
 		      "Times the kernel dropped process events.",
 		      (double)d->events.overflows);

@@ -130,6 +130,35 @@ for t in tests/integration/*.sh; do
 	rm -f "$out"
 done
 
+# The daemon's scripts ran with events = auto: the BPF exec filter where
+# it loads. Then once more with the proc connector alone (events =
+# netlink), so that each source this machine has is tested. Where the
+# filter cannot load (a build root without the capabilities, a kernel
+# without BTF) the first pass was the proc connector's: a skip, with the
+# daemon's reason.
+echo "# integration tests of the daemon, events = netlink"
+SOURCE_SCRIPTS="daemon exe lifetime metrics prio power"
+why=$(bash -c '. tests/integration/lib.sh; bpf_why_not' 2>&1)
+if [ -n "$why" ]; then
+	skipped=$((skipped + 1))
+	echo "ok - daemon tests with events = netlink # SKIP the first pass had no exec filter to compare: $why"
+else
+	for name in $SOURCE_SCRIPTS; do
+		out=$(mktemp)
+		CPUPOLICY_TEST_EVENTS=netlink limited "$SCRIPT_LIMIT" \
+			bash "tests/integration/$name.sh" >"$out" 2>&1
+		status=$?
+		sed "s|^|$name[netlink]: |" "$out"
+		count_tap "$name[netlink]" "$out" "$status" "$SCRIPT_LIMIT"
+		if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 0 ]; then
+			echo 1 >"$CPU1"
+			failed=$((failed + 1))
+			failures+=("$name[netlink]: left cpu1 offline")
+		fi
+		rm -f "$out"
+	done
+fi
+
 echo "# fuzz targets, ${FUZZ_SECONDS}s each"
 for f in "$BUILD"/fuzz/fuzz_*; do
 	[ -x "$f" ] && [ -f "$f" ] || continue

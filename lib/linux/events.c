@@ -31,18 +31,22 @@ struct events_proc_input {
 /* The kernel's PROC_EVENT_ALL: the only filter that lets acks through. */
 #define EVENTS_ALL 0xe00003c7u
 
-/* The kernel's event bits for what a listener wants. */
+/* The kernel's event bits for what a listener wants. The kernel takes a
+ * filter of no bits for all of them: when nothing is wanted, the one
+ * bit asked for is coredumps, which are rare, and ignored here. */
 static uint32_t events_mask(unsigned wanted)
 {
-	uint32_t mask = PROC_EVENT_EXEC;
+	uint32_t mask = 0;
 
+	if (wanted & EVENTS_WANT_EXECS)
+		mask |= PROC_EVENT_EXEC;
 	if (wanted & EVENTS_WANT_THREADS)
 		mask |= PROC_EVENT_FORK | PROC_EVENT_EXIT;
 	if (wanted & EVENTS_WANT_RENAMES)
 		mask |= PROC_EVENT_COMM;
 	if (wanted & EVENTS_WANT_IDS)
 		mask |= PROC_EVENT_UID | PROC_EVENT_GID;
-	return mask;
+	return mask ? mask : PROC_EVENT_COREDUMP;
 }
 
 static int events_send(int fd, const void *payload, size_t len)
@@ -148,8 +152,8 @@ static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	ev->filtering = events_filter_supported(ev);
-	ev->wanted =
-		EVENTS_WANT_THREADS | EVENTS_WANT_RENAMES | EVENTS_WANT_IDS;
+	ev->wanted = EVENTS_WANT_THREADS | EVENTS_WANT_RENAMES |
+		     EVENTS_WANT_IDS | EVENTS_WANT_EXECS;
 	if (ev->filtering)
 		ev->filtering = events_filter(fd, events_mask(ev->wanted)) == 0;
 	if (!ev->filtering && events_subscribe_checked(ev) < 0) {

@@ -46,6 +46,18 @@ struct events_env {
 	int error; /* errno of the failed open or subscription */
 };
 
+/* What decides whether the BPF exec filter loads: read by
+ * execfilter_env_read after a failure, explained by execfilter_refusal. */
+struct execfilter_env {
+	const char *step; /* "open", "load", "attach", "ring buffer" */
+	int error;	  /* its errno */
+	int kernel_major, kernel_minor;
+	bool btf; /* /sys/kernel/btf/vmlinux readable */
+	bool cap_bpf, cap_perfmon, cap_sys_admin; /* effective */
+	char lockdown[32]; /* the mode in force, "" when unknown */
+	char libbpf[256];  /* libbpf's last warning, "" when none */
+};
+
 /* status.c */
 enum os_status status_of_errno(int error);
 
@@ -58,5 +70,10 @@ int cputimes_parse(const char *text, struct procstat *stat);
 /* events.c */
 void events_env_read(struct events_env *env, int error);
 void events_refusal(const struct events_env *env, char *buf, size_t size);
+
+/* execfilter.c */
+void execfilter_refusal(const struct execfilter_env *env, char *buf,
+			size_t size);
+unsigned long long execfilter_dev_to_stat(unsigned kernel_dev);
 
 #endif

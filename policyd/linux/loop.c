@@ -29,6 +29,7 @@ enum loop_source {
 	LOOP_SOURCE_SIGNAL,
 	LOOP_SOURCE_TIMER,
 	LOOP_SOURCE_LISTEN,
+	LOOP_SOURCE_EXECS,
 };
 
 static int loop_watch(struct loop *l, int fd, uint64_t data)
@@ -86,7 +87,9 @@ int loop_setup(struct daemon *d)
 	    loop_watch(l, l->timer_fd, LOOP_SOURCE_TIMER) < 0 ||
 	    loop_watch(l, listen_fd(d->listen), LOOP_SOURCE_LISTEN) < 0 ||
 	    (!d->polling &&
-	     loop_watch(l, d->events.fd, LOOP_SOURCE_EVENTS) < 0))
+	     loop_watch(l, d->events.fd, LOOP_SOURCE_EVENTS) < 0) ||
+	    (d->execfilter && loop_watch(l, execfilter_fd(d->execfilter),
+					 LOOP_SOURCE_EXECS) < 0))
 		return -1;
 	return loop_arm(d);
 }
@@ -113,15 +116,29 @@ void loop_events_gone(struct daemon *d)
 	epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
 }
 
+/* The exec filter gone: its ring buffer is no longer watched (before
+ * it closes; also before the loop is set up). */
+void loop_execs_gone(struct daemon *d)
+{
+	if (d->loop && d->execfilter)
+		epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL,
+			  execfilter_fd(d->execfilter), NULL);
+}
+
 const char *loop_events_source(const struct daemon *d)
 {
-	return d->polling ? "polling /proc (no proc connector)"
-			  : "the proc connector";
+	if (d->polling)
+		return d->conf.events == CONF_EVENTS_POLL
+			       ? "polling /proc (events = poll)"
+			       : "polling /proc (no proc connector)";
+	return d->execfilter ? "a BPF exec filter, with the proc connector "
+			       "for forks, exits and renames"
+			     : "the proc connector";
 }
 
 const char *loop_events_word(const struct daemon *d)
 {
-	return d->polling ? "polling" : "netlink";
+	return d->polling ? "polling" : d->execfilter ? "bpf" : "netlink";
 }
 
 /* A client is watched for its request, then, while its answer does not
@@ -186,6 +203,8 @@ int loop_run(struct daemon *d)
 
 			if (source == LOOP_SOURCE_EVENTS)
 				loop_on_events(d);
+			else if (source == LOOP_SOURCE_EXECS)
+				loop_on_execs(d);
 			else if (source == LOOP_SOURCE_SIGNAL)
 				loop_signal(d);
 			else if (source == LOOP_SOURCE_TIMER)

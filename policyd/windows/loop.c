@@ -138,6 +138,12 @@ void loop_events_gone(struct daemon *d)
 	(void)d;
 }
 
+/* No exec filter on Windows (execfilter_open says nothing). */
+void loop_execs_gone(struct daemon *d)
+{
+	(void)d;
+}
+
 /* ETW where its session opened, else the backend's poll of snapshots
  * (events_poll_ms); "polling" alone when the events failed for good and
  * the rescans do everything. */

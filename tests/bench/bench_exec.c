@@ -16,10 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include "stats.h"
 #include "util.h"
@@ -32,6 +35,7 @@ enum bench_many {
 	BENCH_MANY_EXE_GLOB,	 /* scanned one by one at every exec */
 	BENCH_MANY_NAME_GLOB,	 /* scanned, and needs /proc/PID/comm */
 	BENCH_MANY_CMDLINE_GLOB, /* scanned, needs /proc/PID/cmdline */
+	BENCH_MANY_ONE_CMDLINE,	 /* one rule the exec filter cannot judge */
 	BENCH_MANY_IMPORTED,	 /* an ananicy import's shape: name lists */
 };
 
@@ -49,20 +53,51 @@ struct bench_row {
 	int batch_ms;
 	enum bench_many many;
 	bool static_probe;
+	const char *events; /* the config's events = ...; NULL: auto */
+	bool no_daemon;	    /* the storm alone: the baseline of an exec */
+	/* The shipped rules beside the probe's, in a dry run: they would
+	 * renice the machine's compilers meanwhile. For RSS and the cost of
+	 * unmatched execs: no probe starts (0 in their columns). */
+	bool shipped;
 };
 
+#define BENCH_ROW(n, rt, batch, m, st)                                         \
+	.name = (n), .realtime = (rt), .batch_ms = (batch), .many = (m),       \
+	.static_probe = (st)
+
 static const struct bench_row bench_rows[] = {
-	{"1 rule (defaults)", true, 0, BENCH_MANY_NONE, false},
-	{"1 rule, self_realtime off", false, 0, BENCH_MANY_NONE, false},
-	{"1 rule, batch_ms = 20", true, 20, BENCH_MANY_NONE, false},
-	{"1 rule, static probe", true, 0, BENCH_MANY_NONE, true},
-	{"static, self_realtime off", false, 0, BENCH_MANY_NONE, true},
-	{"20,001 rules, exact exe", true, 0, BENCH_MANY_EXE, false},
-	{"20,001 rules, exe globs", true, 0, BENCH_MANY_EXE_GLOB, false},
-	{"20,001 rules, name globs", true, 0, BENCH_MANY_NAME_GLOB, false},
-	{"20,001 rules, cmdline globs", true, 0, BENCH_MANY_CMDLINE_GLOB,
-	 false},
-	{"15,600 imported names", true, 0, BENCH_MANY_IMPORTED, false},
+	{BENCH_ROW("1 rule (defaults)", true, 0, BENCH_MANY_NONE, false)},
+	{BENCH_ROW("1 rule, self_realtime off", false, 0, BENCH_MANY_NONE,
+		   false)},
+	{BENCH_ROW("1 rule, batch_ms = 20", true, 20, BENCH_MANY_NONE, false)},
+	{BENCH_ROW("1 rule, static probe", true, 0, BENCH_MANY_NONE, true)},
+	{BENCH_ROW("static, self_realtime off", false, 0, BENCH_MANY_NONE,
+		   true)},
+	{BENCH_ROW("20,001 rules, exact exe", true, 0, BENCH_MANY_EXE, false)},
+	{BENCH_ROW("20,001 rules, exe globs", true, 0, BENCH_MANY_EXE_GLOB,
+		   false)},
+	{BENCH_ROW("20,001 rules, name globs", true, 0, BENCH_MANY_NAME_GLOB,
+		   false)},
+	{BENCH_ROW("20,001 rules, cmdline globs", true, 0,
+		   BENCH_MANY_CMDLINE_GLOB, false)},
+	{BENCH_ROW("15,600 imported names", true, 0, BENCH_MANY_IMPORTED,
+		   false)},
+	/* The sources of exec events side by side, and no daemon at all:
+	 * what an exec costs the whole machine with each. */
+	{BENCH_ROW("no daemon (baseline)", true, 0, BENCH_MANY_NONE, false),
+	 .no_daemon = true},
+	{BENCH_ROW("events = netlink", true, 0, BENCH_MANY_NONE, false),
+	 .events = "netlink"},
+	{BENCH_ROW("events = bpf", true, 0, BENCH_MANY_NONE, false),
+	 .events = "bpf"},
+	{BENCH_ROW("netlink, shipped rules", true, 0, BENCH_MANY_NONE, false),
+	 .events = "netlink", .shipped = true},
+	{BENCH_ROW("bpf, shipped rules", true, 0, BENCH_MANY_NONE, false),
+	 .events = "bpf", .shipped = true},
+	/* A cmdline rule: every exec goes to the daemon, as with netlink. */
+	{BENCH_ROW("bpf, 1 cmdline rule", true, 0, BENCH_MANY_ONE_CMDLINE,
+		   false),
+	 .events = "bpf"},
 };
 
 /* The figures of one run, one per column. */
@@ -75,6 +110,9 @@ enum bench_col {
 	BENCH_COL_MISSES,	/* starts the policy did not reach in 1 s */
 	BENCH_COL_CPU_MATCHING, /* daemon CPU ms per 1,000 probe starts */
 	BENCH_COL_CPU_PACED,	/* the same for /bin/true, 1,000 a second */
+	BENCH_COL_CPU_STORM,	/* the same for /bin/true, back to back */
+	BENCH_COL_EXEC_COST,	/* us of the machine's CPU per /bin/true */
+	BENCH_COL_FILTER_NS,	/* ns of the exec filter's programs in it */
 	BENCH_COL_RSS,		/* MiB */
 	BENCH_COL_PEAK,		/* MiB, VmHWM */
 	BENCH_COL_COUNT
@@ -94,6 +132,9 @@ static const struct bench_col_format bench_cols[BENCH_COL_COUNT] = {
 	[BENCH_COL_MISSES] = {"miss", 5, 0},
 	[BENCH_COL_CPU_MATCHING] = {"cpu/1k m", 11, 1},
 	[BENCH_COL_CPU_PACED] = {"cpu/1k p", 11, 1},
+	[BENCH_COL_CPU_STORM] = {"cpu/1k s", 11, 1},
+	[BENCH_COL_EXEC_COST] = {"exec us", 10, 1},
+	[BENCH_COL_FILTER_NS] = {"bpf ns", 8, 0},
 	[BENCH_COL_RSS] = {"RSS", 10, 1},
 	[BENCH_COL_PEAK] = {"peak", 10, 1},
 };
@@ -104,10 +145,11 @@ struct bench_sample {
 
 struct bench {
 	const char *daemon;
+	const char *shipped; /* the shipped rules' directory, or NULL */
+	const char *only;    /* run the rows whose name holds it; NULL: all */
 	char dir[64];
 	char *probe, *probe_static;
 	int starts, runs;
-	const char *only; /* -R: the rows whose name has this, NULL all */
 };
 
 static long long bench_now_ns(void)
@@ -269,6 +311,13 @@ static int bench_one(const char *probe, long long *to_main, long long *latency,
 		       : -1;
 }
 
+static long long bench_rusage_ns(const struct rusage *ru)
+{
+	return ((long long)ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) *
+		       1000000000LL +
+	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000;
+}
+
 /* /bin/true (no rule matches it) at 1,000 starts a second. */
 static void bench_paced_execs(int count)
 {
@@ -288,6 +337,53 @@ static void bench_paced_execs(int count)
 		if (wait > 0)
 			nanosleep(&(struct timespec){0, (long)wait}, NULL);
 	}
+}
+
+/* The run time of the exec filter's programs so far (BPF_ENABLE_STATS on
+ * while the bench runs), in ns: the kernel's own count, far finer than
+ * the noise of a whole exec. */
+static long long bench_filter_ns(void)
+{
+	unsigned id = 0;
+	long long ns = 0;
+
+	while (bpf_prog_get_next_id(id, &id) == 0) {
+		struct bpf_prog_info info = {0};
+		unsigned len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		    strncmp(info.name, "execfilter_", 11) == 0)
+			ns += (long long)info.run_time_ns;
+		close(fd);
+	}
+	return ns;
+}
+
+/* /bin/true (no rule matches it) back to back: the CPU it took, its
+ * children's and this process's, in ns (the kernel's share of each exec
+ * included: the proc connector's message, the filter's program). */
+static long long bench_storm_execs(int count)
+{
+	struct rusage self0, self1, kids0, kids1;
+
+	getrusage(RUSAGE_SELF, &self0);
+	getrusage(RUSAGE_CHILDREN, &kids0);
+	for (int i = 0; i < count; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	getrusage(RUSAGE_SELF, &self1);
+	getrusage(RUSAGE_CHILDREN, &kids1);
+	return bench_rusage_ns(&self1) - bench_rusage_ns(&self0) +
+	       bench_rusage_ns(&kids1) - bench_rusage_ns(&kids0);
 }
 
 /* The probe's starts; fills the latency and miss columns. */
@@ -324,19 +420,36 @@ static void bench_run(const struct bench *b, const struct bench_row *row,
 		      struct bench_sample *s)
 {
 	const char *probe = row->static_probe ? b->probe_static : b->probe;
-	pid_t d = bench_start_daemon(b);
-	long long cpu0, cpu1, cpu2;
+	long long cpu0, cpu1, cpu2, cpu3, storm, filter_ns;
+	pid_t d;
 
 	*s = (struct bench_sample){0};
+	if (row->no_daemon) {
+		storm = bench_storm_execs(b->starts);
+		s->v[BENCH_COL_EXEC_COST] = (double)storm / 1e3 / b->starts;
+		return;
+	}
+	d = bench_start_daemon(b);
 	cpu0 = bench_settle(d);
-	bench_starts(probe, b->starts, s);
+	/* In a dry run no probe would see its policy: no starts. */
+	if (!row->shipped)
+		bench_starts(probe, b->starts, s);
 	cpu1 = bench_settle(d);
 	bench_paced_execs(b->starts);
 	cpu2 = bench_settle(d);
+	filter_ns = bench_filter_ns();
+	storm = bench_storm_execs(b->starts);
+	s->v[BENCH_COL_FILTER_NS] =
+		(double)(bench_filter_ns() - filter_ns) / b->starts;
+	cpu3 = bench_settle(d);
 	s->v[BENCH_COL_CPU_MATCHING] =
 		(double)(cpu1 - cpu0) / 1e6 * 1000.0 / b->starts;
 	s->v[BENCH_COL_CPU_PACED] =
 		(double)(cpu2 - cpu1) / 1e6 * 1000.0 / b->starts;
+	s->v[BENCH_COL_CPU_STORM] =
+		(double)(cpu3 - cpu2) / 1e6 * 1000.0 / b->starts;
+	s->v[BENCH_COL_EXEC_COST] =
+		(double)(storm + (cpu3 - cpu2)) / 1e3 / b->starts;
 	s->v[BENCH_COL_RSS] = (double)bench_status_kb(d, "VmRSS:") / 1024.0;
 	s->v[BENCH_COL_PEAK] = (double)bench_status_kb(d, "VmHWM:") / 1024.0;
 	kill(d, SIGTERM);
@@ -351,9 +464,11 @@ static void bench_config(const struct bench *b, const struct bench_row *row)
 	char *text =
 		xasprintf("[daemon]\nsocket = %s/ctl.sock\nstate_dir = %s\n"
 			  "log_level = warning\nrescan_interval_ms = 0\n"
-			  "self_realtime = %s\nbatch_ms = %d\n",
+			  "self_realtime = %s\nbatch_ms = %d\nevents = %s\n"
+			  "dry_run = %s\n",
 			  b->dir, b->dir, row->realtime ? "true" : "false",
-			  row->batch_ms);
+			  row->batch_ms, row->events ? row->events : "auto",
+			  row->shipped ? "true" : "false");
 
 	bench_write(path, text);
 	free(text);
@@ -377,6 +492,7 @@ static void bench_write_match(FILE *f, enum bench_many many, int i)
 		fprintf(f, "name = \"app%d-*\";", i);
 		break;
 	case BENCH_MANY_CMDLINE_GLOB:
+	case BENCH_MANY_ONE_CMDLINE:
 		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
 		break;
 	case BENCH_MANY_IMPORTED:
@@ -405,6 +521,7 @@ static void bench_write_imported(FILE *f, int rule)
 static void bench_many_rules(const struct bench *b, enum bench_many many)
 {
 	char *path = xasprintf("%s/rules/05-many.rules", b->dir);
+	int count = many == BENCH_MANY_ONE_CMDLINE ? 1 : BENCH_MANY_COUNT;
 	FILE *f;
 
 	if (many == BENCH_MANY_NONE) {
@@ -421,12 +538,11 @@ static void bench_many_rules(const struct bench *b, enum bench_many many)
 	for (int i = 0; many == BENCH_MANY_IMPORTED && i < BENCH_IMPORTED_RULES;
 	     i++)
 		bench_write_imported(f, i);
-	for (int i = 0; many != BENCH_MANY_IMPORTED && i < BENCH_MANY_COUNT;
-	     i++) {
+	for (int i = 0; many != BENCH_MANY_IMPORTED && i < count; i++) {
 		fprintf(f, "{ name = \"many-%d\"; match = { ", i);
 		bench_write_match(f, many, i);
 		fprintf(f, " }; priority = { nice = %d; }; }%s\n", i % 20,
-			i + 1 < BENCH_MANY_COUNT ? "," : "");
+			i + 1 < count ? "," : "");
 	}
 	fprintf(f, ");\n");
 	if (fclose(f) != 0) {
@@ -479,10 +595,42 @@ static void bench_print_row(const struct bench *b, const struct bench_row *row,
 	free(values);
 }
 
+/* Whether one of the '|'-separated words of only is in name. */
+static bool bench_chosen(const char *only, const char *name)
+{
+	char *copy, *save = NULL;
+	bool found = false;
+
+	if (!only)
+		return true;
+	copy = xstrdup(only);
+	for (char *w = strtok_r(copy, "|", &save); w && !found;
+	     w = strtok_r(NULL, "|", &save))
+		found = strstr(name, w) != NULL;
+	free(copy);
+	return found;
+}
+
 static bool bench_row_runs(const struct bench *b, const struct bench_row *row)
 {
 	return (!row->static_probe || b->probe_static) &&
-	       (!b->only || strstr(row->name, b->only));
+	       (!row->shipped || b->shipped) &&
+	       bench_chosen(b->only, row->name);
+}
+
+/* The shipped rules beside the probe's, or not (files 10-*, 20-*, 30-*;
+ * the probe's is 10-probe.rules). */
+static void bench_shipped_rules(const struct bench *b, bool on)
+{
+	char *cmd = on ? xasprintf("for f in '%s'/*.rules; do cp \"$f\" "
+				   "'%s'/rules/shipped-$(basename \"$f\"); "
+				   "done",
+				   b->shipped, b->dir)
+		       : xasprintf("rm -f '%s'/rules/shipped-*", b->dir);
+
+	if (system(cmd) != 0)
+		exit(1);
+	free(cmd);
 }
 
 static void bench_setup(struct bench *b, const char *worker,
@@ -521,6 +669,7 @@ static void bench_all(struct bench *b)
 				continue;
 			bench_config(b, &bench_rows[i]);
 			bench_many_rules(b, bench_rows[i].many);
+			bench_shipped_rules(b, bench_rows[i].shipped);
 			bench_run(b, &bench_rows[i], &s[i * b->runs + r]);
 		}
 	}
@@ -528,11 +677,10 @@ static void bench_all(struct bench *b)
 	for (size_t i = 0; i < rows; i++) {
 		if (bench_row_runs(b, &bench_rows[i]))
 			bench_print_row(b, &bench_rows[i], &s[i * b->runs]);
-		else if (b->only && !strstr(bench_rows[i].name, b->only))
-			continue;
-		else
-			printf("%-28s skipped: no static worker\n",
-			       bench_rows[i].name);
+		else if (!b->only)
+			printf("%-28s skipped: no %s\n", bench_rows[i].name,
+			       bench_rows[i].shipped ? "shipped rules (-R)"
+						     : "static worker");
 	}
 	free(s);
 }
@@ -628,8 +776,9 @@ static char *bench_default_static(const char *worker)
 
 static int bench_usage(void)
 {
-	fprintf(stderr, "usage: bench_exec [-F] [-r RUNS] [-R ROW] "
-			"[-s STATIC-WORKER] DAEMON WORKER [STARTS]\n");
+	fprintf(stderr, "usage: bench_exec [-F] [-r RUNS] [-s STATIC-WORKER] "
+			"[-R SHIPPED-RULES] [-o ROWS] DAEMON WORKER "
+			"[STARTS]\n");
 	return 2;
 }
 
@@ -639,13 +788,17 @@ int main(int argc, char **argv)
 			  .starts = 1000,
 			  .runs = 5};
 	char *worker_static = NULL, *cmd;
+	int stats_fd;
 	int c;
 
 	bool flood_only = false;
 
-	while ((c = getopt(argc, argv, "Fr:R:s:")) != -1) {
+	while ((c = getopt(argc, argv, "Fr:s:R:o:")) != -1) {
 		switch (c) {
-		case 'R': /* the rows whose name has ROW, and the flood */
+		case 'R':
+			b.shipped = optarg;
+			break;
+		case 'o': /* the rows whose name holds one of these, '|' */
 			b.only = optarg;
 			break;
 		case 'F': /* the rename flood alone */
@@ -677,6 +830,8 @@ int main(int argc, char **argv)
 	if (!mkdtemp(b.dir))
 		return 1;
 	bench_setup(&b, argv[optind + 1], worker_static);
+	/* The kernel counts BPF programs' run time while this is open. */
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	printf("exec: %d sequential starts per run, each spinning on its own "
 	       "nice value from the first line of main(); each row the median "
 	       "of %d runs, min-max of the runs beneath\n",
@@ -695,16 +850,29 @@ int main(int argc, char **argv)
 		       "1,000 "
 		       "execs, m = the matching starts above, p = /bin/true "
 		       "paced at "
-		       "1,000 a second; RSS and peak (VmHWM) of the daemon in "
+		       "1,000 a second, s = /bin/true back to back; exec us: "
+		       "the machine's CPU per /bin/true back to back, its "
+		       "fork, exec and wait, the kernel's work in them and "
+		       "the daemon's; bpf ns: the exec filter's programs' "
+		       "share of it, the kernel's count (fork, exec, exit; "
+		       "for an exec it sends, the daemon's wakeup, which "
+		       "preempts it, too); "
+		       "RSS and peak (VmHWM) of the daemon in "
 		       "MiB; "
 		       "the 20,000 added rules match neither and come first in "
 		       "rule "
-		       "order; static: the probe linked with -static)\n");
-	bench_flood(&b);
+		       "order; static: the probe linked with -static; "
+		       "shipped rules: the package's rules beside the probe's, "
+		       "in a dry run, which applies nothing: RSS and "
+		       "unmatched execs only, no probe starts)\n");
+	if (!b.only)
+		bench_flood(&b);
 	cmd = xasprintf("rm -rf %s", b.dir);
 	if (system(cmd) != 0)
 		return 1;
 	free(cmd);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	free(worker_static);
 	free(b.probe);
 	free(b.probe_static);

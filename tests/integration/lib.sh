@@ -213,11 +213,14 @@ ctl() { "$CTL" -S "$SOCK" "$@"; }
 
 # write_conf [KEY=VALUE...]: the test's config, its [daemon] section with
 # the tests' defaults (socket, state directory, no periodic rescans, one
-# line per decision) and the given keys on top. Further sections are
-# appended by the caller.
+# line per decision, events from CPUPOLICY_TEST_EVENTS when set: the
+# second pass of tests/run-tests.sh) and the given keys on top. Further
+# sections are appended by the caller.
 write_conf() {
 	local -A keys=([socket]="$SOCK" [state_dir]="$TMP/state"
 		[rescan_interval_ms]=0 [log_level]=info)
+	[ -n "${CPUPOLICY_TEST_EVENTS:-}" ] &&
+		keys[events]=$CPUPOLICY_TEST_EVENTS
 	local kv k
 	for kv in "$@"; do
 		keys[${kv%%=*}]=${kv#*=}
@@ -231,16 +234,44 @@ write_conf() {
 }
 
 # start_daemon [ENV=VALUE...]: runs the daemon on the test's config and
-# rules, and waits until it answers on its socket.
+# rules, and waits until it answers on its socket. Under events = bpf it
+# must have its exec filter: a pass meant for it must not go by without.
 start_daemon() {
 	env "$@" "$DAEMON" -c "$CONF" -r "$RULES" >>"$DAEMON_LOG" 2>&1 &
 	daemon_pid=$!
 	if wait_until 10 ctl status >/dev/null 2>&1; then
+		if grep -q '^events = bpf$' "$CONF" &&
+			! ctl status | grep -q '^events:   bpf'; then
+			echo "# events = bpf, but the daemon has no exec filter:"
+			sed 's/^/#   /' "$DAEMON_LOG"
+			return 1
+		fi
 		return 0
 	fi
 	echo "# the daemon did not answer within 10 s:"
 	sed 's/^/#   /' "$DAEMON_LOG"
 	return 1
+}
+
+# bpf_why_not: empty when the exec filter loads here (the daemon says so
+# on a config of its own), else the daemon's reason, for a skip.
+bpf_why_not() {
+	local dir
+	dir=$(mktemp -d)
+	mkdir -p "$dir/rules" "$dir/state"
+	chmod 700 "$dir/state"
+	printf '[daemon]\nsocket = %s\nstate_dir = %s\nevents = bpf\nrescan_interval_ms = 0\n' \
+		"$dir/s" "$dir/state" >"$dir/conf"
+	"$DAEMON" -c "$dir/conf" -r "$dir/rules" >"$dir/log" 2>&1 &
+	local pid=$!
+	wait_until 10 "$CTL" -S "$dir/s" status >/dev/null 2>&1
+	if ! "$CTL" -S "$dir/s" status 2>/dev/null | grep -q '^events:   bpf'; then
+		sed -n 's/.*no exec filter: \(.*\); exec events.*/\1/p' "$dir/log" |
+			head -n 1 | grep . || echo "the daemon did not start"
+	fi
+	kill -TERM "$pid" 2>/dev/null
+	wait_exit "$pid" 10
+	rm -rf "$dir"
 }
 
 # stop_daemon: SIGTERM, and it must exit within 10 s.

@@ -29,7 +29,7 @@ static const struct conf_case conf_cases[] = {
 	 "root\nstate_dir = /var/lib/x\nrescan_interval_ms = 500\nlog_level = "
 	 "debug\ndry_run = yes\nrespect_changes = no\nself_realtime = "
 	 "yes\ngroup_may_reload = on\nbatch_ms = 5\nevent_buffer_kb = 64\n"
-	 "events_poll_ms = 100\nifeo_perf_options = all\n"
+	 "events_poll_ms = 100\nifeo_perf_options = all\nevents = bpf\n"
 	 "[paths]\nsysfs = "
 	 "/tmp/sys\nprocfs = /tmp/proc\n",
 	 0, 0, NULL},
@@ -97,6 +97,9 @@ static const struct conf_case conf_cases[] = {
 	{"bad ifeo mode", "[daemon]\nifeo_perf_options = raising\n", 1, 2,
 	 "ifeo_perf_options: 'raising' is not valid (valid: off, lowering, "
 	 "all)"},
+	{"bad events source", "[daemon]\nevents = ebpf\n", 1, 2,
+	 "events: 'ebpf' is not valid (valid: auto, bpf, netlink, poll)"},
+	{"events source poll", "[daemon]\nevents = poll\n", 0, 0, NULL},
 	{"events poll too short", "[daemon]\nevents_poll_ms = 5\n", 1, 2,
 	 "events_poll_ms: '5' is not a number of milliseconds from 10 to "
 	 "10000"},
@@ -152,6 +155,7 @@ static void test_defaults(void **state)
 	assert_string_equal(conf.state_dir, paths_state_dir());
 	assert_int_equal(conf.events_poll_ms, 250);
 	assert_int_equal(conf.ifeo_mode, IFEO_MODE_LOWERING);
+	assert_int_equal(conf.events, CONF_EVENTS_AUTO);
 	assert_int_equal(conf.rescan_interval_ms, 10000);
 	assert_int_equal(conf.log_level, LOG_LEVEL_INFO);
 	assert_false(conf.dry_run);

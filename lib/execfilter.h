@@ -1,0 +1,34 @@
+/* An exec filter in the kernel: only execs some rule may match wake the
+ * daemon (the plan of execplan.h, written into the kernel's maps). Part
+ * of the seam: Linux loads a BPF program (lib/linux/execfilter.c); the
+ * other systems have none (execfilter_open fails with an empty why). Forks,
+ * exits, renames and the rest still come from events.h. */
+#ifndef CPUPOLICY_EXECFILTER_H
+#define CPUPOLICY_EXECFILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "events.h"
+#include "execplan.h"
+
+struct execfilter; /* the loaded program, its maps, its ring buffer */
+
+struct execfilter_stats {
+	unsigned long long seen; /* execs the filter looked at */
+	unsigned long long sent; /* of them, sent to the daemon */
+	unsigned long long lost; /* of those, lost: the ring buffer full */
+};
+
+/* execfilter.c */
+struct execfilter *execfilter_open(char *why, size_t why_size);
+int execfilter_set(struct execfilter *f, const struct execplan *plan);
+int execfilter_refresh(struct execfilter *f);
+int execfilter_follow(struct execfilter *f, int pid);
+int execfilter_fd(const struct execfilter *f);
+int execfilter_read(struct execfilter *f, events_fn fn, void *ctx);
+int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st);
+unsigned long long execfilter_received(const struct execfilter *f);
+void execfilter_close(struct execfilter *f);
+
+#endif

@@ -1,0 +1,246 @@
+/* Which execs an in-kernel filter must let through, from the rules (see
+ * execplan.h). Each rule is judged by one key the kernel can check: its
+ * exe values if each can be, else its name values, else every exec goes
+ * to the daemon. exe patterns are matched without FNM_PATHNAME ('*'
+ * crosses '/'), which decides what a pattern says of the file's
+ * basename. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "execplan.h"
+#include "util.h"
+
+bool execplan_list_has(const struct execplan_list *list, const char *value)
+{
+	return list->index.count && strmap_get(&list->index, value);
+}
+
+static void execplan_list_add(struct execplan_list *list, const char *value)
+{
+	char *copy;
+
+	if (execplan_list_has(list, value))
+		return;
+	copy = xstrdup(value);
+	if (list->count == list->capacity) {
+		list->capacity = list->capacity ? list->capacity * 2 : 16;
+		list->values = xreallocarray(list->values, list->capacity,
+					     sizeof(char *));
+	}
+	list->values[list->count++] = copy;
+	strmap_put(&list->index, copy, (void *)1);
+}
+
+static void execplan_list_free(struct execplan_list *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->values[i]);
+	free(list->values);
+	strmap_free(&list->index);
+	*list = (struct execplan_list){0};
+}
+
+/* What one pattern value lets the kernel check: nothing, an exact name,
+ * or the literal start and end of a name. */
+enum execplan_kind {
+	EXECPLAN_KIND_NONE,
+	EXECPLAN_KIND_PATH,
+	EXECPLAN_KIND_NAME,
+	EXECPLAN_KIND_AFFIX,
+};
+
+struct execplan_key {
+	enum execplan_kind kind;
+	char name[EXECPLAN_NAME_MAX + 1];
+	struct execplan_affix affix;
+};
+
+static bool execplan_meta(char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
+/* The literal start of seg (up to its first glob character) and, when
+ * ends_known, its literal end (after the last); truncated to what the
+ * kernel compares, which keeps each a necessary condition. */
+static bool execplan_affix_of(const char *seg, bool start_known,
+			      struct execplan_affix *a)
+{
+	size_t len = strlen(seg), start = 0, end = len;
+
+	while (start < len && !execplan_meta(seg[start]))
+		start++;
+	while (end > 0 && !execplan_meta(seg[end - 1]))
+		end--;
+	if (!start_known)
+		start = 0;
+	if (start > EXECPLAN_AFFIX_MAX)
+		start = EXECPLAN_AFFIX_MAX;
+	if (len - end > EXECPLAN_AFFIX_MAX)
+		end = len - EXECPLAN_AFFIX_MAX;
+	snprintf(a->prefix, sizeof(a->prefix), "%.*s", (int)start, seg);
+	snprintf(a->suffix, sizeof(a->suffix), "%s", seg + end);
+	return start > 0 || end < len;
+}
+
+/* An exe value. Literal: the file itself. A glob: what its part after
+ * the last '/' says of the basename. Without any '*', '?' or negated
+ * bracket there, the basename is exactly what that part matches (start
+ * and end); with one, that part may have matched across a '/', and only
+ * the literal end after the last glob character still holds. A '[' left
+ * of the last '/' may hold that '/': nothing is known then. */
+static void execplan_exe_key(const char *value, unsigned flags,
+			     struct execplan_key *key)
+{
+	const char *slash = strrchr(value, '/'), *seg;
+	const char *bracket = strchr(value, '[');
+	bool crosses;
+
+	*key = (struct execplan_key){EXECPLAN_KIND_NONE};
+	if (flags || !slash || (bracket && bracket < slash))
+		return;
+	if (!strpbrk(value, "*?[\\")) {
+		key->kind = EXECPLAN_KIND_PATH;
+		return;
+	}
+	seg = slash + 1;
+	if (!*seg)
+		return;
+	if (!strpbrk(seg, "*?[\\")) {
+		if (strlen(seg) > EXECPLAN_NAME_MAX)
+			return;
+		snprintf(key->name, sizeof(key->name), "%s", seg);
+		key->kind = EXECPLAN_KIND_NAME;
+		return;
+	}
+	crosses = strpbrk(seg, "*?") || strstr(seg, "[!") || strstr(seg, "[^");
+	if (execplan_affix_of(seg, !crosses, &key->affix))
+		key->kind = EXECPLAN_KIND_AFFIX;
+}
+
+/* A name value: the process name is the whole text, so a glob's literal
+ * start and end both hold. Past the kernel's 15 bytes a name is cut as
+ * the kernel cuts it. */
+static void execplan_comm_key(const char *value, unsigned flags,
+			      struct execplan_key *key)
+{
+	*key = (struct execplan_key){EXECPLAN_KIND_NONE};
+	if (flags)
+		return;
+	if (!strpbrk(value, "*?[\\")) {
+		snprintf(key->name, EXECPLAN_COMM_MAX + 1, "%s", value);
+		key->kind = EXECPLAN_KIND_NAME;
+		return;
+	}
+	if (execplan_affix_of(value, true, &key->affix)) {
+		key->affix.comm = true;
+		key->kind = EXECPLAN_KIND_AFFIX;
+	}
+}
+
+static bool execplan_has_affix(const struct execplan *plan,
+			       const struct execplan_affix *a)
+{
+	for (size_t i = 0; i < plan->affix_count; i++) {
+		if (plan->affixes[i].comm == a->comm &&
+		    strcmp(plan->affixes[i].prefix, a->prefix) == 0 &&
+		    strcmp(plan->affixes[i].suffix, a->suffix) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void execplan_add_key(struct execplan *plan, const char *value,
+			     const struct execplan_key *key, bool comm)
+{
+	switch (key->kind) {
+	case EXECPLAN_KIND_NONE:
+		break;
+	case EXECPLAN_KIND_PATH:
+		execplan_list_add(&plan->paths, value);
+		break;
+	case EXECPLAN_KIND_NAME:
+		execplan_list_add(comm ? &plan->comms : &plan->names,
+				  key->name);
+		break;
+	case EXECPLAN_KIND_AFFIX:
+		if (execplan_has_affix(plan, &key->affix))
+			break;
+		plan->affixes =
+			xreallocarray(plan->affixes, plan->affix_count + 1,
+				      sizeof(*plan->affixes));
+		plan->affixes[plan->affix_count++] = key->affix;
+		break;
+	}
+}
+
+/* Every value of p has a key (and adds it) when it returns true. */
+static bool execplan_cover(struct execplan *plan, const struct rule_patterns *p,
+			   bool comm)
+{
+	struct execplan_key *keys;
+	size_t affixes = 0;
+	bool covered = p->count > 0;
+
+	keys = xcalloc(p->count ? p->count : 1, sizeof(*keys));
+	for (size_t i = 0; i < p->count && covered; i++) {
+		if (comm)
+			execplan_comm_key(p->values[i], p->flags, &keys[i]);
+		else
+			execplan_exe_key(p->values[i], p->flags, &keys[i]);
+		covered = keys[i].kind != EXECPLAN_KIND_NONE;
+		affixes += keys[i].kind == EXECPLAN_KIND_AFFIX;
+	}
+	/* The kernel's affix slots are few: past them, every exec. */
+	if (plan->affix_count + affixes > EXECPLAN_AFFIXES)
+		covered = false;
+	for (size_t i = 0; i < p->count && covered; i++)
+		execplan_add_key(plan, p->values[i], &keys[i], comm);
+	free(keys);
+	return covered;
+}
+
+void execplan_build(struct execplan *plan, const struct rules *rules)
+{
+	*plan = (struct execplan){0};
+	for (size_t i = 0; rules && i < rules->count; i++) {
+		const struct rule *r = &rules->list[i];
+
+		if (execplan_cover(plan, &r->match.exe, false) ||
+		    execplan_cover(plan, &r->match.name, true))
+			continue;
+		if (!plan->all) {
+			plan->all = true;
+			plan->all_rule = r->name;
+			plan->all_file = r->file;
+			plan->all_line = r->line;
+		}
+	}
+}
+
+void execplan_free(struct execplan *plan)
+{
+	execplan_list_free(&plan->paths);
+	execplan_list_free(&plan->names);
+	execplan_list_free(&plan->comms);
+	free(plan->affixes);
+	*plan = (struct execplan){0};
+}
+
+/* One line per key, sorted by kind: what the unit tests compare. */
+void execplan_print(const struct execplan *plan, FILE *out)
+{
+	for (size_t i = 0; i < plan->paths.count; i++)
+		fprintf(out, "path %s\n", plan->paths.values[i]);
+	for (size_t i = 0; i < plan->names.count; i++)
+		fprintf(out, "name %s\n", plan->names.values[i]);
+	for (size_t i = 0; i < plan->comms.count; i++)
+		fprintf(out, "comm %s\n", plan->comms.values[i]);
+	for (size_t i = 0; i < plan->affix_count; i++)
+		fprintf(out, "affix %s '%s' '%s'\n",
+			plan->affixes[i].comm ? "comm" : "name",
+			plan->affixes[i].prefix, plan->affixes[i].suffix);
+	if (plan->all)
+		fprintf(out, "all (rule %s)\n", plan->all_rule);
+}

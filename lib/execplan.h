@@ -1,0 +1,56 @@
+/* What an exec filter in the kernel must let through to the daemon, from
+ * the rule set alone: the files of literal exes, the basenames exe globs
+ * end in, the exact names of name rules, the literal starts and ends of
+ * the other globs; or, when a rule can be judged by none of these, every
+ * exec. Pure: the system's side (lib/linux/execfilter.c) turns paths
+ * into file identities and writes the kernel's maps. A superset by
+ * design: what it lets through is matched by the whole rule after. */
+#ifndef CPUPOLICY_EXECPLAN_H
+#define CPUPOLICY_EXECPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "rules.h"
+#include "strmap.h"
+
+/* The kernel's limits (lib/linux/bpf/execfilter_abi.h): names in bytes
+ * before their NUL, affixes in bytes, affix slots. */
+#define EXECPLAN_NAME_MAX  63
+#define EXECPLAN_COMM_MAX  15
+#define EXECPLAN_AFFIX_MAX 32
+#define EXECPLAN_AFFIXES   16
+
+struct execplan_affix {
+	char prefix[EXECPLAN_AFFIX_MAX + 1];
+	char suffix[EXECPLAN_AFFIX_MAX + 1];
+	bool comm; /* the process name; else the exe file's basename */
+};
+
+struct execplan_list {
+	char **values; /* unique, in order of first use */
+	size_t count, capacity;
+	struct strmap index; /* value -> 1: thousands of rules, each once */
+};
+
+struct execplan {
+	struct execplan_list paths; /* literal exes: their files */
+	struct execplan_list names; /* exact basenames of exe files */
+	struct execplan_list comms; /* exact process names */
+	struct execplan_affix *affixes;
+	size_t affix_count;
+	bool all; /* every exec goes to the daemon */
+	/* Why, for the log: the first rule that needs it, and its file
+	 * and line; NULL when all is false. */
+	const char *all_rule, *all_file;
+	unsigned all_line;
+};
+
+/* execplan.c */
+void execplan_build(struct execplan *plan, const struct rules *rules);
+void execplan_free(struct execplan *plan);
+void execplan_print(const struct execplan *plan, FILE *out);
+bool execplan_list_has(const struct execplan_list *list, const char *value);
+
+#endif

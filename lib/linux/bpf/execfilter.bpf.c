@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The exec filter: on every exec the kernel looks the new program up in
+ * maps built from the rule set, and wakes the daemon (through a ring
+ * buffer) only for a program some rule may match. A superset: the daemon
+ * still decides with the whole rule; what is not sent can match no rule.
+ * GPL: bpf_probe_read_kernel and the ring buffer are GPL-only helpers. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "execfilter_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Sized by the daemon before loading (bpf_map__set_max_entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, __u32);
+} inodes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, char[EXECFILTER_NAME_MAX]);
+	__type(value, __u32);
+} names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, char[EXECFILTER_COMM_MAX]);
+	__type(value, __u32);
+} comms SEC(".maps");
+
+/* Processes whose next exec the daemon must see whatever they run: the
+ * ones it manages (it adds them before it applies anything) and their
+ * children from then on (added here, at the fork, before the child
+ * runs): a raise must not outlive its match when a child execs a
+ * program no rule matches. Gone when the last thread of one exits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u32);
+} followed SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, EXECFILTER_GENERATIONS *EXECFILTER_AFFIXES);
+	__type(key, __u32);
+	__type(value, struct execfilter_affix);
+} affixes SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 + EXECFILTER_GENERATIONS);
+	__type(key, __u32);
+	__type(value, struct execfilter_settings);
+} settings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, EXECFILTER_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} events SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *n = bpf_map_lookup_elem(&stats, &which);
+
+	if (n)
+		(*n)++;
+}
+
+static __always_inline bool in_map(void *map, const void *key, __u32 bit)
+{
+	__u32 *v = bpf_map_lookup_elem(map, key);
+
+	return v && (*v & bit);
+}
+
+/* A name and what is around it: EXECFILTER_AFFIX_MAX zero bytes before
+ * it, so that its last bytes are at a fixed distance from its length
+ * whatever the length, and zeros after. */
+#define SCRATCH_NAME EXECFILTER_AFFIX_MAX
+#define SCRATCH_SIZE 128
+
+struct scratch {
+	__u8 name[SCRATCH_SIZE];
+	__u8 comm[SCRATCH_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* buf: a scratch name of len bytes. Without a branch per byte. */
+static __always_inline bool affix_holds(const struct execfilter_affix *a,
+					const __u8 *buf, __u32 len)
+{
+	__u8 bad = 0;
+
+	if (len < a->min_len || len > EXECFILTER_NAME_MAX)
+		return false;
+	/* Unrolled: the body is checked once, as bpf_loop's callback. */
+#pragma clang loop unroll(full) vectorize(disable)
+	for (int i = 0; i < EXECFILTER_AFFIX_MAX; i++) {
+		bad |= (buf[SCRATCH_NAME + i] ^ a->prefix[i]) &
+		       a->prefix_mask[i];
+		bad |= (buf[(len + i) & (SCRATCH_SIZE - 1)] ^ a->suffix[i]) &
+		       a->suffix_mask[i];
+	}
+	return !bad;
+}
+
+struct affix_walk {
+	__u32 generation, used;
+	const struct scratch *buf;
+	__u32 name_len, comm_len;
+	__u32 why;
+};
+
+/* One affix slot, called by bpf_loop: the verifier checks the body once
+ * instead of following every slot's branches (which does not fit in
+ * its budget). 1 stops the walk. */
+static long affix_one(__u32 i, void *ctx)
+{
+	struct affix_walk *w = ctx;
+	__u32 slot = w->generation * EXECFILTER_AFFIXES + i;
+	struct execfilter_affix *a;
+
+	if (i >= w->used || i >= EXECFILTER_AFFIXES)
+		return 1;
+	a = bpf_map_lookup_elem(&affixes, &slot);
+	if (!a)
+		return 1;
+	if (a->comm ? affix_holds(a, w->buf->comm, w->comm_len)
+		    : affix_holds(a, w->buf->name, w->name_len)) {
+		w->why = EXECFILTER_WHY_AFFIX;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline __u32 affix_any(__u32 generation, __u32 used,
+				       const struct scratch *buf,
+				       __u32 name_len, __u32 comm_len)
+{
+	struct affix_walk w = {generation, used, buf, name_len, comm_len, 0};
+
+	if (!used)
+		return 0;
+	bpf_loop(EXECFILTER_AFFIXES, affix_one, &w, 0);
+	return w.why;
+}
+
+static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
+{
+	__u32 zero = 0, active, bit, key;
+	struct execfilter_settings *now, *s;
+	struct scratch *buf;
+	const unsigned char *dname;
+	long name_len, comm_len;
+
+	now = bpf_map_lookup_elem(&settings, &zero);
+	if (!now)
+		return EXECFILTER_WHY_ALL;
+	active = now->generation & 1;
+	key = 1 + active;
+	s = bpf_map_lookup_elem(&settings, &key);
+	if (!s || s->all)
+		return EXECFILTER_WHY_ALL;
+	bit = EXECFILTER_BIT(active);
+	if (in_map(&inodes, &ino, bit))
+		return EXECFILTER_WHY_INODE;
+	if (!s->looks)
+		return 0;
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!buf)
+		return EXECFILTER_WHY_ALL;
+	/* Only the keys need their zeros: the affixes' masks skip the
+	 * rest. */
+	__builtin_memset(buf->name + SCRATCH_NAME, 0, EXECFILTER_NAME_MAX);
+	__builtin_memset(buf->comm + SCRATCH_NAME, 0, EXECFILTER_COMM_MAX);
+	dname = bprm->file->f_path.dentry->d_name.name;
+	name_len = bpf_probe_read_kernel_str(buf->name + SCRATCH_NAME,
+					     EXECFILTER_NAME_MAX, dname);
+	if (name_len <= 0)
+		return EXECFILTER_WHY_ALL;
+	name_len--; /* the NUL */
+	/* Filled to the brim: the name may go on. */
+	if (name_len >= EXECFILTER_NAME_MAX - 1)
+		return EXECFILTER_WHY_LONG;
+	if ((s->looks & EXECFILTER_LOOK_NAME) &&
+	    in_map(&names, buf->name + SCRATCH_NAME, bit))
+		return EXECFILTER_WHY_NAME;
+	comm_len = 0;
+	if (!(s->looks & EXECFILTER_LOOK_COMM))
+		return affix_any(active, s->affixes, buf, (__u32)name_len, 0);
+	/* The process name is set from the exec'd path by now. */
+	bpf_get_current_comm(buf->comm + SCRATCH_NAME, EXECFILTER_COMM_MAX);
+	if (in_map(&comms, buf->comm + SCRATCH_NAME, bit))
+		return EXECFILTER_WHY_COMM;
+#pragma clang loop unroll(disable) vectorize(disable)
+	for (int i = 0; i < EXECFILTER_COMM_MAX; i++)
+		comm_len += buf->comm[SCRATCH_NAME + i] != 0;
+	return affix_any(active, s->affixes, buf, (__u32)name_len,
+			 (__u32)comm_len);
+}
+
+/* Where the proc connector's exec event is sent from (exec_binprm):
+ * bprm->file is the file now running, an interpreter's for a script, as
+ * /proc/PID/exe shows it. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct execfilter_event *e;
+	__u32 why, tgid;
+	__u64 ino;
+
+	count(EXECFILTER_STAT_EXECS);
+	/* Typed pointers (tp_btf): loads the verifier checks, relocated by
+	 * CO-RE, cheaper than a helper call each. */
+	ino = bprm->file->f_inode->i_ino;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	why = bpf_map_lookup_elem(&followed, &tgid) ? EXECFILTER_WHY_FOLLOWED
+						    : judge(bprm, ino);
+	if (!why)
+		return 0;
+	count(EXECFILTER_STAT_SENT);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(EXECFILTER_STAT_LOST);
+		return 0;
+	}
+	e->pid = tgid;
+	e->why = why;
+	e->ino = ino;
+	e->dev = bprm->file->f_inode->i_sb->s_dev;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* A followed process's child is followed from its fork on; a thread is
+ * not a new process. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(execfilter_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid;
+	__u32 ctgid = child->tgid;
+	__u32 one = 1;
+
+	if (ptgid == ctgid || !bpf_map_lookup_elem(&followed, &ptgid))
+		return 0;
+	bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY);
+	return 0;
+}
+
+/* Only when the whole thread group is gone: a thread exec'ing makes the
+ * others exit first, its leader among them, and the exec still counts. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(execfilter_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	if (p->signal->live.counter != 0 ||
+	    !bpf_map_lookup_elem(&followed, &tgid))
+		return 0;
+	bpf_map_delete_elem(&followed, &tgid);
+	return 0;
+}

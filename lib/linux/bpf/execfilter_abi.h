@@ -1,0 +1,74 @@
+/* What the exec filter in the kernel (execfilter.bpf.c) and the daemon
+ * (lib/linux/execfilter.c) share: the maps' keys and values and the
+ * event. Both sides include it; fixed-size types only. */
+#ifndef CPUPOLICY_EXECFILTER_ABI_H
+#define CPUPOLICY_EXECFILTER_ABI_H
+
+/* The basename of the executed file, NUL-padded: longer names are not
+ * keys (a rule naming one makes every exec go to the daemon), and a
+ * longer name read in the kernel is sent on, never judged. */
+#define EXECFILTER_NAME_MAX 64
+/* A process name (the kernel's TASK_COMM_LEN). */
+#define EXECFILTER_COMM_MAX 16
+/* Literal starts and ends of globs the kernel checks, each at most. */
+#define EXECFILTER_AFFIX_MAX 32
+#define EXECFILTER_AFFIXES   16
+
+/* Two generations of every map's contents: the rules in force and the
+ * ones being written; the kernel only reads the one settings[0] names. */
+#define EXECFILTER_GENERATIONS 2
+
+/* Why an exec was sent (enum execfilter_why in an event). */
+#define EXECFILTER_WHY_INODE 1 /* the file of a literal exe */
+#define EXECFILTER_WHY_NAME  2 /* the basename an exe glob ends in */
+#define EXECFILTER_WHY_COMM  3 /* a name rule's exact name */
+#define EXECFILTER_WHY_AFFIX 4 /* a glob's literal start and end */
+#define EXECFILTER_WHY_ALL   5 /* a rule the kernel cannot judge */
+#define EXECFILTER_WHY_LONG  6 /* a name too long to judge */
+#define EXECFILTER_WHY_FOLLOWED 7 /* managed, or a managed one's child */
+
+/* A glob the kernel checks by its literal ends: the name (the file's
+ * basename, or the process name when comm is set) is min_len bytes or
+ * longer, starts with prefix and ends with suffix. The suffix is
+ * right-aligned; each mask is 0xff on the bytes compared, 0 elsewhere,
+ * so that the comparison has no branch for the verifier to follow. */
+struct execfilter_affix {
+	__u8 prefix[EXECFILTER_AFFIX_MAX];
+	__u8 prefix_mask[EXECFILTER_AFFIX_MAX];
+	__u8 suffix[EXECFILTER_AFFIX_MAX];
+	__u8 suffix_mask[EXECFILTER_AFFIX_MAX];
+	__u32 min_len;
+	__u32 comm;
+};
+
+/* Index 0: which generation is in force. Index 1 + g: generation g. */
+struct execfilter_settings {
+	__u32 generation;
+	__u32 all;     /* every exec goes to the daemon */
+	__u32 affixes; /* entries of the generation's affix slots used */
+	__u32 looks;   /* EXECFILTER_LOOK_*: what the keys need read */
+};
+
+/* What an exec's judgement reads beyond the inode, when some key needs
+ * it: the file's basename, the process name. */
+#define EXECFILTER_LOOK_NAME (1u << 0)
+#define EXECFILTER_LOOK_COMM (1u << 1)
+
+/* The map values of the inode and name maps: a bit per generation. */
+#define EXECFILTER_BIT(generation) (1u << (generation))
+
+struct execfilter_event {
+	__u32 pid; /* the process (thread group) */
+	__u32 why;
+	__u64 ino;
+	__u32 dev; /* the kernel's encoding (MAJOR << 20 | MINOR) */
+	__u32 pad;
+};
+
+/* Counters, per CPU: index EXECFILTER_STAT_*. */
+#define EXECFILTER_STAT_EXECS 0 /* execs seen */
+#define EXECFILTER_STAT_SENT  1 /* execs sent to the daemon */
+#define EXECFILTER_STAT_LOST  2 /* sent, but the ring buffer was full */
+#define EXECFILTER_STATS      3
+
+#endif

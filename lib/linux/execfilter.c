@@ -1,0 +1,562 @@
+/* The exec filter in the kernel: a BPF program at the sched_process_exec
+ * tracepoint (execfilter.bpf.c, built into the skeleton), its maps
+ * written from the rule set's plan, its ring buffer read by the daemon's
+ * loop. Loaded before the daemon drops its capabilities; nothing is
+ * pinned: the maps live as long as the daemon's descriptors, and only a
+ * process with CAP_SYS_ADMIN can reach them otherwise (by id). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "bpf/execfilter_abi.h"
+#include "execfilter.bpf.skel.h"
+#include "execfilter.h"
+#include "linux.h"
+#include "log.h"
+#include "util.h"
+
+/* Entries of each hash map, at most: allocated as they are used. Both
+ * generations live in them during a reload. */
+#define EXECFILTER_ENTRIES 65536
+/* Literal exes' files looked at again per tick, at most. */
+#define EXECFILTER_REFRESH 256
+
+/* A literal exe as last seen: its file's inode, or its basename while no
+ * file is there (so that installing it later is seen too). */
+struct execfilter_path {
+	char *path;
+	bool found;
+	unsigned long long ino;
+};
+
+struct execfilter {
+	struct execfilter_bpf *skel;
+	struct ring_buffer *ring;
+	unsigned generation; /* the one in force, 0 or 1 */
+	struct execfilter_path *paths;
+	size_t path_count, refresh_next;
+	events_fn fn; /* during execfilter_read */
+	void *fn_ctx;
+	unsigned long long received;
+};
+
+/* libbpf's warnings: the last one names what went wrong, for the one
+ * line that says why the filter is not used; the rest is debug. */
+static char execfilter_last_warning[256];
+
+static int execfilter_print(enum libbpf_print_level level, const char *fmt,
+			    va_list ap)
+{
+	char line[512];
+	size_t len;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	len = strlen(line);
+	while (len && line[len - 1] == '\n')
+		line[--len] = '\0';
+	snprintf(execfilter_last_warning, sizeof(execfilter_last_warning), "%s",
+		 line);
+	log_debug("%s", line);
+	return 0;
+}
+
+/* The kernel's dev_t (MAJOR << 20 | MINOR, as in super_block.s_dev)
+ * in the encoding stat() reports (new_encode_dev, glibc's makedev). */
+unsigned long long execfilter_dev_to_stat(unsigned kernel_dev)
+{
+	return makedev(kernel_dev >> 20, kernel_dev & 0xfffff);
+}
+
+static bool execfilter_cap(cap_t caps, cap_value_t cap)
+{
+	cap_flag_value_t value = CAP_CLEAR;
+
+	if (caps && CAP_IS_SUPPORTED(cap))
+		cap_get_flag(caps, cap, CAP_EFFECTIVE, &value);
+	return value == CAP_SET;
+}
+
+static void execfilter_lockdown(char *buf, size_t size)
+{
+	char text[128] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+	char *open, *close;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(text, sizeof(text), f) && (open = strchr(text, '[')) &&
+	    (close = strchr(open, ']')))
+		snprintf(buf, size, "%.*s", (int)(close - open - 1), open + 1);
+	fclose(f);
+}
+
+static void execfilter_env_read(struct execfilter_env *env, const char *step,
+				int error)
+{
+	struct utsname u;
+	cap_t caps = cap_get_proc();
+
+	*env = (struct execfilter_env){.step = step, .error = error};
+	if (uname(&u) == 0)
+		sscanf(u.release, "%d.%d", &env->kernel_major,
+		       &env->kernel_minor);
+	env->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	env->cap_bpf = execfilter_cap(caps, CAP_BPF);
+	env->cap_perfmon = execfilter_cap(caps, CAP_PERFMON);
+	env->cap_sys_admin = execfilter_cap(caps, CAP_SYS_ADMIN);
+	if (caps)
+		cap_free(caps);
+	execfilter_lockdown(env->lockdown, sizeof(env->lockdown));
+	snprintf(env->libbpf, sizeof(env->libbpf), "%s",
+		 execfilter_last_warning);
+}
+
+/* Why the filter did not load, most telling first: a kernel without BTF
+ * cannot relocate the program; loading and attaching it takes CAP_BPF
+ * and CAP_PERFMON, or CAP_SYS_ADMIN; lockdown's confidentiality mode
+ * forbids reading kernel memory from BPF; tp_btf programs and ring
+ * buffers and bpf_loop need Linux 5.17. */
+void execfilter_refusal(const struct execfilter_env *env, char *buf,
+			size_t size)
+{
+	bool old = env->kernel_major < 5 ||
+		   (env->kernel_major == 5 && env->kernel_minor < 17);
+	bool privileged =
+		env->cap_sys_admin || (env->cap_bpf && env->cap_perfmon);
+
+	if (!env->btf)
+		snprintf(buf, size,
+			 "the kernel has no BTF (/sys/kernel/btf/vmlinux, "
+			 "CONFIG_DEBUG_INFO_BTF), which the filter's program "
+			 "needs to load");
+	else if (!privileged && (env->error == EPERM || env->error == EACCES))
+		snprintf(buf, size,
+			 "loading the filter takes CAP_BPF and CAP_PERFMON, "
+			 "or CAP_SYS_ADMIN, and cpupolicyd runs without them "
+			 "(see cpupolicyd(8))");
+	else if (strcmp(env->lockdown, "confidentiality") == 0)
+		snprintf(buf, size,
+			 "the kernel's lockdown mode (confidentiality) "
+			 "forbids BPF programs to read kernel memory");
+	else if (old)
+		snprintf(buf, size,
+			 "Linux %d.%d lacks what the filter uses (BTF "
+			 "tracepoints, ring buffers, bpf_loop: 5.17 and "
+			 "later have them)",
+			 env->kernel_major, env->kernel_minor);
+	else
+		snprintf(buf, size,
+			 "the kernel refused the filter (%s): %s%s%s",
+			 env->step, strerror(env->error),
+			 env->libbpf[0] ? "; libbpf: " : "", env->libbpf);
+}
+
+static const char *execfilter_why(unsigned why)
+{
+	switch (why) {
+	case EXECFILTER_WHY_INODE:
+		return "a literal exe's file";
+	case EXECFILTER_WHY_NAME:
+		return "a basename an exe rule names";
+	case EXECFILTER_WHY_COMM:
+		return "a name a name rule names";
+	case EXECFILTER_WHY_AFFIX:
+		return "a glob's literal start and end";
+	case EXECFILTER_WHY_ALL:
+		return "a rule the filter cannot judge";
+	case EXECFILTER_WHY_LONG:
+		return "a name too long to judge";
+	case EXECFILTER_WHY_FOLLOWED:
+		return "a managed process or its child";
+	}
+	return "?";
+}
+
+static int execfilter_on_event(void *ctx, void *data, size_t size)
+{
+	struct execfilter *f = ctx;
+	const struct execfilter_event *e = data;
+	struct events_event ev;
+
+	if (size < sizeof(*e) || !e->pid)
+		return 0;
+	f->received++;
+	if (log_get_level() >= LOG_LEVEL_DEBUG) {
+		unsigned long long dev = execfilter_dev_to_stat(e->dev);
+
+		log_debug("exec filter: pid %u, file %u:%u inode %llu, %s",
+			  e->pid, major(dev), minor(dev),
+			  (unsigned long long)e->ino, execfilter_why(e->why));
+	}
+	ev = (struct events_event){EVENTS_KIND_EXEC, (pid_t)e->pid,
+				   (pid_t)e->pid, 0, 0};
+	f->fn(f->fn_ctx, &ev);
+	return 0;
+}
+
+static struct execfilter *execfilter_fail(struct execfilter *f,
+					  const char *step, int error,
+					  char *why, size_t why_size)
+{
+	struct execfilter_env env;
+
+	execfilter_env_read(&env, step, error);
+	execfilter_refusal(&env, why, why_size);
+	execfilter_close(f);
+	return NULL;
+}
+
+static void execfilter_size_maps(struct execfilter_bpf *skel)
+{
+	bpf_map__set_max_entries(skel->maps.inodes, EXECFILTER_ENTRIES);
+	bpf_map__set_max_entries(skel->maps.names, EXECFILTER_ENTRIES);
+	bpf_map__set_max_entries(skel->maps.comms, EXECFILTER_ENTRIES);
+	bpf_map__set_map_flags(skel->maps.inodes, BPF_F_NO_PREALLOC);
+	bpf_map__set_map_flags(skel->maps.names, BPF_F_NO_PREALLOC);
+	bpf_map__set_map_flags(skel->maps.comms, BPF_F_NO_PREALLOC);
+}
+
+/* Loads and attaches the program with every exec going to the daemon
+ * until execfilter_set gives it the rules; NULL and why on a failure. */
+struct execfilter *execfilter_open(char *why, size_t why_size)
+{
+	struct execfilter *f = xcalloc(1, sizeof(*f));
+	struct execfilter_settings all = {.all = 1};
+	unsigned key;
+
+	libbpf_set_print(execfilter_print);
+	execfilter_last_warning[0] = '\0';
+	f->skel = execfilter_bpf__open();
+	if (!f->skel)
+		return execfilter_fail(f, "open", errno, why, why_size);
+	execfilter_size_maps(f->skel);
+	if (execfilter_bpf__load(f->skel) < 0)
+		return execfilter_fail(f, "load", errno, why, why_size);
+	for (key = 1; key <= EXECFILTER_GENERATIONS; key++) {
+		if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.settings),
+					&key, &all, BPF_ANY) < 0)
+			return execfilter_fail(f, "load", errno, why, why_size);
+	}
+	if (execfilter_bpf__attach(f->skel) < 0)
+		return execfilter_fail(f, "attach", errno, why, why_size);
+	f->ring = ring_buffer__new(bpf_map__fd(f->skel->maps.events),
+				   execfilter_on_event, f, NULL);
+	if (!f->ring)
+		return execfilter_fail(f, "ring buffer", errno, why, why_size);
+	return f;
+}
+
+void execfilter_close(struct execfilter *f)
+{
+	if (!f)
+		return;
+	ring_buffer__free(f->ring);
+	execfilter_bpf__destroy(f->skel);
+	for (size_t i = 0; i < f->path_count; i++)
+		free(f->paths[i].path);
+	free(f->paths);
+	free(f);
+}
+
+int execfilter_fd(const struct execfilter *f)
+{
+	return bpf_map__fd(f->skel->maps.events);
+}
+
+unsigned long long execfilter_received(const struct execfilter *f)
+{
+	return f->received;
+}
+
+/* Reads what is queued. Returns 0, or -1 when the ring failed. */
+int execfilter_read(struct execfilter *f, events_fn fn, void *ctx)
+{
+	int n;
+
+	f->fn = fn;
+	f->fn_ctx = ctx;
+	n = ring_buffer__consume(f->ring);
+	return n < 0 ? -1 : 0;
+}
+
+int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
+{
+	int cpus = libbpf_num_possible_cpus();
+	unsigned long long *values, sums[EXECFILTER_STATS] = {0};
+	int fd = bpf_map__fd(f->skel->maps.stats);
+
+	*st = (struct execfilter_stats){0};
+	if (cpus <= 0)
+		return -1;
+	values = xcalloc((size_t)cpus, sizeof(*values));
+	for (unsigned key = 0; key < EXECFILTER_STATS; key++) {
+		if (bpf_map_lookup_elem(fd, &key, values) < 0)
+			continue;
+		for (int c = 0; c < cpus; c++)
+			sums[key] += values[c];
+	}
+	free(values);
+	st->seen = sums[EXECFILTER_STAT_EXECS];
+	st->sent = sums[EXECFILTER_STAT_SENT];
+	st->lost = sums[EXECFILTER_STAT_LOST];
+	return 0;
+}
+
+/* Sets bit in key's value, adding the key. */
+static int execfilter_mark(int fd, const void *key, unsigned bit)
+{
+	__u32 value = 0;
+
+	if (bpf_map_lookup_elem(fd, key, &value) < 0)
+		value = 0;
+	value |= bit;
+	return bpf_map_update_elem(fd, key, &value, BPF_ANY);
+}
+
+static int execfilter_mark_name(int fd, const char *name, size_t size,
+				unsigned bit)
+{
+	char key[EXECFILTER_NAME_MAX] = {0};
+
+	if (strlen(name) >= size)
+		return 0; /* never a key (execplan.c) */
+	memcpy(key, name, strlen(name));
+	return execfilter_mark(fd, key, bit);
+}
+
+/* Clears bit in every entry, and drops the entries left without any:
+ * the keys first, as deleting while walking would lose the walk. */
+static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
+{
+	char *keys = NULL;
+	size_t count = 0, capacity = 0;
+	int status = 0;
+
+	for (;;) {
+		/* Doubling: a reload of thousands of keys copies them once. */
+		if (count + 1 >= capacity) {
+			capacity = capacity ? capacity * 2 : 256;
+			keys = xreallocarray(keys, capacity, key_size);
+		}
+		if (bpf_map_get_next_key(
+			    fd, count ? keys + (count - 1) * key_size : NULL,
+			    keys + count * key_size) < 0)
+			break;
+		count++;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const char *key = keys + i * key_size;
+		__u32 value;
+
+		if (bpf_map_lookup_elem(fd, key, &value) < 0)
+			continue;
+		value &= ~bit;
+		if ((value ? bpf_map_update_elem(fd, key, &value, BPF_EXIST)
+			   : bpf_map_delete_elem(fd, key)) < 0 &&
+		    errno != ENOENT)
+			status = -1;
+	}
+	free(keys);
+	return status;
+}
+
+static void execfilter_paths_free(struct execfilter_path *paths, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(paths[i].path);
+	free(paths);
+}
+
+/* A literal exe's file, as the daemon's own mount namespace names it:
+ * the identity its match checks (match.c's match_file). The inode alone
+ * is the key: the device number the kernel holds (super_block.s_dev) is
+ * not always the one stat() reports (btrfs subvolumes and overlayfs
+ * report their own), and a false hit only costs a wakeup. */
+static struct execfilter_path *execfilter_resolve(const struct execplan *plan)
+{
+	struct execfilter_path *paths =
+		xcalloc(plan->paths.count + 1, sizeof(*paths));
+
+	for (size_t i = 0; i < plan->paths.count; i++) {
+		struct stat st;
+
+		paths[i].path = xstrdup(plan->paths.values[i]);
+		paths[i].found = stat(paths[i].path, &st) == 0;
+		paths[i].ino = paths[i].found ? st.st_ino : 0;
+	}
+	return paths;
+}
+
+static int execfilter_write_keys(struct execfilter *f,
+				 const struct execplan *plan,
+				 const struct execfilter_path *paths,
+				 unsigned bit)
+{
+	int inodes = bpf_map__fd(f->skel->maps.inodes);
+	int names = bpf_map__fd(f->skel->maps.names);
+	int comms = bpf_map__fd(f->skel->maps.comms);
+
+	for (size_t i = 0; i < plan->paths.count; i++) {
+		const char *base = strrchr(paths[i].path, '/');
+		__u64 ino = paths[i].ino;
+
+		if (paths[i].found ? execfilter_mark(inodes, &ino, bit) < 0
+				   : execfilter_mark_name(
+					     names, base ? base + 1 : "",
+					     EXECFILTER_NAME_MAX, bit) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < plan->names.count; i++) {
+		if (execfilter_mark_name(names, plan->names.values[i],
+					 EXECFILTER_NAME_MAX, bit) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < plan->comms.count; i++) {
+		if (execfilter_mark_name(comms, plan->comms.values[i],
+					 EXECFILTER_COMM_MAX, bit) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int execfilter_write_affixes(struct execfilter *f,
+				    const struct execplan *plan,
+				    unsigned generation)
+{
+	int fd = bpf_map__fd(f->skel->maps.affixes);
+
+	for (size_t i = 0; i < plan->affix_count && i < EXECFILTER_AFFIXES;
+	     i++) {
+		const struct execplan_affix *a = &plan->affixes[i];
+		size_t plen = strlen(a->prefix), slen = strlen(a->suffix);
+		struct execfilter_affix value = {
+			.min_len = (__u32)(plen + slen),
+			.comm = a->comm,
+		};
+		unsigned key = generation * EXECFILTER_AFFIXES + (unsigned)i;
+		size_t at = EXECFILTER_AFFIX_MAX - slen;
+
+		memcpy(value.prefix, a->prefix, plen);
+		memset(value.prefix_mask, 0xff, plen);
+		memcpy(value.suffix + at, a->suffix, slen);
+		memset(value.suffix_mask + at, 0xff, slen);
+		if (bpf_map_update_elem(fd, &key, &value, BPF_ANY) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The next generation's settings, then the switch to it: one write of
+ * one value, which the program reads once per exec. */
+static unsigned execfilter_looks(const struct execplan *plan)
+{
+	unsigned looks = 0;
+
+	if (plan->paths.count || plan->names.count)
+		looks |= EXECFILTER_LOOK_NAME; /* a missing file's basename */
+	if (plan->comms.count)
+		looks |= EXECFILTER_LOOK_COMM;
+	for (size_t i = 0; i < plan->affix_count; i++)
+		looks |= plan->affixes[i].comm ? EXECFILTER_LOOK_COMM
+					       : EXECFILTER_LOOK_NAME;
+	return looks;
+}
+
+static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
+			     const struct execplan *plan)
+{
+	int fd = bpf_map__fd(f->skel->maps.settings);
+	struct execfilter_settings s = {
+		.all = all,
+		.affixes = (__u32)plan->affix_count,
+		.looks = execfilter_looks(plan),
+	};
+	struct execfilter_settings now = {.generation = next};
+	unsigned key = 1 + next, zero = 0;
+
+	if (bpf_map_update_elem(fd, &key, &s, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(fd, &zero, &now, BPF_ANY) < 0)
+		return -1;
+	return 0;
+}
+
+/* The plan into the generation not in force, the switch, then the old
+ * generation's entries cleared: an exec sees one whole rule set, the
+ * old or the new, never a mix. Keys the kernel cannot take (the maps
+ * full) leave that generation sending every exec. */
+int execfilter_set(struct execfilter *f, const struct execplan *plan)
+{
+	unsigned next = f->generation ^ 1, old = f->generation;
+	struct execfilter_path *paths = execfilter_resolve(plan);
+	bool all = plan->all;
+
+	if (!all &&
+	    (execfilter_write_keys(f, plan, paths, EXECFILTER_BIT(next)) < 0 ||
+	     execfilter_write_affixes(f, plan, next) < 0)) {
+		log_warn("the exec filter cannot hold the rules' keys; every "
+			 "exec goes to the daemon");
+		all = true;
+	}
+	if (execfilter_switch(f, next, all, plan) < 0) {
+		execfilter_paths_free(paths, plan->paths.count);
+		return -1;
+	}
+	f->generation = next;
+	execfilter_sweep(bpf_map__fd(f->skel->maps.inodes), sizeof(__u64),
+			 EXECFILTER_BIT(old));
+	execfilter_sweep(bpf_map__fd(f->skel->maps.names), EXECFILTER_NAME_MAX,
+			 EXECFILTER_BIT(old));
+	execfilter_sweep(bpf_map__fd(f->skel->maps.comms), EXECFILTER_COMM_MAX,
+			 EXECFILTER_BIT(old));
+	execfilter_paths_free(f->paths, f->path_count);
+	f->paths = paths;
+	f->path_count = plan->paths.count;
+	return 0;
+}
+
+/* Whether a literal exe's file changed since the maps were written (an
+ * upgrade replaces it, an install creates it): then the caller writes
+ * the plan again, and rescans for what started in between. A slice of
+ * the paths per call, so that a tick with thousands of them stays
+ * short: each is looked at every path_count / EXECFILTER_REFRESH calls. */
+int execfilter_refresh(struct execfilter *f)
+{
+	for (size_t n = 0; n < EXECFILTER_REFRESH && n < f->path_count; n++) {
+		struct execfilter_path *p;
+		struct stat st;
+		bool found;
+
+		if (f->refresh_next >= f->path_count)
+			f->refresh_next = 0;
+		p = &f->paths[f->refresh_next++];
+		found = stat(p->path, &st) == 0;
+		if (found != p->found || (found && st.st_ino != p->ino))
+			return 1;
+	}
+	return 0;
+}
+
+/* A process the daemon manages from now on: its execs and those of the
+ * children it forks from now on reach the daemon, whatever they run
+ * (the kernel adds the children itself, and drops them at their end). */
+int execfilter_follow(struct execfilter *f, int pid)
+{
+	__u32 key = (__u32)pid, one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key,
+				   &one, BPF_ANY);
+}

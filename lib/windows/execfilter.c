@@ -1,0 +1,62 @@
+/* Windows: no exec filter in the kernel; the daemon goes on with
+ * events.c. execfilter_open fails without a word: nothing to explain. */
+#include "execfilter.h"
+
+struct execfilter *execfilter_open(char *why, size_t why_size)
+{
+	if (why_size)
+		why[0] = '\0';
+	return NULL;
+}
+
+int execfilter_set(struct execfilter *f, const struct execplan *plan)
+{
+	(void)f;
+	(void)plan;
+	return -1;
+}
+
+int execfilter_refresh(struct execfilter *f)
+{
+	(void)f;
+	return 0;
+}
+
+int execfilter_follow(struct execfilter *f, int pid)
+{
+	(void)f;
+	(void)pid;
+	return -1;
+}
+
+int execfilter_fd(const struct execfilter *f)
+{
+	(void)f;
+	return -1;
+}
+
+int execfilter_read(struct execfilter *f, events_fn fn, void *ctx)
+{
+	(void)f;
+	(void)fn;
+	(void)ctx;
+	return -1;
+}
+
+int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
+{
+	(void)f;
+	*st = (struct execfilter_stats){0};
+	return -1;
+}
+
+unsigned long long execfilter_received(const struct execfilter *f)
+{
+	(void)f;
+	return 0;
+}
+
+void execfilter_close(struct execfilter *f)
+{
+	(void)f;
+}

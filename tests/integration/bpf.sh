@@ -1,0 +1,180 @@
+#!/bin/bash
+# The exec filter in the kernel (events = bpf), as root: a matching exec
+# is applied, an unmatched one never reaches the daemon (its count of
+# events received stays), a reload changes what the kernel lets through,
+# a literal exe installed after the start is seen, name rules and exe
+# globs pass; where the filter cannot load (no CAP_BPF, CAP_PERFMON and
+# CAP_SYS_ADMIN) the daemon says why once and takes exec events from the
+# proc connector; events = netlink and events = poll do without it.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "the exec filter needs root to load"
+why=$(bpf_why_not)
+[ -z "$why" ] || skip_all "no exec filter here: $why"
+
+mkdir -p "$TMP/bin" "$TMP/glob"
+for name in match other named; do
+	cp /bin/sleep "$TMP/bin/$name"
+done
+cp /bin/sleep "$TMP/glob/globbed"
+# Named as the name rule wants, as a file no exe rule names.
+cp /bin/sleep "$TMP/bin/myname"
+
+# json_number KEY: a number of status --json.
+json_number() { ctl status --json | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
+
+write_rules() { # exe of the first rule
+	cat >"$RULES/10-bpf.rules" <<EOF2
+rules = (
+  { name = "exact"; match = { exe = "$1"; }; priority = { nice = 5; }; },
+  { name = "late"; match = { exe = "$TMP/bin/late"; }; priority = { nice = 6; }; },
+  { name = "globbed"; match = { exe = "$TMP/*/globbed"; }; priority = { nice = 7; }; },
+  { name = "named"; match = { name = "myname"; user = 0; }; priority = { nice = 8; }; }
+);
+EOF2
+}
+
+# applied NAME NICE: a start of TMP/bin/NAME (or a path) gets NICE.
+applied() {
+	local path=$1
+	case $path in /*) ;; *) path="$TMP/bin/$1" ;; esac
+	start "$path" 30
+	local pid=$!
+	wait_until 5 nice_is "$pid" "$2"
+	local got=$? # wait_exit sets status
+	kill "$pid" 2>/dev/null
+	wait_exit "$pid" 5
+	return $got
+}
+
+write_rules "$TMP/bin/match"
+write_conf events=bpf log_level=debug
+pinned=$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)
+start_daemon || {
+	finish
+	exit 1
+}
+run ctl status
+expect_contains "status names the filter" "$out" "events:   bpf" &&
+	expect_contains "status counts the filter's execs" "$out" "execs seen in the kernel" &&
+	ok "status names the filter and its counts"
+
+# Nothing pinned: the maps live with the daemon's descriptors alone.
+if [ "$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)" = "$pinned" ]; then
+	ok "nothing of the filter is pinned in bpffs"
+else
+	not_ok "nothing of the filter is pinned in bpffs" "$(find /sys/fs/bpf -mindepth 1)"
+fi
+# Loaded before the drop: none of the capabilities it took is kept.
+capeff=$(awk '/^CapEff/ { print $2 }' /proc/"$daemon_pid"/status)
+if [ $((0x$capeff & (1 << 38 | 1 << 39 | 1 << 21))) -eq 0 ]; then
+	ok "CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN are not kept after loading"
+else
+	not_ok "capabilities dropped after loading" "CapEff $capeff"
+fi
+
+# Nothing is managed: no fork or exit is asked of the proc connector,
+# and no exec of /bin/true passes the filter.
+received=$(json_number events_received)
+sent=$(json_number sent)
+for i in $(seq 200); do /bin/true; done
+wait_until 5 test "$(json_number execs)" -ge 200
+now_received=$(json_number events_received)
+now_sent=$(json_number sent)
+if [ "$now_sent" -eq "$sent" ] && [ $((now_received - received)) -lt 20 ]; then
+	ok "200 unmatched execs do not wake the daemon"
+else
+	not_ok "200 unmatched execs do not wake the daemon" \
+		"sent $sent -> $now_sent, received $received -> $now_received"
+fi
+
+if applied match 5; then ok "a literal exe is applied"; else
+	not_ok "a literal exe is applied" "$(ctl status)"; fi
+# The kernel's device number (super_block.s_dev) told in stat()'s terms.
+want="file $(stat -c '%Hd:%Ld inode %i' "$TMP/bin/match"), a literal exe's file"
+if grep -q "exec filter: pid [0-9]*, $want" "$DAEMON_LOG"; then
+	ok "the filter's device and inode are stat()'s"
+else
+	not_ok "the filter's device and inode are stat()'s" \
+		"no '$want' in: $(grep 'exec filter:' "$DAEMON_LOG")"
+fi
+if applied "$TMP/glob/globbed" 7; then ok "an exe glob by its basename"; else
+	not_ok "an exe glob by its basename" "$(ctl status)"; fi
+if applied myname 8; then ok "a name rule by its exact name"; else
+	not_ok "a name rule by its exact name" "$(ctl status)"; fi
+
+# A literal exe no file has at the start: its basename stands in, then
+# its inode once the tick sees the file.
+cp /bin/sleep "$TMP/bin/late"
+if applied late 6; then ok "a literal exe installed after the start"; else
+	not_ok "a literal exe installed after the start" "$(ctl status)"; fi
+# An upgrade: a new file (a new inode) under the same name.
+sleep 1.2
+cp /bin/sleep "$TMP/bin/late.new" && mv "$TMP/bin/late.new" "$TMP/bin/late"
+if applied late 6; then ok "a literal exe replaced by an upgrade"; else
+	not_ok "a literal exe replaced by an upgrade" "$(ctl status)"; fi
+
+# A reload moves the rule to another file: the kernel lets the new one
+# through, and no longer the old one.
+write_rules "$TMP/bin/other"
+run ctl reload
+expect_status "reload" 0 && ok "reload"
+sent=$(json_number sent)
+start "$TMP/bin/match" 30
+pid=$!
+sleep 0.5
+if [ "$(nice_of "$pid")" = 0 ] && [ "$(json_number sent)" -eq "$sent" ]; then
+	ok "after a reload the old exe is not sent"
+else
+	not_ok "after a reload the old exe is not sent" \
+		"nice $(nice_of "$pid"), sent $sent -> $(json_number sent)"
+fi
+kill "$pid"
+if applied other 5; then ok "after a reload the new exe is applied"; else
+	not_ok "after a reload the new exe is applied" "$(ctl status)"; fi
+run ctl metrics
+expect_contains "metrics count the filter" "$out" "cpupolicy_exec_filter_sent_total" &&
+	ok "metrics count the filter"
+stop_daemon
+
+# Without the capabilities to load it: said once, the proc connector.
+mark=$(log_mark)
+capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c \
+	"exec '$DAEMON' -c '$CONF' -r '$RULES'" >>"$DAEMON_LOG" 2>&1 &
+daemon_pid=$!
+if wait_until 10 ctl status >/dev/null 2>&1; then
+	run ctl status
+	log=$(log_since "$mark")
+	expect_contains "without CAP_BPF: netlink" "$out" "events:   netlink" &&
+		expect_contains "without CAP_BPF: why" "$log" "takes CAP_BPF and CAP_PERFMON" &&
+		ok "without CAP_BPF: the proc connector, and why"
+	if applied other 5; then ok "without CAP_BPF: applied"; else
+		not_ok "without CAP_BPF: applied" "$(ctl status)"; fi
+	[ "$(grep -c 'no exec filter' <<<"$log")" = 1 ] &&
+		ok "without CAP_BPF: said once" ||
+		not_ok "without CAP_BPF: said once" "$log"
+else
+	not_ok "without CAP_BPF: the daemon starts" "$(log_since "$mark")"
+fi
+stop_daemon
+
+write_conf events=netlink
+start_daemon || exit 1
+run ctl status
+expect_contains "events = netlink" "$out" "events:   netlink" &&
+	expect_not_contains "events = netlink: no filter" "$out" "filter:" &&
+	ok "events = netlink: the proc connector alone"
+applied other 5 && ok "events = netlink: applied" ||
+	not_ok "events = netlink: applied" "$(ctl status)"
+stop_daemon
+
+write_conf events=poll
+start_daemon || exit 1
+run ctl status
+expect_contains "events = poll" "$out" "polling /proc (events = poll)" &&
+	ok "events = poll: rescans only"
+applied other 5 && ok "events = poll: applied by a rescan" ||
+	not_ok "events = poll: applied by a rescan" "$(ctl status)"
+stop_daemon
+
+finish
