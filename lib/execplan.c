@@ -219,6 +219,19 @@ void execplan_build(struct execplan *plan, const struct rules *rules)
 	}
 }
 
+/* What the kernel's maps were written from, given back: the judgement
+ * (every exec or not, and which rule says so) stays for status. A new
+ * plan is built from the rules whenever the maps are written again. */
+void execplan_trim(struct execplan *plan)
+{
+	execplan_list_free(&plan->paths);
+	execplan_list_free(&plan->names);
+	execplan_list_free(&plan->comms);
+	free(plan->affixes);
+	plan->affixes = NULL;
+	plan->affix_count = 0;
+}
+
 void execplan_free(struct execplan *plan)
 {
 	execplan_list_free(&plan->paths);

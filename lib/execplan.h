@@ -49,6 +49,7 @@ struct execplan {
 
 /* execplan.c */
 void execplan_build(struct execplan *plan, const struct rules *rules);
+void execplan_trim(struct execplan *plan);
 void execplan_free(struct execplan *plan);
 void execplan_print(const struct execplan *plan, FILE *out);
 bool execplan_list_has(const struct execplan_list *list, const char *value);

@@ -285,6 +285,8 @@ void daemon_filter_update(struct daemon *d, const struct rules *rules)
 			 d->execplan.all_line);
 	if (execfilter_set(d->execfilter, &d->execplan) < 0)
 		daemon_filter_drop(d, "cannot write the exec filter's maps");
+	else
+		execplan_trim(&d->execplan); /* the kernel has them now */
 }
 
 /* events = auto or bpf: the filter, or the one line that says why not

@@ -175,11 +175,45 @@ static void test_shipped_rules(void **state)
 	rules_free(&rules);
 }
 
+/* Trimmed once the kernel has the keys: nothing of them is kept, the
+ * judgement is, for status. */
+static void test_trim(void **state)
+{
+	static const char text[] =
+		"rules = ( { name = \"a\"; match = { exe = \"/usr/bin/a\"; "
+		"}; },\n{ name = \"b\"; match = { name = \"b\"; }; },\n"
+		"{ name = \"c\"; match = { cmdline = \"*x*\"; }; } );\n";
+	struct rules rules;
+	struct execplan plan;
+	struct diag diag;
+
+	(void)state;
+	rules_init(&rules);
+	rules.system = RULES_SYSTEM_LINUX;
+	diag_init(&diag);
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	execplan_build(&plan, &rules);
+	assert_int_equal(plan.paths.count, 1);
+	assert_int_equal(plan.comms.count, 1);
+	assert_true(plan.all);
+	execplan_trim(&plan);
+	assert_int_equal(plan.paths.count + plan.names.count + plan.comms.count,
+			 0);
+	assert_null(plan.paths.values);
+	assert_null(plan.affixes);
+	assert_true(plan.all);
+	assert_string_equal(plan.all_rule, "c");
+	execplan_free(&plan);
+	diag_free(&diag);
+	rules_free(&rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_superset),
 		cmocka_unit_test(test_shipped_rules),
+		cmocka_unit_test(test_trim),
 	};
 
 	return unit_run("execplan", UNIT_TABLE(plan_cases, test_plan_case),
