@@ -299,8 +299,12 @@ result $? "net stop cpupolicyd"
 bad=$WINEPREFIX/drive_c/ProgramData/cpupolicy/rules.d/zz-itest-bad.rules
 echo 'version = 1; rules = ( { name = "x"; bogus = 1; } );' >"$bad"
 wine_run 60 sc start cpupolicyd >/dev/null 2>&1
-stopped_failing() { query | grep -q 'SERVICE_EXIT_CODE *: *1 '; }
-wait_for 30 stopped_failing && state_is STOPPED
+# Both at once: the exit code is set while the state may still be
+# STOP_PENDING.
+stopped_failing() {
+	query | grep -q 'SERVICE_EXIT_CODE *: *1 ' && state_is STOPPED
+}
+wait_for 30 stopped_failing
 result $? "a broken rule file: the service stops, SERVICE_EXIT_CODE 1"
 wait_for 10 logged "zz-itest-bad.rules:1: error: unknown key 'bogus'"
 result $? "its log names the file, the line and the error"
