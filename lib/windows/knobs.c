@@ -12,6 +12,7 @@
 #include "log.h"
 #include "power.h"
 #include "win.h"
+#include "winapi.h"
 #include "winpower.h"
 
 typedef DWORD(WINAPI *knobs_get_active_fn)(HKEY root, GUID **scheme);
@@ -40,19 +41,6 @@ static INIT_ONCE knobs_once = INIT_ONCE_STATIC_INIT;
 /* Tests put an in-memory store here (knobs_store_use). */
 static const struct winpower_store *knobs_override;
 
-static void *knobs_proc(HMODULE module, const char *name)
-{
-	union {
-		FARPROC proc;
-		void *p;
-	} u;
-
-	if (!module)
-		return NULL;
-	u.proc = GetProcAddress(module, name);
-	return u.p;
-}
-
 static BOOL CALLBACK knobs_resolve(PINIT_ONCE once, PVOID param, PVOID *ctx)
 {
 	HMODULE dll = LoadLibraryExW(L"powrprof.dll", NULL,
@@ -63,16 +51,16 @@ static BOOL CALLBACK knobs_resolve(PINIT_ONCE once, PVOID param, PVOID *ctx)
 	(void)ctx;
 	if (!dll)
 		dll = LoadLibraryW(L"powrprof.dll"); /* before KB2533623 */
-	knobs_powrprof.get_active = knobs_proc(dll, "PowerGetActiveScheme");
-	knobs_powrprof.set_active = knobs_proc(dll, "PowerSetActiveScheme");
-	knobs_powrprof.read_ac = knobs_proc(dll, "PowerReadACValueIndex");
-	knobs_powrprof.read_dc = knobs_proc(dll, "PowerReadDCValueIndex");
-	knobs_powrprof.write_ac = knobs_proc(dll, "PowerWriteACValueIndex");
-	knobs_powrprof.write_dc = knobs_proc(dll, "PowerWriteDCValueIndex");
+	knobs_powrprof.get_active = winapi_proc(dll, "PowerGetActiveScheme");
+	knobs_powrprof.set_active = winapi_proc(dll, "PowerSetActiveScheme");
+	knobs_powrprof.read_ac = winapi_proc(dll, "PowerReadACValueIndex");
+	knobs_powrprof.read_dc = winapi_proc(dll, "PowerReadDCValueIndex");
+	knobs_powrprof.write_ac = winapi_proc(dll, "PowerWriteACValueIndex");
+	knobs_powrprof.write_dc = winapi_proc(dll, "PowerWriteDCValueIndex");
 	knobs_powrprof.get_overlay =
-		knobs_proc(dll, "PowerGetEffectiveOverlayScheme");
+		winapi_proc(dll, "PowerGetEffectiveOverlayScheme");
 	knobs_powrprof.set_overlay =
-		knobs_proc(dll, "PowerSetActiveOverlayScheme");
+		winapi_proc(dll, "PowerSetActiveOverlayScheme");
 	return TRUE;
 }
 

@@ -568,11 +568,7 @@ bool procinfo_zombie(const char *procfs, pid_t pid)
 int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
 			 size_t size)
 {
-	typedef HRESULT(WINAPI * get_fn)(HANDLE, PWSTR *);
-	union {
-		FARPROC proc;
-		get_fn fn;
-	} u;
+	const struct winapi *w = winapi_get();
 	enum os_status os;
 	HANDLE h;
 	PWSTR text = NULL;
@@ -582,16 +578,14 @@ int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
 	(void)pid;
 	if (size)
 		name[0] = '\0';
-	u.proc = GetProcAddress(GetModuleHandleW(L"kernel32.dll"),
-				"GetThreadDescription");
-	if (!u.proc) {
+	if (!w->GetThreadDescription) {
 		errno = ENOSYS;
 		return -1;
 	}
 	if (!(h = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
 				       &os)))
 		return -1;
-	ok = SUCCEEDED(u.fn(h, &text)) && text && text[0] &&
+	ok = SUCCEEDED(w->GetThreadDescription(h, &text)) && text && text[0] &&
 	     system_utf8(text, name, size);
 	if (text)
 		LocalFree(text);

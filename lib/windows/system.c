@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "win.h"
+#include "winapi.h"
 
 enum rules_system system_native(void)
 {
@@ -14,16 +15,10 @@ enum rules_system system_native(void)
  * system. */
 unsigned long system_build(void)
 {
-	typedef LONG(WINAPI * get_fn)(OSVERSIONINFOW *);
-	union {
-		FARPROC proc;
-		get_fn fn;
-	} u;
+	const struct winapi *w = winapi_get();
 	OSVERSIONINFOW v = {.dwOSVersionInfoSize = sizeof(v)};
 
-	u.proc =
-		GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "RtlGetVersion");
-	if (!u.proc || u.fn(&v) != 0)
+	if (!w->RtlGetVersion || w->RtlGetVersion(&v) != 0)
 		return 0;
 	return v.dwBuildNumber;
 }

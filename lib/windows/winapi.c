@@ -9,7 +9,7 @@ static INIT_ONCE winapi_once = INIT_ONCE_STATIC_INIT;
 /* A FARPROC to a function pointer of another type: through a union, as
  * casting between function pointer types is what -Wcast-function-type
  * is about, and GetProcAddress's result needs it by design. */
-static void *winapi_proc(HMODULE module, const char *name)
+void *winapi_proc(HMODULE module, const char *name)
 {
 	union {
 		FARPROC proc;
@@ -61,6 +61,9 @@ static BOOL CALLBACK winapi_resolve(PINIT_ONCE once, PVOID param, PVOID *ctx)
 		winapi_proc(nt, "NtQuerySystemInformation");
 	w->NtQuerySystemInformationEx =
 		winapi_proc(nt, "NtQuerySystemInformationEx");
+	w->GetThreadDescription =
+		winapi_kernel(base, k32, "GetThreadDescription");
+	w->RtlGetVersion = winapi_proc(nt, "RtlGetVersion");
 	return TRUE;
 }
 

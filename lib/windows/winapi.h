@@ -94,6 +94,9 @@ typedef LONG(NTAPI *winapi_nt_query_system_information_fn)(ULONG klass,
 typedef LONG(NTAPI *winapi_nt_query_system_information_ex_fn)(
 	ULONG klass, PVOID input, ULONG input_length, PVOID info, ULONG length,
 	PULONG returned);
+typedef HRESULT(WINAPI *winapi_get_thread_description_fn)(HANDLE thread,
+							  PWSTR *text);
+typedef LONG(NTAPI *winapi_rtl_get_version_fn)(OSVERSIONINFOW *version);
 
 struct winapi {
 	winapi_get_system_cpu_set_information_fn GetSystemCpuSetInformation;
@@ -110,9 +113,16 @@ struct winapi {
 	winapi_nt_query_system_information_fn NtQuerySystemInformation;
 	/* Windows 7: the same, for one processor group (a USHORT in). */
 	winapi_nt_query_system_information_ex_fn NtQuerySystemInformationEx;
+	/* Windows 10 1607; Wine 8 lacks it. */
+	winapi_get_thread_description_fn GetThreadDescription;
+	/* The system's version, where GetVersionEx answers for the
+	 * manifest. */
+	winapi_rtl_get_version_fn RtlGetVersion;
 };
 
-/* winapi.c: resolved once, on the first call; never NULL itself. */
+/* winapi.c: resolved once, on the first call; never NULL itself. A call
+ * of a module loaded apart (powrprof.dll): NULL where it is missing. */
 const struct winapi *winapi_get(void);
+void *winapi_proc(HMODULE module, const char *name);
 
 #endif
