@@ -19,6 +19,8 @@ set -u
 }
 WINE_BUILD=$(cd "$1" && pwd)
 . "$(dirname "$0")/wine.sh"
+# shellcheck source=tests/windows/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 DAEMON=$WINE_BUILD/cpupolicyd.exe
 CTL=$WINE_BUILD/cpupolicyctl.exe
@@ -30,24 +32,6 @@ PIPE='\\.\pipe\cpupolicy-itest'
 STATE='C:\cpupolicy-itest\state'
 APPLY_LIMIT=${APPLY_LIMIT:-15} # s: the poll is 250 ms; Wine is slow to start
 
-tests=0
-failed=0
-result() { # ok(0|1) description
-	tests=$((tests + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tests - $2"
-	else
-		echo "not ok $tests - $2"
-		failed=$((failed + 1))
-	fi
-	return "$1"
-}
-finish() {
-	echo "1..$tests"
-	echo "windows-integration: $((tests - failed)) passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 
 # A Unix path as Wine names it: Z:\...
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
@@ -78,11 +62,11 @@ cleanup() {
 trap cleanup EXIT
 
 wine_ready
-result $? "the Wine prefix is there" || finish
+result $? "the Wine prefix is there" || finish windows-integration
 for f in "$DAEMON" "$CTL" "$PROBE"; do
 	[ -x "$f" ] || {
 		result 1 "$f is built"
-		finish
+		finish windows-integration
 	}
 done
 rm -rf "$WORK"
@@ -129,7 +113,7 @@ answers() { ctl status >/dev/null; }
 wait_for 60 answers
 result $? "the daemon answers on $PIPE (cpupolicyctl status)" || {
 	tr -d '\r' <"$WORK/daemon.log" | sed 's/^/# daemon: /'
-	finish
+	finish windows-integration
 }
 
 # The probes: a.exe by the rule's path, b the same name elsewhere. Each
@@ -143,7 +127,7 @@ start_probe a
 start_probe b
 ready() { [ -f "$WORK/a/ready" ] && [ -f "$WORK/b/ready" ]; }
 wait_for 60 ready
-result $? "both probes run" || finish
+result $? "both probes run" || finish windows-integration
 
 # report FOLDER: asks the probe, prints its report (LF only).
 report() {
@@ -272,8 +256,8 @@ result $? "the service logs to %ProgramData%\\cpupolicy\\cpupolicyd.log"
 out=$(wine_run 30 "$PROBE" --control cpupolicyd 8 2>&1)
 if echo "$out" | grep -q 'error 1052'; then
 	# ERROR_INVALID_SERVICE_CONTROL from services.exe itself.
-	tests=$((tests + 1))
-	echo "ok $tests - SERVICE_CONTROL_PARAMCHANGE reloads the rules # SKIP Wine's services.exe refuses the control (1052)"
+	skip "SERVICE_CONTROL_PARAMCHANGE reloads the rules" \
+		"Wine's services.exe refuses the control (1052)"
 else
 	wait_for 20 logged 'rules reloaded'
 	result $? "SERVICE_CONTROL_PARAMCHANGE reloads the rules"
@@ -321,4 +305,4 @@ result $? "sc query cpupolicyd: no such service any more"
 ! wine_run 30 reg query 'HKLM\Software\cpupolicy' >/dev/null 2>&1
 result $? "no registry key of the daemon's left behind"
 
-finish
+finish windows-integration

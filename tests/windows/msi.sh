@@ -20,34 +20,18 @@ set -u
 }
 WINE_BUILD=$(cd "$1" && pwd)
 . "$(dirname "$0")/wine.sh"
+# shellcheck source=tests/windows/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 MSI_LIMIT=${MSI_LIMIT:-120} # s: msiexec under Wine, service start included
 CMD_LIMIT=60
 
-tests=0
-failed=0
-result() { # ok(0|1) description
-	tests=$((tests + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tests - $2"
-	else
-		echo "not ok $tests - $2"
-		failed=$((failed + 1))
-	fi
-	return "$1"
-}
-finish() {
-	echo "1..$tests"
-	echo "windows-msi: $((tests - failed)) passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 show() { sed 's/^/# /' "$1"; }
 
 msis=("$WINE_BUILD"/cpupolicy-*-x64.msi)
 if [ ! -f "${msis[0]}" ]; then
 	result 1 "an MSI in $WINE_BUILD (make msi)"
-	finish
+	finish windows-msi
 fi
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 MSI=$(winpath "${msis[0]}")
@@ -77,7 +61,7 @@ cleanup() {
 
 wine_ready || {
 	result 1 "a Wine prefix"
-	finish
+	finish windows-msi
 }
 trap cleanup EXIT
 wine_persist
@@ -178,4 +162,4 @@ result $? "the Image File Execution Options values put back" || show "$OUT"
 result $? "a local rule file in rules.d survives the removal"
 grep -q 'edited by the administrator' "$DATA/cpupolicyd.conf" 2>/dev/null
 result $? "the config survives the removal"
-finish
+finish windows-msi

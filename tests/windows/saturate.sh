@@ -21,6 +21,8 @@ set -u
 WINE_BUILD=$(cd "$1" && pwd)
 # shellcheck source=tests/windows/wine.sh
 . "$(dirname "$0")/wine.sh"
+# shellcheck source=tests/windows/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 CTL=$WINE_BUILD/cpupolicyctl.exe
 SECONDS_RUN=${SECONDS_RUN:-3}
@@ -29,28 +31,6 @@ IDLE_TRIES=${IDLE_TRIES:-4}
 IDLE_DEADLINE=${IDLE_DEADLINE:-300}
 CPUS=$(nproc)
 
-tests=0
-failed=0
-result() { # ok(0|1) description
-	tests=$((tests + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $tests - $2"
-	else
-		echo "not ok $tests - $2"
-		failed=$((failed + 1))
-	fi
-	return "$1"
-}
-skip() { # description reason
-	tests=$((tests + 1))
-	echo "ok $tests - $1 # SKIP $2"
-}
-finish() {
-	echo "1..$tests"
-	echo "windows-saturate: $((tests - failed)) passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
 OUT=$WINE_BUILD/saturate-test.out
 # Into a file, never $(...): the Wine services a first run starts keep
 # its stdout open for as long as the wineserver lives.
@@ -70,10 +50,10 @@ trap cleanup EXIT
 efficiency() { sed -n 's/^  efficiency: *\([0-9.]*\) %.*/\1/p' | cut -d. -f1; }
 
 wine_ready
-result $? "the Wine prefix is there" || finish
+result $? "the Wine prefix is there" || finish windows-saturate
 [ -x "$CTL" ] || {
 	result 1 "$CTL is built"
-	finish
+	finish windows-saturate
 }
 # One wineserver for every run, started without the affinity below (it
 # would keep it for the processes it serves).
@@ -135,7 +115,7 @@ result $? "--worker with a handle not handed down: exit 2 (exit $rc)"
 # Confined to CPU 0: about 1/CPUS of the machine, exit 1, the affinity.
 if [ "$CPUS" -lt 2 ]; then
 	skip "confined to CPU 0" "one CPU: nothing to confine"
-	finish
+	finish windows-saturate
 fi
 run_ctl "$RUN_LIMIT" taskset -c 0
 rc=$?
@@ -151,4 +131,4 @@ result $? "confined: the finding names the affinity" ||
 	echo "$out" | sed 's/^/# /'
 echo "$out" | grep -A1 '^  - affinity:' | grep -q 'fix: a rule for the workload: placement'
 result $? "confined: the affinity finding gives the rule that fixes it"
-finish
+finish windows-saturate
