@@ -1,6 +1,9 @@
 /* What the rules need beyond an ordinary user's rights (enum caps_need),
  * decided from the rules alone; linux/caps.c turns it into capabilities
  * and gives up the rest for good once the daemon's sockets are open. */
+#include <stdio.h>
+#include <string.h>
+
 #include "policyd.h"
 
 /* The settings another power manager may own. */
@@ -42,4 +45,46 @@ unsigned caps_needed(const struct rules *rules, bool proc_hidden,
 	for (size_t i = 0; i < rules->count; i++)
 		need |= caps_of_rule(&rules->list[i], proc_hidden);
 	return need;
+}
+
+/* Whether what was kept (have) covers what new rules need; else the
+ * first capability (privilege) missing, by name. */
+bool caps_cover(unsigned have, unsigned need, char *missing, size_t size)
+{
+	char kept[CAPS_NAMES_MAX][CAPS_NAME_MAX],
+		wanted[CAPS_NAMES_MAX][CAPS_NAME_MAX];
+	size_t kept_count = caps_names(have, kept);
+	size_t wanted_count = caps_names(need, wanted);
+
+	for (size_t n = 0; n < wanted_count; n++) {
+		bool found = false;
+
+		for (size_t h = 0; h < kept_count && !found; h++)
+			found = strcmp(kept[h], wanted[n]) == 0;
+		if (!found) {
+			snprintf(missing, size, "%s", wanted[n]);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* For the start's log line: "cap_sys_nice, cap_sys_ptrace" (Windows:
+ * "SeDebugPrivilege"), or "none". */
+void caps_describe(unsigned have, char *buf, size_t size)
+{
+	char names[CAPS_NAMES_MAX][CAPS_NAME_MAX];
+	size_t count = caps_names(have, names), used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < count && used < size; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+				 names[i]);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	if (!count)
+		snprintf(buf, size, "none");
 }

@@ -183,11 +183,16 @@ void listen_hang_up(struct listen_conn *conn);
  * explain: "uid 1000, gid 1000"; on Windows their account names. */
 void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size);
 
-/* linux/caps.c, windows/caps.c: privileges */
-bool caps_proc_hidden(const char *procfs);
-int caps_keep_only(unsigned need);
+/* caps.c: what was kept against what rules need, by name */
 bool caps_cover(unsigned have, unsigned need, char *missing, size_t size);
 void caps_describe(unsigned have, char *buf, size_t size);
+/* linux/caps.c, windows/caps.c: privileges, and the capabilities
+ * (privileges) a need takes, by name, for caps_cover and caps_describe */
+bool caps_proc_hidden(const char *procfs);
+int caps_keep_only(unsigned need);
+#define CAPS_NAMES_MAX 4
+#define CAPS_NAME_MAX  64
+size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX]);
 
 /* linux/service.c, windows/service.c: the service manager.
  * service_command: a command line that is the service manager's

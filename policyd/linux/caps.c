@@ -62,47 +62,16 @@ static void caps_name(cap_value_t cap, char *buf, size_t size)
 	cap_free(name);
 }
 
-/* Whether what was kept (have) covers what new rules need; else the
- * first capability missing, by name. */
-bool caps_cover(unsigned have, unsigned need, char *missing, size_t size)
-{
-	cap_value_t kept[3], wanted[3];
-	size_t kept_count = caps_of(have, kept);
-	size_t wanted_count = caps_of(need, wanted);
-
-	for (size_t n = 0; n < wanted_count; n++) {
-		bool found = false;
-
-		for (size_t h = 0; h < kept_count && !found; h++)
-			found = kept[h] == wanted[n];
-		if (!found) {
-			caps_name(wanted[n], missing, size);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* For the start's log line: "cap_sys_nice, cap_sys_ptrace", or "none". */
-void caps_describe(unsigned have, char *buf, size_t size)
+/* The capabilities a need takes, by name (caps.c compares and lists
+ * them). */
+size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX])
 {
 	cap_value_t caps[3];
-	size_t count = caps_of(have, caps), used = 0;
+	size_t count = caps_of(need, caps);
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < count && used < size; i++) {
-		char name[64];
-		int n;
-
-		caps_name(caps[i], name, sizeof(name));
-		n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-			     name);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-	if (!count)
-		snprintf(buf, size, "none");
+	for (size_t i = 0; i < count; i++)
+		caps_name(caps[i], names[i], CAPS_NAME_MAX);
+	return count;
 }
 
 static bool caps_effective(cap_value_t cap)

@@ -52,44 +52,16 @@ static void caps_name(const wchar_t *name, char *buf, size_t size)
 		snprintf(buf, size, "a privilege");
 }
 
-bool caps_cover(unsigned have, unsigned need, char *missing, size_t size)
+/* The privileges a need takes, by name (caps.c compares and lists
+ * them). */
+size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX])
 {
-	const wchar_t *kept[CAPS_MAX_NAMES], *wanted[CAPS_MAX_NAMES];
-	size_t kept_count = caps_of(have, kept);
-	size_t wanted_count = caps_of(need, wanted);
+	const wchar_t *wide[CAPS_MAX_NAMES];
+	size_t count = caps_of(need, wide);
 
-	for (size_t n = 0; n < wanted_count; n++) {
-		bool found = false;
-
-		for (size_t h = 0; h < kept_count && !found; h++)
-			found = wcscmp(kept[h], wanted[n]) == 0;
-		if (!found) {
-			caps_name(wanted[n], missing, size);
-			return false;
-		}
-	}
-	return true;
-}
-
-void caps_describe(unsigned have, char *buf, size_t size)
-{
-	const wchar_t *names[CAPS_MAX_NAMES];
-	size_t count = caps_of(have, names), used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < count && used < size; i++) {
-		char name[64];
-		int n;
-
-		caps_name(names[i], name, sizeof(name));
-		n = snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
-			     name);
-		if (n < 0)
-			break;
-		used += (size_t)n;
-	}
-	if (!count)
-		snprintf(buf, size, "none");
+	for (size_t i = 0; i < count; i++)
+		caps_name(wide[i], names[i], CAPS_NAME_MAX);
+	return count;
 }
 
 static TOKEN_PRIVILEGES *caps_token_privileges(HANDLE token)
