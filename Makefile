@@ -114,16 +114,23 @@ LIBCP := $(BUILD)/libcpupolicy.a
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
 
+# The Debian packages of a list that are not installed yet, installed
+# (apt-get update once first); nothing when all are: make deps, and the
+# Windows build's own lists.
+define apt_install
+missing=; for p in $(1); do \
+	dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q 'install ok installed' || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+	echo "installing:$$missing"; \
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $$missing; \
+fi
+endef
+
 deps:
-	@missing=; for p in $(DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-			grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	@$(call apt_install,$(DEB_PACKAGES))
 
 # V=1 shows the whole commands.
 Q := $(if $(filter 1,$(V)),,@)

@@ -113,15 +113,7 @@ $(WIN_BUILD)/cpupolicyctl.exe: $(WIN_CTL_OBJ) $(WIN_LIBCP)
 windows-deps: windows-packages $(WIN_LIB_STAMPS)
 
 windows-packages:
-	@missing=; for p in $(WIN_DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-			grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	@$(call apt_install,$(WIN_DEB_PACKAGES))
 
 # One fetch for all three: one private apt-get update serves them.
 $(WIN_SRC_STAMPS) &: packaging/windows/fetch-sources.sh | windows-packages

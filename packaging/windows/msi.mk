@@ -31,15 +31,7 @@ msi: windows-deps windows-msi-packages
 windows-msi: $(WIN_MSI) $(WIN_MSI_NEXT)
 
 windows-msi-packages:
-	@missing=; for p in $(WIN_MSI_DEB_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-			grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-			apt-get install -y -q --no-install-recommends $$missing; \
-	fi
+	@$(call apt_install,$(WIN_MSI_DEB_PACKAGES))
 
 # What wixl 0.101 does not implement, added to its .msi by msibuild
 # (msitools) with the installer's own SQL: the folder on the machine's
