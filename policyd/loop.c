@@ -136,11 +136,7 @@ void loop_on_events(struct daemon *d)
 
 	loop_renamed(d);
 	loop_limit_renames(d);
-
-	/* Let the next events gather: one wakeup then handles them all. */
-	if (d->conf.batch_ms && status >= 0)
-		timing_sleep_ns((long long)d->conf.batch_ms * LOOP_MS);
-
+	d->gather |= status >= 0;
 	if (status > 0) {
 		log_info("the kernel dropped process events: rescanning");
 		manage_rescan(&d->manage);
@@ -172,8 +168,17 @@ void loop_on_execs(struct daemon *d)
 		manage_rescan(&d->manage);
 		return;
 	}
-	if (d->conf.batch_ms)
+	d->gather = true;
+}
+
+/* After a wakeup that handled process events (from the proc connector,
+ * the exec filter or both): batch_ms for the next ones to gather, once,
+ * so that one wakeup then handles them all. */
+void loop_batch(struct daemon *d)
+{
+	if (d->gather && d->conf.batch_ms)
 		timing_sleep_ns((long long)d->conf.batch_ms * LOOP_MS);
+	d->gather = false;
 }
 
 /* Once a tick: a literal exe's file replaced or created means new maps

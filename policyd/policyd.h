@@ -94,6 +94,7 @@ struct daemon {
 	struct hold *holds;
 	size_t hold_count;
 	bool polling;	     /* no proc connector: rescans do all the work */
+	bool gather;	     /* this wakeup read events: loop_batch waits */
 	bool tracking;	     /* something is managed: forks and exits matter */
 	unsigned facts_used; /* match_facts_used of the rules in force */
 	struct pidmap renamed; /* pids renamed since the events were read */
@@ -128,6 +129,7 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on);
 unsigned loop_tick_ms(const struct daemon *d);
 void loop_on_events(struct daemon *d);
 void loop_on_execs(struct daemon *d);
+void loop_batch(struct daemon *d);
 void loop_on_tick(struct daemon *d);
 void loop_on_reload(struct daemon *d);
 void loop_on_stop(struct daemon *d, const char *why);

@@ -220,6 +220,7 @@ int loop_run(struct daemon *d)
 						(EPOLLOUT | EPOLLERR |
 						 EPOLLHUP));
 		}
+		loop_batch(d);
 	}
 	return 0;
 }

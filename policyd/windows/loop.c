@@ -291,6 +291,7 @@ int loop_run(struct daemon *d)
 			if (loop_ready(d, &w, i))
 				loop_dispatch(d, &w, i);
 		}
+		loop_batch(d);
 	}
 	return 0;
 }
