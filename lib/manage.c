@@ -240,6 +240,7 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 {
 	struct prio_state now, wanted;
 	enum os_status os;
+	bool changed;
 	int status = 0;
 
 	if (t->left_alone || t->prio_failed ||
@@ -249,15 +250,19 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 		manage_failed(m, p, t, os, &t->prio_failed, "priority");
 		return -1;
 	}
-	if (t->prio_done && !prio_state_equal(&now, &t->applied) &&
-	    manage_respect(m, p, t, "priority"))
+	changed = t->prio_done && !prio_state_equal(&now, &t->applied);
+	if (changed && manage_respect(m, p, t, "priority"))
 		return 0;
 	/* Its own values until now, unless it inherited a rule's. */
 	if (!t->prio_done && !t->inherited) {
 		t->original = now;
 		manage_process_original(p, t);
 	}
-	prio_expected(&p->prio, &t->original, &wanted);
+	/* A change enforced over (respect_changes = false) is measured
+	 * against what the thread holds now, key by key in the rule's own
+	 * direction: a lowering rule never raises a thread lowered further,
+	 * and what the rule does not set stays as it was put. */
+	prio_expected(&p->prio, changed ? &now : &t->original, &wanted);
 	t->prio_done = !prio_target_empty(&p->prio);
 	t->applied = now;
 	if (prio_state_equal(&now, &wanted) || m->options.dry_run)

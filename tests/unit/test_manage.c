@@ -554,6 +554,42 @@ static void test_leader_exit_event_late(void **state)
 	assert_null(manage_find(&m, 810));
 }
 
+/* respect_changes = false: the rule is enforced over someone else's
+ * change, yet only in its own direction and only on its own keys. A
+ * thread lowered further than a lowering rule (nice 5) stays where it
+ * was put, one raised back gets the rule's value again, and an I/O class
+ * the rule does not set is not taken back. */
+static void test_enforced_in_its_direction(void **state)
+{
+	struct stub_proc *p;
+
+	(void)state;
+	manage_free(&m);
+	manage_init(&m,
+		    &(struct manage_options){.procfs = "/stub",
+					     .sysfs = "/stub",
+					     .respect_changes = false},
+		    NULL);
+	manage_set_rules(&m, &rules);
+	p = stub_start(900, "/usr/bin/lowered", 1);
+	manage_exec(&m, 900);
+	assert_int_equal(nice_of(900, 900), 5);
+	p->threads[0].prio.nice = 15;
+	p->threads[0].prio.io_class = RULE_IO_CLASS_IDLE;
+	manage_rescan(&m);
+	assert_int_equal(nice_of(900, 900), 15);
+	assert_int_equal(stub_thread(900, 900)->prio.io_class,
+			 RULE_IO_CLASS_IDLE);
+	p->threads[0].prio.nice = 0;
+	manage_rescan(&m);
+	assert_int_equal(nice_of(900, 900), 5);
+	assert_int_equal(stub_thread(900, 900)->prio.io_class,
+			 RULE_IO_CLASS_IDLE);
+	assert_int_equal(m.counters.left_alone, 0);
+	/* What its end gives back is still its own: nice 0. */
+	assert_int_equal(manage_find(&m, 900)->threads[0].original.nice, 0);
+}
+
 /* Windows: the class is the process's. Threads read after the first was
  * written show the rule's class, yet their original is the class the
  * process had: a rule that then sets only thread levels gives the class
@@ -614,6 +650,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_exits_first, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_enforced_in_its_direction,
+						setup, teardown),
 	};
 
 	log_init("test_manage", LOG_LEVEL_ERROR);
