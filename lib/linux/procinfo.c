@@ -499,6 +499,25 @@ static bool procinfo_runs_script(const char *procfs, pid_t pid,
 	       procinfo_roots(&st);
 }
 
+/* Every id root's: real, effective, saved and file system. A set-user-ID
+ * program a user starts (passwd, sudo waiting for a password) runs with
+ * an effective id of root but keeps the user's real one; only root, or
+ * one root let become root, holds all four. */
+static bool procinfo_all_root(const char *procfs, pid_t pid)
+{
+	char path[64 + PATH_MAX], status[4096], *line;
+	unsigned ids[4];
+
+	snprintf(path, sizeof(path), "%s/%d/status", procfs, (int)pid);
+	if (procinfo_read(path, status, sizeof(status), NULL) < 0)
+		return false;
+	line = strstr(status, "\nUid:");
+	return line &&
+	       sscanf(line, "\nUid: %u %u %u %u", &ids[0], &ids[1], &ids[2],
+		      &ids[3]) == 4 &&
+	       !(ids[0] | ids[1] | ids[2] | ids[3]);
+}
+
 /* Whether the kernel refuses the daemon a process's exe (no ptrace access
  * to it). */
 static bool procinfo_exe_denied(const char *procfs, pid_t pid)
@@ -524,10 +543,13 @@ bool procinfo_is_daemon(const char *procfs, pid_t pid,
 	if (!(facts.have & MATCH_FACT_CREDS) || facts.uid != 0)
 		return false;
 	/* A daemon without CAP_SYS_PTRACE cannot check root's binary; the
-	 * name then counts, since only root runs as root. */
+	 * name then counts, if the process is root's through and through:
+	 * a set-user-ID program any user can start under that name (a link
+	 * named tuned to passwd) is refused its exe just the same. */
 	procinfo_fetch(&pi, MATCH_FACT_EXE_FILE, &facts);
 	if (!(facts.have & MATCH_FACT_EXE_FILE))
-		return procinfo_exe_denied(procfs, pid);
+		return procinfo_exe_denied(procfs, pid) &&
+		       procinfo_all_root(procfs, pid);
 	if (facts.exe_file != MATCH_FILE_SAME &&
 	    facts.exe_file != MATCH_FILE_REPLACED)
 		return false;

@@ -391,9 +391,39 @@ static void test_daemons(void **state)
 	free(loose);
 }
 
+/* A process named tuned that pauses; a set-user-ID one keeps the real id
+ * of the user who started it. Returned once it is so (the pipe's end is
+ * written, or closed by an exit). */
+static pid_t named_tuned(uid_t real)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(ready[0]);
+		if (real && setresuid(real, 0, 0) < 0)
+			_exit(2);
+		prctl(PR_SET_NAME, "tuned");
+		if (write(ready[1], "", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
 /* Without CAP_SYS_PTRACE the daemon may not read root's exe: root and the
- * name then count, since no user runs as root. With it, the binary
- * decides: this test's own is no Python. */
+ * name then count, since no user runs as root — but only with every id
+ * root's: a set-user-ID program a user starts under the name (a link
+ * named tuned to passwd) is root's by its effective id alone. With the
+ * capability, the binary decides: this test's own is no Python. */
 static void test_daemon_unreadable(void **state)
 {
 	static const char *const interpreters[] = {"/usr/bin/python3*", NULL};
@@ -404,30 +434,29 @@ static void test_daemon_unreadable(void **state)
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct none[2] = {{0}};
-	pid_t named, checker;
+	pid_t named, setuid_named, checker;
 	int status;
 
 	(void)state;
 	if (geteuid() != 0)
 		skip();
-	named = fork();
-	assert_true(named >= 0);
-	if (named == 0) {
-		prctl(PR_SET_NAME, "tuned");
-		pause();
-		_exit(0);
-	}
+	named = named_tuned(0);
+	setuid_named = named_tuned(65534);
 	assert_false(procinfo_is_daemon("/proc", named, &tuned));
 	checker = fork();
 	assert_true(checker >= 0);
 	if (checker == 0) {
 		if (syscall(SYS_capset, &header, none) < 0)
 			_exit(2);
-		_exit(procinfo_is_daemon("/proc", named, &tuned) ? 0 : 1);
+		_exit((procinfo_is_daemon("/proc", named, &tuned) ? 0 : 1) |
+		      (procinfo_is_daemon("/proc", setuid_named, &tuned) ? 4
+									 : 0));
 	}
 	assert_int_equal(waitpid(checker, &status, 0), checker);
 	kill(named, SIGKILL);
+	kill(setuid_named, SIGKILL);
 	waitpid(named, NULL, 0);
+	waitpid(setuid_named, NULL, 0);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
