@@ -94,9 +94,39 @@ static long long loop_ms_since(long long then_ns)
 	return (timing_now_ns() - then_ns) / LOOP_MS;
 }
 
+/* A rescan that also covers every event lost until now. */
+static void loop_rescan(struct daemon *d)
+{
+	manage_rescan(&d->manage);
+	d->loss_rescan_ns = timing_now_ns();
+	d->loss_rescan_due = false;
+}
+
+/* Events were lost (a burst, or a flood someone makes on purpose): a
+ * rescan, at once unless one ran less than a second ago; then at the
+ * tick a second after it. A full scan of /proc costs far more than an
+ * event: one a second at most, whatever the rate of losses. */
+static void loop_lost(struct daemon *d, const char *what)
+{
+	if (d->loss_rescan_ns && loop_ms_since(d->loss_rescan_ns) < 1000) {
+		d->loss_rescan_due = true;
+		return;
+	}
+	log_info("%s: rescanning", what);
+	loop_rescan(d);
+}
+
+static void loop_lost_due(struct daemon *d)
+{
+	if (d->loss_rescan_due && loop_ms_since(d->loss_rescan_ns) + 10 >= 1000)
+		loop_rescan(d);
+}
+
 /* A flood of renames: the kernel is told to keep them for a second (it
- * filters for Linux 6.6 and later; before, they still come, and cost a
- * wakeup each, but not a match each). */
+ * filters for Linux 6.6 and later). Before, it sends them whatever it is
+ * told, and reading them all would cost the daemon as much as the flood
+ * costs its maker: the events are not read for that second, and what
+ * the kernel drops meanwhile is the rescan's. */
 static void loop_limit_renames(struct daemon *d)
 {
 	if (loop_ms_since(d->renames_since_ns) >= 1000) {
@@ -104,21 +134,29 @@ static void loop_limit_renames(struct daemon *d)
 		d->renames_counted = 0;
 		return;
 	}
-	if (d->renames_counted <= LOOP_RENAMES_PER_S || d->renames_paused ||
-	    !d->events.filtering)
+	if (d->renames_counted <= LOOP_RENAMES_PER_S || d->renames_paused)
 		return;
 	if (!d->renames_pauses)
 		log_info("more than %d renames or changes of ids a second: "
-			 "left to a rescan a second later while it lasts",
-			 LOOP_RENAMES_PER_S);
+			 "left to a rescan a second later while it lasts%s",
+			 LOOP_RENAMES_PER_S,
+			 d->events.filtering
+				 ? ""
+				 : " (this kernel cannot filter process "
+				   "events: none are read meanwhile)");
 	d->renames_pauses++;
 	d->renames_paused = true;
 	d->renames_paused_ns = timing_now_ns();
-	daemon_events_update(d, d->rules);
+	if (d->events.filtering) {
+		daemon_events_update(d, d->rules);
+	} else {
+		d->events_unread = true;
+		loop_events_read(d, false);
+	}
 }
 
-/* The second is over: renames are asked for again, and a rescan matches
- * every process, the renamed ones among them. */
+/* The second is over: renames are asked for (or read) again, and a
+ * rescan matches every process, the renamed ones among them. */
 static void loop_resume_renames(struct daemon *d)
 {
 	if (!d->renames_paused || loop_ms_since(d->renames_paused_ns) < 1000)
@@ -126,20 +164,27 @@ static void loop_resume_renames(struct daemon *d)
 	d->renames_paused = false;
 	d->renames_since_ns = timing_now_ns();
 	d->renames_counted = 0;
+	if (d->events_unread) {
+		d->events_unread = false;
+		loop_events_read(d, true);
+	}
 	daemon_events_update(d, d->rules);
-	manage_rescan(&d->manage);
+	loop_rescan(d);
 }
 
 void loop_on_events(struct daemon *d)
 {
-	int status = events_read(&d->events, loop_event, d);
+	int status;
+
+	if (d->events_unread)
+		return;
+	status = events_read(&d->events, loop_event, d);
 
 	loop_renamed(d);
 	loop_limit_renames(d);
 	d->gather |= status >= 0;
 	if (status > 0) {
-		log_info("the kernel dropped process events: rescanning");
-		manage_rescan(&d->manage);
+		loop_lost(d, "the kernel dropped process events");
 	} else if (status < 0) {
 		log_warn("process events failed; polling /proc from now on");
 		loop_events_gone(d);
@@ -200,9 +245,7 @@ static void loop_check_filter(struct daemon *d)
 	    st.lost != d->execfilter_lost) {
 		d->execfilter_lost = st.lost;
 		d->events.overflows++;
-		log_info("the exec filter's ring buffer overflowed: "
-			 "rescanning");
-		manage_rescan(&d->manage);
+		loop_lost(d, "the exec filter's ring buffer overflowed");
 	}
 }
 
@@ -234,6 +277,7 @@ void loop_on_tick(struct daemon *d)
 
 	control_expire(d);
 	loop_resume_renames(d);
+	loop_lost_due(d);
 	loop_check_filter(d);
 	if (!d->conf.dry_run)
 		apply_power_check(&d->power);

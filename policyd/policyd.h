@@ -103,7 +103,14 @@ struct daemon {
 	long long renames_since_ns, renames_paused_ns;
 	unsigned renames_counted;
 	bool renames_paused;
+	/* ... and where the kernel cannot filter them (before Linux 6.6),
+	 * process events are not read at all until then. */
+	bool events_unread;
 	unsigned long long renames_pauses;
+	/* Rescans for lost events: one a second at most, a later loss
+	 * waits for the next one due. */
+	long long loss_rescan_ns;
+	bool loss_rescan_due;
 	struct loop *loop;
 	struct listen *listen;
 	struct service_passed passed;
@@ -161,6 +168,7 @@ int loop_run(struct daemon *d);
 void loop_teardown(struct daemon *d);
 int loop_arm(struct daemon *d);
 void loop_events_gone(struct daemon *d);
+void loop_events_read(struct daemon *d, bool on);
 void loop_execs_gone(struct daemon *d);
 int loop_watch_client(struct daemon *d, struct control_client *c, bool sending);
 void loop_unwatch_client(struct daemon *d, struct control_client *c);

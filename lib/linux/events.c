@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/capability.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -142,6 +143,16 @@ int events_want(struct events *ev, unsigned wanted)
 	return 0;
 }
 
+/* CPUPOLICY_EVENTS_UNFILTERED=1: every event, whatever is asked for, as
+ * from a kernel before 6.6 — that path, tested and measured on a newer
+ * one. */
+static bool events_unfiltered(void)
+{
+	const char *value = getenv("CPUPOLICY_EVENTS_UNFILTERED");
+
+	return value && strcmp(value, "1") == 0;
+}
+
 /* A bound socket (ours, or the service manager's): buffer, subscribe. */
 static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
 {
@@ -151,7 +162,7 @@ static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
 	/* FORCE goes past rmem_max; without the privilege take what we get. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	ev->filtering = events_filter_supported(ev);
+	ev->filtering = !events_unfiltered() && events_filter_supported(ev);
 	ev->wanted = EVENTS_WANT_THREADS | EVENTS_WANT_RENAMES |
 		     EVENTS_WANT_IDS | EVENTS_WANT_EXECS;
 	if (ev->filtering)
@@ -310,14 +321,18 @@ int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
 	return count;
 }
 
-/* Reads until nothing is left, many datagrams per system call. Returns 1
- * when events were lost (the caller must rescan), 0 otherwise, -1 when
- * the socket failed. */
+/* Reads until nothing is left, many datagrams per system call, or until
+ * a few thousand were read: a flood faster than the daemon reads would
+ * otherwise keep it here, before it can judge the flood. The socket is
+ * still readable then, and the loop comes back at once. Returns 1 when
+ * events were lost (the caller must rescan), 0 otherwise, -1 when the
+ * socket failed. */
 int events_read(struct events *ev, events_fn fn, void *ctx)
 {
 	enum {
 		BATCH = 64,
-		SIZE = 256
+		SIZE = 256,
+		BATCHES = 64,
 	};
 	/* Aligned for struct nlmsghdr. */
 	static uint64_t bufs[BATCH][SIZE / sizeof(uint64_t)];
@@ -326,7 +341,7 @@ int events_read(struct events *ev, events_fn fn, void *ctx)
 	struct iovec iov[BATCH];
 	int lost = 0;
 
-	for (;;) {
+	for (int batches = 0; batches < BATCHES; batches++) {
 		int n;
 
 		for (int i = 0; i < BATCH; i++) {
@@ -362,6 +377,7 @@ int events_read(struct events *ev, events_fn fn, void *ctx)
 		if (n < BATCH)
 			return lost;
 	}
+	return lost;
 }
 
 /* The inode numbers of the initial namespaces are fixed by the kernel

@@ -116,6 +116,18 @@ void loop_events_gone(struct daemon *d)
 	epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
 }
 
+/* The proc connector read, or left unread for a while: the kernel then
+ * drops what does not fit its buffer, at its own cost, not the daemon's.
+ * Out of the epoll set, not only without EPOLLIN: an overflow is an
+ * error on the socket, which epoll reports whatever it was asked. */
+void loop_events_read(struct daemon *d, bool on)
+{
+	if (on)
+		loop_watch(d->loop, d->events.fd, LOOP_SOURCE_EVENTS);
+	else
+		epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
+}
+
 /* The exec filter gone: its ring buffer is no longer watched (before
  * it closes; also before the loop is set up). */
 void loop_execs_gone(struct daemon *d)

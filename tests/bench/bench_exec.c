@@ -687,9 +687,10 @@ static void bench_all(struct bench *b)
 
 /* A rename flood: "nobody" renames itself as fast as it can for 2 s
  * (prctl(PR_SET_NAME), one event each), once with no rule on a name and
- * once with one. Returns the daemon's CPU during the flood in ms, and the
- * renames in *count. */
-static double bench_flood_once(struct bench *b, bool name_rule,
+ * once with one, each with the kernel's filter of events and without it
+ * (as before Linux 6.6). Returns the daemon's CPU during the flood in ms,
+ * and the renames in *count. */
+static double bench_flood_once(struct bench *b, bool name_rule, bool unfiltered,
 			       unsigned long long *count)
 {
 	char *rule = xasprintf("%s/rules/20-name.rules", b->dir);
@@ -704,7 +705,10 @@ static double bench_flood_once(struct bench *b, bool name_rule,
 		bench_write(rule, "rules = ( { name = \"named\"; match = { "
 				  "name = \"no-such-name\"; }; priority = { "
 				  "nice = 5; }; } );\n");
+	if (unfiltered)
+		setenv("CPUPOLICY_EVENTS_UNFILTERED", "1", 1);
 	d = bench_start_daemon(b);
+	unsetenv("CPUPOLICY_EVENTS_UNFILTERED");
 	cpu0 = bench_settle(d);
 	if (pipe(fds) < 0)
 		exit(1);
@@ -745,18 +749,21 @@ static void bench_flood(struct bench *b)
 	printf("rename flood: an unprivileged process renaming itself for "
 	       "2 s; median of %d runs (min-max)\n",
 	       b->runs);
-	for (int named = 0; named < 2; named++) {
+	for (int row = 0; row < 4; row++) {
+		bool named = row & 1, unfiltered = row & 2;
+
 		for (int i = 0; i < b->runs; i++) {
 			unsigned long long count;
 
-			cpu[i] = bench_flood_once(b, named, &count);
+			cpu[i] = bench_flood_once(b, named, unfiltered, &count);
 			renames[i] = (double)count;
 		}
 		stats_summary(cpu, (size_t)b->runs, &c);
 		stats_summary(renames, (size_t)b->runs, &r);
-		printf("  %-24s %.0f renames (%.0f-%.0f), daemon CPU %.1f ms "
-		       "(%.1f-%.1f)\n",
+		printf("  %-24s %-18s %.0f renames (%.0f-%.0f), daemon CPU "
+		       "%.1f ms (%.1f-%.1f)\n",
 		       named ? "with a name rule" : "no rule on a name",
+		       unfiltered ? "no kernel filter" : "kernel filter",
 		       r.median, r.min, r.max, c.median, c.min, c.max);
 	}
 	free(cpu);

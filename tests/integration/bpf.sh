@@ -20,9 +20,6 @@ cp /bin/sleep "$TMP/glob/globbed"
 # Named as the name rule wants, as a file no exe rule names.
 cp /bin/sleep "$TMP/bin/myname"
 
-# json_number KEY: a number of status --json.
-json_number() { ctl status --json | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
-
 write_rules() { # exe of the first rule
 	cat >"$RULES/10-bpf.rules" <<EOF2
 rules = (

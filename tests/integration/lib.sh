@@ -291,6 +291,9 @@ kill_daemon() {
 	daemon_pid=
 }
 
+# json_number KEY: a number of status --json.
+json_number() { ctl status --json | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
+
 # log_mark: where the daemon's log ends now; log_since MARK: what the
 # daemon wrote after it.
 log_mark() { wc -c <"$DAEMON_LOG" 2>/dev/null || echo 0; }
