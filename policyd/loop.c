@@ -160,14 +160,24 @@ static void loop_filtered_exec(void *ctx, const struct events_event *e)
 	manage_exec(&d->manage, e->pid);
 }
 
-/* Execs some rule may match, from the exec filter in the kernel. */
+/* Execs some rule may match, from the exec filter in the kernel, after
+ * the proc connector's events that came before them: the ring's records
+ * are taken, the connector's queue is read, and only then are the
+ * records handled. The kernel queues a fork's event before the child
+ * runs, so before anything the child execs reaches the ring: a child
+ * that execs at once (posix_spawn) is known as a managed process's child
+ * when its exec is judged, whichever source epoll named first. */
 void loop_on_execs(struct daemon *d)
 {
-	if (execfilter_read(d->execfilter, loop_filtered_exec, d) < 0) {
+	if (execfilter_take(d->execfilter) < 0) {
 		daemon_filter_drop(d, "the exec filter's ring buffer failed");
 		manage_rescan(&d->manage);
 		return;
 	}
+	if (!d->polling)
+		loop_on_events(d);
+	if (d->execfilter)
+		execfilter_deliver(d->execfilter, loop_filtered_exec, d);
 	d->gather = true;
 }
 

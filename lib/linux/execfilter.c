@@ -31,6 +31,9 @@
 #define EXECFILTER_ENTRIES 65536
 /* Literal exes' files looked at again per tick, at most. */
 #define EXECFILTER_REFRESH 256
+/* Records taken from the ring buffer before they are handled, at most:
+ * the rest waits in the ring for the next wakeup. */
+#define EXECFILTER_TAKE_MAX 4096
 
 /* A literal exe as last seen: its file's inode, or its basename while no
  * file is there (so that installing it later is seen too). */
@@ -46,8 +49,9 @@ struct execfilter {
 	unsigned generation; /* the one in force, 0 or 1 */
 	struct execfilter_path *paths;
 	size_t path_count, refresh_next;
-	events_fn fn; /* during execfilter_read */
-	void *fn_ctx;
+	/* Records taken from the ring, not handled yet. */
+	struct execfilter_event *taken;
+	size_t taken_count, taken_capacity;
 	unsigned long long received;
 };
 
@@ -186,26 +190,24 @@ static const char *execfilter_why(unsigned why)
 	return "?";
 }
 
+/* A record of the ring, kept for execfilter_deliver. A full queue stops
+ * the reading once this record is kept: libbpf has consumed it already,
+ * and leaves the rest in the ring. */
 static int execfilter_on_event(void *ctx, void *data, size_t size)
 {
 	struct execfilter *f = ctx;
 	const struct execfilter_event *e = data;
-	struct events_event ev;
 
 	if (size < sizeof(*e) || !e->pid)
 		return 0;
-	f->received++;
-	if (log_get_level() >= LOG_LEVEL_DEBUG) {
-		unsigned long long dev = execfilter_dev_to_stat(e->dev);
-
-		log_debug("exec filter: pid %u, file %u:%u inode %llu, %s",
-			  e->pid, major(dev), minor(dev),
-			  (unsigned long long)e->ino, execfilter_why(e->why));
+	if (f->taken_count == f->taken_capacity) {
+		f->taken_capacity =
+			f->taken_capacity ? f->taken_capacity * 2 : 64;
+		f->taken = xreallocarray(f->taken, f->taken_capacity,
+					 sizeof(*f->taken));
 	}
-	ev = (struct events_event){EVENTS_KIND_EXEC, (pid_t)e->pid,
-				   (pid_t)e->pid, 0, 0};
-	f->fn(f->fn_ctx, &ev);
-	return 0;
+	f->taken[f->taken_count++] = *e;
+	return f->taken_count >= EXECFILTER_TAKE_MAX ? -E2BIG : 0;
 }
 
 static struct execfilter *execfilter_fail(struct execfilter *f,
@@ -269,6 +271,7 @@ void execfilter_close(struct execfilter *f)
 	for (size_t i = 0; i < f->path_count; i++)
 		free(f->paths[i].path);
 	free(f->paths);
+	free(f->taken);
 	free(f);
 }
 
@@ -282,15 +285,42 @@ unsigned long long execfilter_received(const struct execfilter *f)
 	return f->received;
 }
 
-/* Reads what is queued. Returns 0, or -1 when the ring failed. */
-int execfilter_read(struct execfilter *f, events_fn fn, void *ctx)
+/* Takes what the ring holds now, to be handled by execfilter_deliver
+ * once the proc connector's queue has been read: every fork the kernel
+ * reported before these execs is then known first. Returns 0, or -1 when
+ * the ring failed. */
+int execfilter_take(struct execfilter *f)
 {
-	int n;
+	int n = ring_buffer__consume(f->ring);
 
-	f->fn = fn;
-	f->fn_ctx = ctx;
-	n = ring_buffer__consume(f->ring);
+	if (n < 0 && f->taken_count >= EXECFILTER_TAKE_MAX)
+		return 0; /* the rest at the next wakeup */
 	return n < 0 ? -1 : 0;
+}
+
+/* The records taken, in the ring's order, as exec events. */
+void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
+{
+	size_t count = f->taken_count;
+
+	f->taken_count = 0;
+	for (size_t i = 0; i < count; i++) {
+		const struct execfilter_event *e = &f->taken[i];
+		struct events_event ev = {EVENTS_KIND_EXEC, (pid_t)e->pid,
+					  (pid_t)e->pid, 0, 0};
+
+		f->received++;
+		if (log_get_level() >= LOG_LEVEL_DEBUG) {
+			unsigned long long dev = execfilter_dev_to_stat(e->dev);
+
+			log_debug("exec filter: pid %u, file %u:%u inode %llu, "
+				  "%s",
+				  e->pid, major(dev), minor(dev),
+				  (unsigned long long)e->ino,
+				  execfilter_why(e->why));
+		}
+		fn(ctx, &ev);
+	}
 }
 
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)

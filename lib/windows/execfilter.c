@@ -35,12 +35,17 @@ int execfilter_fd(const struct execfilter *f)
 	return -1;
 }
 
-int execfilter_read(struct execfilter *f, events_fn fn, void *ctx)
+int execfilter_take(struct execfilter *f)
+{
+	(void)f;
+	return -1;
+}
+
+void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 {
 	(void)f;
 	(void)fn;
 	(void)ctx;
-	return -1;
 }
 
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
