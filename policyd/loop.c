@@ -3,6 +3,8 @@
  * others), a reload, a stop. The wait itself is the system's
  * (linux/loop.c: epoll, a signalfd, a timerfd). Nothing runs in signal
  * context. */
+#include <stdlib.h>
+
 #include "log.h"
 #include "os.h"
 #include "policyd.h"
@@ -191,9 +193,70 @@ void loop_batch(struct daemon *d)
 	d->gather = false;
 }
 
+static void loop_say_full(struct daemon *d, const struct execfilter_stats *st)
+{
+	d->filter_full = true;
+	if (d->filter_fulls++)
+		log_debug("the exec filter has no room to follow processes "
+			  "again: every exec goes to the daemon");
+	else
+		log_warnx("the exec filter had no room to follow a process "
+			  "(%llu followed, filter_follow_max = %llu): every "
+			  "exec goes to the daemon until there is room again",
+			  st->following, st->follow_max);
+}
+
+/* The processes it must follow, followed: 1 when all were already, 0
+ * when some had to be added now, -1 when the map had no room. */
+static int loop_follow_all(struct daemon *d)
+{
+	pid_t *pids;
+	size_t count = manage_followed(&d->manage, &pids);
+	int all_there = 1;
+
+	for (size_t i = 0; i < count && all_there >= 0; i++) {
+		int status = execfilter_follow(d->execfilter, (int)pids[i]);
+
+		if (status != 0)
+			all_there = status < 0 ? -1 : 0;
+	}
+	free(pids);
+	return all_there;
+}
+
+/* The map of followed processes had no room for one: the kernel sends
+ * every exec meanwhile. With an eighth of it free, the daemon reads the
+ * proc connector (the forks the map refused: their children are known
+ * now) and follows again every process it must; a tick that finds them
+ * all followed already, with no refusal since it read the counts, lets
+ * the filter judge again. One the daemon had to add may have forked
+ * before it was added: its children come from the connector by the next
+ * tick, which checks them too. */
+static void loop_filter_room(struct daemon *d,
+			     const struct execfilter_stats *st)
+{
+	if (!d->filter_full)
+		loop_say_full(d, st);
+	if (st->following > st->follow_max - st->follow_max / 8)
+		return;
+	if (!d->polling)
+		loop_on_events(d);
+	if (!d->execfilter || loop_follow_all(d) <= 0)
+		return;
+	execfilter_unfull(d->execfilter, st->follow_failed);
+	d->filter_full = false;
+	if (d->filter_fulls == 1)
+		log_info("the exec filter has room again (%llu of %llu "
+			 "processes followed): it judges execs again",
+			 st->following, st->follow_max);
+	else
+		log_debug("the exec filter has room again");
+}
+
 /* Once a tick: a literal exe's file replaced or created means new maps
  * (and a rescan for what started meanwhile); execs the ring buffer had
- * no room for, a rescan. */
+ * no room for, a rescan; processes the followed map had no room for,
+ * made up for once there is room. */
 static void loop_check_filter(struct daemon *d)
 {
 	struct execfilter_stats st;
@@ -214,6 +277,9 @@ static void loop_check_filter(struct daemon *d)
 			 "rescanning");
 		manage_rescan(&d->manage);
 	}
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0 &&
+	    st.full)
+		loop_filter_room(d, &st);
 }
 
 void loop_on_reload(struct daemon *d)

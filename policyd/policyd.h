@@ -90,6 +90,10 @@ struct daemon {
 	struct execfilter *execfilter;
 	struct execplan execplan;
 	unsigned long long execfilter_lost;
+	/* Its map of followed processes had no room: every exec is sent
+	 * until the daemon made up for it; how many times so far. */
+	bool filter_full;
+	unsigned long long filter_fulls;
 	struct power power;
 	struct hold *holds;
 	size_t hold_count;

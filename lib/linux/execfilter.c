@@ -186,6 +186,8 @@ static const char *execfilter_why(unsigned why)
 		return "a name too long to judge";
 	case EXECFILTER_WHY_FOLLOWED:
 		return "a managed process or its child";
+	case EXECFILTER_WHY_FULL:
+		return "every exec, the followed processes' map full";
 	}
 	return "?";
 }
@@ -222,8 +224,10 @@ static struct execfilter *execfilter_fail(struct execfilter *f,
 	return NULL;
 }
 
-static void execfilter_size_maps(struct execfilter_bpf *skel)
+static void execfilter_size_maps(struct execfilter_bpf *skel,
+				 unsigned follow_max)
 {
+	bpf_map__set_max_entries(skel->maps.followed, follow_max);
 	bpf_map__set_max_entries(skel->maps.inodes, EXECFILTER_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.names, EXECFILTER_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.comms, EXECFILTER_ENTRIES);
@@ -233,8 +237,10 @@ static void execfilter_size_maps(struct execfilter_bpf *skel)
 }
 
 /* Loads and attaches the program with every exec going to the daemon
- * until execfilter_set gives it the rules; NULL and why on a failure. */
-struct execfilter *execfilter_open(char *why, size_t why_size)
+ * until execfilter_set gives it the rules, following follow_max
+ * processes at most; NULL and why on a failure. */
+struct execfilter *execfilter_open(unsigned follow_max, char *why,
+				   size_t why_size)
 {
 	struct execfilter *f = xcalloc(1, sizeof(*f));
 	struct execfilter_settings all = {.all = 1};
@@ -245,7 +251,7 @@ struct execfilter *execfilter_open(char *why, size_t why_size)
 	f->skel = execfilter_bpf__open();
 	if (!f->skel)
 		return execfilter_fail(f, "open", errno, why, why_size);
-	execfilter_size_maps(f->skel);
+	execfilter_size_maps(f->skel, follow_max);
 	if (execfilter_bpf__load(f->skel) < 0)
 		return execfilter_fail(f, "load", errno, why, why_size);
 	for (key = 1; key <= EXECFILTER_GENERATIONS; key++) {
@@ -323,6 +329,27 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 	}
 }
 
+/* The followed map's counts, shared with the program (its .bss, mapped
+ * here): read and written atomically, as the kernel's side does. */
+static void execfilter_follow_stats(const struct execfilter *f,
+				    struct execfilter_stats *st)
+{
+	struct execfilter_bpf__bss *bss = f->skel->bss;
+	unsigned long long acked;
+
+	st->follow_max = bpf_map__max_entries(f->skel->maps.followed);
+	if (!bss)
+		return;
+	st->following = __atomic_load_n(&bss->follow_count, __ATOMIC_ACQUIRE);
+	st->follow_failed =
+		__atomic_load_n(&bss->follow_failed, __ATOMIC_ACQUIRE);
+	acked = __atomic_load_n(&bss->follow_acked, __ATOMIC_ACQUIRE);
+	st->full = st->follow_failed != acked;
+	/* For a moment, a child's exit counted before its fork was. */
+	if (st->following > st->follow_max)
+		st->following = st->follow_max;
+}
+
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
 {
 	int cpus = libbpf_num_possible_cpus();
@@ -343,6 +370,7 @@ int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
 	st->seen = sums[EXECFILTER_STAT_EXECS];
 	st->sent = sums[EXECFILTER_STAT_SENT];
 	st->lost = sums[EXECFILTER_STAT_LOST];
+	execfilter_follow_stats(f, st);
 	return 0;
 }
 
@@ -582,11 +610,35 @@ int execfilter_refresh(struct execfilter *f)
 
 /* A process the daemon manages from now on: its execs and those of the
  * children it forks from now on reach the daemon, whatever they run
- * (the kernel adds the children itself, and drops them at their end). */
+ * (the kernel adds the children itself, and drops them at their end).
+ * Returns 1 when it was not followed yet, 0 when it was, -1 when the map
+ * has no room: then every exec goes to the daemon until
+ * execfilter_unfull, so that nothing of it is lost meanwhile. */
 int execfilter_follow(struct execfilter *f, int pid)
 {
+	struct execfilter_bpf__bss *bss = f->skel->bss;
 	__u32 key = (__u32)pid, one = 1;
 
-	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key,
-				   &one, BPF_ANY);
+	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key, &one,
+				BPF_NOEXIST) == 0) {
+		if (bss)
+			__atomic_fetch_add(&bss->follow_count, 1,
+					   __ATOMIC_SEQ_CST);
+		return 1;
+	}
+	if (errno == EEXIST)
+		return 0;
+	if (bss)
+		__atomic_fetch_add(&bss->follow_failed, 1, __ATOMIC_SEQ_CST);
+	return -1;
+}
+
+/* The processes the map had no room for, up to failed (the count
+ * execfilter_stats read), are followed again by the caller: the filter
+ * judges execs again, unless the map refused another one since. */
+void execfilter_unfull(struct execfilter *f, unsigned long long failed)
+{
+	if (f->skel->bss)
+		__atomic_store_n(&f->skel->bss->follow_acked, failed,
+				 __ATOMIC_RELEASE);
 }

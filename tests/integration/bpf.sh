@@ -137,6 +137,78 @@ expect_contains "metrics count the filter" "$out" "cpupolicy_exec_filter_sent_to
 	ok "metrics count the filter"
 stop_daemon
 
+# The map of followed processes full (filter_follow_max at its least, 16):
+# a raised process with more children alive than that; a child the map
+# had no room for runs a program no rule matches, and still gets back at
+# its exec what it inherited (every exec goes to the daemon meanwhile,
+# said once). Its children gone, the filter judges execs again.
+cp /bin/bash "$TMP/bin/spawner"
+cp /bin/sleep "$TMP/bin/idle"
+cp "$WORKER" "$TMP/bin/probe"
+cat >"$RULES/10-bpf.rules" <<EOF2
+rules = (
+  { name = "spawner"; match = { exe = "$TMP/bin/spawner"; }; priority = { nice = -3; }; }
+);
+EOF2
+# Raised first (a deadline of 5 s), then 24 children sleeping, then the
+# probe, which waits (5 s at most) for its nice value to be 0 again.
+cat >"$TMP/spawn.sh" <<EOF2
+for i in \$(seq 500); do
+	read -r stat </proc/\$\$/stat
+	set -- \$stat
+	[ "\${19}" = -3 ] && break
+	sleep 0.01
+done
+[ "\${19}" = -3 ] || { echo "never raised" >"$TMP/probe.status"; exit 1; }
+for i in \$(seq 24); do
+	"$TMP/bin/idle" 30 &
+	echo \$! >>"$TMP/idle.pids"
+done
+"$TMP/bin/probe" -w 0 -T 5000
+echo \$? >"$TMP/probe.status"
+wait
+EOF2
+write_conf events=bpf log_level=debug filter_follow_max=16
+start_daemon || {
+	finish
+	exit 1
+}
+mark=$(log_mark)
+start "$TMP/bin/spawner" "$TMP/spawn.sh"
+wait_until 10 test -s "$TMP/probe.status"
+for pid in $(cat "$TMP/idle.pids" 2>/dev/null); do track "$pid"; done
+if [ "$(cat "$TMP/probe.status" 2>/dev/null)" = 0 ]; then
+	ok "a child the full map could not follow: its raise undone at its exec"
+else
+	not_ok "a child the full map could not follow: its raise undone at its exec" \
+		"probe: $(cat "$TMP/probe.status" 2>/dev/null); $(ctl status)"
+fi
+if ctl status | grep -q "no room for more: every exec is sent" &&
+	wait_until 5 eval 'log_since "$mark" | grep -q "had no room to follow a process"' &&
+	[ "$(log_since "$mark" | grep -c 'had no room to follow a process')" = 1 ]; then
+	ok "the full map: said once, and in status"
+else
+	not_ok "the full map: said once, and in status" \
+		"$(ctl status; log_since "$mark" | grep 'no room')"
+fi
+for pid in $(cat "$TMP/idle.pids"); do kill "$pid" 2>/dev/null; done
+if wait_until 5 eval 'log_since "$mark" | grep -q "has room again"' &&
+	! ctl status | grep -q "no room for more"; then
+	sent=$(json_number sent)
+	for i in $(seq 50); do /bin/true; done
+	if [ "$(json_number sent)" -eq "$sent" ]; then
+		ok "room again: the filter judges execs again"
+	else
+		not_ok "room again: the filter judges execs again" \
+			"sent $sent -> $(json_number sent)"
+	fi
+else
+	not_ok "room again: the filter judges execs again" \
+		"$(ctl status; log_since "$mark" | grep 'room')"
+fi
+stop_daemon
+write_rules "$TMP/bin/other"
+
 # Without the capabilities to load it: said once, the proc connector.
 mark=$(log_mark)
 capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c \

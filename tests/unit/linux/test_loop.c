@@ -2,8 +2,9 @@
  * sources stubbed: the ring buffer's execs and the proc connector's
  * forks, fed in the order the kernel cannot prevent (the child's exec in
  * the ring, its fork still in the connector's queue, the ring named
- * first by epoll). The managed processes are lib/manage.c's own, over a
- * stub system of one-thread processes. */
+ * first by epoll); and the tick's making up for a map of followed
+ * processes that had no room. The managed processes are lib/manage.c's
+ * own, over a stub system of one-thread processes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -266,11 +267,47 @@ int execfilter_refresh(struct execfilter *f)
 	return 0;
 }
 
+/* The followed processes' map: its counts as the kernel keeps them, the
+ * processes the daemon followed itself, the count it made up for. */
+static struct stub_map {
+	struct execfilter_stats st;
+	pid_t followed[STUB_PROCS];
+	size_t count;
+	unsigned long long acked;
+	unsigned unfulls;
+	bool refuse; /* no room, whatever the count says */
+} map;
+
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
 {
 	(void)f;
-	*st = (struct execfilter_stats){0};
+	*st = map.st;
 	return 0;
+}
+
+int execfilter_follow(struct execfilter *f, int pid)
+{
+	(void)f;
+	for (size_t i = 0; i < map.count; i++) {
+		if (map.followed[i] == pid)
+			return 0;
+	}
+	if (map.refuse || map.st.following >= map.st.follow_max) {
+		map.st.follow_failed++;
+		map.st.full = true;
+		return -1;
+	}
+	map.followed[map.count++] = pid;
+	map.st.following++;
+	return 1;
+}
+
+void execfilter_unfull(struct execfilter *f, unsigned long long failed)
+{
+	(void)f;
+	map.acked = failed;
+	map.st.full = map.st.follow_failed != failed;
+	map.unfulls++;
 }
 
 void ifeo_exec(struct daemon *d, pid_t pid)
@@ -341,6 +378,7 @@ static int setup(void **state)
 
 	(void)state;
 	stub = (struct stub){0};
+	map = (struct stub_map){.st = {.follow_max = 16}};
 	d = (struct daemon){.execfilter = (struct execfilter *)&filter};
 	d.events.fd = 3;
 	diag_init(&diag);
@@ -428,12 +466,78 @@ static void test_connector_read_before(void **state)
 	assert_int_equal(d.manage.heirs.count, 0);
 }
 
+/* The map had no room for a child (the kernel counted it, and sends
+ * every exec): said once; nothing changes while the map stays full;
+ * with room, the daemon follows again what it must, and only a tick that
+ * finds all of it followed already lets the filter judge again, with the
+ * count of refusals it read before looking. A child its managed parent
+ * forked before the daemon followed the parent comes from the connector,
+ * and holds the filter back one more tick. */
+static void test_full_map_made_up_for(void **state)
+{
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	map.st = (struct execfilter_stats){.following = 16,
+					   .follow_max = 16,
+					   .follow_failed = 3,
+					   .full = true};
+	loop_on_tick(&d);
+	assert_true(d.filter_full);
+	assert_int_equal(d.filter_fulls, 1);
+	assert_int_equal(map.count, 0);
+	loop_on_tick(&d);
+	assert_int_equal(d.filter_fulls, 1);
+	map.st.following = 10; /* children ended */
+	loop_on_tick(&d);
+	assert_int_equal(map.count, 1); /* the managed one, followed again */
+	assert_int_equal(map.unfulls, 0);
+	stub_start(700, "/usr/bin/raised")->prio = stub_proc(600)->prio;
+	connector_fork(600, 700);
+	loop_on_tick(&d);
+	assert_int_equal(map.count, 2);
+	assert_int_equal(map.unfulls, 0);
+	assert_true(d.filter_full);
+	loop_on_tick(&d);
+	assert_int_equal(map.unfulls, 1);
+	assert_int_equal(map.acked, 3);
+	assert_false(d.filter_full);
+	assert_false(map.st.full);
+}
+
+/* Room by the count, but the map refuses the daemon's own follow (it
+ * filled again meanwhile): that refusal is counted, and the filter goes
+ * on sending every exec. */
+static void test_full_map_refused_again(void **state)
+{
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	map.st = (struct execfilter_stats){.following = 14,
+					   .follow_max = 16,
+					   .follow_failed = 1,
+					   .full = true};
+	map.refuse = true;
+	loop_on_tick(&d);
+	loop_on_tick(&d);
+	assert_int_equal(map.unfulls, 0);
+	assert_int_equal(map.st.follow_failed, 3);
+	assert_true(d.filter_full);
+	assert_int_equal(d.filter_fulls, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exec_before_fork, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_connector_read_before,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_map_made_up_for,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_map_refused_again,
 						setup, teardown),
 	};
 
