@@ -29,6 +29,8 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 				   size_t why_size);
 int execfilter_set(struct execfilter *f, const struct execplan *plan);
 int execfilter_refresh(struct execfilter *f);
+int execfilter_watch_fd(const struct execfilter *f);
+int execfilter_watch_read(struct execfilter *f);
 int execfilter_follow(struct execfilter *f, int pid);
 void execfilter_unfull(struct execfilter *f, unsigned long long failed);
 int execfilter_fd(const struct execfilter *f);

@@ -183,6 +183,38 @@ void loop_on_execs(struct daemon *d)
 	d->gather = true;
 }
 
+/* The rescan for what started between a file's replacing and the
+ * filter's following it: at once, or at a tick when one was less than a
+ * second ago (a directory others may write can be renamed into all day
+ * long). */
+static void loop_rescan_for_filter(struct daemon *d)
+{
+	if (d->filter_rescan_ns && loop_ms_since(d->filter_rescan_ns) < 1000) {
+		d->filter_rescan_due = true;
+		return;
+	}
+	d->filter_rescan_ns = timing_now_ns();
+	d->filter_rescan_due = false;
+	manage_rescan(&d->manage);
+}
+
+/* A directory of a literal exe changed: a file put in place there (an
+ * upgrade's rename) has the filter's key at once, so that a start right
+ * after it is seen at its exec, as any start; a key that cannot be
+ * written has the whole plan written again. */
+void loop_on_watch(struct daemon *d)
+{
+	int changed = execfilter_watch_read(d->execfilter);
+
+	if (changed < 0) {
+		log_info("a file a rule names changed, and the exec filter "
+			 "cannot write its key alone: all of them again");
+		daemon_filter_update(d, d->rules);
+	}
+	if (changed != 0)
+		loop_rescan_for_filter(d);
+}
+
 /* After a wakeup that handled process events (from the proc connector,
  * the exec filter or both): batch_ms for the next ones to gather, once,
  * so that one wakeup then handles them all. */
@@ -263,6 +295,8 @@ static void loop_check_filter(struct daemon *d)
 
 	if (!d->execfilter)
 		return;
+	if (d->filter_rescan_due)
+		loop_rescan_for_filter(d);
 	if (execfilter_refresh(d->execfilter) > 0) {
 		log_info("a file a rule names changed: the exec filter "
 			 "follows, and a rescan");

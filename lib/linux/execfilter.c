@@ -53,6 +53,11 @@ struct execfilter {
 	struct execfilter_event *taken;
 	size_t taken_count, taken_capacity;
 	unsigned long long received;
+	/* The directories of the paths, watched (NULL: not); the paths
+	 * they reported, to be looked at (a flag each, and their list). */
+	struct execwatch *watch;
+	bool *pending;
+	size_t *pending_list, pending_count;
 };
 
 /* libbpf's warnings: the last one names what went wrong, for the one
@@ -265,6 +270,7 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 				   execfilter_on_event, f, NULL);
 	if (!f->ring)
 		return execfilter_fail(f, "ring buffer", errno, why, why_size);
+	f->watch = execwatch_open();
 	return f;
 }
 
@@ -274,6 +280,9 @@ void execfilter_close(struct execfilter *f)
 		return;
 	ring_buffer__free(f->ring);
 	execfilter_bpf__destroy(f->skel);
+	execwatch_close(f->watch);
+	free(f->pending);
+	free(f->pending_list);
 	for (size_t i = 0; i < f->path_count; i++)
 		free(f->paths[i].path);
 	free(f->paths);
@@ -552,6 +561,18 @@ static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 	return 0;
 }
 
+/* The directories of the paths now in force, watched. */
+static void execfilter_watch_paths(struct execfilter *f,
+				   const struct execplan *plan)
+{
+	free(f->pending);
+	free(f->pending_list);
+	f->pending = xcalloc(f->path_count + 1, sizeof(*f->pending));
+	f->pending_list = xcalloc(f->path_count + 1, sizeof(*f->pending_list));
+	f->pending_count = 0;
+	execwatch_set(f->watch, plan->paths.values, f->path_count);
+}
+
 /* The plan into the generation not in force, the switch, then the old
  * generation's entries cleared: an exec sees one whole rule set, the
  * old or the new, never a mix. Keys the kernel cannot take (the maps
@@ -583,7 +604,97 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
 	execfilter_paths_free(f->paths, f->path_count);
 	f->paths = paths;
 	f->path_count = plan->paths.count;
+	execfilter_watch_paths(f, plan);
 	return 0;
+}
+
+static void execfilter_pend(void *ctx, size_t path)
+{
+	struct execfilter *f = ctx;
+
+	if (path >= f->path_count || f->pending[path])
+		return;
+	f->pending[path] = true;
+	f->pending_list[f->pending_count++] = path;
+}
+
+/* A literal exe's path looked at again: another file there (an upgrade
+ * renamed a new one over it, an install created it) gets the key of the
+ * rules in force at once; a file gone has its basename stand in. The
+ * old file's key stays until the maps are written again: a process that
+ * runs the version an upgrade replaced still matches (match.c), and an
+ * exec of it may be under way. Returns 1 when it changed, 0 when not,
+ * -1 when a key could not be written (then the caller writes the whole
+ * plan again, which also drops the keys of files gone). */
+static int execfilter_follow_path(struct execfilter *f, size_t i)
+{
+	struct execfilter_path *p = &f->paths[i];
+	unsigned bit = EXECFILTER_BIT(f->generation);
+	const char *base = strrchr(p->path, '/');
+	struct stat st;
+	bool found = stat(p->path, &st) == 0;
+	__u64 ino = found ? st.st_ino : 0;
+
+	if (found == p->found && ino == p->ino)
+		return 0;
+	if (found ? execfilter_mark(bpf_map__fd(f->skel->maps.inodes), &ino,
+				    bit) < 0
+		  : execfilter_mark_name(bpf_map__fd(f->skel->maps.names),
+					 base ? base + 1 : "",
+					 EXECFILTER_NAME_MAX, bit) < 0)
+		return -1;
+	p->found = found;
+	p->ino = ino;
+	if (found)
+		log_debug("exec filter: %s is another file now (inode %llu): "
+			  "its execs are sent",
+			  p->path, (unsigned long long)ino);
+	else
+		log_debug("exec filter: %s is gone: its basename stands in",
+			  p->path);
+	return 1;
+}
+
+/* The paths reported, each looked at once. */
+static int execfilter_follow_pending(struct execfilter *f)
+{
+	int changed = 0, status = 0;
+
+	for (size_t n = 0; n < f->pending_count; n++) {
+		size_t i = f->pending_list[n];
+		int one = status < 0 ? 0 : execfilter_follow_path(f, i);
+
+		f->pending[i] = false;
+		if (one < 0)
+			status = -1;
+		changed += one > 0;
+	}
+	f->pending_count = 0;
+	return status < 0 ? -1 : changed;
+}
+
+/* The descriptor that wakes the loop when a literal exe's directory
+ * changed; -1 when none is watched. */
+int execfilter_watch_fd(const struct execfilter *f)
+{
+	return execwatch_fd(f->watch);
+}
+
+/* What the directories reported: each literal exe whose file changed
+ * has its key at once (execfilter_follow_path). Returns how many
+ * changed (the caller rescans for what started in between), or -1 when
+ * a key could not be written (the caller writes the plan again). A
+ * watch that fails is closed (which takes it out of the loop's epoll):
+ * the periodic look goes on. */
+int execfilter_watch_read(struct execfilter *f)
+{
+	if (execwatch_read(f->watch, execfilter_pend, f) < 0) {
+		log_warn("the watch of the rules' programs' directories "
+			 "failed; their files are looked at once a second");
+		execwatch_close(f->watch);
+		f->watch = NULL;
+	}
+	return execfilter_follow_pending(f);
 }
 
 /* Whether a literal exe's file changed since the maps were written (an
@@ -593,6 +704,9 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
  * short: each is looked at every path_count / EXECFILTER_REFRESH calls. */
 int execfilter_refresh(struct execfilter *f)
 {
+	execwatch_retry(f->watch, execfilter_pend, f);
+	if (execfilter_follow_pending(f) != 0)
+		return 1;
 	for (size_t n = 0; n < EXECFILTER_REFRESH && n < f->path_count; n++) {
 		struct execfilter_path *p;
 		struct stat st;

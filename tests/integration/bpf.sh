@@ -17,6 +17,8 @@ for name in match other named; do
 	cp /bin/sleep "$TMP/bin/$name"
 done
 cp /bin/sleep "$TMP/glob/globbed"
+# A rule's program that an upgrade replaces.
+cp "$WORKER" "$TMP/bin/upgraded"
 # Named as the name rule wants, as a file no exe rule names.
 cp /bin/sleep "$TMP/bin/myname"
 
@@ -29,7 +31,8 @@ rules = (
   { name = "exact"; match = { exe = "$1"; }; priority = { nice = 5; }; },
   { name = "late"; match = { exe = "$TMP/bin/late"; }; priority = { nice = 6; }; },
   { name = "globbed"; match = { exe = "$TMP/*/globbed"; }; priority = { nice = 7; }; },
-  { name = "named"; match = { name = "myname"; user = 0; }; priority = { nice = 8; }; }
+  { name = "named"; match = { name = "myname"; user = 0; }; priority = { nice = 8; }; },
+  { name = "upgraded"; match = { exe = "$TMP/bin/upgraded"; }; priority = { nice = 4; }; }
 );
 EOF2
 }
@@ -113,6 +116,38 @@ sleep 1.2
 cp /bin/sleep "$TMP/bin/late.new" && mv "$TMP/bin/late.new" "$TMP/bin/late"
 if applied late 6; then ok "a literal exe replaced by an upgrade"; else
 	not_ok "a literal exe replaced by an upgrade" "$(ctl status)"; fi
+
+# An upgrade renames a new file over a rule's program and starts it at
+# once (rescans off; the periodic look may be a second away): the watch
+# of its directory gives the filter the new file before the start, whose
+# exec is then sent as any (the filter's line for its pid), and the
+# probe has its nice value. Waits on the watch's line (5 s at most), and
+# says how long it took.
+# upgrade_starts NAME PATH NICE: a new PATH renamed over it, then run.
+upgrade_starts() {
+	local mark before pid line upgraded=$2
+	mark=$(log_mark)
+	cp "$WORKER" "$2.new"
+	before=$(lib_now_ms)
+	mv -f "$2.new" "$2"
+	if ! wait_until 5 eval 'log_since "$mark" | grep -q "exec filter: $upgraded is another file now"'; then
+		not_ok "$1" "no watch line: $(log_since "$mark" | grep 'exec filter: /')"
+		return
+	fi
+	echo "# $1: the filter followed in $(($(lib_now_ms) - before)) ms"
+	"$2" -w "$3" -T 5000 &
+	pid=$!
+	wait_exit "$pid" 10
+	line="exec filter: pid $pid, file .* inode $(stat -c %i "$2"), a literal exe's file"
+	if [ "$status" = 0 ] && log_since "$mark" | grep -q "$line" &&
+		! log_since "$mark" | grep -q "a file a rule names changed"; then
+		ok "$1"
+	else
+		not_ok "$1" "probe $status; $(log_since "$mark" | grep 'exec filter\|changed')"
+	fi
+}
+upgrade_starts "an upgrade started at once: its policy at exec" \
+	"$TMP/bin/upgraded" 4
 
 # A reload moves the rule to another file: the kernel lets the new one
 # through, and no longer the old one.

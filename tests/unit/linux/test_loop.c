@@ -267,6 +267,18 @@ int execfilter_refresh(struct execfilter *f)
 	return 0;
 }
 
+/* Literal exes' files the watch of their directories found replaced. */
+static int watch_changed;
+
+int execfilter_watch_read(struct execfilter *f)
+{
+	int changed = watch_changed;
+
+	(void)f;
+	watch_changed = 0;
+	return changed;
+}
+
 /* The followed processes' map: its counts as the kernel keeps them, the
  * processes the daemon followed itself, the count it made up for. */
 static struct stub_map {
@@ -528,6 +540,18 @@ static void test_full_map_refused_again(void **state)
 	assert_int_equal(d.filter_fulls, 1);
 }
 
+/* A rule's program replaced: the filter follows the new file (the
+ * stub's part), and a rescan finds what started before it did. */
+static void test_replaced_file_rescan(void **state)
+{
+	(void)state;
+	stub_start(900, "/usr/bin/raised"); /* its exec went unsent */
+	watch_changed = 1;
+	loop_on_watch(&d);
+	assert_int_equal(stub_proc(900)->prio.nice, -6);
+	assert_int_equal(d.manage.counters.rescans, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +562,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_map_made_up_for,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_map_refused_again,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaced_file_rescan,
 						setup, teardown),
 	};
 
