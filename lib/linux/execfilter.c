@@ -259,6 +259,10 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 	execfilter_size_maps(f->skel, follow_max);
 	if (execfilter_bpf__load(f->skel) < 0)
 		return execfilter_fail(f, "load", errno, why, why_size);
+	/* Its counts of followed processes are shared memory: without them
+	 * a child the map had no room for could go unseen. */
+	if (!f->skel->bss)
+		return execfilter_fail(f, "load", ENOTSUP, why, why_size);
 	for (key = 1; key <= EXECFILTER_GENERATIONS; key++) {
 		if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.settings),
 					&key, &all, BPF_ANY) < 0)
@@ -347,8 +351,6 @@ static void execfilter_follow_stats(const struct execfilter *f,
 	unsigned long long acked;
 
 	st->follow_max = bpf_map__max_entries(f->skel->maps.followed);
-	if (!bss)
-		return;
 	st->following = __atomic_load_n(&bss->follow_count, __ATOMIC_ACQUIRE);
 	st->follow_failed =
 		__atomic_load_n(&bss->follow_failed, __ATOMIC_ACQUIRE);
@@ -735,15 +737,12 @@ int execfilter_follow(struct execfilter *f, int pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key, &one,
 				BPF_NOEXIST) == 0) {
-		if (bss)
-			__atomic_fetch_add(&bss->follow_count, 1,
-					   __ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&bss->follow_count, 1, __ATOMIC_SEQ_CST);
 		return 1;
 	}
 	if (errno == EEXIST)
 		return 0;
-	if (bss)
-		__atomic_fetch_add(&bss->follow_failed, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&bss->follow_failed, 1, __ATOMIC_SEQ_CST);
 	return -1;
 }
 
@@ -752,7 +751,5 @@ int execfilter_follow(struct execfilter *f, int pid)
  * judges execs again, unless the map refused another one since. */
 void execfilter_unfull(struct execfilter *f, unsigned long long failed)
 {
-	if (f->skel->bss)
-		__atomic_store_n(&f->skel->bss->follow_acked, failed,
-				 __ATOMIC_RELEASE);
+	__atomic_store_n(&f->skel->bss->follow_acked, failed, __ATOMIC_RELEASE);
 }

@@ -40,7 +40,7 @@ struct execwatch_entry {
 	int wd;	     /* -1: not watched */
 	bool retry;  /* its directory missing or gone: tried again */
 	size_t path; /* the caller's index */
-	size_t next; /* the next entry of the same key, + 1 (a path twice) */
+	size_t next; /* the next entry of the same key, + 1 */
 };
 
 struct execwatch {
