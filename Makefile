@@ -198,7 +198,7 @@ UNIT_FIX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*fix.c))
 $(UNIT_FIX): $(UNIT_FIX_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
-	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_MAIN) $(UNIT_FIX) \
+	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_EXTRA) $(UNIT_MAIN) $(UNIT_FIX) \
 	$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 	@mkdir -p $(dir $@)
@@ -208,6 +208,10 @@ $(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(UNIT_LINK)
+# The loop's dispatch is the daemon's (policyd/loop.c): its test links it,
+# the rest of the daemon stubbed.
+$(BUILD)/tests/test_loop: $(BUILD)/policyd/loop.o
+$(BUILD)/tests/test_loop: UNIT_EXTRA = -Ipolicyd $(BUILD)/policyd/loop.o
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
 FUZZ_CC := clang

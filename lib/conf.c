@@ -47,6 +47,7 @@ enum conf_key {
 	CONF_KEY_EVENTS_POLL_MS,
 	CONF_KEY_IFEO_PERF_OPTIONS,
 	CONF_KEY_EVENTS,
+	CONF_KEY_FILTER_FOLLOW_MAX,
 	CONF_KEY_SYSFS,
 	CONF_KEY_PROCFS,
 	CONF_KEY_DEV,
@@ -84,6 +85,8 @@ static const struct {
 	[CONF_KEY_IFEO_PERF_OPTIONS] = {CONF_SECTION_DAEMON,
 					"ifeo_perf_options"},
 	[CONF_KEY_EVENTS] = {CONF_SECTION_DAEMON, "events"},
+	[CONF_KEY_FILTER_FOLLOW_MAX] = {CONF_SECTION_DAEMON,
+					"filter_follow_max"},
 	[CONF_KEY_SYSFS] = {CONF_SECTION_PATHS, "sysfs"},
 	[CONF_KEY_PROCFS] = {CONF_SECTION_PATHS, "procfs"},
 	[CONF_KEY_DEV] = {CONF_SECTION_PATHS, "dev"},
@@ -165,6 +168,7 @@ void conf_init(struct conf *conf)
 		.parking_latency_us = CONF_DEFAULT_PARKING_LATENCY_US,
 		.event_buffer_kb = CONF_DEFAULT_EVENT_BUFFER_KB,
 		.events_poll_ms = CONF_DEFAULT_EVENTS_POLL_MS,
+		.filter_follow_max = CONF_DEFAULT_FILTER_FOLLOW_MAX,
 		.ifeo_mode = IFEO_MODE_LOWERING,
 	};
 	conf_set_rules_dirs(conf, paths_rules_dirs());
@@ -352,6 +356,22 @@ static void conf_events_poll(struct conf_parser *p, const char *value)
 		return;
 	}
 	p->conf->events_poll_ms = (unsigned)ms;
+}
+
+static void conf_filter_follow(struct conf_parser *p, const char *value)
+{
+	unsigned long n;
+
+	if (conf_number(value, CONF_MAX_FILTER_FOLLOW_MAX, &n) < 0 ||
+	    n < CONF_MIN_FILTER_FOLLOW_MAX) {
+		diag_error(p->diag, p->path, p->line,
+			   "filter_follow_max: '%.64s' is not a number of "
+			   "processes from %d to %d",
+			   value, CONF_MIN_FILTER_FOLLOW_MAX,
+			   CONF_MAX_FILTER_FOLLOW_MAX);
+		return;
+	}
+	p->conf->filter_follow_max = (unsigned)n;
 }
 
 static void conf_ifeo(struct conf_parser *p, const char *value)
@@ -546,6 +566,9 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 		break;
 	case CONF_KEY_EVENTS:
 		conf_events(p, value);
+		break;
+	case CONF_KEY_FILTER_FOLLOW_MAX:
+		conf_filter_follow(p, value);
 		break;
 	case CONF_KEY_GROUP_MAY_RELOAD:
 		conf_bool(p, "group_may_reload", value,

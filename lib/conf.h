@@ -33,6 +33,9 @@
 #define CONF_DEFAULT_EVENTS_POLL_MS	250
 #define CONF_MIN_EVENTS_POLL_MS		10
 #define CONF_MAX_EVENTS_POLL_MS		10000
+#define CONF_DEFAULT_FILTER_FOLLOW_MAX	65536
+#define CONF_MIN_FILTER_FOLLOW_MAX	16
+#define CONF_MAX_FILTER_FOLLOW_MAX	4194304 /* the kernel's PID_MAX_LIMIT */
 
 /* Where the daemon's process events come from (cpupolicyd(8)): auto, a
  * BPF exec filter where it loads with the proc connector for the rest;
@@ -67,6 +70,8 @@ struct conf {
 	 * are polled (Windows without ETW); unused where they are not. */
 	unsigned events_poll_ms;
 	enum conf_events events;
+	/* Processes the exec filter follows at once, at most (Linux). */
+	unsigned filter_follow_max;
 	/* Which rules' classes go to Image File Execution Options (Windows;
 	 * unused on Linux). */
 	enum ifeo_mode ifeo_mode;

@@ -3,12 +3,14 @@
  * exe values if each can be, else its name values, else every exec goes
  * to the daemon. exe patterns are matched without FNM_PATHNAME ('*'
  * crosses '/'), which decides what a pattern says of the file's
- * basename. */
+ * basename: the matcher itself (pattern_element) says which of its
+ * elements may match a '/'. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "execplan.h"
+#include "pattern.h"
 #include "util.h"
 
 bool execplan_list_has(const struct execplan_list *list, const char *value)
@@ -61,11 +63,10 @@ static bool execplan_meta(char c)
 	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
 }
 
-/* The literal start of seg (up to its first glob character) and, when
- * ends_known, its literal end (after the last); truncated to what the
- * kernel compares, which keeps each a necessary condition. */
-static bool execplan_affix_of(const char *seg, bool start_known,
-			      struct execplan_affix *a)
+/* The literal start of a name glob (up to its first glob character)
+ * and its literal end (after the last); truncated to what the kernel
+ * compares, which keeps each a necessary condition. */
+static bool execplan_affix_of(const char *seg, struct execplan_affix *a)
 {
 	size_t len = strlen(seg), start = 0, end = len;
 
@@ -73,8 +74,6 @@ static bool execplan_affix_of(const char *seg, bool start_known,
 		start++;
 	while (end > 0 && !execplan_meta(seg[end - 1]))
 		end--;
-	if (!start_known)
-		start = 0;
 	if (start > EXECPLAN_AFFIX_MAX)
 		start = EXECPLAN_AFFIX_MAX;
 	if (len - end > EXECPLAN_AFFIX_MAX)
@@ -84,39 +83,107 @@ static bool execplan_affix_of(const char *seg, bool start_known,
 	return start > 0 || end < len;
 }
 
-/* An exe value. Literal: the file itself. A glob: what its part after
- * the last '/' says of the basename. Without any '*', '?' or negated
- * bracket there, the basename is exactly what that part matches (start
- * and end); with one, that part may have matched across a '/', and only
- * the literal end after the last glob character still holds. A '[' left
- * of the last '/' may hold that '/': nothing is known then. */
+/* One element of an exe glob as the plan sees it: '*', a character
+ * matched alone (quoted or not), or anything else; and whether the
+ * matcher lets it match a '/' (pattern_element answers, so that a class
+ * like [[:punct:]] or a range like [--0] is judged as it matches). */
+struct execplan_element {
+	bool literal, slash;
+	char c; /* the character, when literal */
+};
+
+static size_t execplan_elements(const char *value, struct execplan_element *out)
+{
+	size_t n = 0;
+
+	for (const char *p = value; *p; n++) {
+		const char *at = p;
+
+		out[n] = (struct execplan_element){0};
+		if (*p == '*') {
+			out[n].slash = true;
+			p++;
+			continue;
+		}
+		out[n].slash = pattern_element(&p, '/', 0);
+		if (*at == '\\' && p == at + 2) {
+			out[n].literal = true;
+			out[n].c = at[1];
+		} else if (*at != '?' && *at != '[' && p == at + 1) {
+			out[n].literal = true;
+			out[n].c = *at;
+		}
+	}
+	return n;
+}
+
+/* The literal characters of elements [from, to), at most max of them,
+ * from the start (or the end). */
+static void execplan_literals(const struct execplan_element *e, size_t from,
+			      size_t to, bool from_end, char *out, size_t max)
+{
+	size_t n = to - from > max ? max : to - from;
+
+	if (from_end)
+		from = to - n;
+	for (size_t i = 0; i < n; i++)
+		out[i] = e[from + i].c;
+	out[n] = '\0';
+}
+
+/* An exe value. Literal: the file itself. A glob: what it says of the
+ * basename, element by element as the matcher reads them. Past its last
+ * literal '/', the elements match the part of the path after a '/';
+ * while none of them can match a '/' ('*', '?', a negated bracket,
+ * [[:punct:]], a range across '/'), that part is the basename, and its
+ * literal start and end hold; once one can, the basename may begin
+ * anywhere in that part, and only the literal end still holds. */
 static void execplan_exe_key(const char *value, unsigned flags,
 			     struct execplan_key *key)
 {
-	const char *slash = strrchr(value, '/'), *seg;
-	const char *bracket = strchr(value, '[');
-	bool crosses;
+	struct execplan_element *e;
+	size_t n, seg = 0, start, end;
+	bool crosses = false;
 
 	*key = (struct execplan_key){EXECPLAN_KIND_NONE};
-	if (flags || !slash || (bracket && bracket < slash))
+	if (flags)
 		return;
-	if (!strpbrk(value, "*?[\\")) {
-		key->kind = EXECPLAN_KIND_PATH;
-		return;
-	}
-	seg = slash + 1;
-	if (!*seg)
-		return;
-	if (!strpbrk(seg, "*?[\\")) {
-		if (strlen(seg) > EXECPLAN_NAME_MAX)
-			return;
-		snprintf(key->name, sizeof(key->name), "%s", seg);
-		key->kind = EXECPLAN_KIND_NAME;
+	if (pattern_is_literal(value)) {
+		if (strchr(value, '/'))
+			key->kind = EXECPLAN_KIND_PATH;
 		return;
 	}
-	crosses = strpbrk(seg, "*?") || strstr(seg, "[!") || strstr(seg, "[^");
-	if (execplan_affix_of(seg, !crosses, &key->affix))
-		key->kind = EXECPLAN_KIND_AFFIX;
+	e = xcalloc(strlen(value) + 1, sizeof(*e));
+	n = execplan_elements(value, e);
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].literal && e[i].c == '/')
+			seg = i + 1;
+	}
+	for (size_t i = seg; i < n; i++)
+		crosses |= e[i].slash;
+	start = seg;
+	while (start < n && e[start].literal)
+		start++;
+	end = n;
+	while (end > seg && e[end - 1].literal)
+		end--;
+	if (seg == n) {
+		/* Ends in '/': no file's path does. */
+	} else if (start == n) {
+		if (n - seg <= EXECPLAN_NAME_MAX) {
+			execplan_literals(e, seg, n, false, key->name,
+					  EXECPLAN_NAME_MAX);
+			key->kind = EXECPLAN_KIND_NAME;
+		}
+	} else {
+		execplan_literals(e, seg, crosses ? seg : start, false,
+				  key->affix.prefix, EXECPLAN_AFFIX_MAX);
+		execplan_literals(e, end, n, true, key->affix.suffix,
+				  EXECPLAN_AFFIX_MAX);
+		if (key->affix.prefix[0] || key->affix.suffix[0])
+			key->kind = EXECPLAN_KIND_AFFIX;
+	}
+	free(e);
 }
 
 /* A name value: the process name is the whole text, so a glob's literal
@@ -133,7 +200,7 @@ static void execplan_comm_key(const char *value, unsigned flags,
 		key->kind = EXECPLAN_KIND_NAME;
 		return;
 	}
-	if (execplan_affix_of(value, true, &key->affix)) {
+	if (execplan_affix_of(value, &key->affix)) {
 		key->affix.comm = true;
 		key->kind = EXECPLAN_KIND_AFFIX;
 	}

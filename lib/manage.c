@@ -92,6 +92,26 @@ const struct manage_proc *manage_find(const struct manage *m, pid_t pid)
 	return pidmap_get(&m->procs, pid);
 }
 
+/* The processes whose next exec must reach the daemon whatever they
+ * run (those options.follow was told of, and the children followed to
+ * their exec): an exec filter that lost some of them follows them
+ * again. *pids is the caller's to free. */
+size_t manage_followed(const struct manage *m, pid_t **pids)
+{
+	size_t count = 0;
+
+	*pids = xcalloc(m->procs.count + m->heirs.count + 1, sizeof(**pids));
+	for (size_t i = 0; i < m->procs.capacity; i++) {
+		if (m->procs.slots[i].key)
+			(*pids)[count++] = m->procs.slots[i].key;
+	}
+	for (size_t i = 0; i < m->heirs.capacity; i++) {
+		if (m->heirs.slots[i].key)
+			(*pids)[count++] = m->heirs.slots[i].key;
+	}
+	return count;
+}
+
 /* A write the kernel refused for good for this thread, not for now: tried
  * once; anything else is tried again at the next rescan. */
 static bool manage_permanent(enum os_status status)

@@ -123,5 +123,6 @@ void manage_rename(struct manage *m, pid_t pid);
 void manage_exit(struct manage *m, pid_t pid, pid_t tid);
 void manage_rescan(struct manage *m);
 const struct manage_proc *manage_find(const struct manage *m, pid_t pid);
+size_t manage_followed(const struct manage *m, pid_t **pids);
 
 #endif

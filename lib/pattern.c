@@ -251,9 +251,12 @@ static bool pattern_bracket(const char *p, unsigned char c, unsigned flags,
 	return in != negate;
 }
 
-/* One pattern element against the character c: true when it matches, with
- * *p past the element. */
-static bool pattern_one(const char **p, unsigned char c, unsigned flags)
+/* One pattern element (a character, quoted or not, '?' or a bracket
+ * expression; '*' is the caller's) against the character c: true when it
+ * matches, with *p past the element. Public so that what is planned from
+ * a pattern (execplan.c: can this element match a '/'?) is the matcher's
+ * own answer, not a second reading of the syntax. */
+bool pattern_element(const char **p, unsigned char c, unsigned flags)
 {
 	const char *q = *p;
 	unsigned char want;
@@ -301,7 +304,7 @@ bool pattern_match_flags(const char *pattern, const char *text, unsigned flags)
 			star_t = t;
 			continue;
 		}
-		if (*p && pattern_one(&p, (unsigned char)*t, flags)) {
+		if (*p && pattern_element(&p, (unsigned char)*t, flags)) {
 			t++;
 			continue;
 		}

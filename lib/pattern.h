@@ -22,5 +22,6 @@ bool pattern_is_absolute(const char *path, unsigned flags);
 char *pattern_key(const char *text, unsigned flags, char *buf, size_t size);
 bool pattern_match(const char *pattern, const char *text);
 bool pattern_match_flags(const char *pattern, const char *text, unsigned flags);
+bool pattern_element(const char **p, unsigned char c, unsigned flags);
 
 #endif

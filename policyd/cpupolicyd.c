@@ -298,7 +298,8 @@ static void setup_execfilter(struct daemon *d)
 	if (d->conf.events != CONF_EVENTS_AUTO &&
 	    d->conf.events != CONF_EVENTS_BPF)
 		return;
-	d->execfilter = execfilter_open(why, sizeof(why));
+	d->execfilter =
+		execfilter_open(d->conf.filter_follow_max, why, sizeof(why));
 	if (!d->execfilter) {
 		if (!why[0])
 			return; /* the system has none */
@@ -346,14 +347,16 @@ static void setup_events(struct daemon *d)
 	daemon_events_update(d, d->rules);
 }
 
+/* A map with no room sends every exec until there is room again (the
+ * tick says so, and makes up for it): nothing to say here. */
 static void follow_process(void *ctx, pid_t pid)
 {
 	struct daemon *d = ctx;
 
 	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid) < 0)
-		log_warn("the exec filter cannot follow pid %d: its execs may "
-			 "go unseen until a rescan",
-			 (int)pid);
+		log_debug("the exec filter has no room to follow pid %d: "
+			  "every exec goes to the daemon",
+			  (int)pid);
 }
 
 static void track_threads(void *ctx, bool on)

@@ -3,6 +3,8 @@
  * others), a reload, a stop. The wait itself is the system's
  * (linux/loop.c: epoll, a signalfd, a timerfd). Nothing runs in signal
  * context. */
+#include <stdlib.h>
+
 #include "log.h"
 #include "os.h"
 #include "policyd.h"
@@ -205,15 +207,57 @@ static void loop_filtered_exec(void *ctx, const struct events_event *e)
 	manage_exec(&d->manage, e->pid);
 }
 
-/* Execs some rule may match, from the exec filter in the kernel. */
+/* Execs some rule may match, from the exec filter in the kernel, after
+ * the proc connector's events that came before them: the ring's records
+ * are taken, the connector's queue is read, and only then are the
+ * records handled. The kernel queues a fork's event before the child
+ * runs, so before anything the child execs reaches the ring: a child
+ * that execs at once (posix_spawn) is known as a managed process's child
+ * when its exec is judged, whichever source epoll named first. */
 void loop_on_execs(struct daemon *d)
 {
-	if (execfilter_read(d->execfilter, loop_filtered_exec, d) < 0) {
+	if (execfilter_take(d->execfilter) < 0) {
 		daemon_filter_drop(d, "the exec filter's ring buffer failed");
 		manage_rescan(&d->manage);
 		return;
 	}
+	if (!d->polling)
+		loop_on_events(d);
+	if (d->execfilter)
+		execfilter_deliver(d->execfilter, loop_filtered_exec, d);
 	d->gather = true;
+}
+
+/* The rescan for what started between a file's replacing and the
+ * filter's following it: at once, or at a tick when one was less than a
+ * second ago (a directory others may write can be renamed into all day
+ * long). */
+static void loop_rescan_for_filter(struct daemon *d)
+{
+	if (d->filter_rescan_ns && loop_ms_since(d->filter_rescan_ns) < 1000) {
+		d->filter_rescan_due = true;
+		return;
+	}
+	d->filter_rescan_ns = timing_now_ns();
+	d->filter_rescan_due = false;
+	manage_rescan(&d->manage);
+}
+
+/* A directory of a literal exe changed: a file put in place there (an
+ * upgrade's rename) has the filter's key at once, so that a start right
+ * after it is seen at its exec, as any start; a key that cannot be
+ * written has the whole plan written again. */
+void loop_on_watch(struct daemon *d)
+{
+	int changed = execfilter_watch_read(d->execfilter);
+
+	if (changed < 0) {
+		log_info("a file a rule names changed, and the exec filter "
+			 "cannot write its key alone: all of them again");
+		daemon_filter_update(d, d->rules);
+	}
+	if (changed != 0)
+		loop_rescan_for_filter(d);
 }
 
 /* After a wakeup that handled process events (from the proc connector,
@@ -226,15 +270,78 @@ void loop_batch(struct daemon *d)
 	d->gather = false;
 }
 
+static void loop_say_full(struct daemon *d, const struct execfilter_stats *st)
+{
+	d->filter_full = true;
+	if (d->filter_fulls++)
+		log_debug("the exec filter has no room to follow processes "
+			  "again: every exec goes to the daemon");
+	else
+		log_warnx("the exec filter had no room to follow a process "
+			  "(%llu followed, filter_follow_max = %llu): every "
+			  "exec goes to the daemon until there is room again",
+			  st->following, st->follow_max);
+}
+
+/* The processes it must follow, followed: 1 when all were already, 0
+ * when some had to be added now, -1 when the map had no room. */
+static int loop_follow_all(struct daemon *d)
+{
+	pid_t *pids;
+	size_t count = manage_followed(&d->manage, &pids);
+	int all_there = 1;
+
+	for (size_t i = 0; i < count && all_there >= 0; i++) {
+		int status = execfilter_follow(d->execfilter, (int)pids[i]);
+
+		if (status != 0)
+			all_there = status < 0 ? -1 : 0;
+	}
+	free(pids);
+	return all_there;
+}
+
+/* The map of followed processes had no room for one: the kernel sends
+ * every exec meanwhile. With an eighth of it free, the daemon reads the
+ * proc connector (the forks the map refused: their children are known
+ * now) and follows again every process it must; a tick that finds them
+ * all followed already, with no refusal since it read the counts, lets
+ * the filter judge again. One the daemon had to add may have forked
+ * before it was added: its children come from the connector by the next
+ * tick, which checks them too. */
+static void loop_filter_room(struct daemon *d,
+			     const struct execfilter_stats *st)
+{
+	if (!d->filter_full)
+		loop_say_full(d, st);
+	if (st->following > st->follow_max - st->follow_max / 8)
+		return;
+	if (!d->polling)
+		loop_on_events(d);
+	if (!d->execfilter || loop_follow_all(d) <= 0)
+		return;
+	execfilter_unfull(d->execfilter, st->follow_failed);
+	d->filter_full = false;
+	if (d->filter_fulls == 1)
+		log_info("the exec filter has room again (%llu of %llu "
+			 "processes followed): it judges execs again",
+			 st->following, st->follow_max);
+	else
+		log_debug("the exec filter has room again");
+}
+
 /* Once a tick: a literal exe's file replaced or created means new maps
  * (and a rescan for what started meanwhile); execs the ring buffer had
- * no room for, a rescan. */
+ * no room for, a rescan; processes the followed map had no room for,
+ * made up for once there is room. */
 static void loop_check_filter(struct daemon *d)
 {
 	struct execfilter_stats st;
 
 	if (!d->execfilter)
 		return;
+	if (d->filter_rescan_due)
+		loop_rescan_for_filter(d);
 	if (execfilter_refresh(d->execfilter) > 0) {
 		log_info("a file a rule names changed: the exec filter "
 			 "follows, and a rescan");
@@ -247,6 +354,9 @@ static void loop_check_filter(struct daemon *d)
 		d->events.overflows++;
 		loop_lost(d, "the exec filter's ring buffer overflowed");
 	}
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0 &&
+	    st.full)
+		loop_filter_room(d, &st);
 }
 
 void loop_on_reload(struct daemon *d)

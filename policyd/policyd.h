@@ -90,6 +90,14 @@ struct daemon {
 	struct execfilter *execfilter;
 	struct execplan execplan;
 	unsigned long long execfilter_lost;
+	/* Its map of followed processes had no room: every exec is sent
+	 * until the daemon made up for it; how many times so far. */
+	bool filter_full;
+	unsigned long long filter_fulls;
+	/* A literal exe's file replaced: the rescan that follows, once a
+	 * second at most (due: at a later tick). */
+	long long filter_rescan_ns;
+	bool filter_rescan_due;
 	struct power power;
 	struct hold *holds;
 	size_t hold_count;
@@ -136,6 +144,7 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on);
 unsigned loop_tick_ms(const struct daemon *d);
 void loop_on_events(struct daemon *d);
 void loop_on_execs(struct daemon *d);
+void loop_on_watch(struct daemon *d);
 void loop_batch(struct daemon *d);
 void loop_on_tick(struct daemon *d);
 void loop_on_reload(struct daemon *d);

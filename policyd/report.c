@@ -146,18 +146,27 @@ static void report_filter(struct daemon *d, bool json, FILE *out)
 
 	if (!d->execfilter || execfilter_stats(d->execfilter, &st) < 0)
 		return;
-	if (json)
+	if (json) {
 		fprintf(out,
 			",\"exec_filter\":{\"execs\":%llu,\"sent\":%llu,"
-			"\"lost\":%llu,\"all\":%s}",
+			"\"lost\":%llu,\"all\":%s,",
 			st.seen, st.sent, st.lost,
 			d->execplan.all ? "true" : "false");
-	else
 		fprintf(out,
-			"filter:   %llu execs seen in the kernel, %llu sent, "
-			"%llu lost%s\n",
-			st.seen, st.sent, st.lost,
-			d->execplan.all ? " (a rule needs every exec)" : "");
+			"\"following\":%llu,\"follow_max\":%llu,"
+			"\"full\":%s,\"fulls\":%llu}",
+			st.following, st.follow_max, st.full ? "true" : "false",
+			d->filter_fulls);
+		return;
+	}
+	fprintf(out,
+		"filter:   %llu execs seen in the kernel, %llu sent, %llu "
+		"lost%s\n",
+		st.seen, st.sent, st.lost,
+		d->execplan.all ? " (a rule needs every exec)" : "");
+	fprintf(out, "          %llu of %llu processes followed%s\n",
+		st.following, st.follow_max,
+		st.full ? " (no room for more: every exec is sent)" : "");
 }
 
 void report_status(struct daemon *d, bool json, FILE *out)
@@ -683,6 +692,13 @@ void report_metrics(struct daemon *d, FILE *out)
 		report_metric(out, "exec_filter_lost_total", "counter",
 			      "Execs the exec filter had no room to send.",
 			      (double)st.lost);
+		report_metric(out, "exec_filter_following", "gauge",
+			      "Processes the exec filter follows.",
+			      (double)st.following);
+		report_metric(out, "exec_filter_full", "gauge",
+			      "1 while the exec filter sends every exec, its "
+			      "followed processes' map full.",
+			      st.full ? 1 : 0);
 	}
 	report_metric(out, "overflows_total", "counter",
 		      "Times the kernel dropped process events.",

@@ -31,6 +31,9 @@
 #define EXECFILTER_ENTRIES 65536
 /* Literal exes' files looked at again per tick, at most. */
 #define EXECFILTER_REFRESH 256
+/* Records taken from the ring buffer before they are handled, at most:
+ * the rest waits in the ring for the next wakeup. */
+#define EXECFILTER_TAKE_MAX 4096
 
 /* A literal exe as last seen: its file's inode, or its basename while no
  * file is there (so that installing it later is seen too). */
@@ -46,9 +49,15 @@ struct execfilter {
 	unsigned generation; /* the one in force, 0 or 1 */
 	struct execfilter_path *paths;
 	size_t path_count, refresh_next;
-	events_fn fn; /* during execfilter_read */
-	void *fn_ctx;
+	/* Records taken from the ring, not handled yet. */
+	struct execfilter_event *taken;
+	size_t taken_count, taken_capacity;
 	unsigned long long received;
+	/* The directories of the paths, watched (NULL: not); the paths
+	 * they reported, to be looked at (a flag each, and their list). */
+	struct execwatch *watch;
+	bool *pending;
+	size_t *pending_list, pending_count;
 };
 
 /* libbpf's warnings: the last one names what went wrong, for the one
@@ -182,30 +191,30 @@ static const char *execfilter_why(unsigned why)
 		return "a name too long to judge";
 	case EXECFILTER_WHY_FOLLOWED:
 		return "a managed process or its child";
+	case EXECFILTER_WHY_FULL:
+		return "every exec, the followed processes' map full";
 	}
 	return "?";
 }
 
+/* A record of the ring, kept for execfilter_deliver. A full queue stops
+ * the reading once this record is kept: libbpf has consumed it already,
+ * and leaves the rest in the ring. */
 static int execfilter_on_event(void *ctx, void *data, size_t size)
 {
 	struct execfilter *f = ctx;
 	const struct execfilter_event *e = data;
-	struct events_event ev;
 
 	if (size < sizeof(*e) || !e->pid)
 		return 0;
-	f->received++;
-	if (log_get_level() >= LOG_LEVEL_DEBUG) {
-		unsigned long long dev = execfilter_dev_to_stat(e->dev);
-
-		log_debug("exec filter: pid %u, file %u:%u inode %llu, %s",
-			  e->pid, major(dev), minor(dev),
-			  (unsigned long long)e->ino, execfilter_why(e->why));
+	if (f->taken_count == f->taken_capacity) {
+		f->taken_capacity =
+			f->taken_capacity ? f->taken_capacity * 2 : 64;
+		f->taken = xreallocarray(f->taken, f->taken_capacity,
+					 sizeof(*f->taken));
 	}
-	ev = (struct events_event){EVENTS_KIND_EXEC, (pid_t)e->pid,
-				   (pid_t)e->pid, 0, 0};
-	f->fn(f->fn_ctx, &ev);
-	return 0;
+	f->taken[f->taken_count++] = *e;
+	return f->taken_count >= EXECFILTER_TAKE_MAX ? -E2BIG : 0;
 }
 
 static struct execfilter *execfilter_fail(struct execfilter *f,
@@ -220,8 +229,10 @@ static struct execfilter *execfilter_fail(struct execfilter *f,
 	return NULL;
 }
 
-static void execfilter_size_maps(struct execfilter_bpf *skel)
+static void execfilter_size_maps(struct execfilter_bpf *skel,
+				 unsigned follow_max)
 {
+	bpf_map__set_max_entries(skel->maps.followed, follow_max);
 	bpf_map__set_max_entries(skel->maps.inodes, EXECFILTER_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.names, EXECFILTER_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.comms, EXECFILTER_ENTRIES);
@@ -231,8 +242,10 @@ static void execfilter_size_maps(struct execfilter_bpf *skel)
 }
 
 /* Loads and attaches the program with every exec going to the daemon
- * until execfilter_set gives it the rules; NULL and why on a failure. */
-struct execfilter *execfilter_open(char *why, size_t why_size)
+ * until execfilter_set gives it the rules, following follow_max
+ * processes at most; NULL and why on a failure. */
+struct execfilter *execfilter_open(unsigned follow_max, char *why,
+				   size_t why_size)
 {
 	struct execfilter *f = xcalloc(1, sizeof(*f));
 	struct execfilter_settings all = {.all = 1};
@@ -243,9 +256,13 @@ struct execfilter *execfilter_open(char *why, size_t why_size)
 	f->skel = execfilter_bpf__open();
 	if (!f->skel)
 		return execfilter_fail(f, "open", errno, why, why_size);
-	execfilter_size_maps(f->skel);
+	execfilter_size_maps(f->skel, follow_max);
 	if (execfilter_bpf__load(f->skel) < 0)
 		return execfilter_fail(f, "load", errno, why, why_size);
+	/* Its counts of followed processes are shared memory: without them
+	 * a child the map had no room for could go unseen. */
+	if (!f->skel->bss)
+		return execfilter_fail(f, "load", ENOTSUP, why, why_size);
 	for (key = 1; key <= EXECFILTER_GENERATIONS; key++) {
 		if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.settings),
 					&key, &all, BPF_ANY) < 0)
@@ -257,6 +274,7 @@ struct execfilter *execfilter_open(char *why, size_t why_size)
 				   execfilter_on_event, f, NULL);
 	if (!f->ring)
 		return execfilter_fail(f, "ring buffer", errno, why, why_size);
+	f->watch = execwatch_open();
 	return f;
 }
 
@@ -266,9 +284,13 @@ void execfilter_close(struct execfilter *f)
 		return;
 	ring_buffer__free(f->ring);
 	execfilter_bpf__destroy(f->skel);
+	execwatch_close(f->watch);
+	free(f->pending);
+	free(f->pending_list);
 	for (size_t i = 0; i < f->path_count; i++)
 		free(f->paths[i].path);
 	free(f->paths);
+	free(f->taken);
 	free(f);
 }
 
@@ -282,15 +304,61 @@ unsigned long long execfilter_received(const struct execfilter *f)
 	return f->received;
 }
 
-/* Reads what is queued. Returns 0, or -1 when the ring failed. */
-int execfilter_read(struct execfilter *f, events_fn fn, void *ctx)
+/* Takes what the ring holds now, to be handled by execfilter_deliver
+ * once the proc connector's queue has been read: every fork the kernel
+ * reported before these execs is then known first. Returns 0, or -1 when
+ * the ring failed. */
+int execfilter_take(struct execfilter *f)
 {
-	int n;
+	int n = ring_buffer__consume(f->ring);
 
-	f->fn = fn;
-	f->fn_ctx = ctx;
-	n = ring_buffer__consume(f->ring);
+	if (n < 0 && f->taken_count >= EXECFILTER_TAKE_MAX)
+		return 0; /* the rest at the next wakeup */
 	return n < 0 ? -1 : 0;
+}
+
+/* The records taken, in the ring's order, as exec events. */
+void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
+{
+	size_t count = f->taken_count;
+
+	f->taken_count = 0;
+	for (size_t i = 0; i < count; i++) {
+		const struct execfilter_event *e = &f->taken[i];
+		struct events_event ev = {EVENTS_KIND_EXEC, (pid_t)e->pid,
+					  (pid_t)e->pid, 0, 0};
+
+		f->received++;
+		if (log_get_level() >= LOG_LEVEL_DEBUG) {
+			unsigned long long dev = execfilter_dev_to_stat(e->dev);
+
+			log_debug("exec filter: pid %u, file %u:%u inode %llu, "
+				  "%s",
+				  e->pid, major(dev), minor(dev),
+				  (unsigned long long)e->ino,
+				  execfilter_why(e->why));
+		}
+		fn(ctx, &ev);
+	}
+}
+
+/* The followed map's counts, shared with the program (its .bss, mapped
+ * here): read and written atomically, as the kernel's side does. */
+static void execfilter_follow_stats(const struct execfilter *f,
+				    struct execfilter_stats *st)
+{
+	struct execfilter_bpf__bss *bss = f->skel->bss;
+	unsigned long long acked;
+
+	st->follow_max = bpf_map__max_entries(f->skel->maps.followed);
+	st->following = __atomic_load_n(&bss->follow_count, __ATOMIC_ACQUIRE);
+	st->follow_failed =
+		__atomic_load_n(&bss->follow_failed, __ATOMIC_ACQUIRE);
+	acked = __atomic_load_n(&bss->follow_acked, __ATOMIC_ACQUIRE);
+	st->full = st->follow_failed != acked;
+	/* For a moment, a child's exit counted before its fork was. */
+	if (st->following > st->follow_max)
+		st->following = st->follow_max;
 }
 
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
@@ -313,6 +381,7 @@ int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
 	st->seen = sums[EXECFILTER_STAT_EXECS];
 	st->sent = sums[EXECFILTER_STAT_SENT];
 	st->lost = sums[EXECFILTER_STAT_LOST];
+	execfilter_follow_stats(f, st);
 	return 0;
 }
 
@@ -494,6 +563,18 @@ static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 	return 0;
 }
 
+/* The directories of the paths now in force, watched. */
+static void execfilter_watch_paths(struct execfilter *f,
+				   const struct execplan *plan)
+{
+	free(f->pending);
+	free(f->pending_list);
+	f->pending = xcalloc(f->path_count + 1, sizeof(*f->pending));
+	f->pending_list = xcalloc(f->path_count + 1, sizeof(*f->pending_list));
+	f->pending_count = 0;
+	execwatch_set(f->watch, plan->paths.values, f->path_count);
+}
+
 /* The plan into the generation not in force, the switch, then the old
  * generation's entries cleared: an exec sees one whole rule set, the
  * old or the new, never a mix. Keys the kernel cannot take (the maps
@@ -525,7 +606,97 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
 	execfilter_paths_free(f->paths, f->path_count);
 	f->paths = paths;
 	f->path_count = plan->paths.count;
+	execfilter_watch_paths(f, plan);
 	return 0;
+}
+
+static void execfilter_pend(void *ctx, size_t path)
+{
+	struct execfilter *f = ctx;
+
+	if (path >= f->path_count || f->pending[path])
+		return;
+	f->pending[path] = true;
+	f->pending_list[f->pending_count++] = path;
+}
+
+/* A literal exe's path looked at again: another file there (an upgrade
+ * renamed a new one over it, an install created it) gets the key of the
+ * rules in force at once; a file gone has its basename stand in. The
+ * old file's key stays until the maps are written again: a process that
+ * runs the version an upgrade replaced still matches (match.c), and an
+ * exec of it may be under way. Returns 1 when it changed, 0 when not,
+ * -1 when a key could not be written (then the caller writes the whole
+ * plan again, which also drops the keys of files gone). */
+static int execfilter_follow_path(struct execfilter *f, size_t i)
+{
+	struct execfilter_path *p = &f->paths[i];
+	unsigned bit = EXECFILTER_BIT(f->generation);
+	const char *base = strrchr(p->path, '/');
+	struct stat st;
+	bool found = stat(p->path, &st) == 0;
+	__u64 ino = found ? st.st_ino : 0;
+
+	if (found == p->found && ino == p->ino)
+		return 0;
+	if (found ? execfilter_mark(bpf_map__fd(f->skel->maps.inodes), &ino,
+				    bit) < 0
+		  : execfilter_mark_name(bpf_map__fd(f->skel->maps.names),
+					 base ? base + 1 : "",
+					 EXECFILTER_NAME_MAX, bit) < 0)
+		return -1;
+	p->found = found;
+	p->ino = ino;
+	if (found)
+		log_debug("exec filter: %s is another file now (inode %llu): "
+			  "its execs are sent",
+			  p->path, (unsigned long long)ino);
+	else
+		log_debug("exec filter: %s is gone: its basename stands in",
+			  p->path);
+	return 1;
+}
+
+/* The paths reported, each looked at once. */
+static int execfilter_follow_pending(struct execfilter *f)
+{
+	int changed = 0, status = 0;
+
+	for (size_t n = 0; n < f->pending_count; n++) {
+		size_t i = f->pending_list[n];
+		int one = status < 0 ? 0 : execfilter_follow_path(f, i);
+
+		f->pending[i] = false;
+		if (one < 0)
+			status = -1;
+		changed += one > 0;
+	}
+	f->pending_count = 0;
+	return status < 0 ? -1 : changed;
+}
+
+/* The descriptor that wakes the loop when a literal exe's directory
+ * changed; -1 when none is watched. */
+int execfilter_watch_fd(const struct execfilter *f)
+{
+	return execwatch_fd(f->watch);
+}
+
+/* What the directories reported: each literal exe whose file changed
+ * has its key at once (execfilter_follow_path). Returns how many
+ * changed (the caller rescans for what started in between), or -1 when
+ * a key could not be written (the caller writes the plan again). A
+ * watch that fails is closed (which takes it out of the loop's epoll):
+ * the periodic look goes on. */
+int execfilter_watch_read(struct execfilter *f)
+{
+	if (execwatch_read(f->watch, execfilter_pend, f) < 0) {
+		log_warn("the watch of the rules' programs' directories "
+			 "failed; their files are looked at once a second");
+		execwatch_close(f->watch);
+		f->watch = NULL;
+	}
+	return execfilter_follow_pending(f);
 }
 
 /* Whether a literal exe's file changed since the maps were written (an
@@ -535,6 +706,9 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
  * short: each is looked at every path_count / EXECFILTER_REFRESH calls. */
 int execfilter_refresh(struct execfilter *f)
 {
+	execwatch_retry(f->watch, execfilter_pend, f);
+	if (execfilter_follow_pending(f) != 0)
+		return 1;
 	for (size_t n = 0; n < EXECFILTER_REFRESH && n < f->path_count; n++) {
 		struct execfilter_path *p;
 		struct stat st;
@@ -552,11 +726,30 @@ int execfilter_refresh(struct execfilter *f)
 
 /* A process the daemon manages from now on: its execs and those of the
  * children it forks from now on reach the daemon, whatever they run
- * (the kernel adds the children itself, and drops them at their end). */
+ * (the kernel adds the children itself, and drops them at their end).
+ * Returns 1 when it was not followed yet, 0 when it was, -1 when the map
+ * has no room: then every exec goes to the daemon until
+ * execfilter_unfull, so that nothing of it is lost meanwhile. */
 int execfilter_follow(struct execfilter *f, int pid)
 {
+	struct execfilter_bpf__bss *bss = f->skel->bss;
 	__u32 key = (__u32)pid, one = 1;
 
-	return bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key,
-				   &one, BPF_ANY);
+	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key, &one,
+				BPF_NOEXIST) == 0) {
+		__atomic_fetch_add(&bss->follow_count, 1, __ATOMIC_SEQ_CST);
+		return 1;
+	}
+	if (errno == EEXIST)
+		return 0;
+	__atomic_fetch_add(&bss->follow_failed, 1, __ATOMIC_SEQ_CST);
+	return -1;
+}
+
+/* The processes the map had no room for, up to failed (the count
+ * execfilter_stats read), are followed again by the caller: the filter
+ * judges execs again, unless the map refused another one since. */
+void execfilter_unfull(struct execfilter *f, unsigned long long failed)
+{
+	__atomic_store_n(&f->skel->bss->follow_acked, failed, __ATOMIC_RELEASE);
 }

@@ -71,6 +71,16 @@ int cputimes_parse(const char *text, struct procstat *stat);
 void events_env_read(struct events_env *env, int error);
 void events_refusal(const struct events_env *env, char *buf, size_t size);
 
+/* execwatch.c: the directories of the exec filter's literal exes */
+struct execwatch;
+typedef void (*execwatch_fn)(void *ctx, size_t path);
+struct execwatch *execwatch_open(void);
+int execwatch_fd(const struct execwatch *w);
+void execwatch_set(struct execwatch *w, char *const *paths, size_t count);
+int execwatch_read(struct execwatch *w, execwatch_fn fn, void *ctx);
+void execwatch_retry(struct execwatch *w, execwatch_fn fn, void *ctx);
+void execwatch_close(struct execwatch *w);
+
 /* execfilter.c */
 void execfilter_refusal(const struct execfilter_env *env, char *buf,
 			size_t size);

@@ -2,8 +2,10 @@
  * events.c. execfilter_open fails without a word: nothing to explain. */
 #include "execfilter.h"
 
-struct execfilter *execfilter_open(char *why, size_t why_size)
+struct execfilter *execfilter_open(unsigned follow_max, char *why,
+				   size_t why_size)
 {
+	(void)follow_max;
 	if (why_size)
 		why[0] = '\0';
 	return NULL;
@@ -22,11 +24,29 @@ int execfilter_refresh(struct execfilter *f)
 	return 0;
 }
 
+int execfilter_watch_fd(const struct execfilter *f)
+{
+	(void)f;
+	return -1;
+}
+
+int execfilter_watch_read(struct execfilter *f)
+{
+	(void)f;
+	return 0;
+}
+
 int execfilter_follow(struct execfilter *f, int pid)
 {
 	(void)f;
 	(void)pid;
 	return -1;
+}
+
+void execfilter_unfull(struct execfilter *f, unsigned long long failed)
+{
+	(void)f;
+	(void)failed;
 }
 
 int execfilter_fd(const struct execfilter *f)
@@ -35,12 +55,17 @@ int execfilter_fd(const struct execfilter *f)
 	return -1;
 }
 
-int execfilter_read(struct execfilter *f, events_fn fn, void *ctx)
+int execfilter_take(struct execfilter *f)
+{
+	(void)f;
+	return -1;
+}
+
+void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 {
 	(void)f;
 	(void)fn;
 	(void)ctx;
-	return -1;
 }
 
 int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)

@@ -30,6 +30,7 @@ enum loop_source {
 	LOOP_SOURCE_TIMER,
 	LOOP_SOURCE_LISTEN,
 	LOOP_SOURCE_EXECS,
+	LOOP_SOURCE_WATCH,
 };
 
 static int loop_watch(struct loop *l, int fd, uint64_t data)
@@ -89,7 +90,10 @@ int loop_setup(struct daemon *d)
 	    (!d->polling &&
 	     loop_watch(l, d->events.fd, LOOP_SOURCE_EVENTS) < 0) ||
 	    (d->execfilter && loop_watch(l, execfilter_fd(d->execfilter),
-					 LOOP_SOURCE_EXECS) < 0))
+					 LOOP_SOURCE_EXECS) < 0) ||
+	    (d->execfilter && execfilter_watch_fd(d->execfilter) >= 0 &&
+	     loop_watch(l, execfilter_watch_fd(d->execfilter),
+			LOOP_SOURCE_WATCH) < 0))
 		return -1;
 	return loop_arm(d);
 }
@@ -128,13 +132,17 @@ void loop_events_read(struct daemon *d, bool on)
 		epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL, d->events.fd, NULL);
 }
 
-/* The exec filter gone: its ring buffer is no longer watched (before
- * it closes; also before the loop is set up). */
+/* The exec filter gone: its ring buffer and its directories are no
+ * longer watched (before it closes; also before the loop is set up). */
 void loop_execs_gone(struct daemon *d)
 {
-	if (d->loop && d->execfilter)
+	if (!d->loop || !d->execfilter)
+		return;
+	epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL,
+		  execfilter_fd(d->execfilter), NULL);
+	if (execfilter_watch_fd(d->execfilter) >= 0)
 		epoll_ctl(d->loop->epoll_fd, EPOLL_CTL_DEL,
-			  execfilter_fd(d->execfilter), NULL);
+			  execfilter_watch_fd(d->execfilter), NULL);
 }
 
 const char *loop_events_source(const struct daemon *d)
@@ -217,6 +225,8 @@ int loop_run(struct daemon *d)
 				loop_on_events(d);
 			else if (source == LOOP_SOURCE_EXECS)
 				loop_on_execs(d);
+			else if (source == LOOP_SOURCE_WATCH)
+				loop_on_watch(d);
 			else if (source == LOOP_SOURCE_SIGNAL)
 				loop_signal(d);
 			else if (source == LOOP_SOURCE_TIMER)

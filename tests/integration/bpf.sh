@@ -17,6 +17,8 @@ for name in match other named; do
 	cp /bin/sleep "$TMP/bin/$name"
 done
 cp /bin/sleep "$TMP/glob/globbed"
+# A rule's program that an upgrade replaces.
+cp "$WORKER" "$TMP/bin/upgraded"
 # Named as the name rule wants, as a file no exe rule names.
 cp /bin/sleep "$TMP/bin/myname"
 
@@ -26,7 +28,8 @@ rules = (
   { name = "exact"; match = { exe = "$1"; }; priority = { nice = 5; }; },
   { name = "late"; match = { exe = "$TMP/bin/late"; }; priority = { nice = 6; }; },
   { name = "globbed"; match = { exe = "$TMP/*/globbed"; }; priority = { nice = 7; }; },
-  { name = "named"; match = { name = "myname"; user = 0; }; priority = { nice = 8; }; }
+  { name = "named"; match = { name = "myname"; user = 0; }; priority = { nice = 8; }; },
+  { name = "upgraded"; match = { exe = "$TMP/bin/upgraded"; }; priority = { nice = 4; }; }
 );
 EOF2
 }
@@ -111,6 +114,38 @@ cp /bin/sleep "$TMP/bin/late.new" && mv "$TMP/bin/late.new" "$TMP/bin/late"
 if applied late 6; then ok "a literal exe replaced by an upgrade"; else
 	not_ok "a literal exe replaced by an upgrade" "$(ctl status)"; fi
 
+# An upgrade renames a new file over a rule's program and starts it at
+# once (rescans off; the periodic look may be a second away): the watch
+# of its directory gives the filter the new file before the start, whose
+# exec is then sent as any (the filter's line for its pid), and the
+# probe has its nice value. Waits on the watch's line (5 s at most), and
+# says how long it took.
+# upgrade_starts NAME PATH NICE: a new PATH renamed over it, then run.
+upgrade_starts() {
+	local mark before pid line upgraded=$2
+	mark=$(log_mark)
+	cp "$WORKER" "$2.new"
+	before=$(lib_now_ms)
+	mv -f "$2.new" "$2"
+	if ! wait_until 5 eval 'log_since "$mark" | grep -q "exec filter: $upgraded is another file now"'; then
+		not_ok "$1" "no watch line: $(log_since "$mark" | grep 'exec filter: /')"
+		return
+	fi
+	echo "# $1: the filter followed in $(($(lib_now_ms) - before)) ms"
+	"$2" -w "$3" -T 5000 &
+	pid=$!
+	wait_exit "$pid" 10
+	line="exec filter: pid $pid, file .* inode $(stat -c %i "$2"), a literal exe's file"
+	if [ "$status" = 0 ] && log_since "$mark" | grep -q "$line" &&
+		! log_since "$mark" | grep -q "a file a rule names changed"; then
+		ok "$1"
+	else
+		not_ok "$1" "probe $status; $(log_since "$mark" | grep 'exec filter\|changed')"
+	fi
+}
+upgrade_starts "an upgrade started at once: its policy at exec" \
+	"$TMP/bin/upgraded" 4
+
 # A reload moves the rule to another file: the kernel lets the new one
 # through, and no longer the old one.
 write_rules "$TMP/bin/other"
@@ -133,6 +168,78 @@ run ctl metrics
 expect_contains "metrics count the filter" "$out" "cpupolicy_exec_filter_sent_total" &&
 	ok "metrics count the filter"
 stop_daemon
+
+# The map of followed processes full (filter_follow_max at its least, 16):
+# a raised process with more children alive than that; a child the map
+# had no room for runs a program no rule matches, and still gets back at
+# its exec what it inherited (every exec goes to the daemon meanwhile,
+# said once). Its children gone, the filter judges execs again.
+cp /bin/bash "$TMP/bin/spawner"
+cp /bin/sleep "$TMP/bin/idle"
+cp "$WORKER" "$TMP/bin/probe"
+cat >"$RULES/10-bpf.rules" <<EOF2
+rules = (
+  { name = "spawner"; match = { exe = "$TMP/bin/spawner"; }; priority = { nice = -3; }; }
+);
+EOF2
+# Raised first (a deadline of 5 s), then 24 children sleeping, then the
+# probe, which waits (5 s at most) for its nice value to be 0 again.
+cat >"$TMP/spawn.sh" <<EOF2
+for i in \$(seq 500); do
+	read -r stat </proc/\$\$/stat
+	set -- \$stat
+	[ "\${19}" = -3 ] && break
+	sleep 0.01
+done
+[ "\${19}" = -3 ] || { echo "never raised" >"$TMP/probe.status"; exit 1; }
+for i in \$(seq 24); do
+	"$TMP/bin/idle" 30 &
+	echo \$! >>"$TMP/idle.pids"
+done
+"$TMP/bin/probe" -w 0 -T 5000
+echo \$? >"$TMP/probe.status"
+wait
+EOF2
+write_conf events=bpf log_level=debug filter_follow_max=16
+start_daemon || {
+	finish
+	exit 1
+}
+mark=$(log_mark)
+start "$TMP/bin/spawner" "$TMP/spawn.sh"
+wait_until 10 test -s "$TMP/probe.status"
+for pid in $(cat "$TMP/idle.pids" 2>/dev/null); do track "$pid"; done
+if [ "$(cat "$TMP/probe.status" 2>/dev/null)" = 0 ]; then
+	ok "a child the full map could not follow: its raise undone at its exec"
+else
+	not_ok "a child the full map could not follow: its raise undone at its exec" \
+		"probe: $(cat "$TMP/probe.status" 2>/dev/null); $(ctl status)"
+fi
+if ctl status | grep -q "no room for more: every exec is sent" &&
+	wait_until 5 eval 'log_since "$mark" | grep -q "had no room to follow a process"' &&
+	[ "$(log_since "$mark" | grep -c 'had no room to follow a process')" = 1 ]; then
+	ok "the full map: said once, and in status"
+else
+	not_ok "the full map: said once, and in status" \
+		"$(ctl status; log_since "$mark" | grep 'no room')"
+fi
+for pid in $(cat "$TMP/idle.pids"); do kill "$pid" 2>/dev/null; done
+if wait_until 5 eval 'log_since "$mark" | grep -q "has room again"' &&
+	! ctl status | grep -q "no room for more"; then
+	sent=$(json_number sent)
+	for i in $(seq 50); do /bin/true; done
+	if [ "$(json_number sent)" -eq "$sent" ]; then
+		ok "room again: the filter judges execs again"
+	else
+		not_ok "room again: the filter judges execs again" \
+			"sent $sent -> $(json_number sent)"
+	fi
+else
+	not_ok "room again: the filter judges execs again" \
+		"$(ctl status; log_since "$mark" | grep 'room')"
+fi
+stop_daemon
+write_rules "$TMP/bin/other"
 
 # Without the capabilities to load it: said once, the proc connector.
 mark=$(log_mark)

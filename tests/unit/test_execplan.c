@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,22 @@ static const struct plan_case plan_cases[] = {
 	 "affix name '' 'b'\n"},
 	{"negated bracket may match '/': the end only",
 	 "exe = \"/opt/x[!a]y\";", "affix name '' 'y'\n"},
-	{"a '[' left of the last '/' may hold it", "exe = \"/opt/[a/]b\";",
-	 "all (rule r)\n"},
+	{"a bracket holding '/' before the last part: the end only",
+	 "exe = \"/opt/[a/]b\";", "affix name '' 'b'\n"},
+	{"a bracket left of a literal '/' changes nothing",
+	 "exe = \"/opt/[ab]/cc1\";", "name cc1\n"},
+	{"[[:punct:]] may match '/': the end only",
+	 "exe = \"/opt/a[[:punct:]]b\";", "affix name '' 'b'\n"},
+	{"[[:graph:]] may match '/': the end only",
+	 "exe = \"/opt/a[[:graph:]]b\";", "affix name '' 'b'\n"},
+	{"[[:print:]] may match '/': the end only",
+	 "exe = \"/opt/a[[:print:]]b\";", "affix name '' 'b'\n"},
+	{"a range across '/' may match it: the end only",
+	 "exe = \"/opt/x[--0]y\";", "affix name '' 'y'\n"},
+	{"a class without '/': start and end", "exe = \"/opt/a[[:alpha:]]b\";",
+	 "affix name 'a' 'b'\n"},
+	{"a quoted '/' is a separator", "exe = \"/opt/x\\\\/c[0-9]d\";",
+	 "affix name 'c' 'd'\n"},
 	{"a star alone: every exec", "exe = \"/opt/*\";", "all (rule r)\n"},
 	{"one value undecidable: every exec",
 	 "exe = [\"/usr/bin/xz\", \"/opt/*\"];", "all (rule r)\n"},
@@ -151,6 +166,145 @@ static void test_superset(void **state)
 	}
 }
 
+/* What the kernel lets through for an exec of path by a process named
+ * comm (execfilter.bpf.c's judge over the plan's keys): the file of a
+ * literal exe (here: the same path), a basename too long to judge, an
+ * exact basename or name, a literal start and end. */
+static bool kernel_sends(const struct execplan *plan, const char *path,
+			 const char *comm)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (plan->all || execplan_list_has(&plan->paths, path) ||
+	    strlen(base) >= EXECPLAN_NAME_MAX ||
+	    execplan_list_has(&plan->names, base) ||
+	    execplan_list_has(&plan->comms, comm))
+		return true;
+	for (size_t i = 0; i < plan->affix_count; i++) {
+		const struct execplan_affix *a = &plan->affixes[i];
+		const char *name = a->comm ? comm : base;
+		size_t len = strlen(name), plen = strlen(a->prefix),
+		       slen = strlen(a->suffix);
+
+		if (len >= plen + slen && strncmp(name, a->prefix, plen) == 0 &&
+		    strcmp(name + len - slen, a->suffix) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A fixed sequence: the same cases every run. */
+static uint32_t gen_next(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* Pattern elements: the ones that mean something to the plan, above all
+ * the classes and ranges that may match '/' and those that may not. */
+static const char *const gen_elements[] = {
+	"a",	       "b",	      ".",	     "-",
+	"/",	       "/",	      "*",	     "?",
+	"[ab]",	       "[!a]",	      "[^/]",	     "[--0]",
+	"[.-0]",       "[!-/]",	      "[/]",	     "[]a]",
+	"[a-c]",       "[[:punct:]]", "[[:graph:]]", "[[:print:]]",
+	"[[:alpha:]]", "[[:alnum:]]", "[[:space:]]", "\\/",
+	"\\*",	       "\\a",	      "[\\/]",	     "[a/]",
+};
+static const char gen_chars[] = "ab/.-Z0]!";
+
+static void gen_pattern(uint32_t *seed, char *out, size_t size)
+{
+	size_t n = 1 + gen_next(seed) % 7;
+
+	snprintf(out, size, "%s", gen_next(seed) % 5 ? "/" : "");
+	for (size_t i = 0; i < n; i++)
+		strncat(out,
+			gen_elements[gen_next(seed) % (sizeof(gen_elements) /
+						       sizeof(*gen_elements))],
+			size - strlen(out) - 1);
+}
+
+/* A text the pattern is likely to match: each element replaced by a
+ * character it matches (pattern_element says which), '*' by a few. */
+static void gen_text(uint32_t *seed, const char *pattern, char *out,
+		     size_t size)
+{
+	size_t len = 0;
+
+	for (const char *p = pattern; *p && len + 4 < size;) {
+		const char *at = p;
+
+		if (*p == '*') {
+			for (size_t k = gen_next(seed) % 4; k; k--)
+				out[len++] = gen_chars[gen_next(seed) %
+						       (sizeof(gen_chars) - 1)];
+			p++;
+			continue;
+		}
+		for (int tries = 0; tries < 16; tries++) {
+			char c = gen_chars[gen_next(seed) %
+					   (sizeof(gen_chars) - 1)];
+
+			p = at;
+			if (pattern_element(&p, (unsigned char)c, 0)) {
+				out[len++] = c;
+				break;
+			}
+		}
+		if (p == at)
+			break;
+	}
+	out[len] = '\0';
+}
+
+static struct execplan plan_of(const char *exe, const char *name)
+{
+	char *exe_values[] = {(char *)exe}, *name_values[] = {(char *)name};
+	struct rule rule = {.name = "r"};
+	struct rules rules = {.list = &rule, .count = 1};
+	struct execplan plan;
+
+	rule.match.exe = (struct rule_patterns){.values = exe_values,
+						.count = exe ? 1 : 0};
+	rule.match.name = (struct rule_patterns){.values = name_values,
+						 .count = name ? 1 : 0};
+	execplan_build(&plan, &rules);
+	return plan;
+}
+
+/* On generated patterns and texts, as the matcher was checked against
+ * fnmatch: whenever the matcher matches an exe (or a process name), the
+ * kernel, judging by the plan, sends the exec. */
+static void test_follows_matcher(void **state)
+{
+	uint32_t seed = 7;
+	size_t matched = 0;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		char pattern[128], text[64], why[128];
+		struct execplan plan;
+		bool as_name = gen_next(&seed) % 4 == 0;
+
+		gen_pattern(&seed, pattern, sizeof(pattern));
+		if (pattern_check(pattern, why, sizeof(why)) < 0)
+			continue;
+		gen_text(&seed, pattern, text, sizeof(text));
+		if (!pattern_match(pattern, text))
+			continue;
+		matched++;
+		plan = plan_of(as_name ? NULL : pattern,
+			       as_name ? pattern : NULL);
+		if (!kernel_sends(&plan, as_name ? "/x/y" : text,
+				  as_name ? text : "comm"))
+			fail_msg("%s '%s' matches '%s', and the plan drops it",
+				 as_name ? "name" : "exe", pattern, text);
+		execplan_free(&plan);
+	}
+	assert_true(matched > 50000);
+}
+
 /* The shipped rules: none needs every exec, or the filter would save
  * nothing on a machine that runs them. */
 static void test_shipped_rules(void **state)
@@ -212,6 +366,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_superset),
+		cmocka_unit_test(test_follows_matcher),
 		cmocka_unit_test(test_shipped_rules),
 		cmocka_unit_test(test_trim),
 	};

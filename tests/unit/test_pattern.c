@@ -120,10 +120,50 @@ static void test_windows(void **state)
 	assert_null(pattern_key("C:\\x", flags, key, 4));
 }
 
+/* One element as the matcher reads it: what it may match, where the
+ * next begins. The exec filter's plan asks it whether an element can
+ * match a '/'. */
+static void test_element(void **state)
+{
+	static const struct {
+		const char *element;
+		size_t len;
+		bool slash, a;
+	} cases[] = {
+		{"a", 1, false, true},
+		{"/", 1, true, false},
+		{"?", 1, true, true},
+		{"\\/", 2, true, false},
+		{"[!a]", 4, true, false},
+		{"[^a]", 4, true, false},
+		{"[--0]", 5, true, false},
+		{"[.-0]", 5, true, false},
+		{"[[:punct:]]", 11, true, false},
+		{"[[:graph:]]", 11, true, true},
+		{"[[:print:]]", 11, true, true},
+		{"[[:alpha:]]", 11, false, true},
+		{"[]/]", 4, true, false},
+		{"[a-c]x", 5, false, true},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *p = cases[i].element;
+
+		if (pattern_element(&p, '/', 0) != cases[i].slash ||
+		    (size_t)(p - cases[i].element) != cases[i].len)
+			fail_msg("'%s' against '/'", cases[i].element);
+		p = cases[i].element;
+		if (pattern_element(&p, 'a', 0) != cases[i].a)
+			fail_msg("'%s' against 'a'", cases[i].element);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_element),
 	};
 
 	return unit_run("pattern", UNIT_TABLE(pattern_cases, test_pattern_case),

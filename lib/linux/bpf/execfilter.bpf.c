@@ -39,7 +39,8 @@ struct {
  * ones it manages (it adds them before it applies anything) and their
  * children from then on (added here, at the fork, before the child
  * runs): a raise must not outlive its match when a child execs a
- * program no rule matches. Gone when the last thread of one exits. */
+ * program no rule matches. Gone when the last thread of one exits.
+ * Sized by the daemon (filter_follow_max). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -47,6 +48,19 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } followed SEC(".maps");
+
+/* The followed map's bookkeeping, mapped into the daemon's memory as
+ * well: its entries; the processes it could not take (here at a fork,
+ * or in the daemon), and how many of those the daemon has made up for.
+ * While the two counts differ every exec goes to the daemon, so that a
+ * child the map had no room for is not lost. Atomic on both sides. */
+__u64 follow_count;
+__u64 follow_failed;
+__u64 follow_acked;
+
+#ifndef EEXIST
+#define EEXIST 17
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -237,8 +251,12 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	 * CO-RE, cheaper than a helper call each. */
 	ino = bprm->file->f_inode->i_ino;
 	tgid = bpf_get_current_pid_tgid() >> 32;
-	why = bpf_map_lookup_elem(&followed, &tgid) ? EXECFILTER_WHY_FOLLOWED
-						    : judge(bprm, ino);
+	if (bpf_map_lookup_elem(&followed, &tgid))
+		why = EXECFILTER_WHY_FOLLOWED;
+	else if (follow_failed != follow_acked)
+		why = EXECFILTER_WHY_FULL;
+	else
+		why = judge(bprm, ino);
 	if (!why)
 		return 0;
 	count(EXECFILTER_STAT_SENT);
@@ -256,8 +274,10 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
-/* A followed process's child is followed from its fork on; a thread is
- * not a new process. */
+/* A followed process's child is followed from its fork on (the
+ * tracepoint runs before the child can); a thread is not a new process.
+ * A child the map has no room for is counted: then every exec goes to
+ * the daemon. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(execfilter_fork, struct task_struct *parent,
 	     struct task_struct *child)
@@ -265,10 +285,15 @@ int BPF_PROG(execfilter_fork, struct task_struct *parent,
 	__u32 ptgid = parent->tgid;
 	__u32 ctgid = child->tgid;
 	__u32 one = 1;
+	long err;
 
 	if (ptgid == ctgid || !bpf_map_lookup_elem(&followed, &ptgid))
 		return 0;
-	bpf_map_update_elem(&followed, &ctgid, &one, BPF_ANY);
+	err = bpf_map_update_elem(&followed, &ctgid, &one, BPF_NOEXIST);
+	if (!err)
+		__sync_fetch_and_add(&follow_count, 1);
+	else if (err != -EEXIST)
+		__sync_fetch_and_add(&follow_failed, 1);
 	return 0;
 }
 
@@ -282,6 +307,7 @@ int BPF_PROG(execfilter_exit, struct task_struct *p)
 	if (p->signal->live.counter != 0 ||
 	    !bpf_map_lookup_elem(&followed, &tgid))
 		return 0;
-	bpf_map_delete_elem(&followed, &tgid);
+	if (!bpf_map_delete_elem(&followed, &tgid))
+		__sync_fetch_and_add(&follow_count, -1);
 	return 0;
 }

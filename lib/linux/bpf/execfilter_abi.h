@@ -26,6 +26,7 @@
 #define EXECFILTER_WHY_ALL   5 /* a rule the kernel cannot judge */
 #define EXECFILTER_WHY_LONG  6 /* a name too long to judge */
 #define EXECFILTER_WHY_FOLLOWED 7 /* managed, or a managed one's child */
+#define EXECFILTER_WHY_FULL	8 /* the followed map had no room */
 
 /* A glob the kernel checks by its literal ends: the name (the file's
  * basename, or the process name when comm is set) is min_len bytes or

@@ -30,6 +30,7 @@ static const struct conf_case conf_cases[] = {
 	 "debug\ndry_run = yes\nrespect_changes = no\nself_realtime = "
 	 "yes\ngroup_may_reload = on\nbatch_ms = 5\nevent_buffer_kb = 64\n"
 	 "events_poll_ms = 100\nifeo_perf_options = all\nevents = bpf\n"
+	 "filter_follow_max = 1024\n"
 	 "[paths]\nsysfs = "
 	 "/tmp/sys\nprocfs = /tmp/proc\n",
 	 0, 0, NULL},
@@ -79,6 +80,11 @@ static const struct conf_case conf_cases[] = {
 	 "event_buffer_kb: '1' is not a size in KiB from 4 to 262144"},
 	{"batch too long", "[daemon]\nbatch_ms = 101\n", 1, 2,
 	 "batch_ms: '101' is not a number of milliseconds from 0 to 100"},
+	{"filter follows too few", "[daemon]\nfilter_follow_max = 15\n", 1, 2,
+	 "filter_follow_max: '15' is not a number of processes from 16 to "
+	 "4194304"},
+	{"filter follows too many", "[daemon]\nfilter_follow_max = 4194305\n",
+	 1, 2, "filter_follow_max: '4194305' is not a number of processes"},
 	{"power base policy",
 	 "[power]\nparking = off\nmin_online = 50\nidle_latency_us = 10\n"
 	 "governor = performance\nepp = balance_performance\nprofile = "

@@ -1,18 +1,24 @@
 /* The exec filter's Linux side without loading it: why it did not load,
- * each cause named with its fix, and the kernel's device numbers in
- * stat()'s encoding. */
+ * each cause named with its fix, the kernel's device numbers in stat()'s
+ * encoding, and the watch of the literal exes' directories (inotify, on
+ * a directory of the test's own). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "unit.h"
 
 #include "linux.h"
+#include "util.h"
 
 struct refusal_case {
 	const char *name;
@@ -115,10 +121,108 @@ static void test_dev_to_stat(void **state)
 	assert_true(execfilter_dev_to_stat(8u << 20 | 1) != (8u << 20 | 1));
 }
 
+/* Which paths the watch reported: a bit each. */
+static void note_path(void *ctx, size_t path)
+{
+	*(unsigned *)ctx |= 1u << path;
+}
+
+static unsigned watch_reported(struct execwatch *w)
+{
+	unsigned reported = 0;
+
+	assert_int_equal(execwatch_read(w, note_path, &reported), 0);
+	return reported;
+}
+
+static void put_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs("x", f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The kernel queues an event as the rename returns: what the watch
+ * reports is known at once, no waiting. An upgrade's rename over a
+ * literal exe is reported for that path only; another name in the same
+ * directory, and a write in place, are not; a directory missing at first
+ * is watched once it is there; one removed is watched again when it is
+ * back. */
+static void test_watch(void **state)
+{
+	char dir[] = "/tmp/test_execwatch.XXXXXX", *paths[3], *tmp, *later;
+	struct execwatch *w;
+	unsigned reported;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	paths[0] = xasprintf("%s/app", dir);
+	paths[1] = xasprintf("%s/other", dir);
+	later = xasprintf("%s/later", dir);
+	paths[2] = xasprintf("%s/tool", later);
+	tmp = xasprintf("%s/app.new", dir);
+	put_file(paths[0]);
+	put_file(paths[1]);
+	w = execwatch_open();
+	assert_non_null(w);
+	assert_true(execwatch_fd(w) >= 0);
+	execwatch_set(w, paths, 3);
+	assert_int_equal(watch_reported(w), 0);
+
+	put_file(tmp);
+	assert_int_equal(rename(tmp, paths[0]), 0);
+	assert_int_equal(watch_reported(w), 1u << 0);
+	put_file(tmp);
+	assert_int_equal(unlink(tmp), 0);
+	put_file(paths[1]); /* in place: the same inode */
+	assert_int_equal(watch_reported(w), 0);
+
+	/* A directory that was not there: watched at the retry, its path
+	 * looked at then, its file's arrival reported. */
+	assert_int_equal(mkdir(later, 0700), 0);
+	reported = 0;
+	execwatch_retry(w, note_path, &reported);
+	assert_int_equal(reported, 1u << 2);
+	put_file(paths[2]);
+	assert_int_equal(watch_reported(w), 1u << 2);
+	/* Removed: reported, then watched again once it is back. */
+	assert_int_equal(unlink(paths[2]), 0);
+	assert_int_equal(rmdir(later), 0);
+	assert_int_equal(watch_reported(w) & (1u << 2), 1u << 2);
+	assert_int_equal(mkdir(later, 0700), 0);
+	reported = 0;
+	execwatch_retry(w, note_path, &reported);
+	assert_int_equal(reported, 1u << 2);
+	put_file(paths[2]);
+	assert_int_equal(watch_reported(w), 1u << 2);
+
+	/* A new plan without the first path: its directory stays watched for
+	 * the others, and its name no longer reported. */
+	execwatch_set(w, paths + 1, 2);
+	put_file(tmp);
+	assert_int_equal(rename(tmp, paths[0]), 0);
+	assert_int_equal(watch_reported(w), 0);
+	assert_int_equal(unlink(paths[1]), 0);
+	assert_int_equal(watch_reported(w), 1u << 0);
+
+	execwatch_close(w);
+	unlink(paths[0]);
+	unlink(paths[2]);
+	rmdir(later);
+	rmdir(dir);
+	for (int i = 0; i < 3; i++)
+		free(paths[i]);
+	free(tmp);
+	free(later);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dev_to_stat),
+		cmocka_unit_test(test_watch),
 	};
 
 	return unit_run("execfilter",

@@ -1,0 +1,579 @@
+/* The loop's dispatch (policyd/loop.c) with the exec filter, its two
+ * sources stubbed: the ring buffer's execs and the proc connector's
+ * forks, fed in the order the kernel cannot prevent (the child's exec in
+ * the ring, its fork still in the connector's queue, the ring named
+ * first by epoll); and the tick's making up for a map of followed
+ * processes that had no room. The managed processes are lib/manage.c's
+ * own, over a stub system of one-thread processes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "diag.h"
+#include "log.h"
+#include "manage.h"
+#include "os.h"
+#include "policyd.h"
+#include "rules.h"
+
+/* The stub system: processes of one thread, their nice value. */
+
+enum {
+	STUB_PROCS = 8,
+	STUB_EVENTS = 8
+};
+
+struct stub_proc {
+	pid_t pid;
+	unsigned long long start;
+	const char *exe;
+	struct prio_state prio;
+};
+
+static struct stub {
+	struct stub_proc procs[STUB_PROCS];
+	size_t count;
+	/* What each source holds: the proc connector's queue, the ring. */
+	struct events_event connector[STUB_EVENTS], ring[STUB_EVENTS],
+		taken[STUB_EVENTS];
+	size_t connector_count, ring_count, taken_count;
+} stub;
+
+static struct stub_proc *stub_proc(pid_t pid)
+{
+	for (size_t i = 0; i < stub.count; i++) {
+		if (stub.procs[i].pid == pid)
+			return &stub.procs[i];
+	}
+	return NULL;
+}
+
+static struct stub_proc *stub_start(pid_t pid, const char *exe)
+{
+	static unsigned long long clock = 1000;
+	struct stub_proc *p = &stub.procs[stub.count++];
+
+	*p = (struct stub_proc){.pid = pid,
+				.start = ++clock,
+				.exe = exe,
+				.prio = {.policy = RULE_POLICY_OTHER}};
+	return p;
+}
+
+void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
+{
+	const struct procinfo *pi = ctx;
+	struct stub_proc *p = stub_proc(pi->pid);
+
+	if (!p) {
+		facts->failed |= wanted;
+		return;
+	}
+	if (wanted & MATCH_FACT_EXE)
+		snprintf(facts->exe, sizeof(facts->exe), "%s", p->exe);
+	if (wanted & MATCH_FACT_EXE_FILE)
+		facts->exe_file = MATCH_FILE_SAME;
+	facts->have |= wanted & (MATCH_FACT_EXE | MATCH_FACT_EXE_FILE);
+	facts->failed |= wanted & ~(MATCH_FACT_EXE | MATCH_FACT_EXE_FILE);
+}
+
+static pid_t *stub_list(size_t *count, pid_t pid)
+{
+	size_t n = pid ? 1 : stub.count;
+	pid_t *list = calloc(n + 1, sizeof(*list));
+
+	for (size_t i = 0; i < n; i++)
+		list[i] = pid ? pid : stub.procs[i].pid;
+	*count = n;
+	return list;
+}
+
+int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+{
+	(void)procfs;
+	*pids = stub_list(count, 0);
+	return 0;
+}
+
+int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+{
+	(void)procfs;
+	if (!stub_proc(pid))
+		return -1;
+	*tids = stub_list(count, pid);
+	return 0;
+}
+
+int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+			unsigned long long *start)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	(void)procfs;
+	(void)tid;
+	if (!p)
+		return -1;
+	*start = p->start;
+	return 0;
+}
+
+bool procinfo_zombie(const char *procfs, pid_t pid)
+{
+	(void)procfs;
+	(void)pid;
+	return false;
+}
+
+enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
+{
+	pin->handle = pid;
+	return stub_proc(pid) ? OS_OK : OS_GONE;
+}
+
+bool procinfo_pin_ended(const struct procinfo_pin *pin)
+{
+	return !stub_proc((pid_t)pin->handle);
+}
+
+void procinfo_unpin(struct procinfo_pin *pin)
+{
+	pin->handle = -1;
+}
+
+bool procinfo_ended(pid_t pid)
+{
+	return !stub_proc(pid);
+}
+
+bool procinfo_thread_in(pid_t pid, pid_t tid)
+{
+	return pid == tid && stub_proc(pid);
+}
+
+bool procinfo_task_exists(pid_t tid)
+{
+	return stub_proc(tid) != NULL;
+}
+
+enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	if (!p || tid != pid)
+		return OS_GONE;
+	*state = p->prio;
+	return OS_OK;
+}
+
+enum os_status apply_prio_write(pid_t pid, pid_t tid,
+				const struct prio_state *now,
+				const struct prio_state *wanted)
+{
+	struct stub_proc *p = stub_proc(pid);
+
+	(void)now;
+	if (!p || tid != pid)
+		return OS_GONE;
+	p->prio = *wanted;
+	return OS_OK;
+}
+
+enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
+{
+	(void)tid;
+	(void)set;
+	return stub_proc(pid) ? OS_OK : OS_GONE;
+}
+
+enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
+{
+	(void)tid;
+	(void)set;
+	return stub_proc(pid) ? OS_OK : OS_GONE;
+}
+
+int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set)
+{
+	(void)procfs;
+	(void)sysfs;
+	(void)pid;
+	(void)set;
+	return -1;
+}
+
+enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
+{
+	(void)pid;
+	(void)set;
+	return OS_UNSUPPORTED;
+}
+
+int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+{
+	(void)sysfs;
+	(void)set;
+	return -1;
+}
+
+/* The two sources, and the rest of the daemon loop.c calls. */
+
+int events_read(struct events *ev, events_fn fn, void *ctx)
+{
+	size_t count = stub.connector_count;
+
+	(void)ev;
+	stub.connector_count = 0;
+	for (size_t i = 0; i < count; i++)
+		fn(ctx, &stub.connector[i]);
+	return 0;
+}
+
+void events_close(struct events *ev)
+{
+	ev->fd = -1;
+}
+
+int execfilter_take(struct execfilter *f)
+{
+	(void)f;
+	memcpy(stub.taken + stub.taken_count, stub.ring,
+	       stub.ring_count * sizeof(*stub.ring));
+	stub.taken_count += stub.ring_count;
+	stub.ring_count = 0;
+	return 0;
+}
+
+void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
+{
+	size_t count = stub.taken_count;
+
+	(void)f;
+	stub.taken_count = 0;
+	for (size_t i = 0; i < count; i++)
+		fn(ctx, &stub.taken[i]);
+}
+
+int execfilter_refresh(struct execfilter *f)
+{
+	(void)f;
+	return 0;
+}
+
+/* Literal exes' files the watch of their directories found replaced. */
+static int watch_changed;
+
+int execfilter_watch_read(struct execfilter *f)
+{
+	int changed = watch_changed;
+
+	(void)f;
+	watch_changed = 0;
+	return changed;
+}
+
+/* The followed processes' map: its counts as the kernel keeps them, the
+ * processes the daemon followed itself, the count it made up for. */
+static struct stub_map {
+	struct execfilter_stats st;
+	pid_t followed[STUB_PROCS];
+	size_t count;
+	unsigned long long acked;
+	unsigned unfulls;
+	bool refuse; /* no room, whatever the count says */
+} map;
+
+int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
+{
+	(void)f;
+	*st = map.st;
+	return 0;
+}
+
+int execfilter_follow(struct execfilter *f, int pid)
+{
+	(void)f;
+	for (size_t i = 0; i < map.count; i++) {
+		if (map.followed[i] == pid)
+			return 0;
+	}
+	if (map.refuse || map.st.following >= map.st.follow_max) {
+		map.st.follow_failed++;
+		map.st.full = true;
+		return -1;
+	}
+	map.followed[map.count++] = pid;
+	map.st.following++;
+	return 1;
+}
+
+void execfilter_unfull(struct execfilter *f, unsigned long long failed)
+{
+	(void)f;
+	map.acked = failed;
+	map.st.full = map.st.follow_failed != failed;
+	map.unfulls++;
+}
+
+void ifeo_exec(struct daemon *d, pid_t pid)
+{
+	(void)d;
+	(void)pid;
+}
+
+void daemon_events_update(struct daemon *d, const struct rules *rules)
+{
+	(void)d;
+	(void)rules;
+}
+
+void daemon_filter_update(struct daemon *d, const struct rules *rules)
+{
+	(void)d;
+	(void)rules;
+}
+
+void daemon_filter_drop(struct daemon *d, const char *why)
+{
+	(void)why;
+	d->execfilter = NULL;
+}
+
+int daemon_reload(struct daemon *d, struct diag *diag)
+{
+	(void)d;
+	(void)diag;
+	return 0;
+}
+
+void control_expire(struct daemon *d)
+{
+	(void)d;
+}
+
+void apply_power_check(struct power *pw)
+{
+	(void)pw;
+}
+
+int loop_arm(struct daemon *d)
+{
+	(void)d;
+	return 0;
+}
+
+void loop_events_gone(struct daemon *d)
+{
+	(void)d;
+}
+
+void loop_events_read(struct daemon *d, bool on)
+{
+	(void)d;
+	(void)on;
+}
+
+/* The tests. */
+
+static const char rules_text[] =
+	"rules = ( { name = \"raised\"; match = { exe = \"/usr/bin/raised\"; "
+	"}; priority = { nice = -6; }; } );\n";
+
+static struct rules rules;
+static struct daemon d;
+static int filter; /* stands for the loaded filter: only its address */
+
+static int setup(void **state)
+{
+	struct diag diag;
+
+	(void)state;
+	stub = (struct stub){0};
+	map = (struct stub_map){.st = {.follow_max = 16}};
+	d = (struct daemon){.execfilter = (struct execfilter *)&filter};
+	d.events.fd = 3;
+	diag_init(&diag);
+	rules_init(&rules);
+	rules.system = RULES_SYSTEM_LINUX;
+	rules_load_text(&rules, "t.rules", rules_text, strlen(rules_text),
+			&diag);
+	assert_int_equal(diag.errors, 0);
+	diag_free(&diag);
+	manage_init(&d.manage,
+		    &(struct manage_options){.procfs = "/stub",
+					     .sysfs = "/stub",
+					     .respect_changes = true},
+		    NULL);
+	manage_set_rules(&d.manage, &rules);
+	d.rules = &rules;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	manage_free(&d.manage);
+	pidmap_free(&d.renamed);
+	rules_free(&rules);
+	return 0;
+}
+
+static void ring_exec(pid_t pid)
+{
+	stub.ring[stub.ring_count++] =
+		(struct events_event){EVENTS_KIND_EXEC, pid, pid, 0, 0};
+}
+
+static void connector_fork(pid_t parent, pid_t child)
+{
+	stub.connector[stub.connector_count++] = (struct events_event){
+		EVENTS_KIND_FORK, child, child, parent, parent};
+}
+
+/* A managed process posix_spawns a program no rule matches: the child's
+ * exec is in the ring, its fork still in the connector's queue, and the
+ * ring's readiness is handled first. The child is still the managed
+ * process's child when its exec is judged: what it inherited is undone,
+ * and nothing is left waiting for an exec that already happened. */
+static void test_exec_before_fork(void **state)
+{
+	struct stub_proc *child;
+
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	assert_int_equal(stub_proc(600)->prio.nice, -6);
+	child = stub_start(700, "/usr/bin/plain");
+	child->prio = stub_proc(600)->prio;
+	connector_fork(600, 700);
+	ring_exec(700);
+	loop_on_execs(&d);
+	loop_on_events(&d); /* the connector's turn, as epoll names it next */
+	assert_int_equal(stub_proc(700)->prio.nice, 0);
+	assert_int_equal(d.manage.counters.inherited_restored, 1);
+	assert_null(manage_find(&d.manage, 700));
+	assert_int_equal(d.manage.heirs.count, 0);
+	assert_int_equal(stub_proc(600)->prio.nice, -6);
+}
+
+/* The same child when the connector was read first, before its fork
+ * was queued: the ring's turn reads the connector again. */
+static void test_connector_read_before(void **state)
+{
+	struct stub_proc *child;
+
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	loop_on_events(&d); /* nothing queued yet */
+	child = stub_start(701, "/usr/bin/plain");
+	child->prio = stub_proc(600)->prio;
+	connector_fork(600, 701);
+	ring_exec(701);
+	loop_on_execs(&d);
+	assert_int_equal(stub_proc(701)->prio.nice, 0);
+	assert_int_equal(d.manage.heirs.count, 0);
+}
+
+/* The map had no room for a child (the kernel counted it, and sends
+ * every exec): said once; nothing changes while the map stays full;
+ * with room, the daemon follows again what it must, and only a tick that
+ * finds all of it followed already lets the filter judge again, with the
+ * count of refusals it read before looking. A child its managed parent
+ * forked before the daemon followed the parent comes from the connector,
+ * and holds the filter back one more tick. */
+static void test_full_map_made_up_for(void **state)
+{
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	map.st = (struct execfilter_stats){.following = 16,
+					   .follow_max = 16,
+					   .follow_failed = 3,
+					   .full = true};
+	loop_on_tick(&d);
+	assert_true(d.filter_full);
+	assert_int_equal(d.filter_fulls, 1);
+	assert_int_equal(map.count, 0);
+	loop_on_tick(&d);
+	assert_int_equal(d.filter_fulls, 1);
+	map.st.following = 10; /* children ended */
+	loop_on_tick(&d);
+	assert_int_equal(map.count, 1); /* the managed one, followed again */
+	assert_int_equal(map.unfulls, 0);
+	stub_start(700, "/usr/bin/raised")->prio = stub_proc(600)->prio;
+	connector_fork(600, 700);
+	loop_on_tick(&d);
+	assert_int_equal(map.count, 2);
+	assert_int_equal(map.unfulls, 0);
+	assert_true(d.filter_full);
+	loop_on_tick(&d);
+	assert_int_equal(map.unfulls, 1);
+	assert_int_equal(map.acked, 3);
+	assert_false(d.filter_full);
+	assert_false(map.st.full);
+}
+
+/* Room by the count, but the map refuses the daemon's own follow (it
+ * filled again meanwhile): that refusal is counted, and the filter goes
+ * on sending every exec. */
+static void test_full_map_refused_again(void **state)
+{
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	map.st = (struct execfilter_stats){.following = 14,
+					   .follow_max = 16,
+					   .follow_failed = 1,
+					   .full = true};
+	map.refuse = true;
+	loop_on_tick(&d);
+	loop_on_tick(&d);
+	assert_int_equal(map.unfulls, 0);
+	assert_int_equal(map.st.follow_failed, 3);
+	assert_true(d.filter_full);
+	assert_int_equal(d.filter_fulls, 1);
+}
+
+/* A rule's program replaced: the filter follows the new file (the
+ * stub's part), and a rescan finds what started before it did. */
+static void test_replaced_file_rescan(void **state)
+{
+	(void)state;
+	stub_start(900, "/usr/bin/raised"); /* its exec went unsent */
+	watch_changed = 1;
+	loop_on_watch(&d);
+	assert_int_equal(stub_proc(900)->prio.nice, -6);
+	assert_int_equal(d.manage.counters.rescans, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exec_before_fork, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_connector_read_before,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_map_made_up_for,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_map_refused_again,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaced_file_rescan,
+						setup, teardown),
+	};
+
+	log_init("test_loop", LOG_LEVEL_ERROR);
+	return unit_run("loop", (struct unit_table){0}, UNIT_TESTS(tests), NULL,
+			NULL);
+}
