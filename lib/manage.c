@@ -878,6 +878,20 @@ void manage_exec(struct manage *m, pid_t pid)
 	manage_evaluate(m, pid);
 }
 
+/* The same fork reported again (by the exec filter and by the proc
+ * connector): the child's record is there, with its start time. A report
+ * that comes after the child's exec makes a record its next exec finds
+ * nothing to undo with: what it holds is no longer what it inherited. */
+static bool manage_fork_known(struct manage *m, pid_t child)
+{
+	const struct manage_heir *h = pidmap_get(&m->heirs, child);
+	unsigned long long start;
+
+	return h &&
+	       procinfo_start_time(m->options.procfs, child, 0, &start) == 0 &&
+	       start == h->start_time;
+}
+
 /* A managed process (or a child of one not yet exec'd) forked: the child
  * is followed until its exec. */
 void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
@@ -887,6 +901,8 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
 	const struct manage_thread *t;
 	struct manage_heir *h;
 
+	if (manage_fork_known(m, child))
+		return;
 	m->counters.forks++;
 	if (!p && !from)
 		return;

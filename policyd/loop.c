@@ -197,10 +197,17 @@ void loop_on_events(struct daemon *d)
 	}
 }
 
+/* The exec filter's records: execs, and forks of followed processes
+ * (the proc connector reports those too; the second report of a fork
+ * is known as such). */
 static void loop_filtered_exec(void *ctx, const struct events_event *e)
 {
 	struct daemon *d = ctx;
 
+	if (e->kind == EVENTS_KIND_FORK) {
+		manage_fork(&d->manage, e->parent, e->parent_tid, e->pid);
+		return;
+	}
 	if (e->kind != EVENTS_KIND_EXEC)
 		return;
 	ifeo_exec(d, e->pid);
@@ -210,10 +217,12 @@ static void loop_filtered_exec(void *ctx, const struct events_event *e)
 /* Execs some rule may match, from the exec filter in the kernel, after
  * the proc connector's events that came before them: the ring's records
  * are taken, the connector's queue is read, and only then are the
- * records handled. The kernel queues a fork's event before the child
- * runs, so before anything the child execs reaches the ring: a child
- * that execs at once (posix_spawn) is known as a managed process's child
- * when its exec is judged, whichever source epoll named first. */
+ * records handled. The forks of followed processes are in the ring as
+ * well, ahead of their children's execs (the kernel sends them before
+ * the child runs): a child that execs at once (posix_spawn) is known as
+ * a managed process's child when its exec is judged, whichever source
+ * epoll named first, and also when the connector's report of the fork is
+ * still unread (a flood on a kernel that cannot filter) or was dropped. */
 void loop_on_execs(struct daemon *d)
 {
 	if (execfilter_take(d->execfilter) < 0) {

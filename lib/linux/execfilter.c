@@ -317,7 +317,7 @@ int execfilter_take(struct execfilter *f)
 	return n < 0 ? -1 : 0;
 }
 
-/* The records taken, in the ring's order, as exec events. */
+/* The records taken, in the ring's order, as exec and fork events. */
 void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 {
 	size_t count = f->taken_count;
@@ -328,6 +328,13 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 		struct events_event ev = {EVENTS_KIND_EXEC, (pid_t)e->pid,
 					  (pid_t)e->pid, 0, 0};
 
+		if (e->why == EXECFILTER_WHY_FORK) {
+			ev = (struct events_event){
+				EVENTS_KIND_FORK, (pid_t)e->pid, (pid_t)e->pid,
+				(pid_t)e->parent, (pid_t)e->parent_tid};
+			fn(ctx, &ev);
+			continue;
+		}
 		f->received++;
 		if (log_get_level() >= LOG_LEVEL_DEBUG) {
 			unsigned long long dev = execfilter_dev_to_stat(e->dev);

@@ -269,9 +269,35 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	e->why = why;
 	e->ino = ino;
 	e->dev = bprm->file->f_inode->i_sb->s_dev;
+	e->parent = 0;
+	e->parent_tid = 0;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+/* The fork of a followed process, told to the daemon through the ring:
+ * ahead of the child's exec there, which the daemon then judges as a
+ * managed process's child whatever became of the proc connector's
+ * report of the fork (still unread, or dropped in a flood). */
+static __always_inline void send_fork(__u32 child, struct task_struct *parent)
+{
+	struct execfilter_event *e;
+
+	/* Not counted as sent: those are execs. */
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(EXECFILTER_STAT_LOST);
+		return;
+	}
+	e->pid = child;
+	e->why = EXECFILTER_WHY_FORK;
+	e->ino = 0;
+	e->dev = 0;
+	e->parent = parent->tgid;
+	e->parent_tid = parent->pid;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* A followed process's child is followed from its fork on (the
@@ -294,6 +320,7 @@ int BPF_PROG(execfilter_fork, struct task_struct *parent,
 		__sync_fetch_and_add(&follow_count, 1);
 	else if (err != -EEXIST)
 		__sync_fetch_and_add(&follow_failed, 1);
+	send_fork(ctgid, parent);
 	return 0;
 }
 

@@ -27,6 +27,10 @@
 #define EXECFILTER_WHY_LONG  6 /* a name too long to judge */
 #define EXECFILTER_WHY_FOLLOWED 7 /* managed, or a managed one's child */
 #define EXECFILTER_WHY_FULL	8 /* the followed map had no room */
+/* Not an exec: a followed process forked (pid: the child). The ring
+ * holds it before anything the child execs, whatever the proc connector
+ * delivers or drops meanwhile. */
+#define EXECFILTER_WHY_FORK 9
 
 /* A glob the kernel checks by its literal ends: the name (the file's
  * basename, or the process name when comm is set) is min_len bytes or
@@ -63,6 +67,9 @@ struct execfilter_event {
 	__u32 why;
 	__u64 ino;
 	__u32 dev; /* the kernel's encoding (MAJOR << 20 | MINOR) */
+	/* EXECFILTER_WHY_FORK: the forking process and thread. */
+	__u32 parent;
+	__u32 parent_tid;
 	__u32 pad;
 };
 

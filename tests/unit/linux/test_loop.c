@@ -484,6 +484,64 @@ static void test_connector_read_before(void **state)
 	assert_int_equal(d.manage.heirs.count, 0);
 }
 
+static void ring_fork(pid_t parent, pid_t child)
+{
+	stub.ring[stub.ring_count++] = (struct events_event){
+		EVENTS_KIND_FORK, child, child, parent, parent};
+}
+
+/* The fork is in the ring ahead of the exec, and the connector is not
+ * read at all (a rename flood on a kernel that cannot filter): the ring
+ * alone makes the child known as the managed process's child, and the
+ * connector's report of the fork, read later, restores nothing twice. */
+static void test_fork_in_the_ring(void **state)
+{
+	struct stub_proc *child;
+
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	child = stub_start(702, "/usr/bin/plain");
+	child->prio = stub_proc(600)->prio;
+	connector_fork(600, 702);
+	d.events_unread = true;
+	ring_fork(600, 702);
+	ring_exec(702);
+	loop_on_execs(&d);
+	assert_int_equal(stub_proc(702)->prio.nice, 0);
+	assert_int_equal(d.manage.counters.inherited_restored, 1);
+	d.events_unread = false;
+	loop_on_events(&d);
+	ring_exec(702);
+	loop_on_execs(&d);
+	assert_int_equal(stub_proc(702)->prio.nice, 0);
+	assert_int_equal(d.manage.counters.inherited_restored, 1);
+}
+
+/* Both sources report the same fork before the child's exec: one fork,
+ * one record, one restore. */
+static void test_fork_reported_twice(void **state)
+{
+	struct stub_proc *child;
+
+	(void)state;
+	stub_start(600, "/usr/bin/raised");
+	ring_exec(600);
+	loop_on_execs(&d);
+	child = stub_start(703, "/usr/bin/plain");
+	child->prio = stub_proc(600)->prio;
+	connector_fork(600, 703);
+	ring_fork(600, 703);
+	loop_on_execs(&d);
+	assert_int_equal(d.manage.heirs.count, 1);
+	assert_int_equal(d.manage.counters.forks, 1);
+	ring_exec(703);
+	loop_on_execs(&d);
+	assert_int_equal(stub_proc(703)->prio.nice, 0);
+	assert_int_equal(d.manage.heirs.count, 0);
+}
+
 /* The map had no room for a child (the kernel counted it, and sends
  * every exec): said once; nothing changes while the map stays full;
  * with room, the daemon follows again what it must, and only a tick that
@@ -562,6 +620,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exec_before_fork, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fork_in_the_ring, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fork_reported_twice, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_connector_read_before,
 						setup, teardown),
