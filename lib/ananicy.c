@@ -12,6 +12,7 @@
 
 #include "ananicy.h"
 #include "os.h"
+#include "quote.h"
 #include "rulefile.h"
 #include "rules.h"
 #include "util.h"
@@ -865,21 +866,6 @@ static void ananicy_rule(struct ananicy_job *j, size_t index)
 	ananicy_group_add(j, index, type ? type->id : NULL, &m);
 }
 
-/* A libconfig string; with `literal`, glob characters quoted, as ananicy
- * compares names whole. */
-void ananicy_quote(FILE *out, const char *text, bool literal)
-{
-	fputc('"', out);
-	for (const char *c = text; *c; c++) {
-		if (literal && strchr("*?[]\\", *c))
-			fputs("\\\\", out);
-		if (*c == '"' || *c == '\\')
-			fputc('\\', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 static void ananicy_write_priority(FILE *out, const struct rule_priority *p)
 {
 	fprintf(out, "    priority = {");
@@ -916,11 +902,11 @@ static void ananicy_write_list(FILE *out, const struct ananicy_job *j,
 			char key[RULEFILE_COMM_MAX + 1];
 
 			snprintf(key, sizeof(key), "%s", e->id);
-			ananicy_quote(out, key, true);
+			quote_write(out, key, QUOTE_ALL, QUOTE_MODE_GLOB);
 		} else {
 			char *source = xasprintf("%s:%u", e->file, e->line);
 
-			ananicy_quote(out, source, false);
+			quote_write(out, source, QUOTE_ALL, QUOTE_MODE_CONFIG);
 			free(source);
 		}
 	}
@@ -933,16 +919,18 @@ static void ananicy_write_group(FILE *out, const struct ananicy_job *j,
 {
 	const struct ananicy_options *opt = j->opt;
 
-	fprintf(out, "  { name = \"%s\";\n    match = { name = ", g->name);
+	fprintf(out, "  { name = ");
+	quote_write(out, g->name, QUOTE_ALL, QUOTE_MODE_CONFIG);
+	fprintf(out, ";\n    match = { name = ");
 	ananicy_write_list(out, j, g, true);
 	fprintf(out, ";");
 	if (g->set.raises && opt->user) {
 		fprintf(out, "\n              user = ");
-		ananicy_quote(out, opt->user, false);
+		quote_write(out, opt->user, QUOTE_ALL, QUOTE_MODE_CONFIG);
 		fprintf(out, ";");
 	} else if (g->set.raises && opt->group) {
 		fprintf(out, "\n              group = ");
-		ananicy_quote(out, opt->group, false);
+		quote_write(out, opt->group, QUOTE_ALL, QUOTE_MODE_CONFIG);
 		fprintf(out, ";");
 	}
 	fprintf(out, " };\n");
@@ -958,12 +946,15 @@ static void ananicy_write_group(FILE *out, const struct ananicy_job *j,
 
 static void ananicy_write_heading(FILE *out, const struct ananicy_group *g)
 {
-	if (g->type)
-		fprintf(out, "  # ananicy type \"%s\": %zu rule%s\n", g->type,
-			g->count, g->count == 1 ? "" : "s");
-	else
+	if (g->type) {
+		fprintf(out, "  # ananicy type \"");
+		quote_write(out, g->type, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+		fprintf(out, "\": %zu rule%s\n", g->count,
+			g->count == 1 ? "" : "s");
+	} else {
 		fprintf(out, "  # ananicy rules with their own settings: %zu\n",
 			g->count);
+	}
 }
 
 /* A raising rule without --user, --group or --allow-spoofable: written
@@ -1033,6 +1024,7 @@ static void ananicy_write_file(struct ananicy_job *j, const char *slug)
 	struct ananicy_file *file;
 	bool first = true;
 	const char *folder = NULL;
+	char *where;
 
 	if (!out)
 		return;
@@ -1040,14 +1032,16 @@ static void ananicy_write_file(struct ananicy_job *j, const char *slug)
 		if (strcmp(j->groups[i].slug, slug) == 0)
 			folder = j->groups[i].folder;
 	}
-	fprintf(out,
-		ANANICY_HEADER
-		"\n# %s%s%s\n# Every rule's source names the "
-		"ananicy file and line it came from.\nversion = 1;\n"
-		"rules = (\n",
-		j->opt->origin ? j->opt->origin : "",
-		j->opt->origin && folder && *folder ? "/" : "",
-		folder ? folder : "");
+	where = xasprintf("%s%s%s", j->opt->origin ? j->opt->origin : "",
+			  j->opt->origin && folder && *folder ? "/" : "",
+			  folder ? folder : "");
+	/* A comment escapes nothing: the folder's name is shown as a
+	 * terminal would show it, a newline in it as \x0a. */
+	fprintf(out, ANANICY_HEADER "\n# ");
+	quote_write(out, where, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+	fprintf(out, "\n# Every rule's source names the ananicy file and line "
+		     "it came from.\nversion = 1;\nrules = (\n");
+	free(where);
 	for (size_t i = 0; i < j->group_count; i++) {
 		const struct ananicy_group *g = &j->groups[i];
 

@@ -12,10 +12,12 @@
 #include "cpulist.h"
 #include "os.h"
 #include "prolasso.h"
+#include "quote.h"
 #include "rules.h"
 #include "util.h"
 
 #define PROLASSO_MAX_FIELD 512
+#define PROLASSO_MAX_NAME  765
 
 enum prolasso_key {
 	PROLASSO_KEY_OTHER,
@@ -197,18 +199,34 @@ static bool prolasso_mask(const char *text, char *out, size_t size)
 }
 
 /* What a process name may be here: an image name, '*' and '?' as
- * wildcards; brackets and backslashes have no meaning to Process Lasso. */
+ * wildcards; brackets and backslashes have no meaning to Process Lasso,
+ * and Windows has no file name with a control character or of more than
+ * 255 UTF-16 units (3 bytes of UTF-8 each at most). */
 static bool prolasso_name_ok(struct prolasso_job *j, const char *name,
 			     unsigned line)
 {
 	if (!*name)
 		return false;
+	if (strlen(name) > PROLASSO_MAX_NAME) {
+		diag_warning(j->diag, j->path, line,
+			     "process '%.64s...': longer than %d bytes: not "
+			     "imported",
+			     name, PROLASSO_MAX_NAME);
+		return false;
+	}
 	for (const char *c = name; *c; c++) {
-		if ((unsigned char)*c < 0x20 || strchr("[]\\\"", *c)) {
+		if ((unsigned char)*c < 0x20) {
+			diag_warning(j->diag, j->path, line,
+				     "process '%.64s': control character "
+				     "0x%02x in a name: not imported",
+				     name, (unsigned char)*c);
+			return false;
+		}
+		if (strchr("[]\\\"", *c)) {
 			diag_warning(j->diag, j->path, line,
 				     "process '%.64s': '%c' in a name: not "
 				     "imported",
-				     name, *c >= 0x20 ? *c : '?');
+				     name, *c);
 			return false;
 		}
 	}
@@ -542,7 +560,8 @@ static void prolasso_write_list(FILE *out, const struct prolasso_job *j,
 			fprintf(out, ",\n%s",
 				names ? "                       "
 				      : "               ");
-		ananicy_quote(out, names ? p->name : p->source, false);
+		quote_write(out, names ? p->name : p->source, QUOTE_ALL,
+			    QUOTE_MODE_CONFIG);
 	}
 	if (g->count > 1)
 		fprintf(out, " ]");
@@ -560,7 +579,8 @@ static void prolasso_write_rule(FILE *out, const struct prolasso_job *j,
 	if (g->raises && (opt->user || opt->group)) {
 		fprintf(out,
 			"\n              %s = ", opt->user ? "user" : "group");
-		ananicy_quote(out, opt->user ? opt->user : opt->group, false);
+		quote_write(out, opt->user ? opt->user : opt->group, QUOTE_ALL,
+			    QUOTE_MODE_CONFIG);
 		fprintf(out, ";");
 	}
 	fprintf(out, " };\n");
@@ -666,12 +686,13 @@ static void prolasso_write(struct prolasso_job *j,
 		groups[g].members[groups[g].count++] = i;
 	}
 	if (count && (out = memstream_open(&m))) {
-		fprintf(out,
-			"# Imported from Process Lasso's configuration by "
-			"cpupolicyctl import prolasso:\n# %s\n# For the "
-			"Windows backend: check it with --system windows.\n"
-			"version = 1;\nrules = (\n",
-			j->path);
+		/* A comment escapes nothing: the path is shown as a
+		 * terminal would show it. */
+		fprintf(out, "# Imported from Process Lasso's configuration by "
+			     "cpupolicyctl import prolasso:\n# ");
+		quote_write(out, j->path, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+		fprintf(out, "\n# For the Windows backend: check it with "
+			     "--system windows.\nversion = 1;\nrules = (\n");
 		for (size_t g = 0; g < count; g++) {
 			prolasso_count(j->res, &groups[g], opt);
 			if (prolasso_left_out(&groups[g], opt))
