@@ -100,7 +100,7 @@ struct ananicy_result {
  * sorted. */
 void ananicy_unmapped_add(struct ananicy_unmapped **list, size_t *count,
 			  const char *what);
-void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t count);
+void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t *count);
 void ananicy_init(struct ananicy *a);
 void ananicy_free(struct ananicy *a);
 void ananicy_parse(struct ananicy *a, const char *path, const char *folder,

@@ -47,7 +47,8 @@ struct prolasso_job {
 	struct prolasso_proc *procs;
 	size_t count;
 	struct strmap by_key;
-	char **aliases; /* name, cpus, name, cpus... */
+	struct strmap aliases; /* a named affinity's name -> its CPUs */
+	char **alias_texts;    /* the names and CPUs the map points to */
 	size_t alias_count;
 };
 
@@ -156,13 +157,12 @@ static char *prolasso_lower(const char *s)
 static bool prolasso_cpus(struct prolasso_job *j, const char *spec, char *out,
 			  size_t size, unsigned line)
 {
+	const char *alias = strmap_get(&j->aliases, spec);
 	char text[PROLASSO_MAX_FIELD], why[128];
 	struct cpulist list;
 
-	for (size_t i = 0; i + 1 < j->alias_count; i += 2) {
-		if (strcmp(j->aliases[i], spec) == 0)
-			spec = j->aliases[i + 1];
-	}
+	if (alias)
+		spec = alias;
 	snprintf(text, sizeof(text), "%s", spec);
 	for (char *c = text; *c; c++) {
 		if (*c == ';')
@@ -244,7 +244,7 @@ static struct prolasso_proc *prolasso_proc(struct prolasso_job *j,
 		free(key);
 		return &j->procs[at - 1];
 	}
-	j->procs = xreallocarray(j->procs, j->count + 1, sizeof(*j->procs));
+	j->procs = xgrow(j->procs, j->count, sizeof(*j->procs));
 	p = &j->procs[j->count++];
 	*p = (struct prolasso_proc){.name = xstrdup(name), .key = key};
 	p->source = xasprintf("%s:%u", j->path, line);
@@ -317,6 +317,23 @@ static struct prolasso_proc *prolasso_proc_of(struct prolasso_job *j,
 	return p;
 }
 
+/* A named affinity: the first definition of a name is the one used. */
+static void prolasso_alias(struct prolasso_job *j, const char *name,
+			   const char *cpus)
+{
+	char *key, *value;
+
+	if (strmap_get(&j->aliases, name))
+		return;
+	j->alias_texts =
+		xgrow(j->alias_texts, j->alias_count, sizeof(*j->alias_texts));
+	key = j->alias_texts[j->alias_count++] = xstrdup(name);
+	j->alias_texts =
+		xgrow(j->alias_texts, j->alias_count, sizeof(*j->alias_texts));
+	value = j->alias_texts[j->alias_count++] = xstrdup(cpus);
+	strmap_put(&j->aliases, key, value);
+}
+
 /* One name,value[,value] entry of a list. */
 static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 			   char **f, unsigned line)
@@ -327,10 +344,7 @@ static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 
 	j->res->entries++;
 	if (key == PROLASSO_KEY_NAMED) {
-		j->aliases = xreallocarray(j->aliases, j->alias_count + 2,
-					   sizeof(*j->aliases));
-		j->aliases[j->alias_count++] = xstrdup(f[0]);
-		j->aliases[j->alias_count++] = xstrdup(f[1]);
+		prolasso_alias(j, f[0], f[1]);
 		return;
 	}
 	if (!prolasso_name_ok(j, f[0], line))
@@ -529,13 +543,6 @@ struct prolasso_group {
 	bool raises;
 };
 
-static bool prolasso_same(const struct prolasso_proc *a,
-			  const struct prolasso_proc *b)
-{
-	return a->class == b->class && a->efficiency == b->efficiency &&
-	       strcmp(a->cpus, b->cpus) == 0;
-}
-
 static bool prolasso_raises(const struct prolasso_proc *p)
 {
 	struct rule probe = {
@@ -546,6 +553,69 @@ static bool prolasso_raises(const struct prolasso_proc *p)
 	};
 
 	return rules_raises(&probe);
+}
+
+static int prolasso_compare_settings(const struct prolasso_proc *a,
+				     const struct prolasso_proc *b)
+{
+	if (a->class != b->class)
+		return a->class < b->class ? -1 : 1;
+	if (a->efficiency != b->efficiency)
+		return a->efficiency < b->efficiency ? -1 : 1;
+	return strcmp(a->cpus, b->cpus);
+}
+
+/* Settings first, read order (the place in the array) last. */
+static int prolasso_compare_proc(const void *a, const void *b)
+{
+	const struct prolasso_proc *x = *(const struct prolasso_proc *const *)a;
+	const struct prolasso_proc *y = *(const struct prolasso_proc *const *)b;
+	int c = prolasso_compare_settings(x, y);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static int prolasso_compare_group(const void *a, const void *b)
+{
+	const struct prolasso_group *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The processes of the same settings as one group each, in the order
+ * their first process was read: sorted, not compared with every group
+ * (O(n log n) for any input). */
+static size_t prolasso_group(const struct prolasso_job *j,
+			     struct prolasso_group **out)
+{
+	const struct prolasso_proc **order =
+		xcalloc(j->count + 1, sizeof(*order));
+	struct prolasso_group *groups = xcalloc(j->count + 1, sizeof(*groups));
+	size_t count = 0;
+
+	for (size_t i = 0; i < j->count; i++)
+		order[i] = &j->procs[i];
+	qsort(order, j->count, sizeof(*order), prolasso_compare_proc);
+	for (size_t i = 0, run; i < j->count; i = run) {
+		struct prolasso_group *g = &groups[count++];
+
+		for (run = i + 1;
+		     run < j->count &&
+		     prolasso_compare_settings(order[run], order[i]) == 0;
+		     run++)
+			;
+		*g = (struct prolasso_group){
+			.first = order[i],
+			.members = xcalloc(run - i, sizeof(*g->members)),
+			.raises = prolasso_raises(order[i]),
+		};
+		for (size_t k = i; k < run; k++)
+			g->members[g->count++] = (size_t)(order[k] - j->procs);
+	}
+	qsort(groups, count, sizeof(*groups), prolasso_compare_group);
+	free(order);
+	*out = groups;
+	return count;
 }
 
 static void prolasso_write_list(FILE *out, const struct prolasso_job *j,
@@ -661,30 +731,12 @@ static void prolasso_count(struct prolasso_result *res,
 static void prolasso_write(struct prolasso_job *j,
 			   const struct ananicy_options *opt)
 {
-	struct prolasso_group *groups = NULL;
-	size_t count = 0;
+	struct prolasso_group *groups;
+	size_t count = prolasso_group(j, &groups);
 	struct memstream m;
 	FILE *out;
 	bool first = true;
 
-	for (size_t i = 0; i < j->count; i++) {
-		size_t g;
-
-		for (g = 0; g < count; g++) {
-			if (prolasso_same(groups[g].first, &j->procs[i]))
-				break;
-		}
-		if (g == count) {
-			groups = xreallocarray(groups, count + 1,
-					       sizeof(*groups));
-			groups[count++] = (struct prolasso_group){
-				.first = &j->procs[i],
-				.raises = prolasso_raises(&j->procs[i])};
-		}
-		groups[g].members = xreallocarray(
-			groups[g].members, groups[g].count + 1, sizeof(size_t));
-		groups[g].members[groups[g].count++] = i;
-	}
 	if (count && (out = memstream_open(&m))) {
 		/* A comment escapes nothing: the path is shown as a
 		 * terminal would show it. */
@@ -724,9 +776,10 @@ void prolasso_import(const char *path, const char *text, size_t len,
 
 	*res = (struct prolasso_result){0};
 	strmap_init(&j.by_key);
+	strmap_init(&j.aliases);
 	prolasso_read(&j, text, len);
 	prolasso_write(&j, opt);
-	ananicy_unmapped_sort(res->unmapped, res->unmapped_count);
+	ananicy_unmapped_sort(res->unmapped, &res->unmapped_count);
 	for (size_t i = 0; i < j.count; i++) {
 		free(j.procs[i].name);
 		free(j.procs[i].key);
@@ -734,8 +787,9 @@ void prolasso_import(const char *path, const char *text, size_t len,
 	}
 	free(j.procs);
 	for (size_t i = 0; i < j.alias_count; i++)
-		free(j.aliases[i]);
-	free(j.aliases);
+		free(j.alias_texts[i]);
+	free(j.alias_texts);
+	strmap_free(&j.aliases);
 	strmap_free(&j.by_key);
 }
 

@@ -574,6 +574,80 @@ static void test_folder_newline(void **state)
 	diag_free(&diag);
 }
 
+/* Names of one base: the first read keeps it, the others take -2, -3...
+ * passing over a name that is another group's base ("x 2"). */
+static void test_names_collide(void **state)
+{
+	static const char text[] =
+		"{ \"type\": \"X\", \"nice\": 1 }\n"
+		"{ \"type\": \"x 2\", \"nice\": 1 }\n"
+		"{ \"name\": \"a\", \"type\": \"X\" }\n"
+		"{ \"name\": \"b\", \"type\": \"X\", \"nice\": 2 }\n"
+		"{ \"name\": \"c\", \"type\": \"x 2\" }\n"
+		"{ \"name\": \"d\", \"type\": \"X\", \"nice\": 3 }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+	const char *t;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "r.rules", "", text, strlen(text), &diag);
+	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
+	assert_int_equal(res.file_count, 1);
+	t = res.files[0].text;
+	assert_non_null(strstr(t, "name = \"ananicy.top.x\";\n"
+				  "    match = { name = \"a\"; }"));
+	assert_non_null(strstr(t, "name = \"ananicy.top.x-3\";\n"
+				  "    match = { name = \"b\"; }"));
+	assert_non_null(strstr(t, "name = \"ananicy.top.x-2\";\n"
+				  "    match = { name = \"c\"; }"));
+	assert_non_null(strstr(t, "name = \"ananicy.top.x-4\";\n"
+				  "    match = { name = \"d\"; }"));
+	check_output("names collide", &(struct ananicy_options){0}, &res);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
+/* A long folder and type: the rule name still a valid one (64 bytes at
+ * most), with a suffix too. */
+static void test_names_long(void **state)
+{
+	static const char text[] =
+		"{ \"type\": \"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\", "
+		"\"nice\": 1 }\n"
+		"{ \"name\": \"a\", \"type\": "
+		"\"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\" "
+		"}\n"
+		"{ \"name\": \"b\", \"type\": "
+		"\"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\", "
+		"\"nice\": 2 }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "d/FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF/r.rules",
+		      "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", text,
+		      strlen(text), &diag);
+	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
+	assert_int_equal(res.groups, 2);
+	assert_non_null(strstr(res.files[0].text,
+			       "\"ananicy.ffffffffffffffffffffffffffff."
+			       "tttttttttttttttt\";"));
+	assert_non_null(strstr(res.files[0].text,
+			       "\"ananicy.ffffffffffffffffffffffffffff."
+			       "tttttttttttttttt-2\";"));
+	check_output("long names", &(struct ananicy_options){0}, &res);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
 static void test_input_names(void **state)
 {
 	(void)state;
@@ -591,6 +665,8 @@ int main(void)
 		cmocka_unit_test(test_unmapped_counted),
 		cmocka_unit_test(test_folders),
 		cmocka_unit_test(test_folder_newline),
+		cmocka_unit_test(test_names_collide),
+		cmocka_unit_test(test_names_long),
 		cmocka_unit_test(test_input_names),
 	};
 
