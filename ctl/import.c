@@ -13,7 +13,9 @@
 #include "ananicy.h"
 #include "ctl.h"
 #include "diag.h"
+#include "importcheck.h"
 #include "prolasso.h"
+#include "quote.h"
 #include "rules.h"
 #include "util.h"
 
@@ -28,6 +30,13 @@ struct import_input {
 struct import_inputs {
 	struct import_input *list;
 	size_t count;
+};
+
+/* Where the rule files go: made by this import when it was not there, and
+ * then removed again when nothing went into it. */
+struct import_out {
+	const char *dir;
+	bool missing, made;
 };
 
 enum import_option {
@@ -66,6 +75,17 @@ static char *import_join(const char *dir, const char *name)
 	return xasprintf("%s/%s", dir, name);
 }
 
+/* "PATH: WHAT: WHY" on standard error; the path may be a stranger's (a
+ * folder of the tree read): shown with its control bytes escaped. */
+static void import_say(const char *path, const char *what, const char *why)
+{
+	char *shown = quote_display(path);
+
+	fprintf(stderr, "%s: %s%s%s\n", shown, what, why ? ": " : "",
+		why ? why : "");
+	free(shown);
+}
+
 static int import_compare_input(const void *a, const void *b)
 {
 	const struct import_input *x = a, *y = b;
@@ -82,8 +102,8 @@ static int import_walk(struct import_inputs *in, const char *dir,
 	struct dirent *d;
 
 	if (!dp) {
-		fprintf(stderr, "%s: error: cannot read directory: %s\n", dir,
-			strerror(errno));
+		import_say(dir, "error: cannot read directory",
+			   strerror(errno));
 		return -1;
 	}
 	while ((d = readdir(dp))) {
@@ -112,21 +132,102 @@ static int import_walk(struct import_inputs *in, const char *dir,
 	return 0;
 }
 
-static int import_write(const char *outdir, const struct ananicy_file *files,
-			size_t count)
+/* The output directory, made when it is not there yet. */
+static int import_make_out(struct import_out *out)
+{
+	if (!out->missing)
+		return 0;
+	if (files_make_dir(out->dir) != OS_OK) {
+		import_say(out->dir, "error: cannot make the directory",
+			   strerror(errno));
+		return -1;
+	}
+	out->made = true;
+	return 0;
+}
+
+/* Each file written beside its place under a temporary name and read
+ * back from there; back[i] is what was read, named by its place. */
+static int import_stage(const struct import_out *out,
+			const struct ananicy_file *files, size_t count,
+			char **staged, struct ananicy_file *back)
 {
 	for (size_t i = 0; i < count; i++) {
-		char *path = import_join(outdir, files[i].name);
-
-		if (files_replace(path, files[i].text, files[i].len) < 0) {
-			fprintf(stderr, "%s: error: cannot write: %s\n", path,
-				strerror(errno));
-			free(path);
+		back[i].name = import_join(out->dir, files[i].name);
+		if (files_stage(back[i].name, files[i].text, files[i].len,
+				&staged[i]) != OS_OK) {
+			import_say(back[i].name, "error: cannot write",
+				   strerror(errno));
 			return -1;
 		}
-		free(path);
+		if (util_read_file(staged[i], RULES_MAX_FILE_SIZE,
+				   &back[i].text, &back[i].len) < 0) {
+			import_say(staged[i], "error: cannot read back",
+				   strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
+}
+
+/* The files into their places, once all are staged and read back as the
+ * rules counted; or none, the earlier import's files left as they were. */
+static int import_commit(const struct ananicy_file *back, char **staged,
+			 size_t count, bool keep)
+{
+	for (size_t i = 0; i < count && staged[i]; i++) {
+		if (keep && files_commit(staged[i], back[i].name) != OS_OK) {
+			import_say(back[i].name, "error: cannot write",
+				   strerror(errno));
+			keep = false;
+		}
+		if (!keep)
+			files_discard(staged[i]);
+	}
+	return keep ? 0 : -1;
+}
+
+/* Writes the files only if, read back with the rule parser, they load
+ * the rules the import counted and raise only as the options allow.
+ * CTL_EXIT_OK, CTL_EXIT_FAIL (refused: nothing written), or
+ * CTL_EXIT_USAGE (an I/O error). */
+static int import_write(struct import_out *out,
+			const struct ananicy_file *files, size_t count,
+			enum rules_system system,
+			const struct ananicy_options *opt, size_t counted)
+{
+	char **staged = xcalloc(count + 1, sizeof(*staged));
+	struct ananicy_file *back = xcalloc(count + 1, sizeof(*back));
+	int status = CTL_EXIT_OK;
+	struct diag diag;
+
+	diag_init(&diag);
+	if ((count && import_make_out(out) < 0) ||
+	    import_stage(out, files, count, staged, back) < 0) {
+		status = CTL_EXIT_USAGE;
+	} else if (importcheck_files(back, count, system, opt, counted,
+				     out->dir, &diag) < 0) {
+		diag_print(&diag, stderr, false);
+		import_say(out->dir,
+			   "error: the output read back is not the rules "
+			   "counted, or raises what the options do not allow",
+			   "nothing written");
+		status = CTL_EXIT_FAIL;
+	}
+	if (import_commit(back, staged, count, status == CTL_EXIT_OK) < 0 &&
+	    status == CTL_EXIT_OK)
+		status = CTL_EXIT_USAGE;
+	if (status != CTL_EXIT_OK && out->made)
+		files_remove_dir(out->dir);
+	for (size_t i = 0; i < count; i++) {
+		free(staged[i]);
+		free(back[i].name);
+		free(back[i].text);
+	}
+	free(staged);
+	free(back);
+	diag_free(&diag);
+	return status;
 }
 
 static bool import_written(const struct ananicy_file *files, size_t count,
@@ -177,10 +278,10 @@ static void import_prune(const char *outdir, const struct ananicy_file *files,
 			continue;
 		path = import_join(outdir, d->d_name);
 		if (import_ours(path) && unlink(path) == 0)
-			fprintf(stderr,
-				"%s: removed: written by an earlier import, "
-				"its ananicy folder is not in this one\n",
-				path);
+			import_say(path,
+				   "removed: written by an earlier import, its "
+				   "ananicy folder is not in this one",
+				   NULL);
 		free(path);
 	}
 	closedir(dp);
@@ -209,9 +310,13 @@ static void import_summary_end(const struct ananicy_unmapped *unmapped,
 			       size_t count, const struct diag *diag)
 {
 	printf("not mapped:");
-	for (size_t i = 0; i < count; i++)
-		printf("%s %s %zu", i ? "," : "", unmapped[i].what,
-		       unmapped[i].count);
+	/* Key names are the input's: shown with control bytes escaped. */
+	for (size_t i = 0; i < count; i++) {
+		char *what = quote_display(unmapped[i].what);
+
+		printf("%s %s %zu", i ? "," : "", what, unmapped[i].count);
+		free(what);
+	}
 	printf("%s\n", count ? "" : " nothing");
 	printf("warnings: %zu%s\n", diag->warnings + diag->dropped,
 	       diag->warnings ? " (above)" : "");
@@ -272,8 +377,9 @@ static int import_ananicy_read(struct ananicy *a, char **dirs, int count,
 			if (status == 0 &&
 			    util_read_file(in.list[k].path, RULES_MAX_FILE_SIZE,
 					   &text, &len) < 0) {
-				fprintf(stderr, "%s: error: cannot read: %s\n",
-					in.list[k].path, strerror(errno));
+				import_say(in.list[k].path,
+					   "error: cannot read",
+					   strerror(errno));
 				status = -1;
 			} else if (status == 0) {
 				ananicy_parse(a, in.list[k].path,
@@ -293,7 +399,7 @@ static int import_ananicy_read(struct ananicy *a, char **dirs, int count,
 
 /* The options both imports share; -1: a usage error (said). */
 static int import_options(int argc, char **argv, struct ananicy_options *opt,
-			  const char **outdir)
+			  struct import_out *out)
 {
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},
@@ -307,11 +413,11 @@ static int import_options(int argc, char **argv, struct ananicy_options *opt,
 	struct stat st;
 	int c;
 
-	*outdir = ".";
+	*out = (struct import_out){.dir = "."};
 	while ((c = getopt_long(argc, argv, "o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			*outdir = optarg;
+			out->dir = optarg;
 			break;
 		case IMPORT_OPTION_USER:
 			opt->user = optarg;
@@ -343,8 +449,15 @@ static int import_options(int argc, char **argv, struct ananicy_options *opt,
 			opt->user ? opt->user : opt->group);
 		return -1;
 	}
-	if (stat(*outdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "%s: error: not a directory\n", *outdir);
+	/* One that is not there yet is made when there is something to
+	 * write (its parent must be there). */
+	if (stat(out->dir, &st) < 0 && errno == ENOENT) {
+		out->missing = true;
+	} else if (stat(out->dir, &st) < 0) {
+		import_say(out->dir, "error: cannot use", strerror(errno));
+		return -1;
+	} else if (!S_ISDIR(st.st_mode)) {
+		import_say(out->dir, "error: there, and not a directory", NULL);
 		return -1;
 	}
 	return 0;
@@ -354,30 +467,34 @@ static int import_ananicy(int argc, char **argv)
 {
 	struct ananicy_options opt = {0};
 	struct ananicy_result res;
-	const char *outdir;
+	struct import_out out;
 	struct ananicy a;
 	struct diag diag;
-	int status = import_options(argc, argv, &opt, &outdir);
+	int status = import_options(argc, argv, &opt, &out);
 
 	if (status)
 		return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
 	opt.origin = argc - optind == 1 ? argv[optind] : NULL;
 	ananicy_init(&a);
 	diag_init(&diag);
-	status = import_ananicy_read(&a, argv + optind, argc - optind, &diag);
-	if (status == 0) {
+	status =
+		import_ananicy_read(&a, argv + optind, argc - optind, &diag) < 0
+			? CTL_EXIT_USAGE
+			: CTL_EXIT_OK;
+	if (status == CTL_EXIT_OK) {
 		ananicy_import(&a, &opt, &res, &diag);
 		diag_print(&diag, stderr, true);
-		status = import_write(outdir, res.files, res.file_count);
-		if (status == 0) {
-			import_prune(outdir, res.files, res.file_count);
-			import_summary(&a, &res, &opt, &diag, outdir);
+		status = import_write(&out, res.files, res.file_count,
+				      RULES_SYSTEM_LINUX, &opt, res.groups);
+		if (status == CTL_EXIT_OK) {
+			import_prune(out.dir, res.files, res.file_count);
+			import_summary(&a, &res, &opt, &diag, out.dir);
 		}
 		ananicy_result_free(&res);
 	}
 	diag_free(&diag);
 	ananicy_free(&a);
-	return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+	return status;
 }
 
 static void import_prolasso_summary(const struct prolasso_result *r,
@@ -397,11 +514,12 @@ static int import_prolasso(int argc, char **argv)
 {
 	struct ananicy_options opt = {0};
 	struct prolasso_result res;
-	const char *outdir, *path;
+	struct import_out out;
+	const char *path;
 	char *data, *text, why[128];
 	size_t len, text_len;
 	struct diag diag;
-	int status = import_options(argc, argv, &opt, &outdir);
+	int status = import_options(argc, argv, &opt, &out);
 
 	if (status)
 		return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
@@ -411,26 +529,26 @@ static int import_prolasso(int argc, char **argv)
 	}
 	path = argv[optind];
 	if (util_read_file(path, RULES_MAX_FILE_SIZE, &data, &len) < 0) {
-		fprintf(stderr, "%s: error: cannot read: %s\n", path,
-			strerror(errno));
+		import_say(path, "error: cannot read", strerror(errno));
 		return CTL_EXIT_USAGE;
 	}
 	text = prolasso_decode(data, len, &text_len, why, sizeof(why));
 	free(data);
 	if (!text) {
-		fprintf(stderr, "%s: error: %s\n", path, why);
+		import_say(path, "error", why);
 		return CTL_EXIT_USAGE;
 	}
 	diag_init(&diag);
 	prolasso_import(path, text, text_len, &opt, &res, &diag);
 	diag_print(&diag, stderr, true);
-	status = res.file.text ? import_write(outdir, &res.file, 1) : 0;
-	if (status == 0)
-		import_prolasso_summary(&res, &opt, &diag, outdir);
+	status = import_write(&out, &res.file, res.file.text ? 1 : 0,
+			      RULES_SYSTEM_WINDOWS, &opt, res.groups);
+	if (status == CTL_EXIT_OK)
+		import_prolasso_summary(&res, &opt, &diag, out.dir);
 	prolasso_result_free(&res);
 	diag_free(&diag);
 	free(text);
-	return status < 0 ? CTL_EXIT_USAGE : CTL_EXIT_OK;
+	return status;
 }
 
 int import_main(struct ctl *ctl, int argc, char **argv)

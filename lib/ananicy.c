@@ -12,6 +12,7 @@
 
 #include "ananicy.h"
 #include "os.h"
+#include "quote.h"
 #include "rulefile.h"
 #include "rules.h"
 #include "util.h"
@@ -475,24 +476,20 @@ struct ananicy_job {
 	struct diag *diag;
 	struct ananicy_group *groups;
 	size_t group_count;
-	struct strmap by_key, names;
+	struct strmap by_key;
 	struct strmap comms; /* name in 15 bytes -> its entry */
 	char **cut_keys;
 	size_t cut_key_count;
 };
 
 /* A key an import cannot map, counted by what it is (the summary lists
- * each with its count; prolasso.c counts its own the same way). */
+ * each with its count; prolasso.c counts its own the same way): kept as
+ * one entry each, merged by ananicy_unmapped_sort, since an input can
+ * hold as many different keys as lines. */
 void ananicy_unmapped_add(struct ananicy_unmapped **list, size_t *count,
 			  const char *what)
 {
-	for (size_t i = 0; i < *count; i++) {
-		if (strcmp((*list)[i].what, what) == 0) {
-			(*list)[i].count++;
-			return;
-		}
-	}
-	*list = xreallocarray(*list, *count + 1, sizeof(**list));
+	*list = xgrow(*list, *count, sizeof(**list));
 	(*list)[(*count)++] = (struct ananicy_unmapped){xstrdup(what), 1};
 }
 
@@ -503,11 +500,23 @@ static int ananicy_compare_unmapped(const void *a, const void *b)
 	return strcmp(x->what, y->what);
 }
 
-/* By name, so that the summary reads the same for the same input. */
-void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t count)
+/* By name, so that the summary reads the same for the same input; the
+ * entries of one name merged into one with their count. */
+void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t *count)
 {
-	if (count)
-		qsort(list, count, sizeof(*list), ananicy_compare_unmapped);
+	size_t kept = 0;
+
+	if (*count)
+		qsort(list, *count, sizeof(*list), ananicy_compare_unmapped);
+	for (size_t i = 0; i < *count; i++) {
+		if (kept && strcmp(list[kept - 1].what, list[i].what) == 0) {
+			list[kept - 1].count += list[i].count;
+			free(list[i].what);
+		} else {
+			list[kept++] = list[i];
+		}
+	}
+	*count = kept;
 }
 
 static void ananicy_unmapped(struct ananicy_result *res, const char *what)
@@ -747,8 +756,8 @@ static bool ananicy_name_usable(struct ananicy_job *j,
 			     e->id, key, other->id, other->file, other->line);
 		return false;
 	}
-	j->cut_keys = xreallocarray(j->cut_keys, j->cut_key_count + 1,
-				    sizeof(*j->cut_keys));
+	j->cut_keys =
+		xgrow(j->cut_keys, j->cut_key_count, sizeof(*j->cut_keys));
 	j->cut_keys[j->cut_key_count] = xstrdup(key);
 	strmap_put(&j->comms, j->cut_keys[j->cut_key_count++], (void *)e);
 	return true;
@@ -778,22 +787,86 @@ static char *ananicy_slug(const char *text, size_t max)
 	return out;
 }
 
-static void ananicy_group_name(struct ananicy_job *j, struct ananicy_group *g)
+/* A rule name's base, ananicy.FOLDER.TYPE, cut so that a suffix of any
+ * count ("-4294967295") still fits a rule name. */
+#define ANANICY_BASE_MAX (RULEFILE_MAX_NAME - 11)
+
+static char *ananicy_group_base(const struct ananicy_group *g)
 {
 	const char *last = strrchr(g->folder, '/');
 	char *folder = ananicy_slug(last ? last + 1 : g->folder, 28);
 	char *type = ananicy_slug(g->type ? g->type : "own", 28);
 	char *base = xasprintf("ananicy.%s.%s", folder, type);
 
-	g->name = xstrdup(base);
-	for (unsigned n = 2; strmap_get(&j->names, g->name); n++) {
-		free(g->name);
-		g->name = xasprintf("%s-%u", base, n);
-	}
-	strmap_put(&j->names, g->name, g);
+	base[strnlen(base, ANANICY_BASE_MAX)] = '\0';
 	free(folder);
 	free(type);
-	free(base);
+	return base;
+}
+
+/* A group's place in a sorted list: by a text, then by read order. */
+struct ananicy_slot {
+	const char *text;
+	size_t group;
+};
+
+static int ananicy_compare_slot(const void *a, const void *b)
+{
+	const struct ananicy_slot *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	if (c)
+		return c;
+	return (x->group > y->group) - (x->group < y->group);
+}
+
+static int ananicy_compare_text(const void *key, const void *slot)
+{
+	return strcmp(key, ((const struct ananicy_slot *)slot)->text);
+}
+
+/* base-N for the next N that is no group's base. Each N of a base is
+ * tried once, and each one passed over is another group's base, so all
+ * the names together take O(n log n) however the bases collide. */
+static char *ananicy_suffixed(const struct ananicy_slot *bases, size_t count,
+			      const char *base, size_t *next)
+{
+	for (;;) {
+		char *name = xasprintf("%s-%zu", base, (*next)++);
+
+		if (!bsearch(name, bases, count, sizeof(*bases),
+			     ananicy_compare_text))
+			return name;
+		free(name);
+	}
+}
+
+/* Every group's rule name: its base for the first of a base in read
+ * order, base-2, base-3... for the others, skipping the names that are
+ * bases of their own. */
+static void ananicy_name_groups(struct ananicy_job *j)
+{
+	struct ananicy_slot *bases =
+		xcalloc(j->group_count + 1, sizeof(*bases));
+	size_t count = j->group_count;
+
+	for (size_t i = 0; i < count; i++)
+		bases[i] = (struct ananicy_slot){
+			ananicy_group_base(&j->groups[i]), i};
+	qsort(bases, count, sizeof(*bases), ananicy_compare_slot);
+	for (size_t i = 0, run; i < count; i = run) {
+		size_t next = 2;
+
+		j->groups[bases[i].group].name = xstrdup(bases[i].text);
+		for (run = i + 1;
+		     run < count && strcmp(bases[run].text, bases[i].text) == 0;
+		     run++)
+			j->groups[bases[run].group].name = ananicy_suffixed(
+				bases, count, bases[i].text, &next);
+	}
+	for (size_t i = 0; i < count; i++)
+		free((char *)bases[i].text);
+	free(bases);
 }
 
 static void ananicy_group_add(struct ananicy_job *j, size_t index,
@@ -812,8 +885,8 @@ static void ananicy_group_add(struct ananicy_job *j, size_t index,
 		free(key);
 		g = &j->groups[at - 1];
 	} else {
-		j->groups = xreallocarray(j->groups, j->group_count + 1,
-					  sizeof(*j->groups));
+		j->groups =
+			xgrow(j->groups, j->group_count, sizeof(*j->groups));
 		g = &j->groups[j->group_count++];
 		*g = (struct ananicy_group){.key = key,
 					    .folder = e->folder,
@@ -822,8 +895,7 @@ static void ananicy_group_add(struct ananicy_job *j, size_t index,
 		g->slug = ananicy_slug(e->folder, 80);
 		strmap_put(&j->by_key, key, (void *)(uintptr_t)j->group_count);
 	}
-	g->members =
-		xreallocarray(g->members, g->count + 1, sizeof(*g->members));
+	g->members = xgrow(g->members, g->count, sizeof(*g->members));
 	g->members[g->count++] = index;
 }
 
@@ -865,21 +937,6 @@ static void ananicy_rule(struct ananicy_job *j, size_t index)
 	ananicy_group_add(j, index, type ? type->id : NULL, &m);
 }
 
-/* A libconfig string; with `literal`, glob characters quoted, as ananicy
- * compares names whole. */
-void ananicy_quote(FILE *out, const char *text, bool literal)
-{
-	fputc('"', out);
-	for (const char *c = text; *c; c++) {
-		if (literal && strchr("*?[]\\", *c))
-			fputs("\\\\", out);
-		if (*c == '"' || *c == '\\')
-			fputc('\\', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 static void ananicy_write_priority(FILE *out, const struct rule_priority *p)
 {
 	fprintf(out, "    priority = {");
@@ -916,11 +973,11 @@ static void ananicy_write_list(FILE *out, const struct ananicy_job *j,
 			char key[RULEFILE_COMM_MAX + 1];
 
 			snprintf(key, sizeof(key), "%s", e->id);
-			ananicy_quote(out, key, true);
+			quote_write(out, key, QUOTE_ALL, QUOTE_MODE_GLOB);
 		} else {
 			char *source = xasprintf("%s:%u", e->file, e->line);
 
-			ananicy_quote(out, source, false);
+			quote_write(out, source, QUOTE_ALL, QUOTE_MODE_CONFIG);
 			free(source);
 		}
 	}
@@ -933,16 +990,18 @@ static void ananicy_write_group(FILE *out, const struct ananicy_job *j,
 {
 	const struct ananicy_options *opt = j->opt;
 
-	fprintf(out, "  { name = \"%s\";\n    match = { name = ", g->name);
+	fprintf(out, "  { name = ");
+	quote_write(out, g->name, QUOTE_ALL, QUOTE_MODE_CONFIG);
+	fprintf(out, ";\n    match = { name = ");
 	ananicy_write_list(out, j, g, true);
 	fprintf(out, ";");
 	if (g->set.raises && opt->user) {
 		fprintf(out, "\n              user = ");
-		ananicy_quote(out, opt->user, false);
+		quote_write(out, opt->user, QUOTE_ALL, QUOTE_MODE_CONFIG);
 		fprintf(out, ";");
 	} else if (g->set.raises && opt->group) {
 		fprintf(out, "\n              group = ");
-		ananicy_quote(out, opt->group, false);
+		quote_write(out, opt->group, QUOTE_ALL, QUOTE_MODE_CONFIG);
 		fprintf(out, ";");
 	}
 	fprintf(out, " };\n");
@@ -958,12 +1017,15 @@ static void ananicy_write_group(FILE *out, const struct ananicy_job *j,
 
 static void ananicy_write_heading(FILE *out, const struct ananicy_group *g)
 {
-	if (g->type)
-		fprintf(out, "  # ananicy type \"%s\": %zu rule%s\n", g->type,
-			g->count, g->count == 1 ? "" : "s");
-	else
+	if (g->type) {
+		fprintf(out, "  # ananicy type \"");
+		quote_write(out, g->type, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+		fprintf(out, "\": %zu rule%s\n", g->count,
+			g->count == 1 ? "" : "s");
+	} else {
 		fprintf(out, "  # ananicy rules with their own settings: %zu\n",
 			g->count);
+	}
 }
 
 /* A raising rule without --user, --group or --allow-spoofable: written
@@ -1023,35 +1085,34 @@ static void ananicy_count(struct ananicy_job *j, const struct ananicy_group *g)
 	}
 }
 
-/* One output file: the groups of one folder, in the order their first
- * rule was read. */
-static void ananicy_write_file(struct ananicy_job *j, const char *slug)
+/* One output file: the groups of one folder (slots, in read order), in
+ * the order their first rule was read; the left-out ones after them. */
+static void ananicy_write_file(struct ananicy_job *j,
+			       const struct ananicy_slot *slots, size_t count)
 {
+	const char *folder = j->groups[slots[0].group].folder;
 	struct ananicy_result *res = j->res;
 	struct memstream m;
 	FILE *out = memstream_open(&m);
 	struct ananicy_file *file;
 	bool first = true;
-	const char *folder = NULL;
+	char *where;
 
 	if (!out)
 		return;
-	for (size_t i = 0; i < j->group_count && !folder; i++) {
-		if (strcmp(j->groups[i].slug, slug) == 0)
-			folder = j->groups[i].folder;
-	}
-	fprintf(out,
-		ANANICY_HEADER
-		"\n# %s%s%s\n# Every rule's source names the "
-		"ananicy file and line it came from.\nversion = 1;\n"
-		"rules = (\n",
-		j->opt->origin ? j->opt->origin : "",
-		j->opt->origin && folder && *folder ? "/" : "",
-		folder ? folder : "");
-	for (size_t i = 0; i < j->group_count; i++) {
-		const struct ananicy_group *g = &j->groups[i];
+	where = xasprintf("%s%s%s", j->opt->origin ? j->opt->origin : "",
+			  j->opt->origin && *folder ? "/" : "", folder);
+	/* A comment escapes nothing: the folder's name is shown as a
+	 * terminal would show it, a newline in it as \x0a. */
+	fprintf(out, ANANICY_HEADER "\n# ");
+	quote_write(out, where, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+	fprintf(out, "\n# Every rule's source names the ananicy file and line "
+		     "it came from.\nversion = 1;\nrules = (\n");
+	free(where);
+	for (size_t i = 0; i < count; i++) {
+		const struct ananicy_group *g = &j->groups[slots[i].group];
 
-		if (strcmp(g->slug, slug) != 0 || ananicy_left_out(j, g))
+		if (ananicy_left_out(j, g))
 			continue;
 		fprintf(out, "%s", first ? "" : ",\n");
 		ananicy_write_heading(out, g);
@@ -1059,39 +1120,39 @@ static void ananicy_write_file(struct ananicy_job *j, const char *slug)
 		first = false;
 	}
 	fprintf(out, "%s);\n", first ? "" : "\n");
-	for (size_t i = 0; i < j->group_count; i++) {
-		if (strcmp(j->groups[i].slug, slug) == 0 &&
-		    ananicy_left_out(j, &j->groups[i]))
-			ananicy_write_left_out(out, j, &j->groups[i]);
+	for (size_t i = 0; i < count; i++) {
+		const struct ananicy_group *g = &j->groups[slots[i].group];
+
+		if (ananicy_left_out(j, g))
+			ananicy_write_left_out(out, j, g);
 	}
-	res->files = xreallocarray(res->files, res->file_count + 1,
-				   sizeof(*res->files));
+	res->files = xgrow(res->files, res->file_count, sizeof(*res->files));
 	file = &res->files[res->file_count++];
-	file->name = xasprintf(ANANICY_FILE_PREFIX "%s.rules", slug);
+	file->name = xasprintf(ANANICY_FILE_PREFIX "%s.rules", slots[0].text);
 	file->text = memstream_close(&m, &file->len);
 }
 
-static int ananicy_compare_text(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
+/* The groups sorted by file, then read order: one file per run. */
 static void ananicy_write(struct ananicy_job *j)
 {
-	char **slugs = xcalloc(j->group_count + 1, sizeof(*slugs));
-	size_t count = 0;
+	struct ananicy_slot *slots =
+		xcalloc(j->group_count + 1, sizeof(*slots));
+	size_t count = j->group_count;
 
-	for (size_t i = 0; i < j->group_count; i++) {
-		ananicy_group_name(j, &j->groups[i]);
-		ananicy_count(j, &j->groups[i]);
-		slugs[count++] = j->groups[i].slug;
-	}
-	qsort(slugs, count, sizeof(*slugs), ananicy_compare_text);
+	ananicy_name_groups(j);
 	for (size_t i = 0; i < count; i++) {
-		if (i == 0 || strcmp(slugs[i], slugs[i - 1]) != 0)
-			ananicy_write_file(j, slugs[i]);
+		ananicy_count(j, &j->groups[i]);
+		slots[i] = (struct ananicy_slot){j->groups[i].slug, i};
 	}
-	free(slugs);
+	qsort(slots, count, sizeof(*slots), ananicy_compare_slot);
+	for (size_t i = 0, run; i < count; i = run) {
+		for (run = i + 1;
+		     run < count && strcmp(slots[run].text, slots[i].text) == 0;
+		     run++)
+			;
+		ananicy_write_file(j, slots + i, run - i);
+	}
+	free(slots);
 }
 
 /* Everything read, to rule files: types inlined, rules grouped by folder,
@@ -1103,7 +1164,6 @@ void ananicy_import(const struct ananicy *a, const struct ananicy_options *opt,
 
 	*res = (struct ananicy_result){0};
 	strmap_init(&j.by_key);
-	strmap_init(&j.names);
 	strmap_init(&j.comms);
 	for (size_t i = 0; i < a->count; i++) {
 		const struct ananicy_entry *e = &a->entries[i];
@@ -1116,7 +1176,7 @@ void ananicy_import(const struct ananicy *a, const struct ananicy_options *opt,
 			res->cgroups_read++;
 	}
 	ananicy_write(&j);
-	ananicy_unmapped_sort(res->unmapped, res->unmapped_count);
+	ananicy_unmapped_sort(res->unmapped, &res->unmapped_count);
 	for (size_t i = 0; i < j.group_count; i++) {
 		free(j.groups[i].key);
 		free(j.groups[i].slug);
@@ -1125,7 +1185,6 @@ void ananicy_import(const struct ananicy *a, const struct ananicy_options *opt,
 	}
 	free(j.groups);
 	strmap_free(&j.by_key);
-	strmap_free(&j.names);
 	strmap_free(&j.comms);
 	for (size_t i = 0; i < j.cut_key_count; i++)
 		free(j.cut_keys[i]);

@@ -97,11 +97,10 @@ struct ananicy_result {
 
 /* ananicy.c */
 /* Shared with prolasso.c: what an import could not map, counted and
- * sorted; a libconfig string written. */
+ * sorted. */
 void ananicy_unmapped_add(struct ananicy_unmapped **list, size_t *count,
 			  const char *what);
-void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t count);
-void ananicy_quote(FILE *out, const char *text, bool literal);
+void ananicy_unmapped_sort(struct ananicy_unmapped *list, size_t *count);
 void ananicy_init(struct ananicy *a);
 void ananicy_free(struct ananicy *a);
 void ananicy_parse(struct ananicy *a, const char *path, const char *folder,

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "diag.h"
+#include "quote.h"
 #include "util.h"
 
 void diag_init(struct diag *diag)
@@ -22,32 +23,55 @@ void diag_free(struct diag *diag)
 	diag_init(diag);
 }
 
-static void diag_add(struct diag *diag, enum diag_severity severity,
-		     const char *file, unsigned line, const char *fmt,
-		     va_list ap)
+/* A new entry, counted; NULL past DIAG_MAX_ENTRIES (counted, not kept). */
+static struct diag_entry *diag_slot(struct diag *diag,
+				    enum diag_severity severity)
 {
-	struct diag_entry *entry;
-	char message[512];
-
 	if (severity == DIAG_SEVERITY_ERROR)
 		diag->errors++;
 	else
 		diag->warnings++;
 	if (diag->count >= DIAG_MAX_ENTRIES) {
 		diag->dropped++;
-		return;
+		return NULL;
 	}
 	if (diag->count == diag->capacity) {
 		diag->capacity = diag->capacity ? diag->capacity * 2 : 16;
 		diag->entries = xreallocarray(diag->entries, diag->capacity,
 					      sizeof(*diag->entries));
 	}
+	return &diag->entries[diag->count++];
+}
+
+static void diag_add(struct diag *diag, enum diag_severity severity,
+		     const char *file, unsigned line, const char *fmt,
+		     va_list ap)
+{
+	struct diag_entry *entry = diag_slot(diag, severity);
+	char message[512];
+
+	if (!entry)
+		return;
 	vsnprintf(message, sizeof(message), fmt, ap);
-	entry = &diag->entries[diag->count++];
 	entry->severity = severity;
-	entry->file = xstrdup(file ? file : "(unknown)");
+	/* Messages quote what others wrote (names, paths, a line's text) and
+	 * go to a terminal, a log or a client: a control byte in them is
+	 * shown escaped, never sent. */
+	entry->file = quote_display(file ? file : "(unknown)");
 	entry->line = line;
-	entry->message = xstrdup(message);
+	entry->message = quote_display(message);
+}
+
+/* An entry of another diag, as it is (escaped once already). */
+void diag_copy(struct diag *diag, const struct diag_entry *from)
+{
+	struct diag_entry *entry = diag_slot(diag, from->severity);
+
+	if (!entry)
+		return;
+	*entry = *from;
+	entry->file = xstrdup(from->file);
+	entry->message = xstrdup(from->message);
 }
 
 void diag_error(struct diag *diag, const char *file, unsigned line,

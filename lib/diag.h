@@ -39,6 +39,7 @@ void diag_error(struct diag *diag, const char *file, unsigned line,
 void diag_warning(struct diag *diag, const char *file, unsigned line,
 		  const char *fmt, ...)
 	__attribute__((format(OS_PRINTF, 4, 5)));
+void diag_copy(struct diag *diag, const struct diag_entry *from);
 void diag_sort_lines(struct diag *diag, size_t first);
 void diag_format(const struct diag_entry *entry, char *buf, size_t size);
 void diag_print(const struct diag *diag, FILE *out, bool with_warnings);

@@ -12,10 +12,12 @@
 #include "cpulist.h"
 #include "os.h"
 #include "prolasso.h"
+#include "quote.h"
 #include "rules.h"
 #include "util.h"
 
 #define PROLASSO_MAX_FIELD 512
+#define PROLASSO_MAX_NAME  765
 
 enum prolasso_key {
 	PROLASSO_KEY_OTHER,
@@ -45,7 +47,8 @@ struct prolasso_job {
 	struct prolasso_proc *procs;
 	size_t count;
 	struct strmap by_key;
-	char **aliases; /* name, cpus, name, cpus... */
+	struct strmap aliases; /* a named affinity's name -> its CPUs */
+	char **alias_texts;    /* the names and CPUs the map points to */
 	size_t alias_count;
 };
 
@@ -154,13 +157,12 @@ static char *prolasso_lower(const char *s)
 static bool prolasso_cpus(struct prolasso_job *j, const char *spec, char *out,
 			  size_t size, unsigned line)
 {
+	const char *alias = strmap_get(&j->aliases, spec);
 	char text[PROLASSO_MAX_FIELD], why[128];
 	struct cpulist list;
 
-	for (size_t i = 0; i + 1 < j->alias_count; i += 2) {
-		if (strcmp(j->aliases[i], spec) == 0)
-			spec = j->aliases[i + 1];
-	}
+	if (alias)
+		spec = alias;
 	snprintf(text, sizeof(text), "%s", spec);
 	for (char *c = text; *c; c++) {
 		if (*c == ';')
@@ -197,18 +199,34 @@ static bool prolasso_mask(const char *text, char *out, size_t size)
 }
 
 /* What a process name may be here: an image name, '*' and '?' as
- * wildcards; brackets and backslashes have no meaning to Process Lasso. */
+ * wildcards; brackets and backslashes have no meaning to Process Lasso,
+ * and Windows has no file name with a control character or of more than
+ * 255 UTF-16 units (3 bytes of UTF-8 each at most). */
 static bool prolasso_name_ok(struct prolasso_job *j, const char *name,
 			     unsigned line)
 {
 	if (!*name)
 		return false;
+	if (strlen(name) > PROLASSO_MAX_NAME) {
+		diag_warning(j->diag, j->path, line,
+			     "process '%.64s...': longer than %d bytes: not "
+			     "imported",
+			     name, PROLASSO_MAX_NAME);
+		return false;
+	}
 	for (const char *c = name; *c; c++) {
-		if ((unsigned char)*c < 0x20 || strchr("[]\\\"", *c)) {
+		if ((unsigned char)*c < 0x20) {
+			diag_warning(j->diag, j->path, line,
+				     "process '%.64s': control character "
+				     "0x%02x in a name: not imported",
+				     name, (unsigned char)*c);
+			return false;
+		}
+		if (strchr("[]\\\"", *c)) {
 			diag_warning(j->diag, j->path, line,
 				     "process '%.64s': '%c' in a name: not "
 				     "imported",
-				     name, *c >= 0x20 ? *c : '?');
+				     name, *c);
 			return false;
 		}
 	}
@@ -226,7 +244,7 @@ static struct prolasso_proc *prolasso_proc(struct prolasso_job *j,
 		free(key);
 		return &j->procs[at - 1];
 	}
-	j->procs = xreallocarray(j->procs, j->count + 1, sizeof(*j->procs));
+	j->procs = xgrow(j->procs, j->count, sizeof(*j->procs));
 	p = &j->procs[j->count++];
 	*p = (struct prolasso_proc){.name = xstrdup(name), .key = key};
 	p->source = xasprintf("%s:%u", j->path, line);
@@ -299,6 +317,23 @@ static struct prolasso_proc *prolasso_proc_of(struct prolasso_job *j,
 	return p;
 }
 
+/* A named affinity: the first definition of a name is the one used. */
+static void prolasso_alias(struct prolasso_job *j, const char *name,
+			   const char *cpus)
+{
+	char *key, *value;
+
+	if (strmap_get(&j->aliases, name))
+		return;
+	j->alias_texts =
+		xgrow(j->alias_texts, j->alias_count, sizeof(*j->alias_texts));
+	key = j->alias_texts[j->alias_count++] = xstrdup(name);
+	j->alias_texts =
+		xgrow(j->alias_texts, j->alias_count, sizeof(*j->alias_texts));
+	value = j->alias_texts[j->alias_count++] = xstrdup(cpus);
+	strmap_put(&j->aliases, key, value);
+}
+
 /* One name,value[,value] entry of a list. */
 static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 			   char **f, unsigned line)
@@ -309,10 +344,7 @@ static void prolasso_entry(struct prolasso_job *j, enum prolasso_key key,
 
 	j->res->entries++;
 	if (key == PROLASSO_KEY_NAMED) {
-		j->aliases = xreallocarray(j->aliases, j->alias_count + 2,
-					   sizeof(*j->aliases));
-		j->aliases[j->alias_count++] = xstrdup(f[0]);
-		j->aliases[j->alias_count++] = xstrdup(f[1]);
+		prolasso_alias(j, f[0], f[1]);
 		return;
 	}
 	if (!prolasso_name_ok(j, f[0], line))
@@ -511,13 +543,6 @@ struct prolasso_group {
 	bool raises;
 };
 
-static bool prolasso_same(const struct prolasso_proc *a,
-			  const struct prolasso_proc *b)
-{
-	return a->class == b->class && a->efficiency == b->efficiency &&
-	       strcmp(a->cpus, b->cpus) == 0;
-}
-
 static bool prolasso_raises(const struct prolasso_proc *p)
 {
 	struct rule probe = {
@@ -528,6 +553,69 @@ static bool prolasso_raises(const struct prolasso_proc *p)
 	};
 
 	return rules_raises(&probe);
+}
+
+static int prolasso_compare_settings(const struct prolasso_proc *a,
+				     const struct prolasso_proc *b)
+{
+	if (a->class != b->class)
+		return a->class < b->class ? -1 : 1;
+	if (a->efficiency != b->efficiency)
+		return a->efficiency < b->efficiency ? -1 : 1;
+	return strcmp(a->cpus, b->cpus);
+}
+
+/* Settings first, read order (the place in the array) last. */
+static int prolasso_compare_proc(const void *a, const void *b)
+{
+	const struct prolasso_proc *x = *(const struct prolasso_proc *const *)a;
+	const struct prolasso_proc *y = *(const struct prolasso_proc *const *)b;
+	int c = prolasso_compare_settings(x, y);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+static int prolasso_compare_group(const void *a, const void *b)
+{
+	const struct prolasso_group *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The processes of the same settings as one group each, in the order
+ * their first process was read: sorted, not compared with every group
+ * (O(n log n) for any input). */
+static size_t prolasso_group(const struct prolasso_job *j,
+			     struct prolasso_group **out)
+{
+	const struct prolasso_proc **order =
+		xcalloc(j->count + 1, sizeof(*order));
+	struct prolasso_group *groups = xcalloc(j->count + 1, sizeof(*groups));
+	size_t count = 0;
+
+	for (size_t i = 0; i < j->count; i++)
+		order[i] = &j->procs[i];
+	qsort(order, j->count, sizeof(*order), prolasso_compare_proc);
+	for (size_t i = 0, run; i < j->count; i = run) {
+		struct prolasso_group *g = &groups[count++];
+
+		for (run = i + 1;
+		     run < j->count &&
+		     prolasso_compare_settings(order[run], order[i]) == 0;
+		     run++)
+			;
+		*g = (struct prolasso_group){
+			.first = order[i],
+			.members = xcalloc(run - i, sizeof(*g->members)),
+			.raises = prolasso_raises(order[i]),
+		};
+		for (size_t k = i; k < run; k++)
+			g->members[g->count++] = (size_t)(order[k] - j->procs);
+	}
+	qsort(groups, count, sizeof(*groups), prolasso_compare_group);
+	free(order);
+	*out = groups;
+	return count;
 }
 
 static void prolasso_write_list(FILE *out, const struct prolasso_job *j,
@@ -542,7 +630,8 @@ static void prolasso_write_list(FILE *out, const struct prolasso_job *j,
 			fprintf(out, ",\n%s",
 				names ? "                       "
 				      : "               ");
-		ananicy_quote(out, names ? p->name : p->source, false);
+		quote_write(out, names ? p->name : p->source, QUOTE_ALL,
+			    QUOTE_MODE_CONFIG);
 	}
 	if (g->count > 1)
 		fprintf(out, " ]");
@@ -560,7 +649,8 @@ static void prolasso_write_rule(FILE *out, const struct prolasso_job *j,
 	if (g->raises && (opt->user || opt->group)) {
 		fprintf(out,
 			"\n              %s = ", opt->user ? "user" : "group");
-		ananicy_quote(out, opt->user ? opt->user : opt->group, false);
+		quote_write(out, opt->user ? opt->user : opt->group, QUOTE_ALL,
+			    QUOTE_MODE_CONFIG);
 		fprintf(out, ";");
 	}
 	fprintf(out, " };\n");
@@ -641,37 +731,20 @@ static void prolasso_count(struct prolasso_result *res,
 static void prolasso_write(struct prolasso_job *j,
 			   const struct ananicy_options *opt)
 {
-	struct prolasso_group *groups = NULL;
-	size_t count = 0;
+	struct prolasso_group *groups;
+	size_t count = prolasso_group(j, &groups);
 	struct memstream m;
 	FILE *out;
 	bool first = true;
 
-	for (size_t i = 0; i < j->count; i++) {
-		size_t g;
-
-		for (g = 0; g < count; g++) {
-			if (prolasso_same(groups[g].first, &j->procs[i]))
-				break;
-		}
-		if (g == count) {
-			groups = xreallocarray(groups, count + 1,
-					       sizeof(*groups));
-			groups[count++] = (struct prolasso_group){
-				.first = &j->procs[i],
-				.raises = prolasso_raises(&j->procs[i])};
-		}
-		groups[g].members = xreallocarray(
-			groups[g].members, groups[g].count + 1, sizeof(size_t));
-		groups[g].members[groups[g].count++] = i;
-	}
 	if (count && (out = memstream_open(&m))) {
-		fprintf(out,
-			"# Imported from Process Lasso's configuration by "
-			"cpupolicyctl import prolasso:\n# %s\n# For the "
-			"Windows backend: check it with --system windows.\n"
-			"version = 1;\nrules = (\n",
-			j->path);
+		/* A comment escapes nothing: the path is shown as a
+		 * terminal would show it. */
+		fprintf(out, "# Imported from Process Lasso's configuration by "
+			     "cpupolicyctl import prolasso:\n# ");
+		quote_write(out, j->path, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+		fprintf(out, "\n# For the Windows backend: check it with "
+			     "--system windows.\nversion = 1;\nrules = (\n");
 		for (size_t g = 0; g < count; g++) {
 			prolasso_count(j->res, &groups[g], opt);
 			if (prolasso_left_out(&groups[g], opt))
@@ -703,9 +776,10 @@ void prolasso_import(const char *path, const char *text, size_t len,
 
 	*res = (struct prolasso_result){0};
 	strmap_init(&j.by_key);
+	strmap_init(&j.aliases);
 	prolasso_read(&j, text, len);
 	prolasso_write(&j, opt);
-	ananicy_unmapped_sort(res->unmapped, res->unmapped_count);
+	ananicy_unmapped_sort(res->unmapped, &res->unmapped_count);
 	for (size_t i = 0; i < j.count; i++) {
 		free(j.procs[i].name);
 		free(j.procs[i].key);
@@ -713,8 +787,9 @@ void prolasso_import(const char *path, const char *text, size_t len,
 	}
 	free(j.procs);
 	for (size_t i = 0; i < j.alias_count; i++)
-		free(j.aliases[i]);
-	free(j.aliases);
+		free(j.alias_texts[i]);
+	free(j.alias_texts);
+	strmap_free(&j.aliases);
 	strmap_free(&j.by_key);
 }
 

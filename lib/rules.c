@@ -10,6 +10,7 @@
 
 #include "os.h"
 #include "pattern.h"
+#include "quote.h"
 #include "rulefile.h"
 #include "rules.h"
 #include "util.h"
@@ -549,14 +550,24 @@ int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 	return status;
 }
 
+/* Values may be an import's, from strangers: a terminal is shown their
+ * control bytes escaped. */
+static void rules_print_text(FILE *out, const char *text)
+{
+	quote_write(out, text, QUOTE_ALL, QUOTE_MODE_DISPLAY);
+}
+
 static void rules_print_patterns(FILE *out, const char *key,
 				 const struct rule_patterns *p)
 {
 	if (!p->count)
 		return;
 	fprintf(out, "  match.%s =", key);
-	for (size_t i = 0; i < p->count; i++)
-		fprintf(out, "%s \"%s\"", i ? "," : "", p->values[i]);
+	for (size_t i = 0; i < p->count; i++) {
+		fprintf(out, "%s \"", i ? "," : "");
+		rules_print_text(out, p->values[i]);
+		fputc('"', out);
+	}
 	fputc('\n', out);
 }
 
@@ -569,7 +580,8 @@ static void rules_print_ids(FILE *out, const char *key,
 	for (size_t i = 0; i < ids->count; i++) {
 		const struct rule_id *id = &ids->values[i];
 
-		fprintf(out, "%s %s", i ? "," : "", id->name);
+		fprintf(out, "%s ", i ? "," : "");
+		rules_print_text(out, id->name);
 		if (id->known)
 			fprintf(out, " (%u)", id->id);
 		else
@@ -662,7 +674,10 @@ void rules_print(const struct rules *rules, FILE *out)
 		rules_print_power(out, &r->power);
 		if (r->allow_spoofable)
 			fprintf(out, "  allow_spoofable = true\n");
-		for (size_t s = 0; s < r->source_count; s++)
-			fprintf(out, "  source = \"%s\"\n", r->sources[s]);
+		for (size_t s = 0; s < r->source_count; s++) {
+			fprintf(out, "  source = \"");
+			rules_print_text(out, r->sources[s]);
+			fprintf(out, "\"\n");
+		}
 	}
 }

@@ -47,6 +47,15 @@ void *xreallocarray(void *ptr, size_t count, size_t size)
 	return p;
 }
 
+/* Room for one more element after count: the array doubles when count
+ * reaches a power of two, so n appends copy O(n) elements in all. */
+void *xgrow(void *ptr, size_t count, size_t size)
+{
+	if (count && (count & (count - 1)))
+		return ptr;
+	return xreallocarray(ptr, count ? count * 2 : 1, size);
+}
+
 char *xstrdup(const char *text)
 {
 	char *p = strdup(text);

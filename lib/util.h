@@ -13,6 +13,7 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);
 void *xreallocarray(void *ptr, size_t count, size_t size);
+void *xgrow(void *ptr, size_t count, size_t size);
 char *xstrdup(const char *text);
 char *xstrndup(const char *text, size_t len);
 char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));

@@ -10,6 +10,7 @@
 #include "policyd.h"
 #include "rulefile.h"
 #include "os.h"
+#include "quote.h"
 #include "util.h"
 
 static void report_threads_total(const struct manage *m, size_t *procs,
@@ -251,34 +252,18 @@ static const char *report_fact(const struct facts *f, unsigned bit,
 
 /* Names, command lines, paths and cgroups are chosen by whoever starts a
  * process: in text for a terminal, a control byte (a newline that fakes a
- * line of the report, an escape sequence) is shown as \xNN, and so is a
- * backslash before an x (\x5c), so that nothing shown can pass for what
- * it is not: every \x shown is an escape. Other backslashes, every
- * Windows path's, stay as they are. */
-static bool report_escaped(const char *c)
-{
-	unsigned char u = (unsigned char)*c;
-
-	return u < 0x20 || u == 0x7f || (u == '\\' && c[1] == 'x');
-}
-
+ * line of the report, an escape sequence) is shown as \xNN, as quote.c
+ * shows every stranger's string. */
 static void report_text(FILE *out, const char *text, size_t max)
 {
-	for (size_t i = 0; text[i] && i < max; i++) {
-		if (report_escaped(text + i))
-			fprintf(out, "\\x%02x", (unsigned char)text[i]);
-		else
-			putc(text[i], out);
-	}
+	quote_write(out, text, max, QUOTE_MODE_DISPLAY);
 }
 
 /* Columns the escaped text takes. */
 static size_t report_width(const char *text)
 {
-	size_t width = 0;
+	size_t width = quote_len(text, QUOTE_ALL, QUOTE_MODE_DISPLAY);
 
-	for (; *text; text++)
-		width += report_escaped(text) ? 4 : 1;
 	return width > 16 ? 16 : width;
 }
 

@@ -2,7 +2,10 @@
  * of the community rule set (15,600 rules in 360 files, 13,500 of them of
  * one raising type, as there), and of the sample beside the checkout when
  * it is there; then the imported set loaded, in process and by
- * "cpupolicyctl check". Medians of RUNS runs (default 7), min-max.
+ * "cpupolicyctl check". Then the inputs built to collide: 20,000 types
+ * whose names share their first 28 bytes (one rule name base for all),
+ * and a prolasso.ini of 20,000 processes of as many settings. Medians of
+ * RUNS runs (default 7), min-max.
  *   bench_import [-r RUNS] [-s SAMPLE-DIR] CTL-BINARY */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@ enum {
 	BENCH_FILES = 360,
 	BENCH_RULES = 15600,
 	BENCH_GAMES = 13500,
+	BENCH_COLLIDING = 20000,
 };
 
 /* Types like the community set's: one raising (games), the rest
@@ -78,6 +82,44 @@ static void bench_generate(const char *dir)
 		free(path);
 		free(folder);
 	}
+}
+
+/* Types whose slugs are the same 28 bytes, each with a rule of its own:
+ * every rule name is the same base until its suffix. */
+static void bench_generate_colliding(const char *dir)
+{
+	char *path = xasprintf("%s/colliding.types", dir);
+	FILE *f = bench_open(path);
+
+	for (unsigned i = 0; i < BENCH_COLLIDING; i++)
+		fprintf(f,
+			"{ \"type\": \"Shared_prefix_of_28_bytes_ab%05u\", "
+			"\"nice\": %u }\n",
+			i, 1 + i % 19);
+	fclose(f);
+	free(path);
+	path = xasprintf("%s/colliding.rules", dir);
+	f = bench_open(path);
+	for (unsigned i = 0; i < BENCH_COLLIDING; i++)
+		fprintf(f,
+			"{ \"name\": \"c%05u\", \"type\": "
+			"\"Shared_prefix_of_28_bytes_ab%05u\" }\n",
+			i, i);
+	fclose(f);
+	free(path);
+}
+
+/* Processes of as many settings (CPU lists) as there are processes. */
+static void bench_generate_prolasso(const char *path)
+{
+	FILE *f = bench_open(path);
+
+	fprintf(f, "[ProcessDefaults]\nDefaultCPUSets=");
+	for (unsigned i = 0; i < BENCH_COLLIDING; i++)
+		fprintf(f, "%sp%05u.exe,%u;%u;%u", i ? "," : "", i, i % 64,
+			64 + i / 64 % 64, 128 + i / 4096);
+	fprintf(f, "\n");
+	fclose(f);
 }
 
 /* One run of CTL ARGS... with stdout and stderr to /dev/null: seconds. */
@@ -173,6 +215,27 @@ int main(int argc, char **argv)
 		       count, st.median * 1e3, st.min * 1e3, st.max * 1e3);
 		bench_repeat(check, runs, &st);
 		bench_print("cpupolicyctl check of the imported set", &st);
+	}
+	{
+		char *colliding = xasprintf("%s/colliding", dir);
+		char *ini = xasprintf("%s/prolasso.ini", dir);
+		char *args[] = {argv[optind], "import",	 "ananicy", "-o",
+				out,	      colliding, NULL};
+		char *lasso[] = {argv[optind], "import", "prolasso", "-o",
+				 out,	       ini,	 NULL};
+
+		mkdir(colliding, 0755);
+		bench_generate_colliding(colliding);
+		bench_repeat(args, runs, &st);
+		bench_print("20,000 types of one 28-byte prefix (built to "
+			    "collide)",
+			    &st);
+		bench_generate_prolasso(ini);
+		bench_repeat(lasso, runs, &st);
+		bench_print("prolasso: 20,000 processes of 20,000 settings",
+			    &st);
+		free(colliding);
+		free(ini);
 	}
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -1,6 +1,7 @@
 /* libFuzzer target: any bytes as an ananicy rule file, imported. Must
- * never crash, leak or read out of bounds, and what it writes must pass
- * the rule check: an import never writes a file check refuses. */
+ * never crash, leak or read out of bounds, and what it writes, read back
+ * as the command reads it back, must load exactly the rules it counted
+ * and raise nothing its options did not allow. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,27 +9,24 @@
 #include <string.h>
 
 #include "ananicy.h"
-#include "rules.h"
+#include "importcheck.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void fuzz_check(const struct ananicy_file *file)
+static void fuzz_check(const struct ananicy_result *res,
+		       const struct ananicy_options *opt)
 {
-	struct rules rules;
 	struct diag diag;
 
-	rules_init(&rules);
-	rules.system = RULES_SYSTEM_LINUX;
 	diag_init(&diag);
-	rules_load_text(&rules, file->name, file->text, file->len, &diag);
-	if (diag.errors) {
-		fprintf(stderr, "%s:%u: %s\n%s\n", diag.entries[0].file,
-			diag.entries[0].line, diag.entries[0].message,
-			file->text);
+	if (importcheck_files(res->files, res->file_count, RULES_SYSTEM_LINUX,
+			      opt, res->groups, "out", &diag) < 0) {
+		diag_print(&diag, stderr, true);
+		for (size_t i = 0; i < res->file_count; i++)
+			fprintf(stderr, "%s\n", res->files[i].text);
 		abort();
 	}
 	diag_free(&diag);
-	rules_free(&rules);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -48,8 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ananicy_parse(&a, "dir/fuzz.rules", "dir", (const char *)data, size,
 		      &diag);
 	ananicy_import(&a, &opt, &res, &diag);
-	for (size_t i = 0; i < res.file_count; i++)
-		fuzz_check(&res.files[i]);
+	fuzz_check(&res, &opt);
 	ananicy_result_free(&res);
 	diag_free(&diag);
 	ananicy_free(&a);

@@ -1,14 +1,16 @@
 /* libFuzzer target: any bytes as a prolasso.ini (UTF-8 or UTF-16LE),
  * imported. Must never crash, leak or read out of bounds, and what it
- * writes must pass the rule check for Windows. */
+ * writes, read back for Windows as the command reads it back, must load
+ * exactly the rules it counted and raise nothing its options did not
+ * allow. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "importcheck.h"
 #include "prolasso.h"
-#include "rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,7 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct prolasso_result res;
 	struct diag diag;
-	struct rules rules;
 	char why[128], *text;
 	size_t len;
 
@@ -31,21 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_init(&diag);
 	prolasso_import("fuzz.ini", text, len, &opt, &res, &diag);
 	diag_free(&diag);
-	if (res.file.text) {
-		rules_init(&rules);
-		rules.system = RULES_SYSTEM_WINDOWS;
-		diag_init(&diag);
-		rules_load_text(&rules, res.file.name, res.file.text,
-				res.file.len, &diag);
-		if (diag.errors) {
-			fprintf(stderr, "%s:%u: %s\n%s\n", diag.entries[0].file,
-				diag.entries[0].line, diag.entries[0].message,
-				res.file.text);
-			abort();
-		}
-		diag_free(&diag);
-		rules_free(&rules);
+	diag_init(&diag);
+	if (importcheck_files(&res.file, res.file.text ? 1 : 0,
+			      RULES_SYSTEM_WINDOWS, &opt, res.groups, "out",
+			      &diag) < 0) {
+		diag_print(&diag, stderr, true);
+		fprintf(stderr, "%s\n", res.file.text ? res.file.text : "");
+		abort();
 	}
+	diag_free(&diag);
 	prolasso_result_free(&res);
 	free(text);
 	return 0;

@@ -106,6 +106,17 @@ if [ "$status" -eq 0 ] && expect_contains "explain escapes" "$out" 'name       x
 	expect_not_contains "explain escapes" "$out" $'\e'; then
 	ok "explain's text shows control characters of a process's name escaped"
 fi
+# A C1 control (CSI, U+009B) and a right-to-left override (U+202E), which
+# make a terminal show another name than the process has.
+start "$TMP/other/worker" -n $'c1\xc2\x9b2J\xe2\x80\xaeexe' -s 30
+c1=$!
+wait_until 2 eval '[ "$(head -c 2 /proc/$c1/comm)" = c1 ]'
+run ctl explain "$c1"
+if [ "$status" -eq 0 ] && expect_contains "explain escapes C1 and bidi" "$out" \
+	'name       c1\xc2\x9b2J\xe2\x80\xaeexe' &&
+	expect_not_contains "explain: no CSI" "$out" $'\xc2\x9b'; then
+	ok "explain's text shows a C1 control and a right-to-left override escaped"
+fi
 
 run ctl explain --json "$w"
 expect_status "explain --json" 0 &&

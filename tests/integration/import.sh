@@ -90,10 +90,95 @@ expect_status "--allow-spoofable: check --strict fails" 1 &&
 
 run "$CTL" import ananicy --user root --allow-spoofable -o "$TMP" "$DATA/ananicy"
 expect_status "two narrowings: usage" 2 && ok "--user with --allow-spoofable: usage error"
-run "$CTL" import ananicy -o "$TMP/none" "$DATA/ananicy"
-expect_status "no output directory" 2 &&
-	expect_contains "no output directory: said" "$err" "$TMP/none: error: not a directory" &&
-	ok "a missing output directory is an error"
+# -o DIR: made when it is not there (0755, as rules directories are), not
+# its parents; a file there is no directory.
+umask 022
+run bash -c 'cd "$1" && shift && "$@"' - "$DATA" "$CTL" import ananicy \
+	-o "$TMP/new" ananicy
+if [ "$status" -eq 0 ] && [ "$(stat -c %a "$TMP/new" 2>/dev/null)" = 755 ] &&
+	diff -r -x summary.out -x warnings.err "$DATA/ananicy.expected" "$TMP/new" >/dev/null; then
+	ok "-o DIR not there yet: made, mode 0755, the files in it"
+else
+	not_ok "-o DIR made" "exit $status; $err; $(ls -ld "$TMP/new" 2>&1)"
+fi
+run "$CTL" import ananicy -o "$TMP/no/such" "$DATA/ananicy"
+expect_status "-o DIR without a parent" 2 &&
+	expect_contains "-o DIR without a parent: said" "$err" \
+		"$TMP/no/such: error: cannot make the directory: No such file or directory" &&
+	[ ! -e "$TMP/no" ] && ok "-o DIR whose parent is not there: an error, nothing made"
+: >"$TMP/plain"
+run "$CTL" import ananicy -o "$TMP/plain" "$DATA/ananicy"
+expect_status "-o FILE" 2 &&
+	expect_contains "-o FILE: said" "$err" "$TMP/plain: error: there, and not a directory" &&
+	ok "-o naming a file: an error that says so"
+
+# A tree written to steer the import: a type id of JSON escapes that,
+# unescaped in a comment, would add a realtime rule for nobody; a folder
+# whose name holds a newline; escape sequences in a key and a type name.
+# The import writes the three rules it counts, and nothing it says or
+# writes holds a control byte.
+hostile="$TMP/hostile"
+weird="$hostile/we
+ird"
+mkdir -p "$weird"
+inject='X\n  { name = \"evil\"; match = { name = \"sh\"; user = \"nobody\"; }; priority = { policy = \"fifo\"; rt_priority = 99; }; },\n#'
+printf '{ "type": "%s", "nice": 5 }\n' "$inject" >"$hostile/evil.types"
+{
+	printf '{ "name": "foo", "type": "%s" }\n' "$inject"
+	printf '{ "name": "bar", "nice": 4, "\\u001b]0;owned\\u0007": 1 }\n'
+	printf '{ "name": "baz", "type": "No\\u001b[2Jpe", "nice": 3 }\n'
+} >"$weird/a.rules"
+rm -rf "$TMP/hout"
+run "$CTL" import ananicy -o "$TMP/hout" "$hostile"
+hostile_said="$out$err"
+expect_status "hostile tree: exit 0" 0 &&
+	expect_contains "hostile tree: counted" "$out" "as 3 cpupolicy rules in 1 files" &&
+	expect_contains "hostile tree: key escaped" "$out" '\x1b]0;owned\x07 1' &&
+	expect_contains "hostile tree: type escaped" "$err" "type 'No\x1b[2Jpe' is defined nowhere" &&
+	expect_not_contains "hostile tree: no ESC said" "$hostile_said" $'\e' &&
+	expect_not_contains "hostile tree: no newline in a name said" "$hostile_said" "we
+ird" && ok "a hostile tree: the rules counted; what is said escaped"
+run "$CTL" check --strict --print "$TMP/hout"
+if [ "$status" -eq 0 ] && [ "$(grep -c '^rule ' <<<"$out")" -eq 3 ] &&
+	! grep -q '^rule evil' <<<"$out" &&
+	expect_contains "hostile tree: check" "$out" "3 rules in 1 files: OK" &&
+	expect_not_contains "hostile tree: check --print escapes" "$out" "we
+ird" &&
+	! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$TMP/hout"/*.rules); then
+	ok "a hostile tree: its output loads the 3 rules, no control byte in it"
+else
+	not_ok "a hostile tree: the output" "exit $status; $out; $err; $(cat "$TMP/hout"/*.rules)"
+fi
+
+# An import that cannot write all its files writes none of them: the
+# earlier import's files stay as they were, and no staged file is left
+# (a file system filled, in a mount namespace of the test's own).
+if unshare -m --propagation private true 2>/dev/null; then
+	mkdir -p "$TMP/full" "$TMP/before"
+	cp -r "$DATA/ananicy" "$TMP/grown"
+	for i in $(seq 300); do
+		echo "{ \"name\": \"grown$i\", \"nice\": $((i % 19 + 1)) }"
+	done >"$TMP/grown/more.rules"
+	run unshare -m --propagation private bash -c '
+		mount -t tmpfs -o size=64k tmpfs "$1/full" || exit 90
+		"$2" import ananicy -o "$1/full" "$3" >/dev/null 2>&1 || exit 91
+		cp -p "$1/full"/* "$1/before/"
+		head -c $((36 * 1024)) /dev/zero >"$1/full/filler" 2>/dev/null
+		"$2" import ananicy -o "$1/full" "$1/grown"
+		echo "exit $?"
+		rm "$1/full/filler"
+		ls -A "$1/full"
+		diff -r "$1/before" "$1/full" && echo same' - "$TMP" "$CTL" "$DATA/ananicy"
+	if [ "$status" -eq 0 ] && grep -qx "exit 2" <<<"$out" &&
+		grep -qx same <<<"$out" && ! grep -q '^\.' <<<"$out" &&
+		expect_contains "full: said" "$err" "No space left on device"; then
+		ok "an import that cannot write every file: none written, the earlier ones kept, nothing staged left"
+	else
+		not_ok "an import that cannot write every file" "exit $status; $out; $err"
+	fi
+else
+	skip "an import on a full file system" "no mount namespace here"
+fi
 
 if [ -d "$SAMPLE" ]; then
 	for mode in "" --allow-spoofable; do

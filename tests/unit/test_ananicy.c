@@ -13,6 +13,7 @@
 #include "unit.h"
 
 #include "ananicy.h"
+#include "importcheck.h"
 #include "os.h"
 #include "rules.h"
 
@@ -40,6 +41,13 @@ struct ananicy_case {
 	const char *warning; /* a part of the first one */
 	size_t written, left_out;
 };
+
+/* A type id of JSON escapes that, unescaped in a comment, would end it
+ * and add a realtime rule of its own. */
+#define INJECT                                                                 \
+	"X\\n  { name = \\\"evil\\\"; match = { name = \\\"sh\\\"; "           \
+	"user = \\\"nobody\\\"; }; priority = { policy = \\\"fifo\\\"; "       \
+	"rt_priority = 99; }; },\\n#"
 
 #define TYPES                                                                  \
 	"{ \"type\": \"Game\", \"nice\": -5, \"ioclass\": \"best-effort\" }\n" \
@@ -359,6 +367,46 @@ static const struct ananicy_case ananicy_cases[] = {
 	 "\\u0000 is not allowed",
 	 0,
 	 0},
+	{"a type id cannot leave its comment",
+	 "{ \"type\": \"" INJECT "\", \"nice\": 5 }\n",
+	 "{ \"name\": \"foo\", \"type\": \"" INJECT "\" }\n",
+	 {0},
+	 "  # ananicy type \"X\\x0a  { name = \"evil\";",
+	 "\n  { name = \"evil\"",
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"a type id cannot leave its comment, --user",
+	 "{ \"type\": \"" INJECT "\", \"nice\": 5 }\n",
+	 "{ \"name\": \"foo\", \"type\": \"" INJECT "\" }\n",
+	 {.user = "root"},
+	 "\\x0a#\": 1 rule\n",
+	 "\n  { name = \"evil\"",
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"a stranger's string in a warning: escaped",
+	 NULL,
+	 "{ \"name\": \"x\", \"type\": \"No\\u001b[2Jpe\", \"nice\": 5 }\n",
+	 {0},
+	 "nice = 5;",
+	 NULL,
+	 1,
+	 "type 'No\\x1b[2Jpe' is defined nowhere",
+	 1,
+	 0},
+	{"a control character in a name: refused",
+	 NULL,
+	 "{ \"name\": \"a\\u007f\", \"nice\": 5 }\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "name has a control character",
+	 0,
+	 0},
 	{"ionice with idle not mapped",
 	 NULL,
 	 "{ \"name\": \"x\", \"ioclass\": \"idle\", \"ionice\": 3 }\n",
@@ -381,26 +429,38 @@ static void load(struct ananicy *a, const struct ananicy_case *c,
 	ananicy_parse(a, "r.rules", "", c->text, strlen(c->text), diag);
 }
 
-/* What the import writes must pass the rule check, warnings aside for
- * the opted-in rules. */
-static void check_output(const struct ananicy_case *c,
+/* What the import writes is read back as the command reads it back: it
+ * loads the rules counted, raising only as the options allow. */
+static void check_output(const char *name, const struct ananicy_options *opt,
 			 const struct ananicy_result *res)
 {
-	for (size_t i = 0; i < res->file_count; i++) {
-		struct rules rules;
-		struct diag diag;
+	struct diag diag;
 
-		rules_init(&rules);
-		rules.system = RULES_SYSTEM_LINUX;
-		diag_init(&diag);
-		rules_load_text(&rules, res->files[i].name, res->files[i].text,
-				res->files[i].len, &diag);
-		if (diag.errors || (diag.warnings && !c->opt.allow_spoofable))
-			fail_msg("%s: %s:%u: %s\n%s", c->name,
-				 diag.entries[0].file, diag.entries[0].line,
-				 diag.entries[0].message, res->files[i].text);
-		diag_free(&diag);
-		rules_free(&rules);
+	diag_init(&diag);
+	if (importcheck_files(res->files, res->file_count, RULES_SYSTEM_LINUX,
+			      opt, res->groups, "out", &diag) < 0)
+		fail_msg("%s: %s:%u: %s\n%s", name, diag.entries[0].file,
+			 diag.entries[0].line, diag.entries[0].message,
+			 res->file_count ? res->files[0].text : "");
+	diag_free(&diag);
+}
+
+/* What is said goes to a terminal: no control byte in it. */
+static void check_said(const char *name, const struct diag *diag)
+{
+	for (size_t i = 0; i < diag->count; i++) {
+		const struct diag_entry *e = &diag->entries[i];
+
+		for (const char *c = e->message; *c; c++) {
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				fail_msg("%s: control byte in '%s'", name,
+					 e->message);
+		}
+		for (const char *c = e->file; *c; c++) {
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				fail_msg("%s: control byte in '%s'", name,
+					 e->file);
+		}
 	}
 }
 
@@ -429,7 +489,8 @@ static void test_ananicy_case(void **state)
 		fail_msg("%s: '%s' in:\n%s", c->name, c->absent, text);
 	assert_int_equal(res.written, c->written);
 	assert_int_equal(res.left_out, c->left_out);
-	check_output(c, &res);
+	check_output(c->name, &c->opt, &res);
+	check_said(c->name, &diag);
 	ananicy_result_free(&res);
 	ananicy_free(&a);
 	diag_free(&diag);
@@ -487,6 +548,106 @@ static void test_folders(void **state)
 	diag_free(&diag);
 }
 
+/* Folder and file names are strangers' too: a newline in one reaches
+ * the header and the sources escaped, and the output loads. */
+static void test_folder_newline(void **state)
+{
+	static const char text[] = "{ \"name\": \"x\", \"nice\": 5 }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "d/we\nird/a\x1b.rules", "we\nird", text,
+		      strlen(text), &diag);
+	ananicy_import(&a, &(struct ananicy_options){.origin = "d"}, &res,
+		       &diag);
+	assert_int_equal(res.file_count, 1);
+	assert_non_null(strstr(res.files[0].text, "\n# d/we\\x0aird\n"));
+	assert_non_null(strstr(res.files[0].text,
+			       "source = \"d/we\\nird/a\\x1b.rules:1\""));
+	check_output("folder newline", &(struct ananicy_options){0}, &res);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
+/* Names of one base: the first read keeps it, the others take -2, -3...
+ * passing over a name that is another group's base ("x 2"). */
+static void test_names_collide(void **state)
+{
+	static const char text[] =
+		"{ \"type\": \"X\", \"nice\": 1 }\n"
+		"{ \"type\": \"x 2\", \"nice\": 1 }\n"
+		"{ \"name\": \"a\", \"type\": \"X\" }\n"
+		"{ \"name\": \"b\", \"type\": \"X\", \"nice\": 2 }\n"
+		"{ \"name\": \"c\", \"type\": \"x 2\" }\n"
+		"{ \"name\": \"d\", \"type\": \"X\", \"nice\": 3 }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+	const char *t;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "r.rules", "", text, strlen(text), &diag);
+	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
+	assert_int_equal(res.file_count, 1);
+	t = res.files[0].text;
+	assert_non_null(strstr(t, "name = \"ananicy.top.x\";\n"
+				  "    match = { name = \"a\"; }"));
+	assert_non_null(strstr(t, "name = \"ananicy.top.x-3\";\n"
+				  "    match = { name = \"b\"; }"));
+	assert_non_null(strstr(t, "name = \"ananicy.top.x-2\";\n"
+				  "    match = { name = \"c\"; }"));
+	assert_non_null(strstr(t, "name = \"ananicy.top.x-4\";\n"
+				  "    match = { name = \"d\"; }"));
+	check_output("names collide", &(struct ananicy_options){0}, &res);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
+/* A long folder and type: the rule name still a valid one (64 bytes at
+ * most), with a suffix too. */
+static void test_names_long(void **state)
+{
+	static const char text[] =
+		"{ \"type\": \"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\", "
+		"\"nice\": 1 }\n"
+		"{ \"name\": \"a\", \"type\": "
+		"\"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\" "
+		"}\n"
+		"{ \"name\": \"b\", \"type\": "
+		"\"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\", "
+		"\"nice\": 2 }\n";
+	struct ananicy_result res;
+	struct ananicy a;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "d/FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF/r.rules",
+		      "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", text,
+		      strlen(text), &diag);
+	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
+	assert_int_equal(res.groups, 2);
+	assert_non_null(strstr(res.files[0].text,
+			       "\"ananicy.ffffffffffffffffffffffffffff."
+			       "tttttttttttttttt\";"));
+	assert_non_null(strstr(res.files[0].text,
+			       "\"ananicy.ffffffffffffffffffffffffffff."
+			       "tttttttttttttttt-2\";"));
+	check_output("long names", &(struct ananicy_options){0}, &res);
+	ananicy_result_free(&res);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
 static void test_input_names(void **state)
 {
 	(void)state;
@@ -503,6 +664,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unmapped_counted),
 		cmocka_unit_test(test_folders),
+		cmocka_unit_test(test_folder_newline),
+		cmocka_unit_test(test_names_collide),
+		cmocka_unit_test(test_names_long),
 		cmocka_unit_test(test_input_names),
 	};
 

@@ -14,6 +14,7 @@
 #include "unit.h"
 
 #include "os.h"
+#include "importcheck.h"
 #include "prolasso.h"
 #include "rules.h"
 
@@ -40,7 +41,9 @@ struct prolasso_case {
 	size_t processes, left_out;
 };
 
-#define PD "[ProcessDefaults]\r\n"
+#define PD	  "[ProcessDefaults]\r\n"
+#define X64	  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+#define LONG_NAME X64 X64 X64 X64 X64 X64 X64 X64 X64 X64 X64 X64 "x.exe"
 
 static const struct prolasso_case prolasso_cases[] = {
 	{"priority lowered",
@@ -263,6 +266,33 @@ static const struct prolasso_case prolasso_cases[] = {
 	 NULL,
 	 0,
 	 0},
+	{"a control character in a name: refused, escaped where said",
+	 PD "DefaultPriorities=a\x1b]0;x\x07.exe,idle\r\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "process 'a\\x1b]0;x\\x07.exe': control character 0x1b in a name",
+	 0,
+	 0},
+	{"DEL in a name: written escaped",
+	 PD "DefaultPriorities=a\x7f.exe,idle\r\n",
+	 {0},
+	 "match = { name = \"a\\x7f.exe\"; };",
+	 NULL,
+	 0,
+	 NULL,
+	 1,
+	 0},
+	{"a name no file can have: refused",
+	 PD "DefaultPriorities=" LONG_NAME ",idle\r\n",
+	 {0},
+	 NULL,
+	 NULL,
+	 1,
+	 "longer than 765 bytes: not imported",
+	 0,
+	 0},
 	{"source line",
 	 "\r\n" PD "DefaultPriorities=a.exe,idle\r\n",
 	 {0},
@@ -290,25 +320,30 @@ static char *utf16(const char *text, size_t *len)
 	return out;
 }
 
+/* What the import writes is read back as the command reads it back: it
+ * loads the rules counted, raising only as the options allow; and what
+ * it says holds no control byte. */
 static void check_output(const struct prolasso_case *c,
-			 const struct prolasso_result *res)
+			 const struct prolasso_result *res,
+			 const struct diag *said)
 {
-	struct rules rules;
 	struct diag diag;
 
-	if (!res->file.text)
-		return;
-	rules_init(&rules);
-	rules.system = RULES_SYSTEM_WINDOWS;
+	for (size_t i = 0; i < said->count; i++) {
+		for (const char *m = said->entries[i].message; *m; m++) {
+			if ((unsigned char)*m < 0x20 || *m == 0x7f)
+				fail_msg("%s: control byte in '%s'", c->name,
+					 said->entries[i].message);
+		}
+	}
 	diag_init(&diag);
-	rules_load_text(&rules, res->file.name, res->file.text, res->file.len,
-			&diag);
-	if (diag.errors || (diag.warnings && !c->opt.allow_spoofable))
+	if (importcheck_files(&res->file, res->file.text ? 1 : 0,
+			      RULES_SYSTEM_WINDOWS, &c->opt, res->groups, "out",
+			      &diag) < 0)
 		fail_msg("%s: %s:%u: %s\n%s", c->name, diag.entries[0].file,
 			 diag.entries[0].line, diag.entries[0].message,
-			 res->file.text);
+			 res->file.text ? res->file.text : "");
 	diag_free(&diag);
-	rules_free(&rules);
 }
 
 static void run_case(const struct prolasso_case *c, const char *data,
@@ -336,7 +371,7 @@ static void run_case(const struct prolasso_case *c, const char *data,
 		fail_msg("%s: '%s' in:\n%s", c->name, c->absent, res.file.text);
 	assert_int_equal(res.processes, c->processes);
 	assert_int_equal(res.left_out, c->left_out);
-	check_output(c, &res);
+	check_output(c, &res, &diag);
 	prolasso_result_free(&res);
 	diag_free(&diag);
 	free(text);
@@ -378,6 +413,31 @@ static void test_decode(void **state)
 	assert_null(prolasso_decode("a\0b", 3, &len, why, sizeof(why)));
 }
 
+/* The path is named in the header's comment and in every source: a
+ * newline in it ends neither. */
+static void test_path_newline(void **state)
+{
+	static const char text[] = PD "DefaultPriorities=zip.exe,idle\r\n";
+	struct prolasso_result res;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	prolasso_import("p\nversion = 2;\n.ini", text, strlen(text),
+			&(struct ananicy_options){0}, &res, &diag);
+	assert_non_null(res.file.text);
+	assert_non_null(
+		strstr(res.file.text, "\n# p\\x0aversion = 2;\\x0a.ini\n"));
+	assert_non_null(strstr(res.file.text,
+			       "source = \"p\\nversion = 2;\\n.ini:2\";"));
+	assert_int_equal(importcheck_files(&res.file, 1, RULES_SYSTEM_WINDOWS,
+					   &(struct ananicy_options){0},
+					   res.groups, "out", &diag),
+			 0);
+	prolasso_result_free(&res);
+	diag_free(&diag);
+}
+
 static void test_unmapped_counted(void **state)
 {
 	static const char text[] = PD "DefaultIOPriorities=a.exe,2\r\n"
@@ -403,6 +463,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_path_newline),
 		cmocka_unit_test(test_unmapped_counted),
 	};
 

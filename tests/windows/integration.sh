@@ -105,6 +105,19 @@ result $? "cpupolicyd.exe -n accepts the config and the rule" ||
 
 ctl() { wine_run 30 "$CTL" -c "$CONF" "$@" 2>&1; }
 
+# import prolasso through the Windows side of the seam: an output folder
+# made, the file staged beside its place, read back and moved there, and
+# nothing staged left; again over it, the same.
+DATA=$(cd "$(dirname "$0")/../data/import" && pwd)
+for pass in 1 2; do
+	out=$(cd "$DATA" && wine_run 60 "$CTL" import prolasso \
+		-o "$(winpath "$WORK/imported")" prolasso.ini 2>&1)
+	diff -q "$DATA/prolasso.expected.rules" "$WORK/imported/50-prolasso.rules" \
+		>/dev/null 2>&1 && [ "$(ls -A "$WORK/imported")" = 50-prolasso.rules ]
+	result $? "import prolasso into a folder not there yet, pass $pass: the file as expected, nothing staged left" ||
+		echo "$out" | sed 's/^/# /'
+done
+
 # The daemon in the foreground, as from a console.
 timeout -k 5 300 wine "$DAEMON" -c "$CONF" </dev/null \
 	>"$WORK/daemon.log" 2>&1 &
