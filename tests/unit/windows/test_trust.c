@@ -60,9 +60,8 @@ static const struct sd_case sd_cases[] = {
 	{"a file Users may give away (WRITE_DAC)",
 	 L"O:BAD:P" OURS L"(A;;WD;;;BU)", RIGHTS_FILE, TRUST_FAULT_WRITABLE,
 	 "writable by S-1-5-32-545"},
-	{"a file Users may take (WRITE_OWNER)",
-	 L"O:BAD:P" OURS L"(A;;WO;;;BU)", RIGHTS_FILE, TRUST_FAULT_WRITABLE,
-	 "writable by S-1-5-32-545"},
+	{"a file Users may take (WRITE_OWNER)", L"O:BAD:P" OURS L"(A;;WO;;;BU)",
+	 RIGHTS_FILE, TRUST_FAULT_WRITABLE, "writable by S-1-5-32-545"},
 	{"a file Users may delete", L"O:BAD:P" OURS L"(A;;SD;;;BU)",
 	 RIGHTS_FILE, TRUST_FAULT_WRITABLE, "writable by S-1-5-32-545"},
 	{"GENERIC_WRITE for Authenticated Users",
@@ -74,8 +73,8 @@ static const struct sd_case sd_cases[] = {
 	{"no DACL at all (everyone has every right)", L"O:BA", RIGHTS_FILE,
 	 TRUST_FAULT_WRITABLE, "no DACL"},
 	{"an entry only for what is made later",
-	 L"O:BAD:P" OURS L"(A;OICIIO;FA;;;WD)", RIGHTS_FOLDER,
-	 TRUST_FAULT_NONE, NULL},
+	 L"O:BAD:P" OURS L"(A;OICIIO;FA;;;WD)", RIGHTS_FOLDER, TRUST_FAULT_NONE,
+	 NULL},
 	/* C:\ProgramData: Users may add files and folders (CI: this folder
 	 * and the folders below), CREATOR OWNER gets what they add (IO). */
 	{"above the path, C:\\ProgramData's ACL: users may add",
@@ -155,8 +154,8 @@ static void test_sd_callback(void **state)
 		ACE_HEADER *h = (ACE_HEADER *)ace;
 		DWORD mask = FILE_ALL_ACCESS, len = sizeof(everyone);
 
-		assert_true(CreateWellKnownSid(WinWorldSid, NULL, everyone,
-					       &len));
+		assert_true(
+			CreateWellKnownSid(WinWorldSid, NULL, everyone, &len));
 		assert_true(InitializeAcl(&u.acl, sizeof(u), ACL_REVISION_DS));
 		h->AceType = types[i];
 		h->AceFlags = 0;
@@ -185,15 +184,13 @@ struct trust_case {
 };
 
 static const struct trust_case trust_cases[] = {
-	{"the install's own ACL", L"D:P" OURS, L"D:P" OURS, false, OS_OK,
-	 NULL},
+	{"the install's own ACL", L"D:P" OURS, L"D:P" OURS, false, OS_OK, NULL},
 	{"a file Everyone may write", L"D:P" OURS, L"D:P" OURS L"(A;;FA;;;WD)",
 	 false, OS_DENIED, "writable by S-1-1-0"},
 	{"the fix for it", L"D:P" OURS, L"D:P" OURS L"(A;;FA;;;WD)", false,
 	 OS_DENIED, "(fix: icacls \""},
-	{"a folder above Everyone may write",
-	 L"D:P" OURS L"(A;OICI;FA;;;WD)", NULL, false, OS_DENIED,
-	 "cpupolicy-trust-"},
+	{"a folder above Everyone may write", L"D:P" OURS L"(A;OICI;FA;;;WD)",
+	 NULL, false, OS_DENIED, "cpupolicy-trust-"},
 	{"the folder itself Everyone may write",
 	 L"D:P" OURS L"(A;OICI;FA;;;WD)", NULL, true, OS_DENIED,
 	 "writable by S-1-1-0"},
@@ -210,11 +207,11 @@ static void set_sddl(const wchar_t *path, const wchar_t *sddl)
 	assert_true(ConvertStringSecurityDescriptorToSecurityDescriptorW(
 		sddl, SDDL_REVISION_1, &sd, NULL));
 	assert_true(GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted));
-	assert_int_equal(SetNamedSecurityInfoW((wchar_t *)path, SE_FILE_OBJECT,
-					       DACL_SECURITY_INFORMATION |
-						       PROTECTED_DACL_SECURITY_INFORMATION,
-					       NULL, NULL,
-					       present ? dacl : NULL, NULL),
+	assert_int_equal(SetNamedSecurityInfoW(
+				 (wchar_t *)path, SE_FILE_OBJECT,
+				 DACL_SECURITY_INFORMATION |
+					 PROTECTED_DACL_SECURITY_INFORMATION,
+				 NULL, NULL, present ? dacl : NULL, NULL),
 			 ERROR_SUCCESS);
 	LocalFree(sd);
 }
@@ -225,7 +222,8 @@ static void make_pair(void)
 
 	GetTempPathW(MAX_PATH, folder);
 	_snwprintf(folder + wcslen(folder), MAX_PATH - wcslen(folder),
-		   L"cpupolicy-trust-%lu", (unsigned long)GetCurrentProcessId());
+		   L"cpupolicy-trust-%lu",
+		   (unsigned long)GetCurrentProcessId());
 	_snwprintf(file, MAX_PATH, L"%ls\\a.rules", folder);
 	CreateDirectoryW(folder, NULL);
 	h = CreateFileW(file, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
@@ -271,9 +269,9 @@ static void test_trust_gone(void **state)
 	char why[256];
 
 	(void)state;
-	assert_int_equal(trust_path("C:\\no-such-folder\\x.rules", why,
-				    sizeof(why)),
-			 OS_GONE);
+	assert_int_equal(
+		trust_path("C:\\no-such-folder\\x.rules", why, sizeof(why)),
+		OS_GONE);
 }
 
 int main(void)
