@@ -77,7 +77,7 @@ rm -rf "$DATA"
 # no service may run on it.
 plant() {
 	mkdir -p "$DATA"
-	printf '[daemon]\r\nsocket_group = Users\r\ngroup_may_reload = true\r\n' \
+	printf '[daemon]\r\nrules_dirs = C:\\users\\Public\\rules\r\nlog_level = debug\r\n' \
 		>"$DATA/cpupolicyd.conf"
 	chmod 0666 "$DATA/cpupolicyd.conf"
 }
@@ -92,6 +92,10 @@ result $? "cpupolicyd --install over a planted config others may write refuses, 
 wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
 ! grep -q 'SERVICE_NAME: cpupolicyd' "$OUT"
 result $? "the refused --install registers no service" || show "$OUT"
+# (What an install that did not refuse registered goes, for the MSI's
+# own case below.)
+wine_run "$CMD_LIMIT" "$(winpath "$WINE_BUILD/cpupolicyd.exe")" --uninstall >/dev/null 2>&1
+plant
 limited "$MSI_LIMIT" wine msiexec /i "$MSI" /qn >"$OUT" 2>&1
 refused=$?
 [ "$refused" -ne 0 ]
