@@ -275,11 +275,15 @@ soak: deps
 		bash tests/integration/soak.sh
 
 # The daemon in the foreground on the tree's config and rules, one log line
-# per decision; Ctrl-C stops it.
+# per decision; Ctrl-C stops it. It runs on root's own copies of them in a
+# temporary directory: it obeys no file others may write, and a checkout
+# may be anybody's.
 run: deps
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/cpupolicyctl check --strict rules
-	$(BUILD)/cpupolicyd -c conf/cpupolicyd.conf -r $(CURDIR)/rules
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT INT TERM && \
+		cp -r conf rules "$$dir"/ && chmod -R go-w "$$dir" && \
+		$(BUILD)/cpupolicyd -c "$$dir"/conf/cpupolicyd.conf -r "$$dir"/rules
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)

@@ -59,8 +59,11 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 	conf_init(&conf);
 	rules_init(&rules);
 	diag_init(&diag);
-	status = conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit,
-				&diag);
+	status = conf_load_trusted(&conf, ctl->conf_path, ctl->conf_explicit,
+				   &diag);
+	/* The configured rules, as the daemon would load them; files named
+	 * on the command line are the caller's choice. */
+	rules.trust_all = optind >= argc;
 	if (status == 0 && !diag.errors)
 		status = optind < argc
 				 ? rules_load_paths(&rules, argv + optind,

@@ -26,7 +26,32 @@ static void check_usage(FILE *out)
 		     "(default: this one)\n");
 }
 
-/* The rule directories from the config when no PATH is given. */
+/* PATHs: the files named, judged by who could have written them only
+ * where they are the configured directories (or files directly in
+ * them), as the daemon would judge them; a draft elsewhere is judged
+ * by its content alone. The config's problems are not this check's. */
+static int check_load_paths(struct ctl *ctl, int count, char **paths,
+			    struct rules *rules, struct diag *diag)
+{
+	struct conf conf;
+	struct diag ignored;
+	int status;
+
+	conf_init(&conf);
+	diag_init(&ignored);
+	conf_load_file(&conf, ctl->conf_path, false, &ignored);
+	rules->trust_dirs = conf.rules_dirs;
+	rules->trust_dir_count = conf.rules_dir_count;
+	status = rules_load_paths(rules, paths, (size_t)count, true, diag);
+	rules->trust_dirs = NULL;
+	rules->trust_dir_count = 0;
+	diag_free(&ignored);
+	conf_free(&conf);
+	return status;
+}
+
+/* Without PATH, what the daemon would load: the config and the rule
+ * directories it names, each refused if others could have written it. */
 static int check_load(struct ctl *ctl, int count, char **paths,
 		      struct rules *rules, struct diag *diag)
 {
@@ -34,11 +59,11 @@ static int check_load(struct ctl *ctl, int count, char **paths,
 	int status;
 
 	if (count > 0)
-		return rules_load_paths(rules, paths, (size_t)count, true,
-					diag);
+		return check_load_paths(ctl, count, paths, rules, diag);
 	conf_init(&conf);
-	status =
-		conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit, diag);
+	status = conf_load_trusted(&conf, ctl->conf_path, ctl->conf_explicit,
+				   diag);
+	rules->trust_all = true;
 	if (status == 0 && !diag->errors)
 		status = rules_load_paths(rules, conf.rules_dirs,
 					  conf.rules_dir_count, false, diag);

@@ -770,3 +770,27 @@ int conf_load_file(struct conf *conf, const char *path, bool must_exist,
 	free(text);
 	return 0;
 }
+
+/* The config as root obeys it (the daemon, check, apply): refused, as a
+ * file with errors, when someone other than root could have written it or
+ * a directory above it (trust_path), for whoever may write it chooses
+ * the rules directories and who may reload. */
+int conf_load_trusted(struct conf *conf, const char *path, bool must_exist,
+		      struct diag *diag)
+{
+	char why[2 * 4096 + 256];
+
+	switch (trust_path(path, why, sizeof(why))) {
+	case OS_OK:
+	case OS_GONE: /* as conf_load_file says */
+		return conf_load_file(conf, path, must_exist, diag);
+	case OS_DENIED:
+		diag_error(diag, path, 0, "%s", why);
+		return 0;
+	case OS_UNSUPPORTED:
+	case OS_FAILED:
+		break;
+	}
+	diag_error(diag, path, 0, "%s", why);
+	return -1;
+}

@@ -89,6 +89,8 @@ void conf_init(struct conf *conf);
 void conf_free(struct conf *conf);
 int conf_load_file(struct conf *conf, const char *path, bool must_exist,
 		   struct diag *diag);
+int conf_load_trusted(struct conf *conf, const char *path, bool must_exist,
+		      struct diag *diag);
 void conf_load_text(struct conf *conf, const char *path, const char *text,
 		    size_t len, struct diag *diag);
 void conf_set_rules_dirs(struct conf *conf, const char *colon_list);

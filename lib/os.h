@@ -152,6 +152,18 @@ enum os_status statefile_remove(const char *file);
 enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
 				 char *from, size_t from_size);
 
+/* trust.c: whether anyone but root (on Windows: SYSTEM, Administrators)
+ * could have changed what a file the daemon obeys says, as sshd's
+ * StrictModes judges: the file or directory must be root's and writable
+ * by no one else, and so must every directory above it, except that one
+ * above it may let others add what stays theirs (a sticky /tmp; on
+ * Windows, C:\ProgramData, where others may create folders but not
+ * remove or rename another's). Links are judged where they lead too.
+ * OS_DENIED: why is "REASON (fix: COMMAND)", or "PATH is REASON (fix:
+ * COMMAND)" when the fault is above the file; OS_GONE: no such file;
+ * OS_FAILED: it cannot be checked, why says what. */
+enum os_status trust_path(const char *path, char *why, size_t size);
+
 /* cputimes.c: each online CPU's busy, idle and stolen time */
 enum os_status cputimes_read(const char *procfs, struct procstat *stat);
 

@@ -416,6 +416,7 @@ struct rules_entry {
 	char *path;
 	size_t order;
 	bool from_dir;
+	bool judged; /* refused if others could have written it */
 };
 
 struct rules_entries {
@@ -426,7 +427,7 @@ struct rules_entries {
 /* A directory's file replaces an earlier directory's file of that name;
  * a file named on its own is never replaced. */
 static void rules_entries_add(struct rules_entries *e, const char *path,
-			      bool from_dir)
+			      bool from_dir, bool judged)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
@@ -437,6 +438,7 @@ static void rules_entries_add(struct rules_entries *e, const char *path,
 			    strcmp(e->list[i].base, base) == 0) {
 				free(e->list[i].path);
 				e->list[i].path = xstrdup(path);
+				e->list[i].judged = judged;
 				return;
 			}
 		}
@@ -447,6 +449,7 @@ static void rules_entries_add(struct rules_entries *e, const char *path,
 		.path = xstrdup(path),
 		.order = e->count,
 		.from_dir = from_dir,
+		.judged = judged,
 	};
 	e->count++;
 }
@@ -470,7 +473,7 @@ static bool rules_is_loadable(const char *path)
 }
 
 static int rules_collect_dir(struct rules_entries *e, const char *dir,
-			     bool must_exist, struct diag *diag)
+			     bool must_exist, bool judged, struct diag *diag)
 {
 	struct dirent *d;
 	DIR *dp = opendir(dir);
@@ -489,7 +492,7 @@ static int rules_collect_dir(struct rules_entries *e, const char *dir,
 			continue;
 		path = xasprintf("%s/%s", dir, d->d_name);
 		if (rules_is_loadable(path))
-			rules_entries_add(e, path, true);
+			rules_entries_add(e, path, true, judged);
 		free(path);
 	}
 	closedir(dp);
@@ -506,6 +509,67 @@ static int rules_entry_compare(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
+/* The length of a path without the separators it ends with. */
+static size_t rules_path_len(const char *path, size_t len)
+{
+	while (len > 1 && (path[len - 1] == '/' || path[len - 1] == '\\'))
+		len--;
+	return len;
+}
+
+static bool rules_is_trust_dir(const struct rules *rules, const char *path,
+			       size_t len)
+{
+	len = rules_path_len(path, len);
+	for (size_t i = 0; i < rules->trust_dir_count; i++) {
+		const char *dir = rules->trust_dirs[i];
+		size_t dir_len = rules_path_len(dir, strlen(dir));
+
+		if (dir_len == len && memcmp(dir, path, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether what a path names is judged by who could have written it: all
+ * the daemon loads, and what check is given of the configured
+ * directories, as the config names them. */
+static bool rules_judged(const struct rules *rules, const char *path)
+{
+	size_t len = rules_path_len(path, strlen(path));
+
+	if (rules->trust_all)
+		return true;
+	if (rules_is_trust_dir(rules, path, len))
+		return true;
+	while (len > 0 && path[len - 1] != '/' && path[len - 1] != '\\')
+		len--;
+	return len > 0 && rules_is_trust_dir(rules, path, len);
+}
+
+/* A file or directory someone other than root could have written is
+ * refused like a file with a syntax error: the load fails, and a reload
+ * keeps the rules in force. A path that is not there is left to the
+ * load to report. */
+static int rules_trusted(const char *path, struct diag *diag)
+{
+	char why[2 * 4096 + 256];
+
+	switch (trust_path(path, why, sizeof(why))) {
+	case OS_OK:
+	case OS_GONE:
+		return 1;
+	case OS_DENIED:
+		diag_error(diag, path, 0, "%s", why);
+		return 0;
+	case OS_UNSUPPORTED:
+	case OS_FAILED:
+		break;
+	}
+	diag_error(diag, path, 0, "%s", why);
+	return -1;
+}
+
 /* Directories are merged by file name, a later directory replacing an
  * earlier one's file; files named on their own are always read. All are
  * then read in lexical order of their file names. */
@@ -517,23 +581,35 @@ int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 	struct stat st;
 
 	for (size_t i = 0; i < count; i++) {
-		if (stat(paths[i], &st) < 0) {
+		bool judged = rules_judged(rules, paths[i]);
+		int trusted = judged ? rules_trusted(paths[i], diag) : 1;
+
+		if (trusted <= 0) {
+			if (trusted < 0)
+				status = -1;
+		} else if (stat(paths[i], &st) < 0) {
 			if (errno == ENOENT && !must_exist)
 				continue;
 			diag_error(diag, paths[i], 0, "%s", strerror(errno));
 			status = -1;
 		} else if (S_ISDIR(st.st_mode)) {
-			if (rules_collect_dir(&e, paths[i], must_exist, diag) <
-			    0)
+			if (rules_collect_dir(&e, paths[i], must_exist, judged,
+					      diag) < 0)
 				status = -1;
 		} else {
-			rules_entries_add(&e, paths[i], false);
+			rules_entries_add(&e, paths[i], false, judged);
 		}
 	}
 	if (e.count)
 		qsort(e.list, e.count, sizeof(*e.list), rules_entry_compare);
 	for (size_t i = 0; i < e.count; i++) {
-		if (rules_load_file(rules, e.list[i].path, diag) < 0)
+		int trusted = e.list[i].judged
+				      ? rules_trusted(e.list[i].path, diag)
+				      : 1;
+
+		if (trusted < 0 ||
+		    (trusted > 0 &&
+		     rules_load_file(rules, e.list[i].path, diag) < 0))
 			status = -1;
 		free(e.list[i].base);
 		free(e.list[i].path);

@@ -183,6 +183,14 @@ struct rules {
 	struct strmap exe_catchall; /* exact exe -> index + 1 of the first
 				       rule that matches on it alone */
 	struct strmap ids;	    /* user/group name cache, see rules.c */
+	/* Which files rules_load_paths refuses when someone other than
+	 * root could have written them (trust_path), set before loading:
+	 * every one (trust_all: what the daemon loads), or those named as
+	 * one of trust_dirs or as a file directly in one (check's PATHs
+	 * that are the configured directories). trust_dirs is borrowed. */
+	bool trust_all;
+	char *const *trust_dirs;
+	size_t trust_dir_count;
 };
 
 /* Valid names of each enum, for messages ("valid: a, b, c"). */

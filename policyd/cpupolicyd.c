@@ -94,12 +94,14 @@ static void parse_options(int argc, char **argv, struct options *opt)
 	}
 }
 
-/* The file first, then the command line over it. */
+/* The file first, then the command line over it. A file others could
+ * have written is not obeyed. */
 static int load_conf(const struct options *opt, struct conf *conf,
 		     struct diag *diag)
 {
 	conf_init(conf);
-	if (conf_load_file(conf, opt->conf_path, opt->conf_explicit, diag) < 0)
+	if (conf_load_trusted(conf, opt->conf_path, opt->conf_explicit, diag) <
+	    0)
 		return -1;
 	if (opt->rules_dir_count) {
 		conf_set_rules_dirs(conf, "");
@@ -116,13 +118,15 @@ static int load_conf(const struct options *opt, struct conf *conf,
 }
 
 /* A directory named with -r must exist; the config's may not yet
- * (/etc/cpupolicy/rules.d on a fresh install). */
+ * (/etc/cpupolicy/rules.d on a fresh install). Nothing others could have
+ * written is loaded: it would give them what root grants. */
 static struct rules *load_rules(const struct options *opt,
 				const struct conf *conf, struct diag *diag)
 {
 	struct rules *rules = xmalloc(sizeof(*rules));
 
 	rules_init(rules);
+	rules->trust_all = true;
 	if (rules_load_paths(rules, conf->rules_dirs, conf->rules_dir_count,
 			     opt->rules_dir_count > 0, diag) < 0 ||
 	    diag->errors) {

@@ -4,6 +4,7 @@
 #ifndef CPUPOLICY_LINUX_H
 #define CPUPOLICY_LINUX_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
@@ -57,6 +58,35 @@ struct execfilter_env {
 	char lockdown[32]; /* the mode in force, "" when unknown */
 	char libbpf[256];  /* libbpf's last warning, "" when none */
 };
+
+/* What a walk from / down to a path found that someone other than root
+ * could have written: the first such component, how, and where. */
+enum trust_fault {
+	TRUST_FAULT_NONE,
+	TRUST_FAULT_OWNER,    /* owned by someone else */
+	TRUST_FAULT_WRITABLE, /* writable by its group or others */
+	TRUST_FAULT_TYPE,     /* not a directory where one must be */
+	TRUST_FAULT_UNKNOWN,  /* cannot be checked: error says why */
+};
+
+enum trust_flags {
+	TRUST_SELF = 1 << 0, /* the user this runs as may own things too */
+	TRUST_DIR = 1 << 1,  /* the path itself must be a directory */
+};
+
+struct trust_flaw {
+	enum trust_fault fault;
+	char path[PATH_MAX]; /* the component at fault */
+	struct stat st;	     /* as lstat found it */
+	bool last;	     /* the path itself, not a directory above it */
+	bool resolved;	     /* on the way the path resolves to */
+	int error;
+};
+
+/* trust.c: the walk behind trust_path and statefile_dir_safe; true when
+ * nobody else could have written anything on the way. */
+enum trust_fault trust_judge(const struct stat *st, bool last, unsigned flags);
+bool trust_walk(const char *path, unsigned flags, struct trust_flaw *flaw);
 
 /* status.c */
 enum os_status status_of_errno(int error);

@@ -1,7 +1,7 @@
 /* Linux: the daemon's state files (the journal, os.h). Their directory
  * is made for root alone and checked, from / down, for anyone else who
- * could have written it; a file is replaced whole through a synced
- * temporary file and a rename, then the directory is synced, so that a
+ * could have written it (the walk of trust.c); a file is replaced whole through
+ * a synced temporary file and a rename, then the directory is synced, so that a
  * crash leaves the old text or the new, never half. The boot a file
  * belongs to is the kernel's boot ID. */
 #include <errno.h>
@@ -42,103 +42,54 @@ enum os_status statefile_mkdir(const char *dir)
 	return status;
 }
 
-/* Why something on the way to the journal could have been written by
- * someone other than root (or the user this runs as); NULL if it could
- * not. In a sticky directory, as /tmp, no one may rename or remove what
- * is not theirs: one is allowed above the state directory. */
-static const char *statefile_unsafe_why(const struct stat *st, bool last,
-					char *why, size_t size)
+/* Why a component on the way to the journal could have been written by
+ * someone other than root (or the user this runs as), as trust.c found
+ * it: "PATH is REASON". */
+static void statefile_flaw_why(const struct trust_flaw *f, char *why,
+			       size_t size)
 {
-	if (st->st_uid != 0 && st->st_uid != geteuid()) {
-		snprintf(why, size, "owned by uid %u", (unsigned)st->st_uid);
-		return why;
+	switch (f->fault) {
+	case TRUST_FAULT_OWNER:
+		snprintf(why, size, "%s is owned by uid %u", f->path,
+			 (unsigned)f->st.st_uid);
+		return;
+	case TRUST_FAULT_WRITABLE:
+		snprintf(why, size,
+			 "%s is writable by group or others (mode %04o)",
+			 f->path, (unsigned)(f->st.st_mode & 07777));
+		return;
+	case TRUST_FAULT_TYPE:
+		snprintf(why, size, "%s is not a directory", f->path);
+		return;
+	case TRUST_FAULT_NONE:
+	case TRUST_FAULT_UNKNOWN:
+		break;
 	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
-	    (last || !(st->st_mode & S_ISVTX))) {
-		snprintf(why, size, "writable by group or others (mode %04o)",
-			 (unsigned)(st->st_mode & 07777));
-		return why;
-	}
-	return NULL;
-}
-
-/* One directory on the way. A symbolic link is as safe as the directory
- * that holds it; where it leads is walked as the resolved path. */
-static enum os_status statefile_step_safe(const char *path, bool last,
-					  char *why, size_t size)
-{
-	struct stat st;
-	char reason[64];
-
-	if (lstat(path, &st) < 0) {
-		snprintf(why, size, "cannot check %s", path);
-		return OS_FAILED;
-	}
-	if (S_ISLNK(st.st_mode))
-		return OS_OK;
-	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, size, "%s is not a directory", path);
-		return OS_DENIED;
-	}
-	if (statefile_unsafe_why(&st, last, reason, sizeof(reason))) {
-		snprintf(why, size, "%s is %s", path, reason);
-		return OS_DENIED;
-	}
-	return OS_OK;
-}
-
-/* Every directory from / down to dir. */
-static enum os_status statefile_walk_safe(const char *dir, char *why,
-					  size_t size)
-{
-	char *path = xstrdup(dir);
-	enum os_status status = statefile_step_safe("/", false, why, size);
-	int saved;
-
-	for (char *p = path; status == OS_OK && *p;) {
-		char *end;
-		char c;
-		bool last;
-
-		p += strspn(p, "/");
-		if (!*p)
-			break;
-		end = p + strcspn(p, "/");
-		last = end[strspn(end, "/")] == '\0';
-		c = *end;
-		*end = '\0';
-		status = statefile_step_safe(path, last, why, size);
-		*end = c;
-		p = end;
-	}
-	saved = errno;
-	free(path);
-	errno = saved;
-	return status;
+	snprintf(why, size, "cannot check %s", f->path);
 }
 
 /* Whoever may write the state directory decides what the journal says,
  * and so what root writes at the next start: every directory on the way,
- * by the path given and by the path it resolves to, must be root's.
- * OS_DENIED: why says which is not ("PATH is REASON"); OS_FAILED: what
- * could not be checked, errno says why. */
+ * by the path given and by the path it resolves to, must be root's (a
+ * sticky one, as /tmp, may be above it). OS_DENIED: why says which is
+ * not ("PATH is REASON"); OS_FAILED: what could not be checked, errno
+ * says why. */
 enum os_status statefile_dir_safe(const char *dir, char *why, size_t size)
 {
-	char *real = realpath(dir, NULL);
-	enum os_status status;
-	int saved;
+	struct trust_flaw flaw;
 
-	if (!real) {
-		snprintf(why, size, "cannot resolve it");
-		return OS_FAILED;
+	if (trust_walk(dir, TRUST_SELF | TRUST_DIR, &flaw))
+		return OS_OK;
+	if (flaw.fault != TRUST_FAULT_UNKNOWN) {
+		statefile_flaw_why(&flaw, why, size);
+		return OS_DENIED;
 	}
-	status = statefile_walk_safe(dir, why, size);
-	if (status == OS_OK && strcmp(real, dir) != 0)
-		status = statefile_walk_safe(real, why, size);
-	saved = errno;
-	free(real);
-	errno = saved;
-	return status;
+	if (flaw.last && !flaw.resolved && strcmp(flaw.path, dir) == 0)
+		snprintf(why, size, "cannot resolve it");
+	else
+		statefile_flaw_why(&flaw, why, size);
+	errno = flaw.error;
+	return OS_FAILED;
 }
 
 /* Last written before this boot began, by the clocks. A clock set
@@ -173,8 +124,21 @@ enum os_status statefile_load(const char *file, size_t max,
 		snprintf(sf->why, sizeof(sf->why), "not a regular file");
 		return OS_DENIED;
 	}
-	if (statefile_unsafe_why(&st, true, sf->why, sizeof(sf->why)))
+	switch (trust_judge(&st, true, TRUST_SELF)) {
+	case TRUST_FAULT_NONE:
+		break;
+	case TRUST_FAULT_OWNER:
+		snprintf(sf->why, sizeof(sf->why), "owned by uid %u",
+			 (unsigned)st.st_uid);
 		return OS_DENIED;
+	case TRUST_FAULT_WRITABLE:
+	case TRUST_FAULT_TYPE:
+	case TRUST_FAULT_UNKNOWN:
+		snprintf(sf->why, sizeof(sf->why),
+			 "writable by group or others (mode %04o)",
+			 (unsigned)(st.st_mode & 07777));
+		return OS_DENIED;
+	}
 	if (util_read_file(file, max, &sf->text, &sf->len) < 0) {
 		snprintf(sf->why, sizeof(sf->why), "cannot read");
 		return OS_FAILED;

@@ -1,13 +1,13 @@
 /* Windows: the daemon's state files (the journal, os.h), under
  * %ProgramData%\cpupolicy\state. The directory is made with a protected
  * DACL for SYSTEM and Administrators alone, and checked, from the
- * volume's root down, for anyone else who could have written it: only
- * SYSTEM, Administrators, TrustedInstaller and the account the daemon
- * runs as may own a directory on the way or hold a right there that
- * changes what the directory holds. A file is replaced whole through a
- * flushed temporary file and MoveFileExW with write-through, so that a
- * crash leaves the old text or the new. The boot a file belongs to is
- * named by the boot time the kernel keeps. */
+ * volume's root down, for anyone else who could have written it (the
+ * walk of trust.c): only SYSTEM, Administrators, TrustedInstaller and
+ * the account the daemon runs as may own a directory on the way or hold
+ * a right there that changes what the directory holds. A file is replaced whole
+ * through a flushed temporary file and MoveFileExW with write-through, so that
+ * a crash leaves the old text or the new. The boot a file belongs to is named
+ * by the boot time the kernel keeps. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,226 +22,31 @@
 #include "win.h"
 #include "winapi.h"
 
-/* The rights that change what a directory holds, or who may change it. */
-#define STATEFILE_DIR_WRITE                                                    \
-	(FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | FILE_DELETE_CHILD |           \
-	 FILE_WRITE_ATTRIBUTES | DELETE | WRITE_DAC | WRITE_OWNER |            \
-	 GENERIC_WRITE | GENERIC_ALL)
-/* Above the state directory, as /tmp's sticky bit on Linux: anyone may
- * add a folder (C:\ProgramData lets users), no one but its owner may
- * rename or remove it, unless they may delete any child or rewrite the
- * folder's DACL or owner. */
-#define STATEFILE_PARENT_WRITE                                                 \
-	(FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER | GENERIC_ALL)
-#define STATEFILE_FILE_WRITE                                                   \
-	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_ATTRIBUTES | DELETE | \
-	 WRITE_DAC | WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL)
-
-/* The account this process runs as, for the owner and ACE checks. */
-static bool statefile_is_self(PSID sid)
-{
-	union {
-		TOKEN_USER user;
-		unsigned char bytes[sizeof(TOKEN_USER) + ACCOUNTS_SID_MAX];
-	} u;
-	HANDLE token;
-	DWORD len;
-	bool self = false;
-
-	if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token))
-		return false;
-	if (GetTokenInformation(token, TokenUser, &u, sizeof(u), &len))
-		self = EqualSid(u.user.User.Sid, sid);
-	CloseHandle(token);
-	return self;
-}
-
-static bool statefile_trusted(PSID sid)
-{
-	PSID ti = NULL;
-	bool trusted;
-
-	if (IsWellKnownSid(sid, WinLocalSystemSid) ||
-	    IsWellKnownSid(sid, WinBuiltinAdministratorsSid) ||
-	    statefile_is_self(sid))
-		return true;
-	/* NT SERVICE\TrustedInstaller owns C:\ and system folders. */
-	if (!ConvertStringSidToSidW(L"S-1-5-80-956008885-3418522649-"
-				    L"1831038044-1853292631-2271478464",
-				    &ti))
-		return false;
-	trusted = EqualSid(sid, ti);
-	LocalFree(ti);
-	return trusted;
-}
-
-static void statefile_sid_text(PSID sid, char *buf, size_t size)
-{
-	wchar_t *text = NULL;
-
-	if (ConvertSidToStringSidW(sid, &text) &&
-	    system_utf8(text, buf, size)) {
-		LocalFree(text);
-		return;
-	}
-	if (text)
-		LocalFree(text);
-	snprintf(buf, size, "an unknown account");
-}
-
-/* Why an object's owner or DACL lets someone untrusted write it; NULL if
- * nobody can. An ACE only inherited by children (INHERIT_ONLY) does not
- * apply to the object itself; a deny ACE only takes rights away. */
-static const char *statefile_unsafe_why(const wchar_t *path, DWORD rights,
-					char *why, size_t size)
-{
-	PSECURITY_DESCRIPTOR sd = NULL;
-	PSID owner = NULL;
-	PACL dacl = NULL;
-	char who[96];
-	DWORD error;
-	const char *result = NULL;
-
-	error = GetNamedSecurityInfoW(path, SE_FILE_OBJECT,
-				      OWNER_SECURITY_INFORMATION |
-					      DACL_SECURITY_INFORMATION,
-				      &owner, NULL, &dacl, NULL, &sd);
-	if (error != ERROR_SUCCESS) {
-		status_of_win32(error);
-		snprintf(why, size, "its security cannot be read (error %lu)",
-			 (unsigned long)error);
-		return why;
-	}
-	if (!owner || !statefile_trusted(owner)) {
-		statefile_sid_text(owner, who, sizeof(who));
-		snprintf(why, size, "owned by %s", owner ? who : "nobody");
-		result = why;
-	} else if (!dacl) {
-		snprintf(why, size, "open to everyone (no DACL)");
-		result = why;
-	}
-	for (WORD i = 0; !result && dacl && i < dacl->AceCount; i++) {
-		ACE_HEADER *ace;
-		ACCESS_ALLOWED_ACE *allowed;
-
-		if (!GetAce(dacl, i, (void **)&ace))
-			continue;
-		if (ace->AceType != ACCESS_ALLOWED_ACE_TYPE ||
-		    (ace->AceFlags & INHERIT_ONLY_ACE))
-			continue;
-		allowed = (ACCESS_ALLOWED_ACE *)ace;
-		if (!(allowed->Mask & rights) ||
-		    statefile_trusted((PSID)&allowed->SidStart))
-			continue;
-		statefile_sid_text((PSID)&allowed->SidStart, who, sizeof(who));
-		snprintf(why, size, "writable by %s (rights 0x%lx)", who,
-			 (unsigned long)(allowed->Mask & rights));
-		result = why;
-	}
-	LocalFree(sd);
-	return result;
-}
-
-static enum os_status statefile_step_safe(const char *path, bool last,
-					  char *why, size_t size)
-{
-	wchar_t *wide = system_wide_dup(path);
-	DWORD attrs;
-	char reason[160];
-	enum os_status status = OS_OK;
-
-	if (!wide) {
-		snprintf(why, size, "%s is not valid UTF-8", path);
-		return OS_FAILED;
-	}
-	attrs = GetFileAttributesW(wide);
-	if (attrs == INVALID_FILE_ATTRIBUTES) {
-		status_of_win32(GetLastError());
-		snprintf(why, size, "cannot check %s", path);
-		status = OS_FAILED;
-	} else if (!(attrs & FILE_ATTRIBUTE_DIRECTORY)) {
-		snprintf(why, size, "%s is not a directory", path);
-		status = OS_DENIED;
-	} else if (last && (attrs & FILE_ATTRIBUTE_REPARSE_POINT)) {
-		/* A junction or link: whoever made it chose where the
-		 * journal goes. */
-		snprintf(why, size, "%s is a junction or symbolic link", path);
-		status = OS_DENIED;
-	} else if (statefile_unsafe_why(wide,
-					last ? STATEFILE_DIR_WRITE
-					     : STATEFILE_PARENT_WRITE,
-					reason, sizeof(reason))) {
-		snprintf(why, size, "%s is %s", path, reason);
-		status = OS_DENIED;
-	}
-	free(wide);
-	return status;
-}
-
-/* The directory as a full path with backslashes, and where its root ends
- * (after "C:\" or "\\server\share\"); NULL when it is not absolute. */
-static char *statefile_full(const char *dir, size_t *root)
-{
-	wchar_t *wide = system_wide_dup(dir), full[1024];
-	char *out;
-	DWORD n;
-
-	if (!wide)
-		return NULL;
-	n = GetFullPathNameW(wide, ARRAYSIZE(full), full, NULL);
-	free(wide);
-	if (n == 0 || n >= ARRAYSIZE(full))
-		return NULL;
-	out = xmalloc(4 * ARRAYSIZE(full));
-	if (!system_utf8(full, out, 4 * ARRAYSIZE(full))) {
-		free(out);
-		return NULL;
-	}
-	if (out[0] && out[1] == ':' && out[2] == '\\') {
-		*root = 3;
-	} else if (out[0] == '\\' && out[1] == '\\') {
-		const char *share = strchr(out + 2, '\\');
-
-		share = share ? strchr(share + 1, '\\') : NULL;
-		if (!share) {
-			free(out);
-			return NULL;
-		}
-		*root = (size_t)(share - out) + 1;
-	} else {
-		free(out);
-		return NULL;
-	}
-	while (strlen(out) > *root && out[strlen(out) - 1] == '\\')
-		out[strlen(out) - 1] = '\0';
-	return out;
-}
-
 enum os_status statefile_dir_safe(const char *dir, char *why, size_t size)
 {
-	size_t root;
-	char *path = statefile_full(dir, &root);
-	enum os_status status = OS_OK;
+	char reason[400], *at = NULL;
+	bool resolved;
+	enum trust_fault fault = trust_walk(dir, TRUST_DIR, &at, &resolved,
+					    reason, sizeof(reason));
 
-	if (!path) {
+	switch (fault) {
+	case TRUST_FAULT_NONE:
+		return OS_OK;
+	case TRUST_FAULT_OWNER:
+	case TRUST_FAULT_WRITABLE:
+	case TRUST_FAULT_TYPE:
+		snprintf(why, size, "%s is %s", at, reason);
+		free(at);
+		return OS_DENIED;
+	case TRUST_FAULT_UNKNOWN:
+		break;
+	}
+	if (at && strcmp(at, dir) != 0)
+		snprintf(why, size, "cannot check %s", at);
+	else
 		snprintf(why, size, "cannot resolve it");
-		errno = EINVAL;
-		return OS_FAILED;
-	}
-	for (char *p = path + root; status == OS_OK;) {
-		char *end = p + strcspn(p, "\\");
-		char c = *end;
-		bool last = c == '\0';
-
-		*end = '\0';
-		status = statefile_step_safe(path, last, why, size);
-		*end = c;
-		if (last)
-			break;
-		p = end + 1;
-	}
-	free(path);
-	return status;
+	free(at);
+	return OS_FAILED;
 }
 
 /* Each directory on the way made if missing; the last with a DACL of its
@@ -250,7 +55,7 @@ enum os_status statefile_dir_safe(const char *dir, char *why, size_t size)
 enum os_status statefile_mkdir(const char *dir)
 {
 	size_t root;
-	char *path = statefile_full(dir, &root);
+	char *path = trust_full_path(dir, &root);
 	SECURITY_ATTRIBUTES sa = {.nLength = sizeof(sa)};
 	enum os_status status = OS_OK;
 
@@ -338,8 +143,8 @@ enum os_status statefile_load(const char *file, size_t max,
 		free(wide);
 		return OS_DENIED;
 	}
-	if (statefile_unsafe_why(wide, STATEFILE_FILE_WRITE, sf->why,
-				 sizeof(sf->why))) {
+	if (trust_object_fault(wide, TRUST_FILE_WRITE, sf->why,
+			       sizeof(sf->why)) != TRUST_FAULT_NONE) {
 		free(wide);
 		return OS_DENIED;
 	}

@@ -94,6 +94,52 @@ bool events_etw_parse(unsigned id, unsigned version, const void *data,
 DWORD apply_prio_class_of_state(const struct prio_state *state);
 void apply_prio_state_of_class(DWORD klass, struct prio_state *state);
 
+/* trust.c: who else could change a file or folder (trust_path, and the
+ * state folder's and the install's checks). The rights that change what
+ * a folder holds or who may change it; above a path, those that remove
+ * or rename what it holds (adding is allowed: what another adds stays
+ * theirs, as in C:\ProgramData); those that change a file. */
+#define TRUST_DIR_WRITE                                                        \
+	(FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | FILE_DELETE_CHILD |           \
+	 FILE_WRITE_ATTRIBUTES | DELETE | WRITE_DAC | WRITE_OWNER |            \
+	 GENERIC_WRITE | GENERIC_ALL)
+#define TRUST_PARENT_WRITE                                                     \
+	(FILE_DELETE_CHILD | DELETE | WRITE_DAC | WRITE_OWNER | GENERIC_ALL)
+#define TRUST_FILE_WRITE                                                       \
+	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_ATTRIBUTES | DELETE | \
+	 WRITE_DAC | WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL)
+
+enum trust_fault {
+	TRUST_FAULT_NONE,
+	TRUST_FAULT_OWNER,    /* owned by an account not trusted */
+	TRUST_FAULT_WRITABLE, /* its DACL lets one write it */
+	TRUST_FAULT_TYPE,     /* not a folder, or a link, where one must be */
+	TRUST_FAULT_UNKNOWN,  /* cannot be checked: errno */
+};
+
+enum trust_flags {
+	TRUST_DIR = 1 << 0, /* the path must be a folder, and not a link */
+};
+
+/* SYSTEM, Administrators, TrustedInstaller, or the account this runs as. */
+bool trust_sid_trusted(PSID sid);
+/* "S-1-5-32-545 (BUILTIN\Users)", for messages. */
+void trust_sid_text(PSID sid, char *buf, size_t size);
+/* Whether an owner and a DACL let someone untrusted have one of rights;
+ * why says who and which ("owned by ...", "writable by ..."). */
+enum trust_fault trust_sd_fault(PSID owner, PACL dacl, DWORD rights, char *why,
+				size_t size);
+enum trust_fault trust_object_fault(const wchar_t *path, DWORD rights,
+				    char *why, size_t size);
+/* A full path with backslashes, where its root ends in *root; NULL when
+ * it is not absolute. The caller frees it. */
+char *trust_full_path(const char *path, size_t *root);
+/* Every folder from the root down to the path, and the path itself; and
+ * without TRUST_DIR, the same for where it resolves to (*resolved). On a
+ * fault, *at names the component (the caller frees it). */
+enum trust_fault trust_walk(const char *path, unsigned flags, char **at,
+			    bool *resolved, char *why, size_t size);
+
 /* knobs.c: the power settings' store; NULL: powrprof's (tests only). */
 struct winpower_store;
 void knobs_store_use(const struct winpower_store *store);

@@ -27,7 +27,10 @@
     put back where PerfOptions lowered it at creation); parking = "off"
     holding CPMINCORES and CPMINCORES1 at 100 % (AC and DC) while its
     program runs and the originals back after it exits; the saturation
-    check's report on this machine (every processor of every group).
+    check's report on this machine (every processor of every group); a rule
+    file Users may write, and one Users own, refused by check and by a
+    reload that keeps the rules in force, and all of %ProgramData%\cpupolicy
+    Administrators' or SYSTEM's after the install.
 #>
 #Requires -Version 5.1
 [CmdletBinding()]
@@ -440,6 +443,7 @@ $names = @{
     pcores = 'cpcheck-pcores.exe'  # cores performance
     groups = 'cpcheck-groups.exe'  # spread group
     parking = 'cpcheck-parking.exe' # parking off
+    trust  = 'cpcheck-trust.exe'   # class idle, in a rule file refused
 }
 $script:started = New-Object System.Collections.ArrayList
 
@@ -839,6 +843,75 @@ function Check-Parking {
     }
 }
 
+# A file copied in by an administrator is their account's unless it is
+# given to Administrators: the service obeys no file another account owns.
+function Set-AdminOwner([string]$path) {
+    & icacls $path /setowner '*S-1-5-32-544' | Out-Null
+}
+
+# Files others may write are not obeyed (cpupolicyd(8), Files others may
+# write), judged by the tokens and DACLs Wine cannot show: a rule file
+# Users may write, then one Users own, refused by check and by a reload,
+# which keeps the rules in force (the refused rule's idle class never
+# comes); the install's takeover: all of %ProgramData%\cpupolicy owned by
+# Administrators or SYSTEM, the folder's DACL protected; the service
+# started on it, so C:\ProgramData's default ACL above is accepted.
+function Check-Trust {
+    $planted = Join-Path $rulesDir 'zz-check-trust.rules'
+    try {
+        @"
+# Written by packaging/windows/check.ps1, removed when it ends.
+version = 1;
+rules = ( { name = "check-trust"; match = { exe = $(Quoted (Exe 'trust')); };
+  priority = { class = "idle"; }; } );
+"@ | Set-Content -LiteralPath $planted -Encoding ASCII
+        Set-AdminOwner $planted
+        & icacls $planted /grant '*S-1-5-32-545:(W)' | Out-Null
+        $out = Invoke-Ctl check
+        if ($script:ctlExit -eq 1 -and $out -match 'zz-check-trust\.rules: error: writable by S-1-5-32-545') {
+            Report 'PASS' 'trust: Users may write' 'cpupolicyctl check refuses the rule file, with the fix'
+        } else {
+            Report 'FAIL' 'trust: Users may write' "cpupolicyctl check exited $($script:ctlExit): $out"
+        }
+        $out = Invoke-Ctl reload
+        $p = Start-Test (Exe 'trust') 2 10
+        Start-Sleep -Milliseconds $DeadlineMs
+        $class = if ($p.HasExited) { 'gone' } else { $p.PriorityClass }
+        Stop-Test $p
+        if ($script:ctlExit -eq 1 -and $out -match 'zz-check-trust\.rules: error: writable by' -and $class -ne 'Idle') {
+            Report 'PASS' 'trust: reload' "the reload refuses it and keeps the rules in force (class $class, not Idle)"
+        } else {
+            Report 'FAIL' 'trust: reload' "reload exited $($script:ctlExit), class $class`: $out"
+        }
+        & icacls $planted /remove:g '*S-1-5-32-545' | Out-Null
+        & icacls $planted /setowner '*S-1-5-32-545' | Out-Null
+        $out = Invoke-Ctl check
+        if ($script:ctlExit -eq 1 -and $out -match 'zz-check-trust\.rules: error: owned by S-1-5-32-545') {
+            Report 'PASS' 'trust: owned by Users' 'cpupolicyctl check refuses the rule file, with the fix'
+        } else {
+            Report 'FAIL' 'trust: owned by Users' "cpupolicyctl check exited $($script:ctlExit): $out"
+        }
+    } finally {
+        if (Test-Path -LiteralPath $planted) {
+            Set-AdminOwner $planted
+            Remove-Item -LiteralPath $planted -Force -ErrorAction SilentlyContinue
+        }
+        Invoke-Ctl reload | Out-Null
+    }
+    $trusted = @('S-1-5-32-544', 'S-1-5-18')
+    $others = @(@(Get-Item -LiteralPath $DataDir -Force) +
+        @(Get-ChildItem -LiteralPath $DataDir -Recurse -Force) | Where-Object {
+            $trusted -notcontains (Get-Acl -LiteralPath $_.FullName).GetOwner(
+                [Security.Principal.SecurityIdentifier]).Value
+        } | ForEach-Object { $_.FullName })
+    $protected = (Get-Acl -LiteralPath $DataDir).AreAccessRulesProtected
+    if ($others.Count -eq 0 -and $protected) {
+        Report 'PASS' 'trust: the install' "$DataDir and all in it owned by Administrators or SYSTEM, its DACL protected"
+    } else {
+        Report 'FAIL' 'trust: the install' ("DACL protected: {0}; owned by another account: {1}" -f $protected, ($others -join ', '))
+    }
+}
+
 # The saturation check on this machine: workers on every processor of
 # every group, and a report that parses.
 function Check-Saturate {
@@ -906,6 +979,7 @@ rules = (
   }
 );
 "@ | Set-Content -LiteralPath $ruleFile -Encoding ASCII
+    Set-AdminOwner $ruleFile
     $out = Invoke-Ctl check --system windows $ruleFile
     if ($script:ctlExit -ne 0) {
         Report 'FAIL' 'rule file' "cpupolicyctl check refused it: $out"
@@ -926,6 +1000,7 @@ rules = (
     Check-Impostors $perf
     if ($perf) { Check-PerfOptionsGone }
     Check-Parking
+    Check-Trust
     Check-Saturate
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"

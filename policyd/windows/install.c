@@ -1,8 +1,11 @@
 /* Windows: cpupolicyd.exe --install registers the service (own process,
  * LocalSystem, automatic start, restarted on failure, the daemon's own
  * full path), makes %ProgramData%\cpupolicy\ with rules.d\ and state\
- * under an ACL of their own, and writes a default cpupolicyd.conf where
- * none is. Installing again updates the service's path and settings.
+ * under an ACL of their own, or takes over what is there (Administrators
+ * own it all, with the install's ACLs) unless something in it may be
+ * another account's, and writes a default cpupolicyd.conf where none is.
+ * It fails (exit 1) when it cannot, and so does the MSI that runs it.
+ * Installing again updates the service's path and settings.
  * --uninstall stops and deletes the service and takes away every Image
  * File Execution Options value the daemon wrote; the config, the rules
  * and the log stay, as a package's removal leaves /etc. */
@@ -30,10 +33,17 @@
 
 /* SYSTEM and Administrators own the folders; users may read the config
  * and rules (as /etc's), not the state. Protected: nothing inherited
- * from %ProgramData%, where any user may create folders. */
+ * from %ProgramData%, where any user may create folders. A folder's
+ * entries are inherited by what is made in it (OICI); a file's are its
+ * own. */
 #define INSTALL_SDDL_READABLE                                                  \
 	L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1200a9;;;BU)"
 #define INSTALL_SDDL_PRIVATE L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)"
+#define INSTALL_SDDL_READABLE_FILE                                             \
+	L"O:BAD:P(A;;FA;;;SY)(A;;FA;;;BA)(A;;0x1200a9;;;BU)"
+#define INSTALL_SDDL_PRIVATE_FILE L"O:BAD:P(A;;FA;;;SY)(A;;FA;;;BA)"
+/* Deeper than this, %ProgramData%\cpupolicy holds nothing of ours. */
+#define INSTALL_DEPTH_MAX 16
 
 static const char install_conf[] =
 	"# cpupolicyd configuration (INI), written by cpupolicyd --install.\r\n"
@@ -68,60 +78,269 @@ static void install_say(const char *what, DWORD error)
 	fprintf(stderr, "cpupolicyd: %s: %s\n", what, why);
 }
 
-/* A folder with the ACL given; one there already (made by anybody) gets
- * it, and Administrators as its owner, in its place. */
-static int install_folder(const char *dir, const wchar_t *sddl)
+/* What is already in %ProgramData%\cpupolicy when --install runs: a
+ * standard user may have made the folder before the first install (C:\
+ * ProgramData lets users create folders) and put a config or rules in
+ * it, which the MSI keeps and an install would then give to
+ * Administrators. Judged before anything changes, each object opened
+ * itself (never through a link): a junction or link, a file with more
+ * than one name (taking it would take the others too: CreateHardLinkW
+ * makes one of a system file), anything owned by another account, and a
+ * file another account may write are refused, named with their owner;
+ * folders others could merely add to are taken over, since what others
+ * added is theirs and refused. */
+struct install_tree {
+	wchar_t path[MAX_PATH];
+	int refused, taken;
+	const wchar_t *state; /* the private folder below */
+};
+
+/* To the console, and to the Application event log (source cpupolicyd):
+ * an MSI runs --install with no console, and its own log keeps only the
+ * exit status. */
+static void install_report(const char *line)
+{
+	wchar_t wide[2048];
+	const wchar_t *strings[1] = {wide};
+	HANDLE source;
+
+	fprintf(stderr, "cpupolicyd: %s\n", line);
+	if (!system_wide(line, wide, ARRAY_SIZE(wide)))
+		return;
+	source = RegisterEventSourceW(NULL, INSTALL_NAME);
+	if (!source)
+		return;
+	ReportEventW(source, EVENTLOG_ERROR_TYPE, 0, 1, NULL, 1, 0, strings,
+		     NULL);
+	DeregisterEventSource(source);
+}
+
+static void install_refuse(struct install_tree *t, const char *why)
+{
+	char path[MAX_PATH * 3], line[MAX_PATH * 3 + 1024];
+
+	if (!system_utf8(t->path, path, sizeof(path)))
+		snprintf(path, sizeof(path), "a path that is not UTF-16");
+	snprintf(line, sizeof(line), "%s: %s", path, why);
+	install_report(line);
+	t->refused++;
+}
+
+static HANDLE install_open(const wchar_t *path, DWORD access)
+{
+	return CreateFileW(
+		path, access,
+		FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+		OPEN_EXISTING,
+		FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OPEN_REPARSE_POINT,
+		NULL);
+}
+
+typedef void install_visit_fn(struct install_tree *t, HANDLE h, bool dir);
+
+/* Each object in the folder at t->path, then (a folder) what is in it,
+ * with t->path naming each in turn. */
+static void install_walk(struct install_tree *t, DWORD access,
+			 install_visit_fn *visit, int depth)
+{
+	BY_HANDLE_FILE_INFORMATION info;
+	WIN32_FIND_DATAW found;
+	size_t len = wcslen(t->path);
+	HANDLE h = install_open(t->path, access), find;
+	bool dir;
+	char why[256];
+
+	if (h == INVALID_HANDLE_VALUE ||
+	    !GetFileInformationByHandle(h, &info)) {
+		status_message(GetLastError(), why, sizeof(why));
+		install_refuse(t, why);
+		if (h != INVALID_HANDLE_VALUE)
+			CloseHandle(h);
+		return;
+	}
+	dir = info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY;
+	if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+		install_refuse(t, "a junction or link: whoever made it chose "
+				  "where it leads; remove it and install "
+				  "again");
+	} else if (!dir && info.nNumberOfLinks > 1) {
+		snprintf(why, sizeof(why),
+			 "a file of %lu names (hard links): taking it would "
+			 "take the others too; remove it and install again",
+			 (unsigned long)info.nNumberOfLinks);
+		install_refuse(t, why);
+	} else {
+		visit(t, h, dir);
+	}
+	CloseHandle(h);
+	if (!dir || (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT))
+		return;
+	if (depth >= INSTALL_DEPTH_MAX || len + 3 >= ARRAY_SIZE(t->path)) {
+		install_refuse(t, "too deep to be cpupolicy's: remove it and "
+				  "install again");
+		return;
+	}
+	wcscpy(t->path + len, L"\\*");
+	find = FindFirstFileW(t->path, &found);
+	t->path[len] = L'\0';
+	if (find == INVALID_HANDLE_VALUE)
+		return;
+	do {
+		if (wcscmp(found.cFileName, L".") == 0 ||
+		    wcscmp(found.cFileName, L"..") == 0)
+			continue;
+		if (len + 1 + wcslen(found.cFileName) >= ARRAY_SIZE(t->path)) {
+			install_refuse(t, "holds a name too long to judge");
+			continue;
+		}
+		_snwprintf(t->path + len, ARRAY_SIZE(t->path) - len, L"\\%ls",
+			   found.cFileName);
+		install_walk(t, access, visit, depth + 1);
+		t->path[len] = L'\0';
+	} while (FindNextFileW(find, &found));
+	FindClose(find);
+}
+
+/* The judgement: owner for a folder, owner and DACL for a file. */
+static void install_judge(struct install_tree *t, HANDLE h, bool dir)
 {
 	PSECURITY_DESCRIPTOR sd = NULL;
+	PSID owner = NULL;
+	PACL dacl = NULL;
+	char why[400], said[512];
+	enum trust_fault fault;
+	DWORD error;
+
+	error = GetSecurityInfo(h, SE_FILE_OBJECT,
+				OWNER_SECURITY_INFORMATION |
+					DACL_SECURITY_INFORMATION,
+				&owner, NULL, &dacl, NULL, &sd);
+	if (error != ERROR_SUCCESS) {
+		status_message(error, why, sizeof(why));
+		snprintf(said, sizeof(said), "its security cannot be read: %s",
+			 why);
+		install_refuse(t, said);
+		return;
+	}
+	fault = trust_sd_fault(owner, dacl, dir ? 0 : TRUST_FILE_WRITE, why,
+			       sizeof(why));
+	if (fault == TRUST_FAULT_OWNER || (!dir && fault != TRUST_FAULT_NONE)) {
+		snprintf(said, sizeof(said),
+			 "%s: what it says may be theirs; look at it, remove "
+			 "it, and install again",
+			 why);
+		install_refuse(t, said);
+	}
+	LocalFree(sd);
+}
+
+static bool install_is_in(const wchar_t *path, const wchar_t *dir)
+{
+	size_t len = wcslen(dir);
+
+	return _wcsnicmp(path, dir, len) == 0 &&
+	       (path[len] == L'\0' || path[len] == L'\\');
+}
+
+/* The takeover: Administrators own it, and the ACL of its kind. Set by
+ * handle, on the object opened (no link followed); every folder on the
+ * way is the install's already, so nobody else can swap what it holds. */
+static void install_own(struct install_tree *t, HANDLE h, bool dir)
+{
+	bool private = install_is_in(t->path, t->state);
+	const wchar_t *sddl =
+		dir ? (private ? INSTALL_SDDL_PRIVATE : INSTALL_SDDL_READABLE)
+		    : (private ? INSTALL_SDDL_PRIVATE_FILE
+			       : INSTALL_SDDL_READABLE_FILE);
+	PSECURITY_DESCRIPTOR sd = NULL;
+	BOOL present = FALSE, defaulted = FALSE;
+	PSID owner = NULL;
+	PACL dacl = NULL;
+	DWORD error = ERROR_INVALID_PARAMETER;
+	char why[256];
+
+	if (ConvertStringSecurityDescriptorToSecurityDescriptorW(
+		    sddl, SDDL_REVISION_1, &sd, NULL) &&
+	    GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted) &&
+	    GetSecurityDescriptorOwner(sd, &owner, &defaulted))
+		error = SetSecurityInfo(
+			h, SE_FILE_OBJECT,
+			OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION |
+				PROTECTED_DACL_SECURITY_INFORMATION,
+			owner, NULL, dacl, NULL);
+	if (sd)
+		LocalFree(sd);
+	if (error != ERROR_SUCCESS) {
+		status_message(error, why, sizeof(why));
+		install_refuse(t, why);
+		return;
+	}
+	t->taken++;
+}
+
+/* A folder made here for the install: with its ACL from the start. */
+static int install_make(const char *dir, const wchar_t *sddl)
+{
 	SECURITY_ATTRIBUTES sa = {.nLength = sizeof(sa)};
 	wchar_t path[MAX_PATH];
-	PACL dacl = NULL;
-	PSID owner = NULL;
-	BOOL present = FALSE, defaulted = FALSE;
-	DWORD error;
-	int status = -1;
+	int status = 0;
 
 	if (!system_wide(dir, path, ARRAY_SIZE(path)) ||
 	    !ConvertStringSecurityDescriptorToSecurityDescriptorW(
-		    sddl, SDDL_REVISION_1, &sd, NULL)) {
+		    sddl, SDDL_REVISION_1, &sa.lpSecurityDescriptor, NULL)) {
 		fprintf(stderr, "cpupolicyd: %s: cannot name it\n", dir);
-		goto out;
+		return -1;
 	}
-	sa.lpSecurityDescriptor = sd;
-	if (CreateDirectoryW(path, &sa)) {
-		status = 0;
-		goto out;
-	}
-	if (GetLastError() != ERROR_ALREADY_EXISTS) {
+	if (!CreateDirectoryW(path, &sa) &&
+	    GetLastError() != ERROR_ALREADY_EXISTS) {
 		install_say(dir, GetLastError());
-		goto out;
+		status = -1;
 	}
-	GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted);
-	GetSecurityDescriptorOwner(sd, &owner, &defaulted);
-	error = SetNamedSecurityInfoW(
-		path, SE_FILE_OBJECT,
-		DACL_SECURITY_INFORMATION |
-			PROTECTED_DACL_SECURITY_INFORMATION |
-			OWNER_SECURITY_INFORMATION,
-		owner, NULL, dacl, NULL);
-	if (error != ERROR_SUCCESS) {
-		install_say(dir, error);
-		fprintf(stderr,
-			"cpupolicyd: %s was there already and keeps an ACL "
-			"cpupolicyd did not set: check who may write to it\n",
-			dir);
-		goto out;
-	}
-	/* Inheritable entries reach what is inside, unless it protects
-	 * its own ACL: a file planted before the install keeps it. */
-	printf("%s was there already: its ACL and owner reset; check what "
-	       "is in it\n",
-	       dir);
-	status = 0;
-out:
-	if (sd)
-		LocalFree(sd);
+	LocalFree(sa.lpSecurityDescriptor);
 	return status;
+}
+
+/* %ProgramData%\cpupolicy and everything in it Administrators', with
+ * the install's ACLs, or (something there may be another's) nothing
+ * changed and the install refused. */
+static int install_take_tree(const char *base)
+{
+	wchar_t state[MAX_PATH];
+	struct install_tree t = {.state = state};
+
+	if (!system_wide(base, t.path, ARRAY_SIZE(t.path)) ||
+	    !system_wide(paths_state_dir(), state, ARRAY_SIZE(state))) {
+		fprintf(stderr, "cpupolicyd: %s: cannot name it\n", base);
+		return -1;
+	}
+	if (GetFileAttributesW(t.path) == INVALID_FILE_ATTRIBUTES &&
+	    GetLastError() == ERROR_FILE_NOT_FOUND)
+		return install_make(base, INSTALL_SDDL_READABLE);
+	install_walk(&t, READ_CONTROL, install_judge, 0);
+	if (t.refused) {
+		char line[MAX_PATH * 3 + 256];
+
+		snprintf(line, sizeof(line),
+			 "%s was there before the install, with %d thing%s "
+			 "in it that another account could have written: "
+			 "nothing changed, the install refused",
+			 base, t.refused, t.refused == 1 ? "" : "s");
+		install_report(line);
+		return -1;
+	}
+	install_walk(&t, READ_CONTROL | WRITE_DAC | WRITE_OWNER, install_own,
+		     0);
+	if (t.refused) {
+		fprintf(stderr,
+			"cpupolicyd: %s: not all of it could be taken "
+			"over\n",
+			base);
+		return -1;
+	}
+	printf("%s and what is in it (%d in all): Administrators' now, "
+	       "writable by SYSTEM and Administrators alone\n",
+	       base, t.taken);
+	return 0;
 }
 
 static int install_default_conf(const char *conf)
@@ -188,9 +407,9 @@ static int install_folders(void)
 	slash = strrchr(base, '\\');
 	if (slash)
 		*slash = '\0';
-	if (install_folder(base, INSTALL_SDDL_READABLE) < 0 ||
-	    install_folder(paths_rules_dirs(), INSTALL_SDDL_READABLE) < 0 ||
-	    install_folder(paths_state_dir(), INSTALL_SDDL_PRIVATE) < 0)
+	if (install_take_tree(base) < 0 ||
+	    install_make(paths_rules_dirs(), INSTALL_SDDL_READABLE) < 0 ||
+	    install_make(paths_state_dir(), INSTALL_SDDL_PRIVATE) < 0)
 		return -1;
 	return install_default_conf(paths_conf_file());
 }

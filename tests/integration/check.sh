@@ -130,6 +130,55 @@ expect_status "missing -c file: exit 2" 2 && ok "a missing -c config is an I/O e
 run "$CTL" check --strict "$SRCDIR/rules"
 expect_status "shipped rules strict" 0 && ok "shipped rules pass check --strict"
 
+# Files others may write are not obeyed: as the daemon would load them
+# (no PATH, or the configured directories), a rule file of mode 0666 is
+# refused like a syntax error, with the fix; a draft named elsewhere is
+# judged by its content alone.
+chmod 0666 "$TMP/etc/20-b.rules"
+run "$CTL" -c "$TMP/c.conf" check
+expect_status "writable rule file: exit 1" 1 &&
+	expect_contains "writable rule file: named, with the fix" "$err" \
+		"$TMP/etc/20-b.rules: error: writable by group root and others (fix: chmod go-w $TMP/etc/20-b.rules)" &&
+	expect_contains "writable rule file: counted" "$err" "1 error, " &&
+	ok "check: a configured rule file others may write is refused, with the fix"
+run "$CTL" -c "$TMP/c.conf" check "$TMP/etc"
+expect_status "writable rule file, its directory named" 1 &&
+	expect_contains "writable rule file, its directory named: why" "$err" "$TMP/etc/20-b.rules: error: writable by" &&
+	ok "check DIR: a configured directory named on the command line is judged as well"
+cp "$TMP/etc/20-b.rules" "$TMP/draft.rules"
+chmod 0666 "$TMP/draft.rules"
+run "$CTL" -c "$TMP/c.conf" check "$TMP/draft.rules"
+expect_status "a draft elsewhere" 0 &&
+	expect_contains "a draft elsewhere: checked" "$out" "1 rules in 1 files: OK" &&
+	ok "check FILE: a draft outside the configured directories is not judged by its mode"
+chmod 0644 "$TMP/etc/20-b.rules"
+chmod 0775 "$TMP/etc"
+run "$CTL" -c "$TMP/c.conf" check
+expect_status "writable rules directory" 1 &&
+	expect_contains "writable rules directory: why" "$err" "$TMP/etc: error: writable by group root (fix: chmod go-w $TMP/etc)" &&
+	ok "check: a configured directory its group may write is refused"
+chmod 0755 "$TMP/etc"
+chown nobody "$TMP/c.conf"
+run "$CTL" -c "$TMP/c.conf" check
+expect_status "config of another user" 1 &&
+	expect_contains "config of another user: why" "$err" "$TMP/c.conf: error: owned by nobody, not root (fix: chown root $TMP/c.conf)" &&
+	expect_not_contains "config of another user: no rules read" "$out$err" "rules in" &&
+	ok "check: a config of another user is refused, and names no rules"
+run "$DAEMON" -n -c "$TMP/c.conf"
+expect_status "cpupolicyd -n on it" 1 &&
+	expect_contains "cpupolicyd -n on it: why" "$err" "$TMP/c.conf: error: owned by nobody, not root" &&
+	ok "cpupolicyd -n: the daemon does not start on a config of another user"
+chown root "$TMP/c.conf"
+mkdir -m 0777 "$TMP/open"
+cp "$TMP/c.conf" "$TMP/open/c.conf"
+run "$DAEMON" -n -c "$TMP/open/c.conf"
+expect_status "config in a folder others may write" 1 &&
+	expect_contains "config in a folder others may write: why" "$err" \
+		"$TMP/open/c.conf: error: $TMP/open is writable by group root and others (fix: chmod go-w $TMP/open)" &&
+	ok "cpupolicyd -n: nor on a config in a directory others may write"
+run "$DAEMON" -n -c "$TMP/c.conf"
+expect_status "the same config, fixed" 0 && ok "cpupolicyd -n: the same config once fixed starts"
+
 # One file for both systems: --system checks it for the other one too.
 mkdir -p "$TMP/fleet"
 cat >"$TMP/fleet/50-fleet.rules" <<'R'
@@ -178,8 +227,12 @@ expect_status "--system unknown: exit 2" 2 &&
 	expect_contains "--system unknown: named" "$err" "--system: 'solaris' is not valid (valid: linux, windows)" &&
 	ok "check --system with an unknown system is a usage error (exit 2)"
 
-# cpupolicyd -n
-run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$SRCDIR/rules"
+# cpupolicyd -n: the shipped config and rules, as root's own copies
+# (the daemon refuses what others may write, as a checkout may be).
+mkdir "$TMP/shipped"
+cp -r "$SRCDIR/conf" "$SRCDIR/rules" "$TMP/shipped/"
+chmod -R go-w "$TMP/shipped"
+run "$DAEMON" -n -c "$TMP/shipped/conf/cpupolicyd.conf" -r "$TMP/shipped/rules"
 expect_status "cpupolicyd -n: exit 0" 0 &&
 	expect_contains "configuration OK" "$out" "configuration OK" &&
 	ok "cpupolicyd -n on the shipped config and rules"
@@ -190,7 +243,7 @@ log_level = chatty
 rescan_interval_ms = 10
 [extra]
 C
-run "$DAEMON" -n -c "$TMP/bad.conf" -r "$SRCDIR/rules"
+run "$DAEMON" -n -c "$TMP/bad.conf" -r "$TMP/shipped/rules"
 expect_status "bad config: exit 1" 1 &&
 	expect_contains "bad config: line 2" "$err" "$TMP/bad.conf:2: error: log_level: 'chatty' is not valid" &&
 	expect_contains "bad config: line 3" "$err" "$TMP/bad.conf:3: error: rescan_interval_ms" &&
@@ -198,12 +251,12 @@ expect_status "bad config: exit 1" 1 &&
 	expect_not_contains "bad config: no OK" "$out" "OK" &&
 	ok "cpupolicyd -n reports every config error with its line"
 
-run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$TMP/bad"
+run "$DAEMON" -n -c "$TMP/shipped/conf/cpupolicyd.conf" -r "$TMP/bad"
 expect_status "bad rules: exit 1" 1 &&
 	expect_contains "cpupolicyd -n shows rule errors" "$err" "10-x.rules:3: error: priority.nice" &&
 	ok "cpupolicyd -n reports rule errors"
 
-run "$DAEMON" -n -c "$SRCDIR/conf/cpupolicyd.conf" -r "$TMP/no-such-dir"
+run "$DAEMON" -n -c "$TMP/shipped/conf/cpupolicyd.conf" -r "$TMP/no-such-dir"
 expect_status "cpupolicyd -r missing" 1 &&
 	expect_contains "cpupolicyd -r missing: named" "$err" "$TMP/no-such-dir: error: No such file or directory" &&
 	ok "cpupolicyd -n: a missing -r directory is an error"

@@ -175,6 +175,32 @@ expect_status "reload: exit 0" 0 &&
 		not_ok "reload re-evaluates" "$(thread_prio "$w2"); $(thread_prio "$w")"
 	fi
 
+# A rule file others may write fails a reload as a broken one does, the
+# reply naming it with the fix; the rules in force stay (nice 8).
+cat >"$RULES/30-open.rules" <<EOF
+rules = ( { name = "open"; match = { exe = "$TMP/other/worker"; };
+  priority = { nice = -5; }; } );
+EOF
+chmod 0666 "$RULES/30-open.rules"
+rules_file 9
+run ctl reload
+expect_status "reload of a file others may write: exit 1" 1 &&
+	expect_contains "reload of a file others may write: why" "$err" \
+		"$RULES/30-open.rules: error: writable by group root and others (fix: chmod go-w $RULES/30-open.rules)" &&
+	expect_contains "reload of a file others may write: old rules" "$err" "the previous rules stay in force" &&
+	ok "reload with a rule file others may write fails, says why and the fix"
+start "$TMP/other/worker" -s 30
+o=$!
+start "$TMP/bin/worker" -s 30
+w4=$!
+if wait_until 5 all_threads "$w4" 8 3 1 && [ "$(nice_of "$o")" = 0 ]; then
+	ok "after it, the old rules stay whole: nice 8, and nothing of the refused file (nice 0)"
+else
+	not_ok "old rules after a refused file" "kept: $(thread_prio "$w4"); refused: $(thread_prio "$o")"
+fi
+kill "$o" "$w4" 2>/dev/null
+rm "$RULES/30-open.rules"
+
 # SIGHUP: the log line must be a new one, and the new rule must apply.
 rules_file 9
 mark=$(log_mark)

@@ -7,6 +7,27 @@
 # then purged without a trace; the .rpm built with rpmbuild.
 . "$(dirname "$0")/lib.sh"
 
+# make install, into a root whose /etc and /usr are as a machine's
+# (root's, 0755), under a umask that lets the group write what it makes:
+# the daemon, which obeys no file others may write, accepts all it puts
+# in place.
+if [ "$(id -u)" -eq 0 ]; then
+	dest="$TMP/dest"
+	(umask 022 && mkdir -p "$dest/etc" "$dest/usr/share" "$dest/usr/bin" \
+		"$dest/usr/sbin" "$dest/usr/lib")
+	run sh -c 'umask 0002 && cd "$1" && make -s install DESTDIR="$2" BUILD="$3"' \
+		sh "$SRCDIR" "$dest" "$BUILD"
+	if expect_status "make install" 0; then
+		run "$BUILD/cpupolicyd" -n -c "$dest/etc/cpupolicy/cpupolicyd.conf" \
+			-r "$dest/usr/share/cpupolicy/rules.d" -r "$dest/etc/cpupolicy/rules.d"
+		expect_status "make install: checked by the daemon" 0 &&
+			expect_contains "make install: configuration OK" "$out" "configuration OK" &&
+			ok "make install under umask 0002: the daemon accepts the config and rule directories it installs"
+	fi
+else
+	skip "make install" "needs root, to install root's files"
+fi
+
 if [ "$(id -u)" -ne 0 ] || ! command -v dpkg-buildpackage >/dev/null ||
 	! git -C "$SRCDIR" rev-parse HEAD >/dev/null 2>&1; then
 	skip_all "packages need root, dpkg-buildpackage and a git checkout"
@@ -61,7 +82,22 @@ fi
 run /usr/sbin/cpupolicyd -n
 expect_status "installed -n" 0 &&
 	expect_contains "installed -n output" "$out" "configuration OK (4 rules in 3 files)" &&
-	ok "the installed cpupolicyd -n accepts the installed config and rules"
+	ok "the installed cpupolicyd -n accepts the installed config and rules (owners and modes too)"
+
+# An upgrade over an /etc/cpupolicy others may write (dpkg leaves an
+# existing directory's mode as it is): the postinst says so, and the fix.
+chmod o+w /etc/cpupolicy
+run dpkg -i "$deb"
+chmod o-w /etc/cpupolicy
+expect_status "upgrade over a writable /etc/cpupolicy" 0 &&
+	expect_contains "upgrade: warned" "$err" "cpupolicy: warning: cpupolicyd will not start on this configuration:" &&
+	expect_contains "upgrade: why, and the fix" "$err" \
+		"/etc/cpupolicy/cpupolicyd.conf: error: /etc/cpupolicy is writable by others (fix: chmod go-w /etc/cpupolicy)" &&
+	ok "an upgrade over an /etc/cpupolicy others may write says so, with the fix"
+run dpkg -i "$deb"
+expect_status "upgrade over a sound /etc/cpupolicy" 0 &&
+	expect_not_contains "upgrade: no warning" "$err" "warning: cpupolicyd will not start" &&
+	ok "an upgrade over a sound /etc/cpupolicy says nothing of it"
 run man -l /usr/share/man/man8/cpupolicyd.8.gz
 [ "$status" -eq 0 ] && ok "the installed man pages render" ||
 	not_ok "man pages" "$err"
@@ -107,12 +143,43 @@ else
 	not_ok "purge" "left:$left"
 fi
 
+rpm_checks() { # RPM
+	local root="$TMP/rpmroot" wrap="$TMP/rpm-cpupolicyd"
+	# Into a root of its own whose /etc and /usr are as a machine's,
+	# scripts aside: the daemon accepts what the package puts there.
+	(umask 022 && mkdir -p "$root/etc" "$root/usr/share" "$root/usr/bin" \
+		"$root/usr/sbin" "$root/usr/lib" "$root/var/lib")
+	run rpm -i --root "$root" --nodeps --noscripts --nosignature "$1"
+	expect_status "rpm -i --root" 0 || return
+	run "$BUILD/cpupolicyd" -n -c "$root/etc/cpupolicy/cpupolicyd.conf" \
+		-r "$root/usr/share/cpupolicy/rules.d" -r "$root/etc/cpupolicy/rules.d"
+	expect_status "the .rpm's files checked by the daemon" 0 &&
+		expect_contains "the .rpm's files: configuration OK" "$out" "configuration OK" &&
+		ok "the daemon accepts the config and rule directories the .rpm installs"
+	# Its %post, as rpm runs it for an upgrade ($1 = 2), with the daemon
+	# pointed at that root: it says what others may write, and the fix.
+	printf '#!/bin/sh\nexec "%s" -c "%s" -r "%s" -r "%s" "$@"\n' "$BUILD/cpupolicyd" \
+		"$root/etc/cpupolicy/cpupolicyd.conf" "$root/usr/share/cpupolicy/rules.d" \
+		"$root/etc/cpupolicy/rules.d" >"$wrap"
+	chmod 755 "$wrap"
+	rpm -qp --qf '%{POSTIN}' "$1" 2>/dev/null |
+		sed "s|/usr/sbin/cpupolicyd|$wrap|g" >"$TMP/post.sh"
+	chmod o+w "$root/etc/cpupolicy/rules.d"
+	run sh "$TMP/post.sh" 2
+	expect_status "the .rpm's %post" 0 &&
+		expect_contains "the .rpm's %post: warned" "$err" "cpupolicy: warning: cpupolicyd will not start on this configuration:" &&
+		expect_contains "the .rpm's %post: why, and the fix" "$err" \
+			"$root/etc/cpupolicy/rules.d: error: writable by others (fix: chmod go-w $root/etc/cpupolicy/rules.d)" &&
+		ok "the .rpm's %post over an /etc/cpupolicy others may write says so, with the fix"
+}
+
 if command -v rpmbuild >/dev/null; then
 	run make -s rpm BUILD="$TMP/build"
 	rpm=$(find "$TMP/build/rpm/RPMS" -name 'cpupolicy-0.1.0-*.rpm' 2>/dev/null | head -n 1)
 	if [ "$status" -eq 0 ] && [ -n "$rpm" ] &&
 		rpm -qlp "$rpm" 2>/dev/null | grep -q '^/usr/sbin/cpupolicyd$'; then
 		ok "rpmbuild -bb builds the .rpm, with the daemon in it"
+		rpm_checks "$rpm"
 	else
 		not_ok "rpm build" "$(tail -n 20 <<<"$out$err")"
 	fi

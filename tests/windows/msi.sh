@@ -70,6 +70,41 @@ uninstall
 [ -n "$NEXT" ] && limited "$MSI_LIMIT" wine msiexec /x "$NEXT" /qn >/dev/null 2>&1
 rm -rf "$DATA"
 
+# A folder another account made before the first install, with a config
+# of theirs others may write (Everyone, as Wine shows a file of mode
+# 0666): the MSI keeps an existing config, so the daemon's install must
+# refuse it, saying what and why, and the MSI fail loudly and roll back:
+# no service may run on it.
+plant() {
+	mkdir -p "$DATA"
+	printf '[daemon]\r\nrules_dirs = C:\\users\\Public\\rules\r\nlog_level = debug\r\n' \
+		>"$DATA/cpupolicyd.conf"
+	chmod 0666 "$DATA/cpupolicyd.conf"
+}
+plant
+wine_run "$CMD_LIMIT" "$(winpath "$WINE_BUILD/cpupolicyd.exe")" --install >"$OUT" 2>&1
+refused=$?
+[ "$refused" -eq 1 ] &&
+	grep -q 'cpupolicy\\cpupolicyd.conf: writable by S-1-1-0 .*look at it, remove it, and install again' "$OUT" &&
+	grep -q 'was there before the install, with 1 thing in it that another account could have written: nothing changed' "$OUT"
+result $? "cpupolicyd --install over a planted config others may write refuses, naming it (exit $refused)" ||
+	show "$OUT"
+wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
+! grep -q 'SERVICE_NAME: cpupolicyd' "$OUT"
+result $? "the refused --install registers no service" || show "$OUT"
+# (What an install that did not refuse registered goes, for the MSI's
+# own case below.)
+wine_run "$CMD_LIMIT" "$(winpath "$WINE_BUILD/cpupolicyd.exe")" --uninstall >/dev/null 2>&1
+plant
+limited "$MSI_LIMIT" wine msiexec /i "$MSI" /qn >"$OUT" 2>&1
+refused=$?
+[ "$refused" -ne 0 ]
+result $? "over the same planted config, msiexec /i fails (exit $refused)" || show "$OUT"
+wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
+! grep -q 'SERVICE_NAME: cpupolicyd' "$OUT" && [ ! -e "$PROGRAMS/cpupolicyd.exe" ]
+result $? "the failed MSI rolled back: no service, no programs" || show "$OUT"
+rm -rf "$DATA"
+
 limited "$MSI_LIMIT" wine msiexec /i "$MSI" /qn >"$OUT" 2>&1
 result $? "msiexec /i $(basename "${msis[0]}") /qn" || show "$OUT"
 [ -f "$PROGRAMS/cpupolicyd.exe" ] && [ -f "$PROGRAMS/cpupolicyctl.exe" ]
@@ -111,6 +146,15 @@ wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
 	check "C:\\ProgramData\\cpupolicy\\rules.d" >"$OUT" 2>&1
 result $? "the installed cpupolicyctl.exe check passes on the installed rules" ||
 	show "$OUT"
+# As the service loads them: the config and the rules directory, judged
+# by owners and DACLs too.
+wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
+	check >"$OUT" 2>&1
+result $? "the installed cpupolicyctl.exe check, as the service loads them (owners and DACLs too)" ||
+	show "$OUT"
+wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyd.exe" -n >"$OUT" 2>&1
+grep -q 'configuration OK' "$OUT"
+result $? "the installed cpupolicyd.exe -n accepts what the MSI installed" || show "$OUT"
 
 # The four ready rules, beside rules.d (not in it), each a Windows file.
 ls "$DATA/examples" 2>/dev/null | tr -d '\r' | sort | tr '\n' ' ' >"$OUT"
