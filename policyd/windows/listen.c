@@ -29,8 +29,10 @@
  * FILE_WRITE_DATA, FILE_WRITE_EA and FILE_WRITE_ATTRIBUTES, and without
  * FILE_APPEND_DATA, which on a pipe is FILE_CREATE_PIPE_INSTANCE. */
 #define LISTEN_GROUP_RIGHTS L"0x12019b"
-/* Protected (P): nothing inherited; SYSTEM and Administrators all. */
-#define LISTEN_SDDL L"D:P(A;;GA;;;SY)(A;;GA;;;BA)"
+/* Owned by Administrators, which a program that took the name cannot
+ * make its pipe (cpupolicyctl checks, endpoint.c); protected (P):
+ * nothing inherited; SYSTEM and Administrators all. */
+#define LISTEN_SDDL L"O:BAD:P(A;;GA;;;SY)(A;;GA;;;BA)"
 
 struct listen {
 	wchar_t name[260];
