@@ -4,9 +4,10 @@
  * Administrators, and the configured socket_group to read and write but
  * not to create instances of its own (no FILE_CREATE_PIPE_INSTANCE: a
  * member could otherwise serve the next client in the daemon's place).
- * Clients on other machines are refused. A client is known by its token
- * (the pipe's impersonation, else its process's), as Linux knows one by
- * SO_PEERCRED: control.c decides what it may ask. */
+ * Clients on other machines are refused. A request is judged by the
+ * token it came with (the pipe's impersonation, once it is read), as
+ * Linux judges one by SO_PEERCRED: control.c decides what it may ask.
+ * Before that, the client's process tells whose slot it takes, no more. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ enum listen_busy {
 };
 
 struct listen_conn {
+	const struct listen *l;
 	HANDLE pipe;
 	OVERLAPPED ov;
 	enum listen_busy busy;
@@ -247,36 +249,21 @@ static bool listen_member(HANDLE token, void *sid)
 	return CheckTokenMembership(token, sid, &member) && member;
 }
 
-/* DOMAIN\name, else the SID as a string. */
-static void listen_sid_text(void *psid, char *out, size_t size)
-{
-	wchar_t name[128], domain[128], text[300], *sid;
-	DWORD name_len = ARRAY_SIZE(name), domain_len = ARRAY_SIZE(domain);
-	SID_NAME_USE use;
-
-	snprintf(out, size, "an unknown account");
-	if (LookupAccountSidW(NULL, psid, name, &name_len, domain, &domain_len,
-			      &use)) {
-		_snwprintf(text, ARRAY_SIZE(text), L"%ls%ls%ls", domain,
-			   domain[0] ? L"\\" : L"", name);
-		text[ARRAY_SIZE(text) - 1] = L'\0';
-		system_utf8(text, out, size);
-	} else if (ConvertSidToStringSidW(psid, &sid)) {
-		system_utf8(sid, out, size);
-		LocalFree(sid);
-	}
-}
-
-/* For the log: the token's user. */
-static void listen_who(HANDLE token, char *who, size_t size)
+/* The token's user: for the log, and as a number, whose slots it
+ * takes (0: not known). */
+static void listen_who(HANDLE token, struct control_peer *peer)
 {
 	unsigned char buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
 	TOKEN_USER *user = (TOKEN_USER *)buf;
 	DWORD len;
 
-	snprintf(who, size, "an unknown account");
-	if (GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len))
-		listen_sid_text(user->User.Sid, who, size);
+	snprintf(peer->who, sizeof(peer->who), "an unknown account");
+	peer->user = 0;
+	if (GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len)) {
+		accounts_text(user->User.Sid, peer->who, sizeof(peer->who));
+		if (!accounts_intern(user->User.Sid, &peer->user))
+			peer->user = 0;
+	}
 }
 
 /* The core holds SIDs as numbers (accounts.c): their names back. */
@@ -286,68 +273,87 @@ void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size)
 	char user[128] = "?", group[128] = "?";
 
 	if (accounts_sid(uid, sid, sizeof(sid)))
-		listen_sid_text(sid, user, sizeof(user));
+		accounts_text(sid, user, sizeof(user));
 	if (accounts_sid(gid, sid, sizeof(sid)))
-		listen_sid_text(sid, group, sizeof(group));
+		accounts_text(sid, group, sizeof(group));
 	snprintf(buf, size, "%s, group %s", user, group);
 }
 
-/* The client's own token through the pipe; where impersonation is
- * refused, its process's, at identification level. */
-static HANDLE listen_token(HANDLE pipe, ULONG pid)
+/* The token a peer is judged by: what it may do, and who it is. */
+static void listen_judge(const struct listen *l, HANDLE token,
+			 struct control_peer *peer)
 {
-	HANDLE token = NULL, process, primary;
-
-	if (ImpersonateNamedPipeClient(pipe)) {
-		if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE,
-				     &token))
-			token = NULL;
-		/* Never run on as the client. */
-		if (!RevertToSelf())
-			fatalx("cannot revert to the daemon's own token");
-		if (token)
-			return token;
-	}
-	process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
-	if (!process)
-		return NULL;
-	if (OpenProcessToken(process, TOKEN_QUERY | TOKEN_DUPLICATE,
-			     &primary)) {
-		if (!DuplicateToken(primary, SecurityIdentification, &token))
-			token = NULL;
-		CloseHandle(primary);
-	}
-	CloseHandle(process);
-	return token;
+	peer->admin = listen_member(token, (void *)l->admins);
+	peer->in_group = l->has_group && listen_member(token, (void *)l->group);
+	listen_who(token, peer);
 }
 
-static int listen_peer(const struct listen *l, HANDLE pipe,
-		       struct control_peer *peer)
+/* At connect, the client's process: nothing has been read, so there is
+ * no token of the client's own yet (ImpersonateNamedPipeClient takes the
+ * last message read). Its pid may name another process by now; that
+ * decides whose slot the connection takes, never what it may ask
+ * (listen_identify). A process that cannot be looked at takes an
+ * unknown user's slot. */
+static void listen_peer(const struct listen *l, HANDLE pipe,
+			struct control_peer *peer)
 {
 	ULONG pid = 0;
-	HANDLE token;
+	HANDLE process, token;
 
+	*peer = (struct control_peer){0};
+	snprintf(peer->who, sizeof(peer->who), "an unknown account");
 	GetNamedPipeClientProcessId(pipe, &pid);
-	token = listen_token(pipe, pid);
-	if (!token) {
-		log_debug("control: no token for the client (pid %lu)", pid);
+	peer->pid = (pid_t)pid;
+	process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	if (!process)
+		return;
+	if (OpenProcessToken(process, TOKEN_QUERY | TOKEN_DUPLICATE, &token)) {
+		HANDLE identification;
+
+		/* CheckTokenMembership takes an impersonation token. */
+		if (DuplicateToken(token, SecurityIdentification,
+				   &identification)) {
+			listen_judge(l, identification, peer);
+			CloseHandle(identification);
+		}
+		CloseHandle(token);
+	}
+	CloseHandle(process);
+}
+
+/* The request's own token, by impersonating its sender at the
+ * identification level its client allowed; the daemon reverts at once,
+ * and never runs on as the client. No token, no judgement: refused.
+ * https://learn.microsoft.com/windows/win32/api/namedpipeapi/nf-namedpipeapi-impersonatenamedpipeclient
+ */
+int listen_identify(struct listen_conn *conn, struct control_peer *peer)
+{
+	HANDLE token = NULL;
+	pid_t pid = peer->pid;
+
+	if (!ImpersonateNamedPipeClient(conn->pipe)) {
+		log_debug("control: cannot impersonate the client (pid %d): "
+			  "error %lu",
+			  (int)pid, GetLastError());
 		return -1;
 	}
-	*peer = (struct control_peer){
-		.admin = listen_member(token, (void *)l->admins),
-		.in_group =
-			l->has_group && listen_member(token, (void *)l->group),
-		.pid = (pid_t)pid,
-	};
-	listen_who(token, peer->who, sizeof(peer->who));
+	if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE, &token))
+		token = NULL;
+	if (!RevertToSelf())
+		fatalx("cannot revert to the daemon's own token");
+	if (!token)
+		return -1;
+	*peer = (struct control_peer){.pid = pid};
+	listen_judge(conn->l, token, peer);
 	CloseHandle(token);
 	return 0;
 }
 
-static struct listen_conn *listen_conn_new(HANDLE pipe)
+static struct listen_conn *listen_conn_new(const struct listen *l, HANDLE pipe)
 {
 	struct listen_conn *conn = xcalloc(1, sizeof(*conn));
 
+	conn->l = l;
 	conn->pipe = pipe;
 	/* Signalled from the start: the loop's first look at the client
 	 * starts its read. */
@@ -359,7 +365,7 @@ static struct listen_conn *listen_conn_new(HANDLE pipe)
 	return conn;
 }
 
-/* The next client whose token the pipe names; 0 when none waits. The
+/* The next client; 0 when none waits. The
  * instance it came on is its connection; a new one waits for the next. */
 int listen_accept(struct daemon *d, struct listen_conn **conn,
 		  struct control_peer *peer)
@@ -378,8 +384,8 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 		 * the next instance takes its place. */
 		l->pipe = INVALID_HANDLE_VALUE;
 		listen_instance(l, d->conf.socket);
-		if (listen_peer(l, pipe, peer) < 0 ||
-		    !(*conn = listen_conn_new(pipe))) {
+		listen_peer(l, pipe, peer);
+		if (!(*conn = listen_conn_new(l, pipe))) {
 			CloseHandle(pipe);
 			continue;
 		}

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The control socket under pressure, as root: cpupolicyctl talks only to a
 # server run by root, and never waits on one for good (one that accepts
-# and never answers, one that never accepts).
+# and never answers, one that never accepts); members of socket_group who
+# hold every connection they can get do not keep root from an answer
+# within a second, nor one member another.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "the control tests need root"
@@ -79,4 +81,114 @@ expect_status "-t 0" 2 &&
 	expect_contains "-t 0: why" "$err" "-t: '0' is not a number of seconds from 0.001 to 86400" &&
 	ok "-t 0 is a usage error that says what -t takes"
 
+# The daemon, with a group whose members may read status.
+write_conf socket_group=nogroup
+start_daemon || {
+	finish
+	exit 1
+}
+
+# hold UID N: UID (in socket_group) holds N connections that never send a
+# word, until the round ends (end_round); "held N", then "open K" (those
+# the daemon kept), in $TMP/hold.UID.
+holders=()
+start_round() {
+	rm -f "$TMP/go" "$TMP"/hold.*
+	mkfifo -m 644 "$TMP/go"
+	exec 9<>"$TMP/go"
+	holders=()
+}
+hold() {
+	(cd "$TMP" && exec setpriv --reuid="$1" --regid=nogroup \
+		--clear-groups ./peer ctl.sock --hold "$2") \
+		<"$TMP/go" >"$TMP/hold.$1" 2>&1 9>&- &
+	track $!
+	holders+=("$1:$!")
+}
+all_held() {
+	local h
+	for h in "${holders[@]}"; do
+		grep -qs '^held' "$TMP/hold.${h%%:*}" || return 1
+	done
+}
+# end_round: the holders' standard input ends; each says how many of its
+# connections are still open. Sets $opens ("UID:K ...") and $open_total.
+end_round() {
+	local h k
+	exec 9>&-
+	opens=
+	open_total=0
+	for h in "${holders[@]}"; do
+		wait_exit "${h#*:}" 10
+		k=$(sed -n 's/^open //p' "$TMP/hold.${h%%:*}")
+		opens+="${h%%:*}:${k:-?} "
+		open_total=$((open_total + ${k:-99}))
+	done
+}
+# most_open: the largest count of one holder.
+most_open() { tr ' ' '\n' <<<"$opens" | cut -s -d: -f2 | sort -n | tail -n 1; }
+
+# One member takes as many connections as it can get: root is answered
+# at once all the same, and so is another member.
+mark=$(log_mark)
+start_round
+hold 60001 40
+if ! wait_until 10 all_held; then
+	not_ok "a member holding 40 connections" "$(cat "$TMP"/hold.*)"
+fi
+run timeout 1 "$CTL" -S "$SOCK" status
+expect_status "root's status while one member holds its every connection" 0 &&
+	expect_contains "root's status" "$out" "rules:" &&
+	ok "root's status is answered within a second while a member of socket_group holds 40 connections"
+run timeout 1 "$CTL" -S "$SOCK" reload
+expect_status "root's reload while one member holds its every connection" 0 &&
+	expect_contains "root's reload" "$out" "reloaded:" &&
+	ok "so is root's reload"
+run sh -c "cd '$TMP' && exec timeout 1 setpriv --reuid=60002 --regid=nogroup --clear-groups ./peer ctl.sock status"
+expect_status "another member's status" 0 &&
+	expect_contains "another member's status" "$out" "rules:" &&
+	ok "another member's status is answered too: one user holds 4 connections at most"
+end_round
+if [ "$(most_open)" -le 4 ] &&
+	log_since "$mark" | grep -q "control: the oldest connection of uid 60001 (pid [0-9]*) closed: one user may hold 4 at once"; then
+	ok "the member kept 4 of its 40 connections at most (open: $opens), and the log says why the others were closed"
+else
+	not_ok "one member's share" "open: $opens; log: $(log_since "$mark" | grep control:)"
+fi
+
+# Five members, each as many as it can get: root is still answered, the
+# members hold 12 at most together.
+start_round
+for u in 60001 60002 60003 60004 60005; do
+	hold "$u" 16
+done
+if ! wait_until 10 all_held; then
+	not_ok "five members holding connections" "$(cat "$TMP"/hold.*)"
+fi
+run timeout 1 "$CTL" -S "$SOCK" status
+expect_status "root's status with every slot held" 0 &&
+	expect_contains "root's status with every slot held" "$out" "rules:" &&
+	ok "root's status is answered within a second while five members hold every slot they can get"
+run timeout 1 "$CTL" -S "$SOCK" reload
+expect_status "root's reload with every slot held" 0 &&
+	ok "so is root's reload"
+end_round
+if [ "$open_total" -le 12 ] && [ "$(most_open)" -le 4 ]; then
+	ok "the members kept 12 connections at most together, 4 each (open: $opens)"
+else
+	not_ok "the members' shares" "open: $opens"
+fi
+
+# Root's own idle clients in every slot: the longest-connected makes room.
+start_round
+hold 0 20
+if ! wait_until 10 all_held; then
+	not_ok "root holding connections" "$(cat "$TMP"/hold.*)"
+fi
+run timeout 1 "$CTL" -S "$SOCK" status
+expect_status "root's status with its own clients in every slot" 0 &&
+	ok "root's status is answered while root's own idle clients hold every slot"
+end_round
+
+stop_daemon
 finish
