@@ -218,6 +218,13 @@ size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX]);
  * service_run: run the daemon (run) as the service manager wants it,
  * its exit status. */
 bool service_command(int argc, char **argv, int *status);
+/* service_claim: the one daemon of this machine, taken before anything
+ * is opened or put back; -1 (said) when another one runs. Linux: the
+ * control socket decides (listen.c: another daemon answers there);
+ * Windows: an exclusive handle on a file in the state directory, which
+ * nobody but SYSTEM and Administrators may write, as the pipe's name is
+ * anyone's to take. */
+int service_claim(const struct conf *conf);
 void service_usage(FILE *out);
 int service_run(struct daemon *d, int (*run)(struct daemon *d));
 void service_take_passed(struct service_passed *passed);

@@ -7,7 +7,9 @@
  * Clients on other machines are refused. A request is judged by the
  * token it came with (the pipe's impersonation, once it is read), as
  * Linux judges one by SO_PEERCRED: control.c decides what it may ask.
- * Before that, the client's process tells whose slot it takes, no more. */
+ * Before that, the client's process tells whose slot it takes, no more.
+ * The name is anyone's while the daemon holds no instance of it: one
+ * somebody else holds is said (their pid and program) and waited out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,7 @@
  * FILE_APPEND_DATA, which on a pipe is FILE_CREATE_PIPE_INSTANCE. */
 #define LISTEN_GROUP_RIGHTS L"0x12019b"
 /* Owned by Administrators, which a program that took the name cannot
- * make its pipe (cpupolicyctl checks, endpoint.c); protected (P):
+ * make its pipe (cpupolicyctl checks, pipeserver.c); protected (P):
  * nothing inherited; SYSTEM and Administrators all. */
 #define LISTEN_SDDL L"O:BAD:P(A;;GA;;;SY)(A;;GA;;;BA)"
 
@@ -42,8 +44,15 @@ struct listen {
 	HANDLE pipe; /* the instance waiting for a client */
 	OVERLAPPED ov;
 	bool connected; /* a client came before ConnectNamedPipe asked */
-	bool made_one;
+	/* Instances of the daemon's open: the waiting one, and its
+	 * clients'. While there are any, the name is the daemon's. */
+	unsigned own;
 	long long retry_ns;
+	/* What the last failed try said, so that a try a second does not
+	 * say it again: an error, or who holds the name (held, holder). */
+	DWORD said_error;
+	bool held;
+	unsigned long holder;
 	unsigned char admins[ACCOUNTS_SID_MAX], group[ACCOUNTS_SID_MAX];
 	bool has_group;
 };
@@ -55,7 +64,7 @@ enum listen_busy {
 };
 
 struct listen_conn {
-	const struct listen *l;
+	struct listen *l;
 	HANDLE pipe;
 	OVERLAPPED ov;
 	enum listen_busy busy;
@@ -119,29 +128,73 @@ static int listen_security(struct listen *l, const struct conf *conf)
 	return 0;
 }
 
-/* Somebody serves the name already: another cpupolicyd, or a program
- * that took it first (then the daemon must not run on a name whose
- * clients go elsewhere). FILE_FLAG_FIRST_PIPE_INSTANCE refuses it as
- * well on Windows; Wine does not. */
-static bool listen_taken(const wchar_t *name)
+/* Who holds the name, said once for each holder. */
+static void listen_say_held(struct listen *l, const char *name,
+			    const struct pipeserver *s)
 {
-	HANDLE h = CreateFileW(name, GENERIC_READ, 0, NULL, OPEN_EXISTING, 0,
-			       NULL);
+	unsigned long pid = s ? s->pid : 0;
+	char who[800] = "a program that does not let the daemon look";
 
-	if (h != INVALID_HANDLE_VALUE) {
-		CloseHandle(h);
-		return true;
-	}
-	return GetLastError() != ERROR_FILE_NOT_FOUND;
+	if (l->held && l->holder == pid)
+		return;
+	if (pid)
+		pipeserver_text(s, who, sizeof(who));
+	log_warnx("%s is held by %s: the daemon serves nobody there until it "
+		  "lets go, and tries again every second",
+		  name, who);
+	l->held = true;
+	l->holder = pid;
 }
 
-/* A new instance, and its wait for a client; 0 when one waits. */
+/* Somebody serves the name while the daemon has no instance of it: a
+ * program that took it while the daemon was not there (a restart, an
+ * upgrade; another cpupolicyd is kept out by service_claim). The daemon
+ * runs on, and takes the name once it is free. The look connects
+ * anonymously: the holder learns nothing of the daemon's token.
+ * FILE_FLAG_FIRST_PIPE_INSTANCE would refuse the name on Windows too,
+ * but Wine makes a second instance of the holder's pipe. */
+static bool listen_held(struct listen *l, const char *name)
+{
+	HANDLE h =
+		CreateFileW(l->name, GENERIC_READ, 0, NULL, OPEN_EXISTING,
+			    SECURITY_SQOS_PRESENT | SECURITY_ANONYMOUS, NULL);
+	struct pipeserver s;
+
+	if (h == INVALID_HANDLE_VALUE) {
+		if (GetLastError() == ERROR_FILE_NOT_FOUND)
+			return false;
+		/* Every instance busy, or the daemon refused a look. */
+		listen_say_held(l, name, NULL);
+		return true;
+	}
+	listen_say_held(l, name, pipeserver_of(h, &s) ? &s : NULL);
+	CloseHandle(h);
+	return true;
+}
+
+static int listen_failed(struct listen *l, const char *what, const char *name,
+			 DWORD error)
+{
+	if (error != l->said_error)
+		listen_say(what, name, error);
+	l->said_error = error;
+	l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+	return -1;
+}
+
+/* A new instance, and its wait for a client; 0 when one waits. The
+ * first of the daemon's instances must be the first of the pipe's. */
 static int listen_instance(struct listen *l, const char *name)
 {
 	DWORD open = PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED;
 
-	if (!l->made_one)
+	if (!l->own) {
+		if (listen_held(l, name)) {
+			l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+			return -1;
+		}
 		open |= FILE_FLAG_FIRST_PIPE_INSTANCE;
+	}
 	l->pipe =
 		CreateNamedPipeW(l->name, open,
 				 PIPE_TYPE_BYTE | PIPE_READMODE_BYTE |
@@ -151,14 +204,19 @@ static int listen_instance(struct listen *l, const char *name)
 	if (l->pipe == INVALID_HANDLE_VALUE) {
 		DWORD error = GetLastError();
 
-		if (!l->made_one && error == ERROR_ACCESS_DENIED)
-			log_error("%s: another program holds this pipe", name);
-		else
-			listen_say("cannot create the pipe", name, error);
-		l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
-		return -1;
+		if (!l->own && error == ERROR_ACCESS_DENIED) {
+			/* Taken between the look and now. */
+			listen_say_held(l, name, NULL);
+			l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+			return -1;
+		}
+		return listen_failed(l, "cannot create the pipe", name, error);
 	}
-	l->made_one = true;
+	if (l->held)
+		log_info("%s is free: serving on it", name);
+	l->held = false;
+	l->said_error = 0;
+	l->own++;
 	l->connected = false;
 	ResetEvent(l->ov.hEvent);
 	if (ConnectNamedPipe(l->pipe, &l->ov))
@@ -171,11 +229,11 @@ static int listen_instance(struct listen *l, const char *name)
 		SetEvent(l->ov.hEvent);
 		return 0;
 	default:
-		listen_say("cannot wait for clients on", name, GetLastError());
 		CloseHandle(l->pipe);
 		l->pipe = INVALID_HANDLE_VALUE;
-		l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
-		return -1;
+		l->own--;
+		return listen_failed(l, "cannot wait for clients on", name,
+				     GetLastError());
 	}
 }
 
@@ -205,13 +263,9 @@ int listen_open(struct daemon *d)
 		listen_say("no security descriptor for", name, GetLastError());
 		return -1;
 	}
-	if (listen_taken(l->name)) {
-		log_error("another cpupolicyd (or another program) answers on "
-			  "%s",
-			  name);
-		return -1;
-	}
-	return listen_instance(l, name);
+	/* A name another program holds is waited out (listen_rearm). */
+	listen_instance(l, name);
+	return 0;
 }
 
 /* A pending I/O is cancelled, and waited for: its OVERLAPPED and buffer
@@ -233,6 +287,7 @@ void listen_close(struct daemon *d)
 	if (l->pipe != INVALID_HANDLE_VALUE) {
 		listen_cancel(l->pipe, &l->ov);
 		CloseHandle(l->pipe);
+		l->own--;
 	}
 	if (l->ov.hEvent)
 		CloseHandle(l->ov.hEvent);
@@ -349,7 +404,7 @@ int listen_identify(struct listen_conn *conn, struct control_peer *peer)
 	return 0;
 }
 
-static struct listen_conn *listen_conn_new(const struct listen *l, HANDLE pipe)
+static struct listen_conn *listen_conn_new(struct listen *l, HANDLE pipe)
 {
 	struct listen_conn *conn = xcalloc(1, sizeof(*conn));
 
@@ -387,6 +442,7 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 		listen_peer(l, pipe, peer);
 		if (!(*conn = listen_conn_new(l, pipe))) {
 			CloseHandle(pipe);
+			l->own--;
 			continue;
 		}
 		return 1;
@@ -483,6 +539,7 @@ void listen_hang_up(struct listen_conn *conn)
 	if (conn->busy != LISTEN_BUSY_NO)
 		listen_cancel(conn->pipe, &conn->ov);
 	CloseHandle(conn->pipe);
+	conn->l->own--;
 	CloseHandle(conn->ov.hEvent);
 	free(conn->out);
 	free(conn);
