@@ -21,6 +21,9 @@
 #define CONTROL_ACCEPTS_PER_WAKEUP 64
 #define CONTROL_SHED_LOG_NS	   (60 * 1000000000LL)
 
+_Static_assert(CONTROL_OTHERS_SLOTS < CONTROL_MAX_CLIENTS,
+	       "the other users' share leaves root a slot");
+
 int control_open(struct daemon *d)
 {
 	return listen_open(d);
