@@ -46,8 +46,8 @@ void control_close(struct daemon *d)
 	listen_close(d);
 }
 
-/* Whose connections can be closed to make room: another user's, a given
- * user's, or anybody's. */
+/* Whose connections can be closed to make room: those of the users
+ * other than root, one such user's, or anybody's. */
 enum control_whose {
 	CONTROL_WHOSE_OTHERS,
 	CONTROL_WHOSE_USER,
@@ -79,8 +79,7 @@ static size_t control_count(const struct daemon *d, enum control_whose whose,
 	return n;
 }
 
-/* The longest-connected of them, or a free slot when the search is for
- * nobody in particular and one is free. */
+/* The longest-connected of them; NULL: none. */
 static struct control_client *control_oldest(struct daemon *d,
 					     enum control_whose whose,
 					     unsigned user)

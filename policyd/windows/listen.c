@@ -163,7 +163,7 @@ static bool listen_held(struct listen *l, const char *name)
 	if (h == INVALID_HANDLE_VALUE) {
 		if (GetLastError() == ERROR_FILE_NOT_FOUND)
 			return false;
-		/* Every instance busy, or the daemon refused a look. */
+		/* Every instance busy, or the look refused. */
 		listen_say_held(l, name, NULL);
 		return true;
 	}
