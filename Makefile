@@ -232,8 +232,10 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 
 # The tests run them as another user, who may read nothing of the machine's
 # libraries (a root directory of mode 0700, as in some build roots).
-$(BUILD)/helpers/peer $(BUILD)/helpers/fakeexe: SANFLAGS :=
-$(BUILD)/helpers/peer $(BUILD)/helpers/fakeexe: HELPER_LDFLAGS := -static
+STATIC_HELPERS := $(BUILD)/helpers/peer $(BUILD)/helpers/fakeexe \
+	$(BUILD)/helpers/mute
+$(STATIC_HELPERS): SANFLAGS :=
+$(STATIC_HELPERS): HELPER_LDFLAGS := -static
 
 # The worker linked statically: the benchmark's probe without a dynamic
 # loader before its main(). No sanitizers: they do not link statically.

@@ -1,6 +1,7 @@
 /* cpupolicyctl: validate rules, talk to the daemon, measure the machine. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conf.h"
@@ -33,16 +34,35 @@ static const struct {
 static void ctl_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cpupolicyctl [-c FILE] [-S SOCKET] COMMAND "
-		"[ARGS...]\n"
+		"usage: cpupolicyctl [-c FILE] [-S SOCKET] [-t SECONDS] "
+		"COMMAND [ARGS...]\n"
 		"  -c FILE    daemon config (default %s)\n"
 		"  -S SOCKET  control socket (default: from the config)\n"
+		"  -t SECONDS how long to wait for the daemon, in all "
+		"(default %d)\n"
 		"commands:\n",
-		paths_conf_file());
+		paths_conf_file(), CTL_TIMEOUT_S);
 	for (size_t i = 0; i < ARRAY_SIZE(ctl_commands); i++)
 		fprintf(out, "  %-10s %s\n", ctl_commands[i].name,
 			ctl_commands[i].summary);
 	fprintf(out, "'cpupolicyctl COMMAND --help' tells more.\n");
+}
+
+/* Seconds, fractions allowed, up to a day. */
+static int ctl_timeout(const char *text, long long *ns)
+{
+	char *end;
+	double s = strtod(text, &end);
+
+	if (end == text || *end || !(s >= 0.001 && s <= 86400)) {
+		fprintf(stderr,
+			"cpupolicyctl: -t: '%s' is not a number of seconds "
+			"from 0.001 to 86400\n",
+			text);
+		return -1;
+	}
+	*ns = (long long)(s * 1e9);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -50,16 +70,21 @@ int main(int argc, char **argv)
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"socket", required_argument, NULL, 'S'},
+		{"timeout", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	struct ctl ctl = {.conf_path = paths_conf_file()};
+	struct ctl ctl = {
+		.conf_path = paths_conf_file(),
+		.timeout_ns = CTL_TIMEOUT_S * 1000000000LL,
+	};
 	const char *command;
 	int c;
 
 	log_init("cpupolicyctl", LOG_LEVEL_INFO);
-	while ((c = getopt_long(argc, argv, "+c:S:hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:S:t:hV", options, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			ctl.conf_path = optarg;
@@ -67,6 +92,10 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			ctl.socket = optarg;
+			break;
+		case 't':
+			if (ctl_timeout(optarg, &ctl.timeout_ns) < 0)
+				return CTL_EXIT_USAGE;
 			break;
 		case 'h':
 			ctl_usage(stdout);

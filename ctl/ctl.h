@@ -21,7 +21,12 @@ struct ctl {
 	const char *conf_path;
 	bool conf_explicit;
 	const char *socket; /* NULL: from the config */
+	/* How long a talk with the daemon may take, all of it (connect,
+	 * request, answer). */
+	long long timeout_ns;
 };
+
+#define CTL_TIMEOUT_S 10
 
 /* apply.c */
 int apply_main(struct ctl *ctl, int argc, char **argv);
@@ -49,16 +54,23 @@ int remote_explain_main(struct ctl *ctl, int argc, char **argv);
 int remote_reload_main(struct ctl *ctl, int argc, char **argv);
 int remote_metrics_main(struct ctl *ctl, int argc, char **argv);
 
-/* linux/dial.c, windows/dial.c: the connection to the daemon. On
- * DIAL_FAILED errno says why; dial_read: bytes read, 0 at the end, -1 on
- * an error. */
+/* linux/dial.c, windows/dial.c: the connection to the daemon, which
+ * ends at deadline_ns (timing_now_ns's clock) whatever the daemon does:
+ * then the call fails with errno ETIMEDOUT. On DIAL_FAILED errno says
+ * why; dial_read: bytes read, 0 at the end, -1 on an error.
+ * dial_server_trusted: whether the system's own account serves the
+ * connection (Linux: root, by SO_PEERCRED; Windows: SYSTEM, or an
+ * elevated administrator for a daemon run from a console), asked before
+ * anything is sent; false: why says who serves it instead. */
 struct dial;
 enum dial_status {
 	DIAL_OK,
 	DIAL_NOBODY, /* nobody listens there: no daemon runs */
 	DIAL_FAILED,
 };
-enum dial_status dial_open(const char *path, struct dial **out);
+enum dial_status dial_open(const char *path, long long deadline_ns,
+			   struct dial **out);
+bool dial_server_trusted(struct dial *d, char *why, size_t size);
 int dial_write(struct dial *d, const char *buf, size_t len);
 long dial_read(struct dial *d, char *buf, size_t size);
 void dial_close(struct dial *d);

@@ -11,6 +11,7 @@
 
 #include "conf.h"
 #include "ctl.h"
+#include "os.h"
 #include "proto.h"
 #include "util.h"
 
@@ -33,7 +34,9 @@ char *remote_socket_path(const struct ctl *ctl)
 	return path;
 }
 
-/* The whole answer, until the daemon closes the connection. */
+/* The whole answer, until the daemon closes the connection; NULL (errno
+ * says why) when the connection fails first: an answer cut short is no
+ * answer. */
 static char *remote_read_all(struct dial *conn, size_t *len)
 {
 	char *response = NULL;
@@ -48,11 +51,66 @@ static char *remote_read_all(struct dial *conn, size_t *len)
 			response = xreallocarray(response, capacity, 1);
 		}
 		n = dial_read(conn, response + *len, capacity - *len);
-		if (n <= 0)
-			break;
+		if (n == 0)
+			return response;
+		if (n < 0) {
+			int saved = errno;
+
+			free(response);
+			errno = saved;
+			return NULL;
+		}
 		*len += (size_t)n;
 	}
-	return response;
+}
+
+static long long remote_timeout_ns(const struct ctl *ctl)
+{
+	return ctl->timeout_ns > 0 ? ctl->timeout_ns
+				   : CTL_TIMEOUT_S * 1000000000LL;
+}
+
+static long long remote_deadline(const struct ctl *ctl)
+{
+	return timing_now_ns() + remote_timeout_ns(ctl);
+}
+
+/* Why a talk with the daemon failed, on stderr when loud. */
+static void remote_failed(const struct ctl *ctl, bool loud, const char *path,
+			  const char *what)
+{
+	if (!loud)
+		return;
+	if (errno == ETIMEDOUT)
+		fprintf(stderr,
+			"cpupolicyctl: no answer from cpupolicyd at %s within "
+			"%g s\n",
+			path, (double)remote_timeout_ns(ctl) / 1e9);
+	else
+		fprintf(stderr, "cpupolicyctl: %s cpupolicyd at %s: %s\n", what,
+			path, strerror(errno));
+}
+
+/* The daemon, checked before it is told anything: a program that took
+ * the socket's (the pipe's) place learns nothing, and what it answers is
+ * never shown as the daemon's. Said whether loud or not. */
+static struct dial *remote_dial(const struct ctl *ctl, bool loud,
+				const char *path)
+{
+	struct dial *conn;
+	char why[256];
+
+	if (dial_open(path, remote_deadline(ctl), &conn) != DIAL_OK) {
+		remote_failed(ctl, loud, path, "cannot reach");
+		return NULL;
+	}
+	if (!dial_server_trusted(conn, why, sizeof(why))) {
+		fprintf(stderr, "cpupolicyctl: refusing to talk to %s: %s\n",
+			path, why);
+		dial_close(conn);
+		return NULL;
+	}
+	return conn;
 }
 
 /* One request; the answer's exit status and text. -1 when the daemon
@@ -62,31 +120,29 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 		bool loud, int *status, char **text, size_t *text_len)
 {
 	char line[PROTO_MAX_REQUEST], *path = remote_socket_path(ctl);
-	struct dial *conn;
+	struct dial *conn = remote_dial(ctl, loud, path);
 	char *response;
 	size_t len, body;
 
-	if (dial_open(path, &conn) != DIAL_OK) {
-		if (loud)
-			fprintf(stderr,
-				"cpupolicyctl: cannot reach cpupolicyd at %s: "
-				"%s\n",
-				path, strerror(errno));
+	if (!conn) {
 		free(path);
 		return -1;
 	}
-	free(path);
 	proto_format_request(req, line, sizeof(line));
 	if (dial_write(conn, line, strlen(line)) < 0) {
-		if (loud)
-			perror("cpupolicyctl: write");
+		remote_failed(ctl, loud, path, "cannot write to");
 		dial_close(conn);
+		free(path);
 		return -1;
 	}
 	response = remote_read_all(conn, &len);
+	if (!response)
+		remote_failed(ctl, loud, path, "cannot read from");
 	dial_close(conn);
-	if (!response ||
-	    proto_parse_response(response, len, status, &body) < 0) {
+	free(path);
+	if (!response)
+		return -1;
+	if (proto_parse_response(response, len, status, &body) < 0) {
 		if (loud)
 			fprintf(stderr, "cpupolicyctl: no valid answer from "
 					"the daemon\n");
@@ -108,7 +164,7 @@ int remote_refuse_if_running(const struct ctl *ctl, const char *why)
 	struct dial *conn;
 	int status = CTL_EXIT_OK;
 
-	switch (dial_open(socket, &conn)) {
+	switch (dial_open(socket, remote_deadline(ctl), &conn)) {
 	case DIAL_OK:
 		dial_close(conn);
 		fprintf(stderr,

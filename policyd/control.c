@@ -3,8 +3,9 @@
  * Read-only requests (status, explain) are for root and the socket's
  * group; reload is for root, or also the group when the config says
  * group_may_reload. Clients are non-blocking and get a few seconds to
- * speak; a slow reader cannot stall the daemon. The endpoint itself is
- * the system's (linux/listen.c: a UNIX socket). */
+ * speak; a slow reader cannot stall the daemon, and no number of other
+ * users' connections can keep root out (control_slot). The endpoint
+ * itself is the system's (linux/listen.c: a UNIX socket). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,13 @@
 #include "util.h"
 
 #define CONTROL_TIMEOUT_S 5
+/* Connections taken at one wake-up: a flood of them does not keep the
+ * loop from its events (the rest wait for the next round). */
+#define CONTROL_ACCEPTS_PER_WAKEUP 64
+#define CONTROL_SHED_LOG_NS	   (60 * 1000000000LL)
+
+_Static_assert(CONTROL_OTHERS_SLOTS < CONTROL_MAX_CLIENTS,
+	       "the other users' share leaves root a slot");
 
 int control_open(struct daemon *d)
 {
@@ -38,6 +46,56 @@ void control_close(struct daemon *d)
 	listen_close(d);
 }
 
+/* Whose connections can be closed to make room: those of the users
+ * other than root, one such user's, or anybody's. */
+enum control_whose {
+	CONTROL_WHOSE_OTHERS,
+	CONTROL_WHOSE_USER,
+	CONTROL_WHOSE_ANY,
+};
+
+static bool control_is(const struct control_client *c, enum control_whose whose,
+		       unsigned user)
+{
+	switch (whose) {
+	case CONTROL_WHOSE_OTHERS:
+		return !c->peer.admin;
+	case CONTROL_WHOSE_USER:
+		return !c->peer.admin && c->peer.user == user;
+	case CONTROL_WHOSE_ANY:
+		return true;
+	}
+	return false;
+}
+
+static size_t control_count(const struct daemon *d, enum control_whose whose,
+			    unsigned user)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++)
+		n += d->clients[i].conn &&
+		     control_is(&d->clients[i], whose, user);
+	return n;
+}
+
+/* The longest-connected of them; NULL: none. */
+static struct control_client *control_oldest(struct daemon *d,
+					     enum control_whose whose,
+					     unsigned user)
+{
+	struct control_client *oldest = NULL;
+
+	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
+		struct control_client *c = &d->clients[i];
+
+		if (c->conn && control_is(c, whose, user) &&
+		    (!oldest || c->since_ns < oldest->since_ns))
+			oldest = c;
+	}
+	return oldest;
+}
+
 static struct control_client *control_free_slot(struct daemon *d)
 {
 	for (size_t i = 0; i < CONTROL_MAX_CLIENTS; i++) {
@@ -47,15 +105,80 @@ static struct control_client *control_free_slot(struct daemon *d)
 	return NULL;
 }
 
-/* Every connection waiting; one more than there are slots for is hung
- * up on at once. */
+/* Said once a minute at most, with how many since: a flood of
+ * connections must not flood the log. */
+static void control_shed(struct daemon *d, const struct control_peer *peer,
+			 const char *what, const char *why)
+{
+	long long now = timing_now_ns();
+
+	d->control_shed++;
+	if (d->control_shed_log_ns &&
+	    now - d->control_shed_log_ns < CONTROL_SHED_LOG_NS)
+		return;
+	log_info("control: %s of %s (pid %d) closed: %s (%llu connections "
+		 "closed so far)",
+		 what, peer->who, (int)peer->pid, why, d->control_shed);
+	d->control_shed_log_ns = now;
+}
+
+/* The slot a new connection takes, made free when it has to be; NULL: it
+ * is hung up on. Root always gets one: by the caps on everybody else's
+ * share, one is free unless root's own connections hold them, and then
+ * its longest-connected one makes room. A user at their own share makes
+ * room with their own oldest connection (the new one is the one somebody
+ * waits on). */
+static struct control_client *control_slot(struct daemon *d,
+					   const struct control_peer *peer)
+{
+	struct control_client *c;
+	enum control_whose whose;
+
+	if (peer->admin) {
+		c = control_free_slot(d);
+		if (c)
+			return c;
+		whose = control_count(d, CONTROL_WHOSE_OTHERS, 0)
+				? CONTROL_WHOSE_OTHERS
+				: CONTROL_WHOSE_ANY;
+	} else if (control_count(d, CONTROL_WHOSE_USER, peer->user) >=
+		   CONTROL_USER_SLOTS) {
+		whose = CONTROL_WHOSE_USER;
+	} else if (control_count(d, CONTROL_WHOSE_OTHERS, 0) >=
+			   CONTROL_OTHERS_SLOTS ||
+		   !(c = control_free_slot(d))) {
+		control_shed(d, peer, "a new connection",
+			     "the slots left are root's");
+		return NULL;
+	} else {
+		return c;
+	}
+	c = control_oldest(d, whose, peer->user);
+	if (c) {
+		char why[64] = "root needs its slot";
+
+		if (!peer->admin)
+			snprintf(why, sizeof(why),
+				 "one user may hold %d at once",
+				 CONTROL_USER_SLOTS);
+		control_shed(d, &c->peer, "the oldest connection", why);
+		control_drop(d, c);
+	}
+	return c;
+}
+
+/* The connections waiting, up to a round's worth; those there is no
+ * room for are hung up on at once. */
 void control_accept(struct daemon *d)
 {
 	struct listen_conn *conn;
 	struct control_peer peer;
 
-	while (listen_accept(d, &conn, &peer) > 0) {
-		struct control_client *c = control_free_slot(d);
+	for (int n = 0; n < CONTROL_ACCEPTS_PER_WAKEUP &&
+			listen_accept(d, &conn, &peer) > 0;
+	     n++) {
+		struct control_client *c = control_slot(d, &peer);
+		long long now = timing_now_ns();
 
 		if (!c) {
 			listen_hang_up(conn);
@@ -64,8 +187,8 @@ void control_accept(struct daemon *d)
 		*c = (struct control_client){
 			.conn = conn,
 			.peer = peer,
-			.deadline_ns = timing_now_ns() +
-				       CONTROL_TIMEOUT_S * 1000000000LL,
+			.since_ns = now,
+			.deadline_ns = now + CONTROL_TIMEOUT_S * 1000000000LL,
 		};
 		if (loop_watch_client(d, c, false) < 0)
 			control_drop(d, c);
@@ -129,8 +252,15 @@ static void control_answer(struct daemon *d, struct control_client *c)
 		control_drop(d, c);
 		return;
 	}
-	if (proto_parse_request(c->request, c->request_len, &req, why,
-				sizeof(why)) < 0) {
+	if (listen_identify(c->conn, &c->peer) < 0) {
+		log_info("control: a request from pid %d refused: who sent it "
+			 "cannot be told",
+			 (int)c->peer.pid);
+		fprintf(out, "permission denied: the daemon cannot tell who "
+			     "is asking\n");
+		status = 1;
+	} else if (proto_parse_request(c->request, c->request_len, &req, why,
+				       sizeof(why)) < 0) {
 		fprintf(out, "%s\n", why);
 		status = 2;
 	} else if (!control_allowed(d, c, req.verb)) {

@@ -416,6 +416,8 @@ static void setup(struct daemon *d)
 	service_take_passed(&d->passed);
 	/* First of all, refuse to run beside another daemon: it would have
 	 * its held settings "restored" from under it. */
+	if (service_claim(&d->conf) < 0)
+		exit(1);
 	if (control_open(d) < 0)
 		fatalx("not starting: no control socket on %s", d->conf.socket);
 	/* Then what an earlier run left changed goes back: it needs only

@@ -30,13 +30,20 @@ struct options {
 	const char *state_dir;
 };
 
-#define CONTROL_MAX_CLIENTS 16
+/* The connections served at once. Root (on Windows, Administrators) may
+ * always have one: the other users hold CONTROL_OTHERS_SLOTS at most
+ * together, CONTROL_USER_SLOTS at most each. */
+#define CONTROL_MAX_CLIENTS  16
+#define CONTROL_OTHERS_SLOTS 12
+#define CONTROL_USER_SLOTS   4
 
 /* Who is at the other end of a control connection, as the system vouched
- * for it when it connected. */
+ * for it: on Linux when it connected, on Windows by its request
+ * (listen_identify). */
 struct control_peer {
 	bool admin;    /* root; on Windows, an elevated administrator */
 	bool in_group; /* socket_group is among its groups */
+	unsigned user; /* whose slots it takes: a uid, an account's number */
 	pid_t pid;     /* for the log */
 	char who[80];  /* for the log: "uid 1000", "DOMAIN\\name" */
 };
@@ -52,7 +59,7 @@ struct control_client {
 	size_t request_len;
 	char *response;
 	size_t response_len, response_sent;
-	long long deadline_ns;
+	long long since_ns, deadline_ns;
 };
 
 /* What a service manager passed (socket activation), as the system's
@@ -123,6 +130,9 @@ struct daemon {
 	struct listen *listen;
 	struct service_passed passed;
 	struct control_client clients[CONTROL_MAX_CLIENTS];
+	/* Connections closed to keep room, and when that was last logged. */
+	unsigned long long control_shed, control_shed_logged;
+	long long control_shed_log_ns;
 	unsigned caps_kept; /* enum caps_need bits */
 	long long started_ns, last_rescan_ns;
 	unsigned long long reloads;
@@ -195,6 +205,12 @@ int listen_open(struct daemon *d);
 void listen_close(struct daemon *d);
 int listen_accept(struct daemon *d, struct listen_conn **conn,
 		  struct control_peer *peer);
+/* Once the request is read: the peer it comes from, as the endpoint
+ * vouches for it now (Linux: as at connect; Windows: the request's own
+ * token, where listen_accept could go only by the client's pid, which
+ * decides no more than whose slot it takes). -1: it cannot be told, and
+ * the request is refused. */
+int listen_identify(struct listen_conn *conn, struct control_peer *peer);
 long listen_recv(struct listen_conn *conn, char *buf, size_t size);
 long listen_send(struct listen_conn *conn, const char *buf, size_t len);
 void listen_hang_up(struct listen_conn *conn);
@@ -219,6 +235,13 @@ size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX]);
  * service_run: run the daemon (run) as the service manager wants it,
  * its exit status. */
 bool service_command(int argc, char **argv, int *status);
+/* service_claim: the one daemon of this machine, taken before anything
+ * is opened or put back; -1 (said) when another one runs. Linux: the
+ * control socket decides (listen.c: another daemon answers there);
+ * Windows: an exclusive handle on a file in the state directory, which
+ * nobody but SYSTEM and Administrators may write, as the pipe's name is
+ * anyone's to take. */
+int service_claim(const struct conf *conf);
 void service_usage(FILE *out);
 int service_run(struct daemon *d, int (*run)(struct daemon *d));
 void service_take_passed(struct service_passed *passed);

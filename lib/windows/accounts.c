@@ -4,6 +4,7 @@
  * same SID gets the same number for the life of the process, whether it
  * came from a rule or from a process's token (procinfo.c), so comparing
  * numbers compares SIDs. One thread uses it: the daemon's loop. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,26 @@ bool accounts_is_admin(unsigned id)
 		return false;
 	return IsWellKnownSid(sid, WinLocalSystemSid) ||
 	       IsWellKnownSid(sid, WinBuiltinAdministratorsSid);
+}
+
+/* DOMAIN\name, else the SID as a string: for messages. */
+void accounts_text(const void *sid, char *out, size_t size)
+{
+	wchar_t name[128], domain[128], text[300], *str;
+	DWORD name_len = ARRAYSIZE(name), domain_len = ARRAYSIZE(domain);
+	SID_NAME_USE use;
+
+	snprintf(out, size, "an unknown account");
+	if (LookupAccountSidW(NULL, (PSID)sid, name, &name_len, domain,
+			      &domain_len, &use)) {
+		_snwprintf(text, ARRAYSIZE(text), L"%ls%ls%ls", domain,
+			   domain[0] ? L"\\" : L"", name);
+		text[ARRAYSIZE(text) - 1] = L'\0';
+		system_utf8(text, out, size);
+	} else if (ConvertSidToStringSidW((PSID)sid, &str)) {
+		system_utf8(str, out, size);
+		LocalFree(str);
+	}
 }
 
 void accounts_reset(void)

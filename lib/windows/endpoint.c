@@ -1,4 +1,5 @@
-/* Windows: the control endpoint is a named pipe, \\.\pipe\NAME. */
+/* Windows: the control endpoint is a named pipe, \\.\pipe\NAME. Who
+ * serves one is pipeserver.c's. */
 #include "win.h"
 
 /* A pipe's whole name, \\.\pipe\ included, is at most 256 characters. */

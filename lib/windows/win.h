@@ -37,7 +37,24 @@ wchar_t *system_wide_dup(const char *utf8); /* NULL: not valid UTF-8 */
 bool accounts_intern(const void *sid, unsigned *id);
 bool accounts_sid(unsigned id, void *sid, size_t size);
 bool accounts_is_admin(unsigned id);
+void accounts_text(const void *sid, char *out, size_t size);
 void accounts_reset(void); /* tests only */
+
+/* pipeserver.c: who serves a named pipe, from a handle to it (a client's
+ * end): the process the pipe names, its program and its token's account
+ * where they can be read ("" otherwise), and whether that token is
+ * SYSTEM's or an elevated administrator's. pipeserver_of: false
+ * when the pipe names no process. pipeserver_trusted: whether to talk to
+ * it at all; false: why says who serves it. */
+struct pipeserver {
+	unsigned long pid;
+	char image[520];
+	char account[160];
+	bool token_read, trusted;
+};
+bool pipeserver_of(HANDLE pipe, struct pipeserver *s);
+void pipeserver_text(const struct pipeserver *s, char *buf, size_t size);
+bool pipeserver_trusted(HANDLE pipe, char *why, size_t size);
 
 /* procinfo.c: a process opened for what the backend reads or writes;
  * NULL with the status in *os when it cannot be. */

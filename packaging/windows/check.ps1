@@ -30,7 +30,13 @@
     check's report on this machine (every processor of every group); a rule
     file Users may write, and one Users own, refused by check and by a
     reload that keeps the rules in force, and all of %ProgramData%\cpupolicy
-    Administrators' or SYSTEM's after the install.
+    Administrators' or SYSTEM's after the install; the control pipe owned by
+    Administrators; a second daemon kept out by the lock in the state
+    directory; and, the service stopped meanwhile, the pipe's name taken by
+    a program of this user without its administrator rights (runas
+    /trustlevel:0x20000): the service starts all the same and names the
+    holder in its log, cpupolicyctl refuses to talk to the holder, and once
+    it lets go the service answers on the pipe.
 #>
 #Requires -Version 5.1
 [CmdletBinding()]
@@ -937,6 +943,113 @@ function Check-Saturate {
     }
 }
 
+# The control pipe's owner, which a program that takes the name cannot
+# make SYSTEM or Administrators: what cpupolicyctl checks first.
+function Check-PipeOwner {
+    $client = New-Object System.IO.Pipes.NamedPipeClientStream('.', 'cpupolicy',
+        [System.IO.Pipes.PipeDirection]::InOut)
+    try {
+        $client.Connect(5000)
+        $owner = $client.GetAccessControl().GetOwner([Security.Principal.SecurityIdentifier])
+        if ($owner.Value -eq 'S-1-5-32-544') {
+            Report 'PASS' 'pipe owner' 'Administrators (S-1-5-32-544)'
+        } else {
+            Report 'FAIL' 'pipe owner' "$($owner.Value), not Administrators"
+        }
+    } catch {
+        Report 'FAIL' 'pipe owner' "cannot read it: $_"
+    } finally { $client.Dispose() }
+}
+
+# The service's own program, started from this prompt on another pipe:
+# refused, as the service holds the lock in the state directory.
+function Check-SecondDaemon {
+    $svc = Get-CimInstance Win32_Service -Filter "Name='$Service'"
+    $daemon = ($svc.PathName -replace '^"([^"]+)".*$', '$1')
+    if (-not (Test-Path -LiteralPath $daemon)) {
+        Report 'SKIP' 'second daemon' "no program at $daemon"
+        return
+    }
+    $ErrorActionPreference = 'Continue'
+    $out = (& $daemon -S '\\.\pipe\cpupolicy-check2' 2>&1 | ForEach-Object { "$_" }) -join ' '
+    if ($LASTEXITCODE -eq 1 -and $out -match 'another cpupolicyd runs') {
+        Report 'PASS' 'second daemon' $out
+    } else {
+        Report 'FAIL' 'second daemon' "exit $LASTEXITCODE`: $out"
+    }
+}
+
+# A program of this user without its administrator rights holds every
+# connection to \\.\pipe\cpupolicy and answers none, until the stop
+# file appears (120 s at most).
+$holderSource = @'
+$held = New-Object System.Collections.ArrayList
+$watch = [Diagnostics.Stopwatch]::StartNew()
+while (-not (Test-Path -LiteralPath $args[0]) -and $watch.Elapsed.TotalSeconds -lt 120) {
+    $p = New-Object System.IO.Pipes.NamedPipeServerStream('cpupolicy',
+        [System.IO.Pipes.PipeDirection]::InOut, -1,
+        [System.IO.Pipes.PipeTransmissionMode]::Byte,
+        [System.IO.Pipes.PipeOptions]::Asynchronous)
+    $wait = $p.BeginWaitForConnection($null, $null)
+    while (-not $wait.AsyncWaitHandle.WaitOne(100)) {
+        if ((Test-Path -LiteralPath $args[0]) -or $watch.Elapsed.TotalSeconds -ge 120) { exit 0 }
+    }
+    $p.EndWaitForConnection($wait)
+    [void]$held.Add($p)
+}
+'@
+
+function Pipe-Exists {
+    @([System.IO.Directory]::GetFiles('\\.\pipe\') | Where-Object { $_ -like '*\cpupolicy' }).Count -gt 0
+}
+
+function Check-PipeTaken {
+    $holder = Join-Path $work 'hold-pipe.ps1'
+    $stop = Join-Path $work 'hold-pipe.stop'
+    $holderSource | Set-Content -LiteralPath $holder -Encoding ASCII
+    Remove-Item -LiteralPath $stop -Force -ErrorAction SilentlyContinue
+    $lines = @(Get-Content -LiteralPath $logFile -ErrorAction SilentlyContinue).Count
+    try {
+        Stop-Service -Name $Service -ErrorAction Stop
+        Start-Process -FilePath runas.exe -WindowStyle Hidden -ArgumentList @(
+            '/trustlevel:0x20000',
+            "`"powershell.exe -NoProfile -ExecutionPolicy Bypass -File $holder $stop`"") | Out-Null
+        if ((Wait-Until { Pipe-Exists } 15000) -lt 0) {
+            Report 'SKIP' 'pipe taken' 'the program without administrator rights did not start (runas /trustlevel)'
+            return
+        }
+        Start-Service -Name $Service -ErrorAction Stop
+        $said = Wait-Until {
+            @(Get-Content -LiteralPath $logFile | Select-Object -Skip $lines |
+                Where-Object { $_ -match 'is held by pid' }).Count -gt 0 } 15000
+        $line = @(Get-Content -LiteralPath $logFile | Select-Object -Skip $lines |
+            Where-Object { $_ -match 'is held by' }) | Select-Object -First 1
+        if ($said -lt 0 -or (Get-Service -Name $Service).Status -ne 'Running') {
+            Report 'FAIL' 'pipe taken' "the service is $((Get-Service -Name $Service).Status); its log: $line"
+        } else {
+            Report 'PASS' 'pipe taken' "the service runs and says: $line"
+        }
+        $out = Invoke-Ctl -t 5 status
+        if ($script:ctlExit -eq 2 -and $out -match 'refusing to talk to') {
+            Report 'PASS' 'pipe impostor' $out
+        } else {
+            Report 'FAIL' 'pipe impostor' "cpupolicyctl exited $($script:ctlExit): $out"
+        }
+        New-Item -ItemType File -Force -Path $stop | Out-Null
+        $ms = Wait-Until { (Invoke-Ctl -t 2 status) -and $script:ctlExit -eq 0 } 20000
+        if ($ms -ge 0) {
+            Report 'PASS' 'pipe freed' "the service answered $ms ms after the holder was told to let go"
+        } else {
+            Report 'FAIL' 'pipe freed' 'the service did not answer on the pipe within 20 s'
+        }
+    } finally {
+        New-Item -ItemType File -Force -Path $stop | Out-Null
+        if ((Get-Service -Name $Service).Status -ne 'Running') {
+            Start-Service -Name $Service -ErrorAction SilentlyContinue
+        }
+    }
+}
+
 try {
     [Diagnostics.Process]::EnterDebugMode()
     New-Item -ItemType Directory -Force -Path $bin, $other | Out-Null
@@ -1002,6 +1115,9 @@ rules = (
     Check-Parking
     Check-Trust
     Check-Saturate
+    Check-PipeOwner
+    Check-SecondDaemon
+    Check-PipeTaken
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"
 } finally {

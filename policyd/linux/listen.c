@@ -178,6 +178,7 @@ static int listen_peer(const struct conf *conf, int fd,
 	*peer = (struct control_peer){
 		.admin = cred.uid == 0,
 		.in_group = listen_peer_in_group(conf, fd, cred.gid),
+		.user = cred.uid,
 		.pid = cred.pid,
 	};
 	snprintf(peer->who, sizeof(peer->who), "uid %u", (unsigned)cred.uid);
@@ -204,6 +205,15 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 		(*conn)->fd = fd;
 		return 1;
 	}
+}
+
+/* The kernel's word at connect stands: nothing the client does later
+ * changes who connected. */
+int listen_identify(struct listen_conn *conn, struct control_peer *peer)
+{
+	(void)conn;
+	(void)peer;
+	return 0;
 }
 
 static long listen_moved(ssize_t n)

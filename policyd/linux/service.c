@@ -33,6 +33,16 @@ void service_take_passed(struct service_passed *passed)
 	}
 }
 
+/* The control socket is the guard: listen.c refuses to start where
+ * another daemon answers on it, and only root may make files in its
+ * directory (a socket the service manager passed is one daemon's by the
+ * unit). */
+int service_claim(const struct conf *conf)
+{
+	(void)conf;
+	return 0;
+}
+
 void service_reloading(void)
 {
 	sd_notify(0, "RELOADING=1");

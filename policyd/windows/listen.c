@@ -4,9 +4,12 @@
  * Administrators, and the configured socket_group to read and write but
  * not to create instances of its own (no FILE_CREATE_PIPE_INSTANCE: a
  * member could otherwise serve the next client in the daemon's place).
- * Clients on other machines are refused. A client is known by its token
- * (the pipe's impersonation, else its process's), as Linux knows one by
- * SO_PEERCRED: control.c decides what it may ask. */
+ * Clients on other machines are refused. A request is judged by the
+ * token it came with (the pipe's impersonation, once it is read), as
+ * Linux judges one by SO_PEERCRED: control.c decides what it may ask.
+ * Before that, the client's process tells whose slot it takes, no more.
+ * The name is anyone's while the daemon holds no instance of it: one
+ * somebody else holds is said (their pid and program) and waited out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +32,10 @@
  * FILE_WRITE_DATA, FILE_WRITE_EA and FILE_WRITE_ATTRIBUTES, and without
  * FILE_APPEND_DATA, which on a pipe is FILE_CREATE_PIPE_INSTANCE. */
 #define LISTEN_GROUP_RIGHTS L"0x12019b"
-/* Protected (P): nothing inherited; SYSTEM and Administrators all. */
-#define LISTEN_SDDL L"D:P(A;;GA;;;SY)(A;;GA;;;BA)"
+/* Owned by Administrators, which a program that took the name cannot
+ * make its pipe (cpupolicyctl checks, pipeserver.c); protected (P):
+ * nothing inherited; SYSTEM and Administrators all. */
+#define LISTEN_SDDL L"O:BAD:P(A;;GA;;;SY)(A;;GA;;;BA)"
 
 struct listen {
 	wchar_t name[260];
@@ -39,8 +44,15 @@ struct listen {
 	HANDLE pipe; /* the instance waiting for a client */
 	OVERLAPPED ov;
 	bool connected; /* a client came before ConnectNamedPipe asked */
-	bool made_one;
+	/* Instances of the daemon's open: the waiting one, and its
+	 * clients'. While there are any, the name is the daemon's. */
+	unsigned own;
 	long long retry_ns;
+	/* What the last failed try said, so that a try a second does not
+	 * say it again: an error, or who holds the name (held, holder). */
+	DWORD said_error;
+	bool held;
+	unsigned long holder;
 	unsigned char admins[ACCOUNTS_SID_MAX], group[ACCOUNTS_SID_MAX];
 	bool has_group;
 };
@@ -52,6 +64,7 @@ enum listen_busy {
 };
 
 struct listen_conn {
+	struct listen *l;
 	HANDLE pipe;
 	OVERLAPPED ov;
 	enum listen_busy busy;
@@ -115,29 +128,73 @@ static int listen_security(struct listen *l, const struct conf *conf)
 	return 0;
 }
 
-/* Somebody serves the name already: another cpupolicyd, or a program
- * that took it first (then the daemon must not run on a name whose
- * clients go elsewhere). FILE_FLAG_FIRST_PIPE_INSTANCE refuses it as
- * well on Windows; Wine does not. */
-static bool listen_taken(const wchar_t *name)
+/* Who holds the name, said once for each holder. */
+static void listen_say_held(struct listen *l, const char *name,
+			    const struct pipeserver *s)
 {
-	HANDLE h = CreateFileW(name, GENERIC_READ, 0, NULL, OPEN_EXISTING, 0,
-			       NULL);
+	unsigned long pid = s ? s->pid : 0;
+	char who[800] = "a program that does not let the daemon look";
 
-	if (h != INVALID_HANDLE_VALUE) {
-		CloseHandle(h);
-		return true;
-	}
-	return GetLastError() != ERROR_FILE_NOT_FOUND;
+	if (l->held && l->holder == pid)
+		return;
+	if (pid)
+		pipeserver_text(s, who, sizeof(who));
+	log_warnx("%s is held by %s: the daemon serves nobody there until it "
+		  "lets go, and tries again every second",
+		  name, who);
+	l->held = true;
+	l->holder = pid;
 }
 
-/* A new instance, and its wait for a client; 0 when one waits. */
+/* Somebody serves the name while the daemon has no instance of it: a
+ * program that took it while the daemon was not there (a restart, an
+ * upgrade; another cpupolicyd is kept out by service_claim). The daemon
+ * runs on, and takes the name once it is free. The look connects
+ * anonymously: the holder learns nothing of the daemon's token.
+ * FILE_FLAG_FIRST_PIPE_INSTANCE would refuse the name on Windows too,
+ * but Wine makes a second instance of the holder's pipe. */
+static bool listen_held(struct listen *l, const char *name)
+{
+	HANDLE h =
+		CreateFileW(l->name, GENERIC_READ, 0, NULL, OPEN_EXISTING,
+			    SECURITY_SQOS_PRESENT | SECURITY_ANONYMOUS, NULL);
+	struct pipeserver s;
+
+	if (h == INVALID_HANDLE_VALUE) {
+		if (GetLastError() == ERROR_FILE_NOT_FOUND)
+			return false;
+		/* Every instance busy, or the look refused. */
+		listen_say_held(l, name, NULL);
+		return true;
+	}
+	listen_say_held(l, name, pipeserver_of(h, &s) ? &s : NULL);
+	CloseHandle(h);
+	return true;
+}
+
+static int listen_failed(struct listen *l, const char *what, const char *name,
+			 DWORD error)
+{
+	if (error != l->said_error)
+		listen_say(what, name, error);
+	l->said_error = error;
+	l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+	return -1;
+}
+
+/* A new instance, and its wait for a client; 0 when one waits. The
+ * first of the daemon's instances must be the first of the pipe's. */
 static int listen_instance(struct listen *l, const char *name)
 {
 	DWORD open = PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED;
 
-	if (!l->made_one)
+	if (!l->own) {
+		if (listen_held(l, name)) {
+			l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+			return -1;
+		}
 		open |= FILE_FLAG_FIRST_PIPE_INSTANCE;
+	}
 	l->pipe =
 		CreateNamedPipeW(l->name, open,
 				 PIPE_TYPE_BYTE | PIPE_READMODE_BYTE |
@@ -147,14 +204,19 @@ static int listen_instance(struct listen *l, const char *name)
 	if (l->pipe == INVALID_HANDLE_VALUE) {
 		DWORD error = GetLastError();
 
-		if (!l->made_one && error == ERROR_ACCESS_DENIED)
-			log_error("%s: another program holds this pipe", name);
-		else
-			listen_say("cannot create the pipe", name, error);
-		l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
-		return -1;
+		if (!l->own && error == ERROR_ACCESS_DENIED) {
+			/* Taken between the look and now. */
+			listen_say_held(l, name, NULL);
+			l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
+			return -1;
+		}
+		return listen_failed(l, "cannot create the pipe", name, error);
 	}
-	l->made_one = true;
+	if (l->held)
+		log_info("%s is free: serving on it", name);
+	l->held = false;
+	l->said_error = 0;
+	l->own++;
 	l->connected = false;
 	ResetEvent(l->ov.hEvent);
 	if (ConnectNamedPipe(l->pipe, &l->ov))
@@ -167,11 +229,11 @@ static int listen_instance(struct listen *l, const char *name)
 		SetEvent(l->ov.hEvent);
 		return 0;
 	default:
-		listen_say("cannot wait for clients on", name, GetLastError());
 		CloseHandle(l->pipe);
 		l->pipe = INVALID_HANDLE_VALUE;
-		l->retry_ns = timing_now_ns() + LISTEN_RETRY_NS;
-		return -1;
+		l->own--;
+		return listen_failed(l, "cannot wait for clients on", name,
+				     GetLastError());
 	}
 }
 
@@ -201,13 +263,9 @@ int listen_open(struct daemon *d)
 		listen_say("no security descriptor for", name, GetLastError());
 		return -1;
 	}
-	if (listen_taken(l->name)) {
-		log_error("another cpupolicyd (or another program) answers on "
-			  "%s",
-			  name);
-		return -1;
-	}
-	return listen_instance(l, name);
+	/* A name another program holds is waited out (listen_rearm). */
+	listen_instance(l, name);
+	return 0;
 }
 
 /* A pending I/O is cancelled, and waited for: its OVERLAPPED and buffer
@@ -229,6 +287,7 @@ void listen_close(struct daemon *d)
 	if (l->pipe != INVALID_HANDLE_VALUE) {
 		listen_cancel(l->pipe, &l->ov);
 		CloseHandle(l->pipe);
+		l->own--;
 	}
 	if (l->ov.hEvent)
 		CloseHandle(l->ov.hEvent);
@@ -245,36 +304,21 @@ static bool listen_member(HANDLE token, void *sid)
 	return CheckTokenMembership(token, sid, &member) && member;
 }
 
-/* DOMAIN\name, else the SID as a string. */
-static void listen_sid_text(void *psid, char *out, size_t size)
-{
-	wchar_t name[128], domain[128], text[300], *sid;
-	DWORD name_len = ARRAY_SIZE(name), domain_len = ARRAY_SIZE(domain);
-	SID_NAME_USE use;
-
-	snprintf(out, size, "an unknown account");
-	if (LookupAccountSidW(NULL, psid, name, &name_len, domain, &domain_len,
-			      &use)) {
-		_snwprintf(text, ARRAY_SIZE(text), L"%ls%ls%ls", domain,
-			   domain[0] ? L"\\" : L"", name);
-		text[ARRAY_SIZE(text) - 1] = L'\0';
-		system_utf8(text, out, size);
-	} else if (ConvertSidToStringSidW(psid, &sid)) {
-		system_utf8(sid, out, size);
-		LocalFree(sid);
-	}
-}
-
-/* For the log: the token's user. */
-static void listen_who(HANDLE token, char *who, size_t size)
+/* The token's user: for the log, and as a number, whose slots it
+ * takes (0: not known). */
+static void listen_who(HANDLE token, struct control_peer *peer)
 {
 	unsigned char buf[sizeof(TOKEN_USER) + SECURITY_MAX_SID_SIZE];
 	TOKEN_USER *user = (TOKEN_USER *)buf;
 	DWORD len;
 
-	snprintf(who, size, "an unknown account");
-	if (GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len))
-		listen_sid_text(user->User.Sid, who, size);
+	snprintf(peer->who, sizeof(peer->who), "an unknown account");
+	peer->user = 0;
+	if (GetTokenInformation(token, TokenUser, buf, sizeof(buf), &len)) {
+		accounts_text(user->User.Sid, peer->who, sizeof(peer->who));
+		if (!accounts_intern(user->User.Sid, &peer->user))
+			peer->user = 0;
+	}
 }
 
 /* The core holds SIDs as numbers (accounts.c): their names back. */
@@ -284,68 +328,87 @@ void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size)
 	char user[128] = "?", group[128] = "?";
 
 	if (accounts_sid(uid, sid, sizeof(sid)))
-		listen_sid_text(sid, user, sizeof(user));
+		accounts_text(sid, user, sizeof(user));
 	if (accounts_sid(gid, sid, sizeof(sid)))
-		listen_sid_text(sid, group, sizeof(group));
+		accounts_text(sid, group, sizeof(group));
 	snprintf(buf, size, "%s, group %s", user, group);
 }
 
-/* The client's own token through the pipe; where impersonation is
- * refused, its process's, at identification level. */
-static HANDLE listen_token(HANDLE pipe, ULONG pid)
+/* The token a peer is judged by: what it may do, and who it is. */
+static void listen_judge(const struct listen *l, HANDLE token,
+			 struct control_peer *peer)
 {
-	HANDLE token = NULL, process, primary;
-
-	if (ImpersonateNamedPipeClient(pipe)) {
-		if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE,
-				     &token))
-			token = NULL;
-		/* Never run on as the client. */
-		if (!RevertToSelf())
-			fatalx("cannot revert to the daemon's own token");
-		if (token)
-			return token;
-	}
-	process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
-	if (!process)
-		return NULL;
-	if (OpenProcessToken(process, TOKEN_QUERY | TOKEN_DUPLICATE,
-			     &primary)) {
-		if (!DuplicateToken(primary, SecurityIdentification, &token))
-			token = NULL;
-		CloseHandle(primary);
-	}
-	CloseHandle(process);
-	return token;
+	peer->admin = listen_member(token, (void *)l->admins);
+	peer->in_group = l->has_group && listen_member(token, (void *)l->group);
+	listen_who(token, peer);
 }
 
-static int listen_peer(const struct listen *l, HANDLE pipe,
-		       struct control_peer *peer)
+/* At connect, the client's process: nothing has been read, so there is
+ * no token of the client's own yet (ImpersonateNamedPipeClient takes the
+ * last message read). Its pid may name another process by now; that
+ * decides whose slot the connection takes, never what it may ask
+ * (listen_identify). A process that cannot be looked at takes an
+ * unknown user's slot. */
+static void listen_peer(const struct listen *l, HANDLE pipe,
+			struct control_peer *peer)
 {
 	ULONG pid = 0;
-	HANDLE token;
+	HANDLE process, token;
 
+	*peer = (struct control_peer){0};
+	snprintf(peer->who, sizeof(peer->who), "an unknown account");
 	GetNamedPipeClientProcessId(pipe, &pid);
-	token = listen_token(pipe, pid);
-	if (!token) {
-		log_debug("control: no token for the client (pid %lu)", pid);
+	peer->pid = (pid_t)pid;
+	process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	if (!process)
+		return;
+	if (OpenProcessToken(process, TOKEN_QUERY | TOKEN_DUPLICATE, &token)) {
+		HANDLE identification;
+
+		/* CheckTokenMembership takes an impersonation token. */
+		if (DuplicateToken(token, SecurityIdentification,
+				   &identification)) {
+			listen_judge(l, identification, peer);
+			CloseHandle(identification);
+		}
+		CloseHandle(token);
+	}
+	CloseHandle(process);
+}
+
+/* The request's own token, by impersonating its sender at the
+ * identification level its client allowed; the daemon reverts at once,
+ * and never runs on as the client. No token, no judgement: refused.
+ * https://learn.microsoft.com/windows/win32/api/namedpipeapi/nf-namedpipeapi-impersonatenamedpipeclient
+ */
+int listen_identify(struct listen_conn *conn, struct control_peer *peer)
+{
+	HANDLE token = NULL;
+	pid_t pid = peer->pid;
+
+	if (!ImpersonateNamedPipeClient(conn->pipe)) {
+		log_debug("control: cannot impersonate the client (pid %d): "
+			  "error %lu",
+			  (int)pid, GetLastError());
 		return -1;
 	}
-	*peer = (struct control_peer){
-		.admin = listen_member(token, (void *)l->admins),
-		.in_group =
-			l->has_group && listen_member(token, (void *)l->group),
-		.pid = (pid_t)pid,
-	};
-	listen_who(token, peer->who, sizeof(peer->who));
+	if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE, &token))
+		token = NULL;
+	if (!RevertToSelf())
+		fatalx("cannot revert to the daemon's own token");
+	if (!token)
+		return -1;
+	*peer = (struct control_peer){.pid = pid};
+	listen_judge(conn->l, token, peer);
 	CloseHandle(token);
 	return 0;
 }
 
-static struct listen_conn *listen_conn_new(HANDLE pipe)
+static struct listen_conn *listen_conn_new(struct listen *l, HANDLE pipe)
 {
 	struct listen_conn *conn = xcalloc(1, sizeof(*conn));
 
+	conn->l = l;
 	conn->pipe = pipe;
 	/* Signalled from the start: the loop's first look at the client
 	 * starts its read. */
@@ -357,7 +420,7 @@ static struct listen_conn *listen_conn_new(HANDLE pipe)
 	return conn;
 }
 
-/* The next client whose token the pipe names; 0 when none waits. The
+/* The next client; 0 when none waits. The
  * instance it came on is its connection; a new one waits for the next. */
 int listen_accept(struct daemon *d, struct listen_conn **conn,
 		  struct control_peer *peer)
@@ -376,9 +439,10 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 		 * the next instance takes its place. */
 		l->pipe = INVALID_HANDLE_VALUE;
 		listen_instance(l, d->conf.socket);
-		if (listen_peer(l, pipe, peer) < 0 ||
-		    !(*conn = listen_conn_new(pipe))) {
+		listen_peer(l, pipe, peer);
+		if (!(*conn = listen_conn_new(l, pipe))) {
 			CloseHandle(pipe);
+			l->own--;
 			continue;
 		}
 		return 1;
@@ -475,6 +539,7 @@ void listen_hang_up(struct listen_conn *conn)
 	if (conn->busy != LISTEN_BUSY_NO)
 		listen_cancel(conn->pipe, &conn->ov);
 	CloseHandle(conn->pipe);
+	conn->l->own--;
 	CloseHandle(conn->ov.hEvent);
 	free(conn->out);
 	free(conn);

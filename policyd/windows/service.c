@@ -205,6 +205,53 @@ int service_run(struct daemon *d, int (*run)(struct daemon *d))
 	return 1;
 }
 
+/* Held until the process ends: the system closes it then, however the
+ * daemon ends. */
+static HANDLE service_lock = INVALID_HANDLE_VALUE;
+
+/* An exclusive handle (no sharing) on STATE\cpupolicyd.lock: a second
+ * daemon cannot open it while the first runs. A state directory others
+ * may write is left to the journal, which refuses it and says why (and
+ * the daemon does not start). */
+int service_claim(const struct conf *conf)
+{
+	char why[512], *path;
+	wchar_t *wide;
+	DWORD error;
+
+	if (statefile_mkdir(conf->state_dir) != OS_OK) {
+		log_warn("not starting: cannot create the state directory %s, "
+			 "which holds the lock that keeps a second daemon out",
+			 conf->state_dir);
+		return -1;
+	}
+	if (statefile_dir_safe(conf->state_dir, why, sizeof(why)) != OS_OK)
+		return 0;
+	path = xasprintf("%s\\cpupolicyd.lock", conf->state_dir);
+	wide = system_wide_dup(path);
+	if (wide)
+		service_lock =
+			CreateFileW(wide, GENERIC_READ | GENERIC_WRITE, 0, NULL,
+				    OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+	error = wide ? GetLastError() : ERROR_INVALID_NAME;
+	free(wide);
+	if (service_lock == INVALID_HANDLE_VALUE) {
+		if (error == ERROR_SHARING_VIOLATION) {
+			log_error("not starting: another cpupolicyd runs (it "
+				  "holds %s)",
+				  path);
+		} else {
+			status_message(error, why, sizeof(why));
+			log_error("not starting: cannot open %s: %s", path,
+				  why);
+		}
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
 bool service_command(int argc, char **argv, int *status)
 {
 	bool install;

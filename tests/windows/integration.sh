@@ -3,7 +3,9 @@
 # probe.exe (class high, every thread highest), the probe's own report of
 # GetPriorityClass and each thread's GetThreadPriority (a thread it starts
 # after a delay included), a same-named probe in another folder left
-# alone, explain, status and reload over the pipe; then the service:
+# alone, explain, status and reload over the pipe; a second daemon kept
+# out by the lock in the state directory; a pipe name another program
+# took, waited out; then the service:
 # --install, sc query, sc start, a reload through the SCM, sc stop, net
 # start and net stop, --uninstall. TAP on stdout, closing with "N passed,
 # N failed".
@@ -48,9 +50,11 @@ wait_for() {
 
 daemon_pid=
 keep_pid=
+hold_pid=
 installed=
 cleanup() {
 	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
+	[ -n "$hold_pid" ] && kill "$hold_pid" 2>/dev/null
 	if [ -n "$installed" ]; then
 		limited 60 wine "$DAEMON" --uninstall >/dev/null 2>&1
 	fi
@@ -231,6 +235,60 @@ daemon_pid=$!
 gone() { ! perf | grep -q 'CpuPriorityClass'; }
 wait_for 60 answers && wait_for 10 gone
 result $? "the next start, without the rule, takes it away (its record says what was written)"
+
+# A second daemon on the same state directory does not start, whatever
+# pipe it is given: the first holds the lock there.
+cat >"$WORK/second.conf" <<EOF
+[daemon]
+rules_dirs = $(winpath "$WORK/rules")
+socket = $PIPE-second
+state_dir = $STATE
+rescan_interval_ms = 0
+EOF
+out=$(wine_run 30 "$DAEMON" -c "$(winpath "$WORK/second.conf")" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# second daemon: /'
+[ $rc -eq 1 ] && echo "$out" | grep -qF "not starting: another cpupolicyd runs (it holds $STATE\cpupolicyd.lock)"
+result $? "a second daemon on the same state directory, on another pipe, does not start: the first holds the lock"
+kill "$daemon_pid" 2>/dev/null
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+
+# A program that took the pipe's name before the daemon started (as a
+# user may during a restart or an upgrade): the daemon says who holds
+# it, runs on, and serves on the name once it is free. cpupolicyctl does
+# not wait on the program for good.
+mkdir -p "$WORK/hold"
+timeout -k 5 200 wine "$PROBE" --hold-pipe "$PIPE" "$(winpath "$WORK/hold")" \
+	</dev/null >/dev/null 2>&1 &
+hold_pid=$!
+wait_for 60 test -f "$WORK/hold/ready"
+result $? "a program holds $PIPE"
+timeout -k 5 300 wine "$DAEMON" -c "$CONF" </dev/null \
+	>"$WORK/daemon3.log" 2>&1 &
+daemon_pid=$!
+held_said() {
+	tr -d '\r' <"$WORK/daemon3.log" 2>/dev/null |
+		grep -q "is held by pid [0-9]* (.*probe.exe.*): the daemon serves nobody there until it lets go"
+}
+wait_for 60 held_said
+result $? "the daemon says who holds the pipe's name: its pid and program" ||
+	tr -d '\r' <"$WORK/daemon3.log" | sed 's/^/# daemon: /'
+tr -d '\r' <"$WORK/daemon3.log" | grep "is held by" | sed 's/^/# daemon: /'
+out=$(wine_run 30 "$CTL" -c "$CONF" -t 2 status 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# status: /'
+[ $rc -eq 2 ] && echo "$out" | grep -q "no answer from cpupolicyd at .* within 2 s"
+result $? "cpupolicyctl -t 2 gives up on the program that does not answer"
+kill -0 "$daemon_pid" 2>/dev/null
+result $? "the daemon runs on meanwhile"
+touch "$WORK/hold/stop"
+wait "$hold_pid" 2>/dev/null
+hold_pid=
+free_said() { tr -d '\r' <"$WORK/daemon3.log" | grep -q "is free: serving on it"; }
+wait_for 60 answers && free_said
+result $? "once the name is free the daemon serves on it, and says so" ||
+	tr -d '\r' <"$WORK/daemon3.log" | sed 's/^/# daemon: /'
 kill "$daemon_pid" 2>/dev/null
 wait "$daemon_pid" 2>/dev/null
 daemon_pid=

@@ -33,6 +33,12 @@
  *
  * sends the service control CODE (8: PARAMCHANGE; 128..255: the
  * service's own) to SERVICE, which Wine's sc.exe cannot ("sc control").
+ *
+ *   probe.exe --hold-pipe PIPE DIR
+ *
+ * takes the pipe's name, as a user may while the daemon is not there:
+ * it writes DIReady once it holds it, then holds every connection
+ * without a word until DIR\stop appears (120 s at most).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +198,41 @@ static int probe_privileges(DWORD pid)
 	return 0;
 }
 
+/* One instance waiting at a time, overlapped, so that the stop file is
+ * seen while nobody connects; connected ones are kept open. */
+static int probe_hold_pipe(const char *pipe, const char *dir)
+{
+	char *ready = probe_path(dir, "ready"), *stop = probe_path(dir, "stop");
+	OVERLAPPED ov = {.hEvent = CreateEventA(NULL, TRUE, FALSE, NULL)};
+	ULONGLONG start = GetTickCount64();
+	HANDLE h = INVALID_HANDLE_VALUE;
+
+	while (GetFileAttributesA(stop) == INVALID_FILE_ATTRIBUTES &&
+	       GetTickCount64() - start < PROBE_LIFE_MS) {
+		if (h == INVALID_HANDLE_VALUE) {
+			h = CreateNamedPipeA(
+				pipe, PIPE_ACCESS_DUPLEX | FILE_FLAG_OVERLAPPED,
+				PIPE_TYPE_BYTE | PIPE_WAIT,
+				PIPE_UNLIMITED_INSTANCES, 4096, 4096, 0, NULL);
+			if (h == INVALID_HANDLE_VALUE) {
+				fprintf(stderr, "probe: %s: error %lu\n", pipe,
+					GetLastError());
+				return 1;
+			}
+			probe_touch(ready, "ready\n");
+			if (!ConnectNamedPipe(h, &ov) &&
+			    GetLastError() == ERROR_PIPE_CONNECTED)
+				SetEvent(ov.hEvent);
+		}
+		if (WaitForSingleObject(ov.hEvent, PROBE_TICK_MS) ==
+		    WAIT_OBJECT_0) {
+			ResetEvent(ov.hEvent);
+			h = INVALID_HANDLE_VALUE; /* kept, never answered */
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	HANDLE self;
@@ -204,6 +245,8 @@ int main(int argc, char **argv)
 	if (argc > 3 && strcmp(argv[1], "--control") == 0)
 		return probe_control(argv[2],
 				     (DWORD)strtoul(argv[3], NULL, 10));
+	if (argc > 3 && strcmp(argv[1], "--hold-pipe") == 0)
+		return probe_hold_pipe(argv[2], argv[3]);
 	if (argc > 2 && strcmp(argv[1], "--until-high") == 0)
 		return probe_until_high(
 			argv[2],
