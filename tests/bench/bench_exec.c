@@ -239,6 +239,29 @@ struct bench {
 	int starts, cmp_starts, runs;
 };
 
+/* The daemon (ours or and) running now, stopped if the bench ends early:
+ * a daemon left behind would go on renicing the machine's processes. */
+static pid_t bench_running;
+/* The bench's directory, removed at exit however the bench ends. */
+static const char *bench_dir;
+
+static void bench_at_exit(void)
+{
+	if (bench_running > 0) {
+		kill(bench_running, SIGKILL);
+		waitpid(bench_running, NULL, 0);
+		bench_running = 0;
+	}
+	if (bench_dir) {
+		char *cmd = xasprintf("rm -rf '%s'", bench_dir);
+
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench: %s is left behind\n",
+				bench_dir);
+		free(cmd);
+	}
+}
+
 static long long bench_now_ns(void)
 {
 	struct timespec ts;
@@ -343,6 +366,7 @@ static pid_t bench_start_daemon(const struct bench *b)
 		      (char *)NULL);
 		_exit(127);
 	}
+	bench_running = pid;
 	/* Ready once the control socket exists; 20,000 rules take a while
 	 * to load on a busy machine. */
 	for (int i = 0;; i++) {
@@ -400,6 +424,7 @@ static pid_t bench_start_and(const struct bench *b)
 		      interval, (char *)NULL);
 		_exit(127);
 	}
+	bench_running = pid;
 	for (int i = 0;; i++) {
 		char line[256] = "";
 		FILE *f = fopen(log, "r");
@@ -438,6 +463,7 @@ struct bench_start {
 static int bench_one(const struct bench_start *how, long long *to_main,
 		     long long *latency, int *before_main)
 {
+	long long started;
 	int fds[2];
 	char buf[128] = "";
 	ssize_t n;
@@ -448,6 +474,7 @@ static int bench_one(const struct bench_start *how, long long *to_main,
 		perror("pipe");
 		exit(1);
 	}
+	started = bench_now_ns();
 	pid = fork();
 	if (pid == 0) {
 		char when[32], timeout[16], nice[16];
@@ -469,7 +496,10 @@ static int bench_one(const struct bench_start *how, long long *to_main,
 	n = read(fds[0], buf, sizeof(buf) - 1);
 	close(fds[0]);
 	waitpid(pid, &status, 0);
-	if (n <= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1)
+	/* A miss waited its whole timeout; a probe that gave up sooner is
+	 * broken, and a miss of it would hide that. */
+	if (n <= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+	    bench_now_ns() - started >= how->timeout_ms * 1000000LL)
 		return 1;
 	if (n > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		buf[n] = '\0';
@@ -614,6 +644,7 @@ static void bench_stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
+	bench_running = 0;
 }
 
 static void bench_memory(pid_t d, struct bench_sample *s)
@@ -1258,7 +1289,7 @@ int main(int argc, char **argv)
 			  .starts = 1000,
 			  .cmp_starts = 20,
 			  .runs = 5};
-	char *worker_static = NULL, *cmd;
+	char *worker_static = NULL;
 	bool flood_only = false;
 	int stats_fd;
 	int c;
@@ -1307,6 +1338,8 @@ int main(int argc, char **argv)
 	if (!mkdtemp(b.dir))
 		return 1;
 	srandom((unsigned)bench_now_ns());
+	bench_dir = b.dir;
+	atexit(bench_at_exit);
 	bench_setup(&b, argv[optind + 1], worker_static);
 	/* The kernel counts BPF programs' run time while this is open. */
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -1314,10 +1347,6 @@ int main(int argc, char **argv)
 		bench_all(&b);
 	if (!b.only)
 		bench_flood(&b);
-	cmd = xasprintf("rm -rf %s", b.dir);
-	if (system(cmd) != 0)
-		return 1;
-	free(cmd);
 	if (stats_fd >= 0)
 		close(stats_fd);
 	free(worker_static);
