@@ -11,8 +11,8 @@
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
 #   make soak     everything at once against the daemon for SOAK_SECONDS
 #                 (default 300; make test runs it for 20)
-#   make bench    the benchmarks whose figures are in README.md (BENCH_RUNS,
-#                 BENCH_STARTS, BENCH_RULES_RUNS)
+#   make bench    run the benchmarks and write docs/benchmarks.md
+#                 (BENCH_RUNS, BENCH_STARTS, BENCH_RULES_RUNS, ...)
 #   make format   clang-format every source file in place
 
 VERSION := 0.1.0
@@ -31,10 +31,12 @@ FUZZ_SECONDS ?= 300
 SOAK_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
 # make bench: runs of each exec row, probe starts per run, runs of the
-# (quick) rule-loading figures.
+# (quick) rule-loading figures, probe starts per run of the comparison
+# with and (each waits up to a second for it).
 BENCH_RUNS ?= 5
 BENCH_STARTS ?= 1000
 BENCH_RULES_RUNS ?= 7
+BENCH_COMPARE_STARTS ?= 20
 # The slice of the community ananicy rules beside the checkout (GPL-3.0,
 # read in place by the import test and benchmark, never copied here).
 ANANICY_SAMPLE ?= $(CURDIR)/../shared/ananicy-sample
@@ -293,20 +295,45 @@ fuzz: deps
 		BUILD=$(BUILD) tests/fuzz/run-fuzz.sh $$f $(FUZZ_SECONDS) || exit 1; \
 	done
 
-# Each figure is the median of its runs, printed with their min-max: the
-# exec rows BENCH_RUNS runs of BENCH_STARTS probe starts each (about five
-# minutes in all on 2 CPUs), the rule loading BENCH_RULES_RUNS runs.
+# Writes docs/benchmarks.md (tests/bench/report.sh): every table of it
+# from this run, each figure the median of its runs with their min-max;
+# the exec rows BENCH_RUNS runs of BENCH_STARTS probe starts each, the
+# rule loading BENCH_RULES_RUNS runs, the Windows rows (windows.mk) under
+# Wine. About fifteen minutes in all on 2 CPUs.
+BENCH_AND := $(BUILD)/bench/and/usr/sbin/and
+BENCH_COMMAND = make bench BENCH_RUNS=$(BENCH_RUNS) \
+	BENCH_STARTS=$(BENCH_STARTS) BENCH_RULES_RUNS=$(BENCH_RULES_RUNS) \
+	BENCH_COMPARE_STARTS=$(BENCH_COMPARE_STARTS) \
+	WIN_BENCH_STARTS=$(WIN_BENCH_STARTS) WIN_BENCH_POLLS='$(WIN_BENCH_POLLS)'
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules \
 		$(BUILD)/bench/bench_import \
 		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker \
-		$(BUILD)/helpers/worker-static
-	$(BUILD)/bench/bench_rules -r $(BENCH_RULES_RUNS) $(BUILD)/cpupolicyctl
-	$(BUILD)/bench/bench_import -r $(BENCH_RULES_RUNS) \
-		-s $(ANANICY_SAMPLE) $(BUILD)/cpupolicyctl
-	$(BUILD)/bench/bench_exec -r $(BENCH_RUNS) -R rules \
-		-s $(BUILD)/helpers/worker-static $(BUILD)/cpupolicyd \
-		$(BUILD)/helpers/worker $(BENCH_STARTS)
+		$(BUILD)/helpers/worker-static windows-programs
+	@$(MAKE) --no-print-directory bench-and
+	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) BENCH_RUNS=$(BENCH_RUNS) \
+		BENCH_STARTS=$(BENCH_STARTS) \
+		BENCH_RULES_RUNS=$(BENCH_RULES_RUNS) \
+		BENCH_COMPARE_STARTS=$(BENCH_COMPARE_STARTS) \
+		WIN_BENCH_STARTS=$(WIN_BENCH_STARTS) \
+		WIN_BENCH_POLLS='$(WIN_BENCH_POLLS)' \
+		ANANICY_SAMPLE=$(ANANICY_SAMPLE) \
+		AND=$$([ -x $(BENCH_AND) ] && echo $(BENCH_AND)) \
+		BENCH_COMMAND="$(BENCH_COMMAND)" \
+		tests/bench/report.sh docs/benchmarks.md
+
+# The comparison's poller, Debian's and: its package unpacked under the
+# build directory, never installed (its service would start at once and
+# renice the machine's processes). Without it the comparison says it was
+# not measured.
+.PHONY: bench-and
+bench-and:
+	@[ -x $(BENCH_AND) ] || { \
+		rm -rf $(BUILD)/bench/and && mkdir -p $(BUILD)/bench/and && \
+		(cd $(BUILD)/bench/and && timeout 300 apt-get download -q \
+			-o APT::Sandbox::User=root and) && \
+		dpkg-deb -x $(BUILD)/bench/and/and_*.deb $(BUILD)/bench/and; \
+	} || echo "bench: Debian's and could not be fetched: no comparison"
 
 FORMAT_SRC = $(wildcard lib/*.[ch] lib/*/*.[ch] ctl/*.[ch] ctl/*/*.[ch] \
 	policyd/*.[ch] policyd/*/*.[ch] tests/*/*.[ch] tests/unit/*/*.[ch])

@@ -1,16 +1,20 @@
 /* Benchmark: exec-to-applied latency, misses, daemon CPU per 1,000 execs
- * and RSS, with the real daemon (as root). Each started process (the
- * worker helper with -w) spins reading its own nice value from the first
- * line of main() and reports when it changed, or that it was already set
- * before main() ran.
- *   bench_exec [-r RUNS] [-s STATIC-WORKER] DAEMON WORKER [STARTS]
- * Every row of the table is run RUNS times (default 5), the rows taking
- * turns so that a noisy minute of a shared machine spreads over all of
- * them; each column prints the median of the runs, and the line beneath
- * the min-max of the runs. STATIC-WORKER (default WORKER-static, when it
- * exists) is the worker linked with -static: no dynamic loader runs
- * before its main(). */
+ * and RSS, with the real daemon (as root), printed as sections of
+ * docs/benchmarks.md (Markdown). Each started process (the worker helper
+ * with -w) spins reading its own nice value from the first line of main()
+ * and reports when it changed, or that it was already set before main()
+ * ran; one that the policy does not reach in time is a miss, counted
+ * beside the percentiles and in them as its timeout.
+ *   bench_exec [-r RUNS] [-s STATIC-WORKER] [-R SHIPPED-RULES]
+ *              [-A AND-BINARY] [-c COMPARE-STARTS] DAEMON WORKER [STARTS]
+ * Every row is run RUNS times (default 5), the rows taking turns so that
+ * a noisy minute of a shared machine spreads over all of them; each cell
+ * is the median of the runs with their min-max. STATIC-WORKER (default
+ * WORKER-static, when it exists) is the worker linked with -static: no
+ * dynamic loader runs before its main(). AND-BINARY is Debian's auto
+ * nice daemon, which renices by polling /proc: the comparison rows. */
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,19 +49,44 @@ enum {
 	 * per type and folder, a name and a source per ananicy rule. */
 	BENCH_IMPORTED_NAMES = 15600,
 	BENCH_IMPORTED_RULES = 20,
+	BENCH_PER = 1000,	     /* CPU figures are per this many execs */
+	BENCH_PACED_PER_S = 1000,    /* unmatched execs a second, paced */
+	BENCH_TIMEOUT_MS = 1000,     /* a start not reached by then: a miss */
+	BENCH_CMP_TIMEOUT_MS = 3000, /* the same in the comparison */
+	BENCH_AND_INTERVAL_S = 1,    /* and's shortest interval (-i) */
+	BENCH_IDLE_S = 3,	     /* the window of the idle CPU figure */
+	BENCH_FLOOD_S = 2,	     /* the rename flood's length */
+	BENCH_NICE = 7,		     /* what the probe's rule sets */
+	BENCH_NOBODY = 65534,	     /* and leaves root's processes alone */
+};
+
+/* The tables, each a section of docs/benchmarks.md. */
+enum bench_table {
+	BENCH_TABLE_EXEC,    /* exec to applied, by rule set and setting */
+	BENCH_TABLE_EVENTS,  /* the sources of exec events side by side */
+	BENCH_TABLE_COMPARE, /* against Debian's and */
+	BENCH_TABLE_COUNT
+};
+
+enum bench_daemon {
+	BENCH_DAEMON_CPUPOLICYD,
+	BENCH_DAEMON_NONE, /* the storm alone: the baseline of an exec */
+	BENCH_DAEMON_AND,
 };
 
 struct bench_row {
+	/* A format: its %s is the count of the added rules. */
 	const char *name;
+	enum bench_table table;
+	enum bench_daemon daemon;
 	bool realtime;
 	int batch_ms;
 	enum bench_many many;
 	bool static_probe;
 	const char *events; /* the config's events = ...; NULL: auto */
-	bool no_daemon;	    /* the storm alone: the baseline of an exec */
 	/* The shipped rules beside the probe's, in a dry run: they would
 	 * renice the machine's compilers meanwhile. For RSS and the cost of
-	 * unmatched execs: no probe starts (0 in their columns). */
+	 * unmatched execs: no probe starts. */
 	bool shipped;
 };
 
@@ -67,37 +96,53 @@ struct bench_row {
 
 static const struct bench_row bench_rows[] = {
 	{BENCH_ROW("1 rule (defaults)", true, 0, BENCH_MANY_NONE, false)},
-	{BENCH_ROW("1 rule, self_realtime off", false, 0, BENCH_MANY_NONE,
+	{BENCH_ROW("1 rule, `self_realtime = false`", false, 0, BENCH_MANY_NONE,
 		   false)},
-	{BENCH_ROW("1 rule, batch_ms = 20", true, 20, BENCH_MANY_NONE, false)},
+	{BENCH_ROW("1 rule, `batch_ms = 20`", true, 20, BENCH_MANY_NONE,
+		   false)},
 	{BENCH_ROW("1 rule, static probe", true, 0, BENCH_MANY_NONE, true)},
-	{BENCH_ROW("static, self_realtime off", false, 0, BENCH_MANY_NONE,
-		   true)},
-	{BENCH_ROW("20,001 rules, exact exe", true, 0, BENCH_MANY_EXE, false)},
-	{BENCH_ROW("20,001 rules, exe globs", true, 0, BENCH_MANY_EXE_GLOB,
+	{BENCH_ROW("1 rule, static probe, `self_realtime = false`", false, 0,
+		   BENCH_MANY_NONE, true)},
+	{BENCH_ROW("%s rules, exact exe (indexed)", true, 0, BENCH_MANY_EXE,
 		   false)},
-	{BENCH_ROW("20,001 rules, name globs", true, 0, BENCH_MANY_NAME_GLOB,
-		   false)},
-	{BENCH_ROW("20,001 rules, cmdline globs", true, 0,
+	{BENCH_ROW("%s rules, exe globs (scanned)", true, 0,
+		   BENCH_MANY_EXE_GLOB, false)},
+	{BENCH_ROW("%s rules, name globs (scanned)", true, 0,
+		   BENCH_MANY_NAME_GLOB, false)},
+	{BENCH_ROW("%s rules, cmdline globs (scanned)", true, 0,
 		   BENCH_MANY_CMDLINE_GLOB, false)},
-	{BENCH_ROW("15,600 imported names", true, 0, BENCH_MANY_IMPORTED,
-		   false)},
+	{BENCH_ROW("%s imported names", true, 0, BENCH_MANY_IMPORTED, false)},
+	{BENCH_ROW("%s imported names, `events = netlink`", true, 0,
+		   BENCH_MANY_IMPORTED, false),
+	 .events = "netlink"},
 	/* The sources of exec events side by side, and no daemon at all:
 	 * what an exec costs the whole machine with each. */
 	{BENCH_ROW("no daemon (baseline)", true, 0, BENCH_MANY_NONE, false),
-	 .no_daemon = true},
-	{BENCH_ROW("events = netlink", true, 0, BENCH_MANY_NONE, false),
-	 .events = "netlink"},
-	{BENCH_ROW("events = bpf", true, 0, BENCH_MANY_NONE, false),
-	 .events = "bpf"},
-	{BENCH_ROW("netlink, shipped rules", true, 0, BENCH_MANY_NONE, false),
-	 .events = "netlink", .shipped = true},
-	{BENCH_ROW("bpf, shipped rules", true, 0, BENCH_MANY_NONE, false),
-	 .events = "bpf", .shipped = true},
-	/* A cmdline rule: every exec goes to the daemon, as with netlink. */
-	{BENCH_ROW("bpf, 1 cmdline rule", true, 0, BENCH_MANY_ONE_CMDLINE,
+	 .table = BENCH_TABLE_EVENTS, .daemon = BENCH_DAEMON_NONE},
+	{BENCH_ROW("`events = netlink` (the proc connector)", true, 0,
+		   BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "netlink"},
+	{BENCH_ROW("`events = bpf` (the exec filter)", true, 0, BENCH_MANY_NONE,
 		   false),
-	 .events = "bpf"},
+	 .table = BENCH_TABLE_EVENTS, .events = "bpf"},
+	{BENCH_ROW("`netlink`, shipped rules", true, 0, BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "netlink", .shipped = true},
+	{BENCH_ROW("`bpf`, shipped rules", true, 0, BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "bpf", .shipped = true},
+	/* A cmdline rule: every exec goes to the daemon, as with netlink. */
+	{BENCH_ROW("`bpf`, 1 cmdline rule (every exec sent)", true, 0,
+		   BENCH_MANY_ONE_CMDLINE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "bpf"},
+	/* The same probe as nobody, against a daemon that polls. */
+	{BENCH_ROW("cpupolicyd, `events = bpf`", true, 0, BENCH_MANY_NONE,
+		   false),
+	 .table = BENCH_TABLE_COMPARE, .events = "bpf"},
+	{BENCH_ROW("cpupolicyd, `events = netlink`", true, 0, BENCH_MANY_NONE,
+		   false),
+	 .table = BENCH_TABLE_COMPARE, .events = "netlink"},
+	{BENCH_ROW("and, `-i 1` (its shortest interval)", true, 0,
+		   BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_COMPARE, .daemon = BENCH_DAEMON_AND},
 };
 
 /* The figures of one run, one per column. */
@@ -107,10 +152,11 @@ enum bench_col {
 	BENCH_COL_P50,		/* us, main() to the policy, 0 when before */
 	BENCH_COL_P99,		/* us, the same, p99 */
 	BENCH_COL_MAX,		/* us, the same, max */
-	BENCH_COL_MISSES,	/* starts the policy did not reach in 1 s */
-	BENCH_COL_CPU_MATCHING, /* daemon CPU ms per 1,000 probe starts */
-	BENCH_COL_CPU_PACED,	/* the same for /bin/true, 1,000 a second */
+	BENCH_COL_MISSES,	/* starts the policy did not reach in time */
+	BENCH_COL_CPU_MATCHING, /* daemon CPU ms per BENCH_PER starts */
+	BENCH_COL_CPU_PACED,	/* the same for /bin/true, paced */
 	BENCH_COL_CPU_STORM,	/* the same for /bin/true, back to back */
+	BENCH_COL_CPU_IDLE,	/* daemon CPU ms per s with nothing to do */
 	BENCH_COL_EXEC_COST,	/* us of the machine's CPU per /bin/true */
 	BENCH_COL_FILTER_NS,	/* ns of the exec filter's programs in it */
 	BENCH_COL_RSS,		/* MiB */
@@ -118,25 +164,65 @@ enum bench_col {
 	BENCH_COL_COUNT
 };
 
-struct bench_col_format {
+/* A column of a table: its head (a format: %s is BENCH_PER), the figure
+ * divided by scale, shown with decimals and unit. */
+struct bench_column {
+	enum bench_col col;
 	const char *head;
-	int width, decimals;
+	double scale;
+	int decimals;
+	const char *unit;
 };
 
-static const struct bench_col_format bench_cols[BENCH_COL_COUNT] = {
-	[BENCH_COL_TO_MAIN] = {"main", 9, 0},
-	[BENCH_COL_BEFORE] = {"<main %", 11, 1},
-	[BENCH_COL_P50] = {"p50", 11, 0},
-	[BENCH_COL_P99] = {"p99", 11, 0},
-	[BENCH_COL_MAX] = {"max", 13, 0},
-	[BENCH_COL_MISSES] = {"miss", 5, 0},
-	[BENCH_COL_CPU_MATCHING] = {"cpu/1k m", 11, 1},
-	[BENCH_COL_CPU_PACED] = {"cpu/1k p", 11, 1},
-	[BENCH_COL_CPU_STORM] = {"cpu/1k s", 11, 1},
-	[BENCH_COL_EXEC_COST] = {"exec us", 10, 1},
-	[BENCH_COL_FILTER_NS] = {"bpf ns", 8, 0},
-	[BENCH_COL_RSS] = {"RSS", 10, 1},
-	[BENCH_COL_PEAK] = {"peak", 10, 1},
+static const struct bench_column bench_exec_columns[] = {
+	{BENCH_COL_TO_MAIN, "execve() to main(), p50", 1, 0, "µs"},
+	{BENCH_COL_BEFORE, "policy before main()", 1, 1, "%"},
+	{BENCH_COL_P50, "main() to policy, p50", 1, 0, "µs"},
+	{BENCH_COL_P99, "p99", 1, 0, "µs"},
+	{BENCH_COL_MAX, "max", 1, 0, "µs"},
+	{BENCH_COL_MISSES, "misses", 1, 0, ""},
+	{BENCH_COL_CPU_MATCHING, "daemon CPU per %s matching starts", 1, 1,
+	 "ms"},
+	{BENCH_COL_CPU_PACED, "daemon CPU per %s unmatched execs", 1, 1, "ms"},
+	{BENCH_COL_RSS, "RSS", 1, 1, "MiB"},
+	{BENCH_COL_PEAK, "peak", 1, 1, "MiB"},
+};
+
+static const struct bench_column bench_events_columns[] = {
+	{BENCH_COL_BEFORE, "policy before main()", 1, 1, "%"},
+	{BENCH_COL_MISSES, "misses", 1, 0, ""},
+	{BENCH_COL_CPU_PACED, "daemon CPU per %s unmatched execs, paced", 1, 1,
+	 "ms"},
+	{BENCH_COL_CPU_STORM, "the same, back to back", 1, 1, "ms"},
+	{BENCH_COL_EXEC_COST, "machine's CPU per exec", 1, 1, "µs"},
+	{BENCH_COL_FILTER_NS, "exec filter's own time per exec", 1000, 2, "µs"},
+	{BENCH_COL_RSS, "RSS", 1, 1, "MiB"},
+	{BENCH_COL_PEAK, "peak", 1, 1, "MiB"},
+};
+
+static const struct bench_column bench_compare_columns[] = {
+	{BENCH_COL_BEFORE, "policy before main()", 1, 1, "%"},
+	{BENCH_COL_P50, "main() to policy, p50", 1000, 1, "ms"},
+	{BENCH_COL_P99, "p99", 1000, 1, "ms"},
+	{BENCH_COL_MAX, "max", 1000, 1, "ms"},
+	{BENCH_COL_MISSES, "misses", 1, 0, ""},
+	{BENCH_COL_CPU_MATCHING, "daemon CPU per %s starts", 1, 1, "ms"},
+	{BENCH_COL_CPU_IDLE, "daemon CPU with nothing to do", 10, 2, "%"},
+	{BENCH_COL_RSS, "RSS", 1, 1, "MiB"},
+};
+
+struct bench_table_format {
+	const struct bench_column *columns;
+	size_t count;
+};
+
+static const struct bench_table_format bench_tables[BENCH_TABLE_COUNT] = {
+	[BENCH_TABLE_EXEC] = {bench_exec_columns,
+			      ARRAY_SIZE(bench_exec_columns)},
+	[BENCH_TABLE_EVENTS] = {bench_events_columns,
+				ARRAY_SIZE(bench_events_columns)},
+	[BENCH_TABLE_COMPARE] = {bench_compare_columns,
+				 ARRAY_SIZE(bench_compare_columns)},
 };
 
 struct bench_sample {
@@ -146,11 +232,35 @@ struct bench_sample {
 struct bench {
 	const char *daemon;
 	const char *shipped; /* the shipped rules' directory, or NULL */
+	const char *and;     /* Debian's and, or NULL */
 	const char *only;    /* run the rows whose name holds it; NULL: all */
 	char dir[64];
 	char *probe, *probe_static;
-	int starts, runs;
+	int starts, cmp_starts, runs;
 };
+
+/* The daemon (ours or and) running now, stopped if the bench ends early:
+ * a daemon left behind would go on renicing the machine's processes. */
+static pid_t bench_running;
+/* The bench's directory, removed at exit however the bench ends. */
+static const char *bench_dir;
+
+static void bench_at_exit(void)
+{
+	if (bench_running > 0) {
+		kill(bench_running, SIGKILL);
+		waitpid(bench_running, NULL, 0);
+		bench_running = 0;
+	}
+	if (bench_dir) {
+		char *cmd = xasprintf("rm -rf '%s'", bench_dir);
+
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench: %s is left behind\n",
+				bench_dir);
+		free(cmd);
+	}
+}
 
 static long long bench_now_ns(void)
 {
@@ -193,6 +303,12 @@ static long long bench_cpu_ns(pid_t pid)
 		if (fscanf(f, "%lld", &ns) != 1)
 			ns = -1;
 		fclose(f);
+	}
+	/* A daemon that died in a phase would leave figures of nothing. */
+	if (ns < 0) {
+		fprintf(stderr, "bench: the daemon (pid %d) is gone\n",
+			(int)pid);
+		exit(1);
 	}
 	return ns;
 }
@@ -250,6 +366,7 @@ static pid_t bench_start_daemon(const struct bench *b)
 		      (char *)NULL);
 		_exit(127);
 	}
+	bench_running = pid;
 	/* Ready once the control socket exists; 20,000 rules take a while
 	 * to load on a busy machine. */
 	for (int i = 0;; i++) {
@@ -276,39 +393,123 @@ static int bench_compare(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One start: fork, note the time, exec the probe, read its report. */
-static int bench_one(const char *probe, long long *to_main, long long *latency,
-		     int *before_main)
+/* Debian's and, polling every BENCH_AND_INTERVAL_S, with one entry: the
+ * comparison probe (as nobody; and leaves root's processes alone) to
+ * BENCH_NICE from its first second of CPU on (lv1time 0). Every other
+ * process keeps its nice value: defaultnice 0, and and never raises a
+ * priority. Ready once it logs so. */
+static pid_t bench_start_and(const struct bench *b)
 {
+	char *conf = xasprintf("%s/and.conf", b->dir);
+	char *prio = xasprintf("%s/and.priorities", b->dir);
+	char *log = xasprintf("%s/and.log", b->dir);
+	char *text = xasprintf("nobody * cmp-probe * %d %d %d\n", BENCH_NICE,
+			       BENCH_NICE, BENCH_NICE);
+	char interval[16];
+	pid_t pid;
+
+	bench_write(conf, "defaultnice 0\nlv1time 0\nlv2time 100000\n"
+			  "lv3time 100001\naffinity cpug\nminuid 1\n"
+			  "mingid 1\n");
+	bench_write(prio, text);
+	unlink(log);
+	snprintf(interval, sizeof(interval), "%d", BENCH_AND_INTERVAL_S);
+	pid = fork();
+	if (pid == 0) {
+		int out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(out, 1);
+		dup2(out, 2);
+		execl(b->and, b->and, "-f", "-s", "-c", conf, "-d", prio, "-i",
+		      interval, (char *)NULL);
+		_exit(127);
+	}
+	bench_running = pid;
+	for (int i = 0;; i++) {
+		char line[256] = "";
+		FILE *f = fopen(log, "r");
+		bool ready = false;
+
+		while (f && !ready && fgets(line, sizeof(line), f))
+			ready = strncmp(line, "AND ready.", 10) == 0;
+		if (f)
+			fclose(f);
+		if (ready)
+			break;
+		if (i == 1000 || waitpid(pid, NULL, WNOHANG) == pid) {
+			fprintf(stderr, "bench: and did not start (%s)\n", log);
+			exit(1);
+		}
+		usleep(10000);
+	}
+	free(conf);
+	free(prio);
+	free(log);
+	free(text);
+	return pid;
+}
+
+/* How one start of the probe went. */
+struct bench_start {
+	const char *probe;
+	uid_t uid;	/* run as this user (0: root, as the daemon) */
+	int timeout_ms; /* the probe gives up then: a miss */
+};
+
+/* One start: fork, note the time, exec the probe, read its report.
+ * Returns 0 when the policy reached it, 1 for a miss (the probe waited
+ * its whole timeout: status 1, nothing said); anything else is a broken
+ * bench, not a miss, and ends it. */
+static int bench_one(const struct bench_start *how, long long *to_main,
+		     long long *latency, int *before_main)
+{
+	long long started;
 	int fds[2];
 	char buf[128] = "";
 	ssize_t n;
 	int status;
 	pid_t pid;
 
-	if (pipe(fds) < 0)
-		return -1;
+	if (pipe(fds) < 0) {
+		perror("pipe");
+		exit(1);
+	}
+	started = bench_now_ns();
 	pid = fork();
 	if (pid == 0) {
-		char when[32];
+		char when[32], timeout[16], nice[16];
 
 		dup2(fds[1], 1);
 		close(fds[0]);
+		if (how->uid && (setgroups(0, NULL) < 0 ||
+				 setresgid(how->uid, how->uid, how->uid) < 0 ||
+				 setresuid(how->uid, how->uid, how->uid) < 0))
+			_exit(126);
+		snprintf(timeout, sizeof(timeout), "%d", how->timeout_ms);
+		snprintf(nice, sizeof(nice), "%d", BENCH_NICE);
 		snprintf(when, sizeof(when), "%lld", bench_now_ns());
-		execl(probe, probe, "-w", "7", "-T", "1000", "-e", when,
-		      (char *)NULL);
+		execl(how->probe, how->probe, "-w", nice, "-T", timeout, "-e",
+		      when, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
 	n = read(fds[0], buf, sizeof(buf) - 1);
 	close(fds[0]);
 	waitpid(pid, &status, 0);
-	if (n <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -1;
-	buf[n] = '\0';
-	return sscanf(buf, "%lld %lld %d", to_main, latency, before_main) == 3
-		       ? 0
-		       : -1;
+	/* A miss waited its whole timeout; a probe that gave up sooner is
+	 * broken, and a miss of it would hide that. */
+	if (n <= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 1 &&
+	    bench_now_ns() - started >= how->timeout_ms * 1000000LL)
+		return 1;
+	if (n > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%lld %lld %d", to_main, latency,
+			   before_main) == 3)
+			return 0;
+	}
+	fprintf(stderr, "bench: the probe %s failed (status %#x): %s\n",
+		how->probe, (unsigned)status, buf);
+	exit(1);
 }
 
 static long long bench_rusage_ns(const struct rusage *ru)
@@ -318,7 +519,7 @@ static long long bench_rusage_ns(const struct rusage *ru)
 	       ((long long)ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1000;
 }
 
-/* /bin/true (no rule matches it) at 1,000 starts a second. */
+/* /bin/true (no rule matches it) at BENCH_PACED_PER_S starts a second. */
 static void bench_paced_execs(int count)
 {
 	long long next = bench_now_ns();
@@ -332,7 +533,7 @@ static void bench_paced_execs(int count)
 			_exit(127);
 		}
 		waitpid(pid, NULL, 0);
-		next += 1000000;
+		next += 1000000000LL / BENCH_PACED_PER_S;
 		wait = next - bench_now_ns();
 		if (wait > 0)
 			nanosleep(&(struct timespec){0, (long)wait}, NULL);
@@ -386,45 +587,114 @@ static long long bench_storm_execs(int count)
 	       bench_rusage_ns(&kids1) - bench_rusage_ns(&kids0);
 }
 
-/* The probe's starts; fills the latency and miss columns. */
-static void bench_starts(const char *probe, int starts, struct bench_sample *s)
+/* A wait of up to a poll interval before a start, at random: a poller's
+ * starts would otherwise lock onto its phase (each begins just after the
+ * scan that found the last one). */
+static void bench_random_phase(int interval_ms)
+{
+	long ms = random() % interval_ms;
+
+	nanosleep(&(struct timespec){ms / 1000, ms % 1000 * 1000000}, NULL);
+}
+
+static long long bench_pct(const long long *sorted, int n, double p)
+{
+	int i = (int)((double)n * p);
+
+	return sorted[i < n ? i : n - 1];
+}
+
+/* The probe's starts; fills the latency and miss columns. A miss is in
+ * the percentiles as its timeout, and counted; execve() to main() is the
+ * p50 of the starts that reported it. */
+static void bench_starts(const struct bench_start *how, int starts,
+			 int phase_ms, struct bench_sample *s)
 {
 	long long *lat = xcalloc((size_t)starts, sizeof(*lat));
 	long long *to_main = xcalloc((size_t)starts, sizeof(*to_main));
-	int n = 0, before_main = 0;
+	int reported = 0, before_main = 0, misses = 0;
 
 	for (int i = 0; i < starts; i++) {
-		int before;
+		int before = 0;
 
-		if (bench_one(probe, &to_main[n], &lat[n], &before) < 0)
+		if (phase_ms)
+			bench_random_phase(phase_ms);
+		if (bench_one(how, &to_main[reported], &lat[i], &before)) {
+			lat[i] = how->timeout_ms * 1000000LL;
+			misses++;
 			continue;
+		}
 		before_main += before;
-		n++;
+		reported++;
 	}
-	qsort(lat, (size_t)n, sizeof(*lat), bench_compare);
-	qsort(to_main, (size_t)n, sizeof(*to_main), bench_compare);
+	qsort(lat, (size_t)starts, sizeof(*lat), bench_compare);
+	qsort(to_main, (size_t)reported, sizeof(*to_main), bench_compare);
 	s->v[BENCH_COL_BEFORE] = 100.0 * before_main / starts;
-	s->v[BENCH_COL_MISSES] = starts - n;
-	if (n) {
-		s->v[BENCH_COL_TO_MAIN] = (double)to_main[n / 2] / 1e3;
-		s->v[BENCH_COL_P50] = (double)lat[n / 2] / 1e3;
-		s->v[BENCH_COL_P99] =
-			(double)lat[(size_t)((double)n * 0.99)] / 1e3;
-		s->v[BENCH_COL_MAX] = (double)lat[n - 1] / 1e3;
-	}
+	s->v[BENCH_COL_MISSES] = misses;
+	if (reported)
+		s->v[BENCH_COL_TO_MAIN] = (double)to_main[reported / 2] / 1e3;
+	s->v[BENCH_COL_P50] = (double)bench_pct(lat, starts, 0.5) / 1e3;
+	s->v[BENCH_COL_P99] = (double)bench_pct(lat, starts, 0.99) / 1e3;
+	s->v[BENCH_COL_MAX] = (double)lat[starts - 1] / 1e3;
 	free(lat);
 	free(to_main);
+}
+
+static void bench_stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	bench_running = 0;
+}
+
+static void bench_memory(pid_t d, struct bench_sample *s)
+{
+	s->v[BENCH_COL_RSS] = (double)bench_status_kb(d, "VmRSS:") / 1024.0;
+	s->v[BENCH_COL_PEAK] = (double)bench_status_kb(d, "VmHWM:") / 1024.0;
+}
+
+/* A row of the comparison: the daemon's CPU with nothing to do, then the
+ * probe's starts as nobody, each at a random moment of a poller's
+ * interval. */
+static void bench_run_compare(const struct bench *b,
+			      const struct bench_row *row,
+			      struct bench_sample *s)
+{
+	bool poller = row->daemon == BENCH_DAEMON_AND;
+	char *probe = xasprintf("%s/cmp-probe", b->dir);
+	struct bench_start how = {probe, BENCH_NOBODY, BENCH_CMP_TIMEOUT_MS};
+	pid_t d = poller ? bench_start_and(b) : bench_start_daemon(b);
+	long long cpu0, cpu1, cpu2;
+
+	cpu0 = bench_settle(d);
+	sleep(BENCH_IDLE_S);
+	cpu1 = bench_cpu_ns(d);
+	bench_starts(&how, b->cmp_starts,
+		     poller ? BENCH_AND_INTERVAL_S * 1000 : 0, s);
+	cpu2 = bench_settle(d);
+	s->v[BENCH_COL_CPU_IDLE] = (double)(cpu1 - cpu0) / 1e6 / BENCH_IDLE_S;
+	s->v[BENCH_COL_CPU_MATCHING] =
+		(double)(cpu2 - cpu1) / 1e6 * BENCH_PER / b->cmp_starts;
+	bench_memory(d, s);
+	bench_stop(d);
+	free(probe);
 }
 
 static void bench_run(const struct bench *b, const struct bench_row *row,
 		      struct bench_sample *s)
 {
-	const char *probe = row->static_probe ? b->probe_static : b->probe;
+	struct bench_start how = {row->static_probe ? b->probe_static
+						    : b->probe,
+				  0, BENCH_TIMEOUT_MS};
 	long long cpu0, cpu1, cpu2, cpu3, storm, filter_ns;
 	pid_t d;
 
 	*s = (struct bench_sample){0};
-	if (row->no_daemon) {
+	if (row->table == BENCH_TABLE_COMPARE) {
+		bench_run_compare(b, row, s);
+		return;
+	}
+	if (row->daemon == BENCH_DAEMON_NONE) {
 		storm = bench_storm_execs(b->starts);
 		s->v[BENCH_COL_EXEC_COST] = (double)storm / 1e3 / b->starts;
 		return;
@@ -433,7 +703,7 @@ static void bench_run(const struct bench *b, const struct bench_row *row,
 	cpu0 = bench_settle(d);
 	/* In a dry run no probe would see its policy: no starts. */
 	if (!row->shipped)
-		bench_starts(probe, b->starts, s);
+		bench_starts(&how, b->starts, 0, s);
 	cpu1 = bench_settle(d);
 	bench_paced_execs(b->starts);
 	cpu2 = bench_settle(d);
@@ -443,17 +713,15 @@ static void bench_run(const struct bench *b, const struct bench_row *row,
 		(double)(bench_filter_ns() - filter_ns) / b->starts;
 	cpu3 = bench_settle(d);
 	s->v[BENCH_COL_CPU_MATCHING] =
-		(double)(cpu1 - cpu0) / 1e6 * 1000.0 / b->starts;
+		(double)(cpu1 - cpu0) / 1e6 * BENCH_PER / b->starts;
 	s->v[BENCH_COL_CPU_PACED] =
-		(double)(cpu2 - cpu1) / 1e6 * 1000.0 / b->starts;
+		(double)(cpu2 - cpu1) / 1e6 * BENCH_PER / b->starts;
 	s->v[BENCH_COL_CPU_STORM] =
-		(double)(cpu3 - cpu2) / 1e6 * 1000.0 / b->starts;
+		(double)(cpu3 - cpu2) / 1e6 * BENCH_PER / b->starts;
 	s->v[BENCH_COL_EXEC_COST] =
 		(double)(storm + (cpu3 - cpu2)) / 1e3 / b->starts;
-	s->v[BENCH_COL_RSS] = (double)bench_status_kb(d, "VmRSS:") / 1024.0;
-	s->v[BENCH_COL_PEAK] = (double)bench_status_kb(d, "VmHWM:") / 1024.0;
-	kill(d, SIGTERM);
-	waitpid(d, NULL, 0);
+	bench_memory(d, s);
+	bench_stop(d);
 }
 
 static void bench_config(const struct bench *b, const struct bench_row *row)
@@ -552,44 +820,90 @@ static void bench_many_rules(const struct bench *b, enum bench_many many)
 	free(path);
 }
 
-static void bench_cell(const struct bench_col_format *c, const char *text)
+/* The row's name, its count of added rules filled in. */
+static void bench_row_name(const struct bench_row *row, char *buf, size_t size)
 {
-	printf(" %*s", c->width, text);
+	char count[32];
+
+	stats_count(count, sizeof(count),
+		    row->many == BENCH_MANY_IMPORTED ? BENCH_IMPORTED_NAMES
+						     : BENCH_MANY_COUNT + 1);
+	snprintf(buf, size, row->name, count);
 }
 
-static void bench_print_head(void)
+/* Whether a column means something for a row: no probe starts without a
+ * daemon or in a dry run, no filter without it, no exec storm in the
+ * comparison. */
+static bool bench_applies(const struct bench_row *row, enum bench_col col)
 {
-	printf("%-28s", "run");
-	for (int c = 0; c < BENCH_COL_COUNT; c++)
-		bench_cell(&bench_cols[c], bench_cols[c].head);
+	switch (col) {
+	case BENCH_COL_TO_MAIN:
+	case BENCH_COL_BEFORE:
+	case BENCH_COL_P50:
+	case BENCH_COL_P99:
+	case BENCH_COL_MAX:
+	case BENCH_COL_MISSES:
+	case BENCH_COL_CPU_MATCHING:
+		return row->daemon != BENCH_DAEMON_NONE && !row->shipped;
+	case BENCH_COL_FILTER_NS:
+		return row->daemon == BENCH_DAEMON_CPUPOLICYD &&
+		       (!row->events || strcmp(row->events, "netlink") != 0);
+	case BENCH_COL_CPU_PACED:
+	case BENCH_COL_CPU_STORM:
+	case BENCH_COL_RSS:
+	case BENCH_COL_PEAK:
+		return row->daemon != BENCH_DAEMON_NONE;
+	case BENCH_COL_CPU_IDLE:
+		return row->table == BENCH_TABLE_COMPARE;
+	case BENCH_COL_EXEC_COST:
+		return true;
+	case BENCH_COL_COUNT:
+		break;
+	}
+	return false;
+}
+
+static void bench_print_head(enum bench_table table)
+{
+	const struct bench_table_format *t = &bench_tables[table];
+	char per[32], head[128];
+
+	stats_count(per, sizeof(per), BENCH_PER);
+	printf("| run |");
+	for (size_t c = 0; c < t->count; c++) {
+		snprintf(head, sizeof(head), t->columns[c].head, per);
+		printf(" %s |", head);
+	}
+	printf("\n|---|");
+	for (size_t c = 0; c < t->count; c++)
+		printf("---|");
 	printf("\n");
 }
 
-/* The row's medians, and beneath them the min-max of its runs. */
+/* The row: each cell the median of its runs, their min-max beside it. */
 static void bench_print_row(const struct bench *b, const struct bench_row *row,
 			    const struct bench_sample *runs)
 {
+	const struct bench_table_format *t = &bench_tables[row->table];
 	double *values = xcalloc((size_t)b->runs, sizeof(*values));
-	struct stats st[BENCH_COL_COUNT];
-	char text[64];
+	char name[128], cell[96];
 
-	for (int c = 0; c < BENCH_COL_COUNT; c++) {
+	bench_row_name(row, name, sizeof(name));
+	printf("| %s |", name);
+	for (size_t c = 0; c < t->count; c++) {
+		const struct bench_column *col = &t->columns[c];
+		struct stats st;
+
+		if (!bench_applies(row, col->col)) {
+			printf(" — |");
+			continue;
+		}
 		for (int r = 0; r < b->runs; r++)
-			values[r] = runs[r].v[c];
-		stats_summary(values, (size_t)b->runs, &st[c]);
-	}
-	printf("%-28s", row->name);
-	for (int c = 0; c < BENCH_COL_COUNT; c++) {
-		snprintf(text, sizeof(text), "%.*f", bench_cols[c].decimals,
-			 st[c].median);
-		bench_cell(&bench_cols[c], text);
-	}
-	printf("\n%-28s", "  min-max");
-	for (int c = 0; c < BENCH_COL_COUNT; c++) {
-		snprintf(text, sizeof(text), "%.*f-%.*f",
-			 bench_cols[c].decimals, st[c].min,
-			 bench_cols[c].decimals, st[c].max);
-		bench_cell(&bench_cols[c], text);
+			values[r] = runs[r].v[col->col];
+		stats_summary(values, (size_t)b->runs, &st);
+		stats_cell(cell, sizeof(cell), &st, col->scale, col->decimals,
+			   col->unit);
+		printf(" %s |", cell);
 	}
 	printf("\n");
 	free(values);
@@ -611,11 +925,25 @@ static bool bench_chosen(const char *only, const char *name)
 	return found;
 }
 
+/* Why a row cannot run here, or NULL. */
+static const char *bench_missing(const struct bench *b,
+				 const struct bench_row *row)
+{
+	if (row->static_probe && !b->probe_static)
+		return "no static worker (-s)";
+	if (row->shipped && !b->shipped)
+		return "no shipped rules (-R)";
+	if (row->daemon == BENCH_DAEMON_AND && !b->and)
+		return "no and binary (-A)";
+	return NULL;
+}
+
 static bool bench_row_runs(const struct bench *b, const struct bench_row *row)
 {
-	return (!row->static_probe || b->probe_static) &&
-	       (!row->shipped || b->shipped) &&
-	       bench_chosen(b->only, row->name);
+	char name[128];
+
+	bench_row_name(row, name, sizeof(name));
+	return !bench_missing(b, row) && bench_chosen(b->only, name);
 }
 
 /* The shipped rules beside the probe's, or not (files 10-*, 20-*, 30-*;
@@ -633,28 +961,160 @@ static void bench_shipped_rules(const struct bench *b, bool on)
 	free(cmd);
 }
 
+/* The probes, their rule, and a directory nobody may enter: the rename
+ * flood and the comparison run the probe as nobody. */
 static void bench_setup(struct bench *b, const char *worker,
 			const char *worker_static)
 {
 	char *rules_dir = xasprintf("%s/rules", b->dir);
 	char *rule = xasprintf("%s/rules/10-probe.rules", b->dir);
+	char *cmp = xasprintf("%s/cmp-probe", b->dir);
 	char *text;
 
 	b->probe = xasprintf("%s/probe", b->dir);
 	bench_copy(worker, b->probe);
+	bench_copy(worker, cmp);
 	if (worker_static) {
 		b->probe_static = xasprintf("%s/probe-static", b->dir);
 		bench_copy(worker_static, b->probe_static);
 	}
+	chmod(b->dir, 0711);
+	chmod(b->probe, 0755);
+	chmod(cmp, 0755);
 	mkdir(rules_dir, 0755);
 	text = xasprintf("rules = ( { name = \"probe\"; match = { exe = "
-			 "[\"%s\", \"%s/probe-static\"]; }; priority = { "
-			 "nice = 7; }; } );\n",
-			 b->probe, b->dir);
+			 "[\"%s\", \"%s/probe-static\", \"%s\"]; }; "
+			 "priority = { nice = %d; }; } );\n",
+			 b->probe, b->dir, cmp, BENCH_NICE);
 	bench_write(rule, text);
 	free(text);
 	free(rule);
 	free(rules_dir);
+	free(cmp);
+}
+
+static const char *bench_table_names[BENCH_TABLE_COUNT] = {
+	[BENCH_TABLE_EXEC] = "Exec to applied",
+	[BENCH_TABLE_EVENTS] = "Exec events: the proc connector and the exec "
+			       "filter",
+	[BENCH_TABLE_COMPARE] = "Compared with and, which renices by polling",
+};
+
+/* What a table measures, before it: fixed text, and the run's own
+ * parameters. */
+static void bench_print_intro(const struct bench *b, enum bench_table table)
+{
+	char per[32], paced[32], many[32], starts[32];
+
+	stats_count(per, sizeof(per), BENCH_PER);
+	stats_count(paced, sizeof(paced), BENCH_PACED_PER_S);
+	stats_count(many, sizeof(many), BENCH_MANY_COUNT);
+	stats_count(starts, sizeof(starts), b->starts);
+	printf("## %s\n\n", bench_table_names[table]);
+	switch (table) {
+	case BENCH_TABLE_EXEC:
+		printf("Sequential starts of a probe (`tests/helpers/worker "
+		       "-w`) that reads its own nice value from the first "
+		       "line of `main()`, %s per run, as root, with a rule "
+		       "for it (nice %d); `tests/bench/bench_exec.c`. "
+		       "\"execve() to main()\" is the probe's own time to "
+		       "its `main()` (p50 of the starts that reported); "
+		       "\"policy before main()\" the share of starts that "
+		       "found the policy already in place there; \"main() to "
+		       "policy\" the time after that (0 when before), over "
+		       "**all** starts, a miss (a start the policy did not "
+		       "reach within %d ms) counted in them as that timeout "
+		       "and in the misses column. CPU is the daemon's own "
+		       "(`/proc/PID/schedstat`) per %s execs: the probe's "
+		       "starts, and `/bin/true` (no rule matches it) started "
+		       "%s times a second; the periodic rescan is off, and "
+		       "each phase waits for the daemon to go idle before its "
+		       "CPU is read. RSS and peak (VmHWM) are the daemon's at "
+		       "the end of the row. The %s added rules come first in "
+		       "rule order and match neither the probe nor "
+		       "`/bin/true`: exact exe keys are found through the exe "
+		       "index, globs (exe `/opt/bench/appN/*/server`, name "
+		       "`appN-*`, cmdline `*--bench-job=N *`) are tried one by "
+		       "one at every exec; the imported names are rules of "
+		       "the shape `import ananicy` writes (%d rules of names "
+		       "and their sources). The static probe is the same "
+		       "probe linked with `-static`: no dynamic loader runs "
+		       "before its `main()`. The rows run with `events = "
+		       "auto` (the exec filter where it loads) unless they "
+		       "say otherwise.\n\n",
+		       starts, BENCH_NICE, BENCH_TIMEOUT_MS, per, paced, many,
+		       BENCH_IMPORTED_RULES);
+		break;
+	case BENCH_TABLE_EVENTS:
+		printf("The sources of exec events side by side, with the same "
+		       "probe and `/bin/true` started %s times a second and "
+		       "back to back: the daemon's CPU per %s unmatched "
+		       "execs; the whole machine's CPU per `/bin/true` back "
+		       "to back (its fork, exec and wait, the kernel's share "
+		       "of them and the daemon's), with no daemon for the "
+		       "baseline; of that, the exec filter's programs' own "
+		       "run time as the kernel counts it (`BPF_ENABLE_STATS`, "
+		       "over fork, exec and exit; for an exec it sends, "
+		       "waking the daemon too). The shipped-rules rows run "
+		       "the package's rules beside the probe's in a dry run, "
+		       "which applies nothing (so as not to renice the "
+		       "machine's compilers meanwhile): no probe starts "
+		       "there. A cell of — does not apply to its row.\n\n",
+		       paced, per);
+		break;
+	case BENCH_TABLE_COMPARE:
+		printf("Debian's `and` (the auto nice daemon) renices by "
+		       "scanning `/proc` every interval; cpupolicyd acts at "
+		       "the exec. The same probe, %d starts per run, as "
+		       "`nobody` (`and` leaves root's processes alone), each "
+		       "after a wait of a random part of `and`'s interval "
+		       "(%d s, its shortest; its default is a minute) when "
+		       "`and` runs, so that the starts do not lock onto its "
+		       "scans; both set nice %d. Percentiles over all starts, "
+		       "a miss (not reached within %d ms) counted in them as "
+		       "that timeout and in the misses column. The daemon's "
+		       "CPU per %s starts is over the window of the starts "
+		       "(a poller's scans in it included); with nothing to do, "
+		       "over %d s before them, in %% of a CPU. `and` comes "
+		       "from Debian's package, unpacked under the build "
+		       "directory by `make bench` (never installed: its "
+		       "service would renice the machine's processes).\n\n",
+		       b->cmp_starts, BENCH_AND_INTERVAL_S, BENCH_NICE,
+		       BENCH_CMP_TIMEOUT_MS, per, BENCH_IDLE_S);
+		break;
+	case BENCH_TABLE_COUNT:
+		break;
+	}
+}
+
+static void bench_print_table(const struct bench *b, enum bench_table table,
+			      const struct bench_sample *s)
+{
+	bool head = false;
+
+	bench_print_intro(b, table);
+	for (size_t i = 0; i < ARRAY_SIZE(bench_rows); i++) {
+		const struct bench_row *row = &bench_rows[i];
+
+		if (row->table != table || !bench_row_runs(b, row))
+			continue;
+		if (!head)
+			bench_print_head(table);
+		head = true;
+		bench_print_row(b, row, &s[i * (size_t)b->runs]);
+	}
+	if (!head)
+		printf("Not measured: no row of it was chosen (-o).\n");
+	printf("\n");
+	for (size_t i = 0; i < ARRAY_SIZE(bench_rows); i++) {
+		const struct bench_row *row = &bench_rows[i];
+		const char *why = bench_missing(b, row);
+		char name[128];
+
+		bench_row_name(row, name, sizeof(name));
+		if (row->table == table && why && bench_chosen(b->only, name))
+			printf("Not measured: \"%s\": %s.\n\n", name, why);
+	}
 }
 
 static void bench_all(struct bench *b)
@@ -673,28 +1133,21 @@ static void bench_all(struct bench *b)
 			bench_run(b, &bench_rows[i], &s[i * b->runs + r]);
 		}
 	}
-	bench_print_head();
-	for (size_t i = 0; i < rows; i++) {
-		if (bench_row_runs(b, &bench_rows[i]))
-			bench_print_row(b, &bench_rows[i], &s[i * b->runs]);
-		else if (!b->only)
-			printf("%-28s skipped: no %s\n", bench_rows[i].name,
-			       bench_rows[i].shipped ? "shipped rules (-R)"
-						     : "static worker");
-	}
+	for (int t = 0; t < BENCH_TABLE_COUNT; t++)
+		bench_print_table(b, (enum bench_table)t, s);
 	free(s);
 }
 
-/* A rename flood: "nobody" renames itself as fast as it can for 2 s
- * (prctl(PR_SET_NAME), one event each), once with no rule on a name and
- * once with one, each with the kernel's filter of events and without it
- * (as before Linux 6.6). Returns the daemon's CPU during the flood in ms,
- * and the renames in *count. */
+/* A rename flood: "nobody" renames itself as fast as it can for
+ * BENCH_FLOOD_S (prctl(PR_SET_NAME), one event each), once with no rule
+ * on a name and once with one, each with the kernel's filter of events
+ * and without it (as before Linux 6.6). Returns the daemon's CPU during
+ * the flood in ms, and the renames in *count. */
 static double bench_flood_once(struct bench *b, bool name_rule, bool unfiltered,
 			       unsigned long long *count)
 {
 	char *rule = xasprintf("%s/rules/20-name.rules", b->dir);
-	char buf[64] = "";
+	char buf[64] = "", secs[16];
 	long long cpu0, cpu1;
 	int fds[2];
 	pid_t d, pid;
@@ -712,13 +1165,15 @@ static double bench_flood_once(struct bench *b, bool name_rule, bool unfiltered,
 	cpu0 = bench_settle(d);
 	if (pipe(fds) < 0)
 		exit(1);
+	snprintf(secs, sizeof(secs), "%d", BENCH_FLOOD_S);
 	pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], 1);
-		if (setresgid(65534, 65534, 65534) < 0 ||
-		    setresuid(65534, 65534, 65534) < 0)
+		if (setgroups(0, NULL) < 0 ||
+		    setresgid(BENCH_NOBODY, BENCH_NOBODY, BENCH_NOBODY) < 0 ||
+		    setresuid(BENCH_NOBODY, BENCH_NOBODY, BENCH_NOBODY) < 0)
 			_exit(126);
-		execl(b->probe, b->probe, "-R", "2", (char *)NULL);
+		execl(b->probe, b->probe, "-R", secs, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -726,12 +1181,29 @@ static double bench_flood_once(struct bench *b, bool name_rule, bool unfiltered,
 	close(fds[0]);
 	waitpid(pid, NULL, 0);
 	cpu1 = bench_settle(d);
-	kill(d, SIGTERM);
-	waitpid(d, NULL, 0);
+	bench_stop(d);
 	unlink(rule);
 	free(rule);
-	*count = n > 0 ? strtoull(buf, NULL, 10) : 0;
+	if (n <= 0) {
+		fprintf(stderr, "bench: the renamer reported nothing\n");
+		exit(1);
+	}
+	*count = strtoull(buf, NULL, 10);
 	return (double)(cpu1 - cpu0) / 1e6;
+}
+
+/* Counts with commas between thousands: "3,206,000 (2,694,000–3,591,000)". */
+static void bench_count_cell(char *buf, size_t size, const struct stats *st)
+{
+	char m[32], lo[32], hi[32];
+
+	stats_count(m, sizeof(m), (long long)st->median);
+	stats_count(lo, sizeof(lo), (long long)st->min);
+	stats_count(hi, sizeof(hi), (long long)st->max);
+	if (strcmp(lo, hi) == 0)
+		snprintf(buf, size, "%s", lo);
+	else
+		snprintf(buf, size, "%s (%s–%s)", m, lo, hi);
 }
 
 static void bench_flood(struct bench *b)
@@ -741,17 +1213,26 @@ static void bench_flood(struct bench *b)
 	       *renames = xcalloc((size_t)b->runs, sizeof(*renames));
 	struct stats c, r;
 
-	/* The unprivileged renamer must reach its copy of the probe. */
-	chmod(b->dir, 0711);
-	chmod(b->probe, 0755);
 	bench_config(b, &defaults);
 	bench_many_rules(b, BENCH_MANY_NONE);
-	printf("rename flood: an unprivileged process renaming itself for "
-	       "2 s; median of %d runs (min-max)\n",
-	       b->runs);
+	printf("## A rename flood\n\n"
+	       "An unprivileged process renaming itself "
+	       "(`prctl(PR_SET_NAME)`) as fast as it can for %d s, each "
+	       "rename one event for the daemon, which runs with the "
+	       "defaults and the probe's rule; with a rule on a name or "
+	       "none, and with the kernel's filter of process events or "
+	       "without it (the daemon run with "
+	       "`CPUPOLICY_EVENTS_UNFILTERED=1`, which makes the proc "
+	       "connector behave as before Linux 6.6). Medians of %d runs, "
+	       "the runs' min–max in parentheses.\n\n"
+	       "| rules, kernel | renames | the daemon's CPU |\n"
+	       "|---|---|---|\n",
+	       BENCH_FLOOD_S, b->runs);
 	for (int row = 0; row < 4; row++) {
 		bool named = row & 1, unfiltered = row & 2;
+		char rcell[160], ccell[96];
 
+		fprintf(stderr, "flood: row %d of 4\n", row + 1);
 		for (int i = 0; i < b->runs; i++) {
 			unsigned long long count;
 
@@ -760,12 +1241,16 @@ static void bench_flood(struct bench *b)
 		}
 		stats_summary(cpu, (size_t)b->runs, &c);
 		stats_summary(renames, (size_t)b->runs, &r);
-		printf("  %-24s %-18s %.0f renames (%.0f-%.0f), daemon CPU "
-		       "%.1f ms (%.1f-%.1f)\n",
-		       named ? "with a name rule" : "no rule on a name",
-		       unfiltered ? "no kernel filter" : "kernel filter",
-		       r.median, r.min, r.max, c.median, c.min, c.max);
+		bench_count_cell(rcell, sizeof(rcell), &r);
+		stats_cell(ccell, sizeof(ccell), &c, 1, 1, "ms");
+		printf("| %s, %s | %s | %s |\n",
+		       named ? "a rule on a name" : "no rule on a name",
+		       unfiltered
+			       ? "a kernel that cannot filter (as before 6.6)"
+			       : "a kernel that filters (6.6 and later)",
+		       rcell, ccell);
 	}
+	printf("\n");
 	free(cpu);
 	free(renames);
 }
@@ -784,24 +1269,39 @@ static char *bench_default_static(const char *worker)
 static int bench_usage(void)
 {
 	fprintf(stderr, "usage: bench_exec [-F] [-r RUNS] [-s STATIC-WORKER] "
-			"[-R SHIPPED-RULES] [-o ROWS] DAEMON WORKER "
-			"[STARTS]\n");
+			"[-R SHIPPED-RULES] [-A AND] [-c COMPARE-STARTS] "
+			"[-o ROWS] DAEMON WORKER [STARTS]\n");
 	return 2;
+}
+
+/* A whole number of at least 1, or -1. */
+static int bench_positive(const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+
+	return *text && !*end && v >= 1 && v <= 1000000 ? (int)v : -1;
 }
 
 int main(int argc, char **argv)
 {
 	struct bench b = {.dir = "/tmp/cpupolicy-bench-exec-XXXXXX",
 			  .starts = 1000,
+			  .cmp_starts = 20,
 			  .runs = 5};
-	char *worker_static = NULL, *cmd;
+	char *worker_static = NULL;
+	bool flood_only = false;
 	int stats_fd;
 	int c;
 
-	bool flood_only = false;
-
-	while ((c = getopt(argc, argv, "Fr:s:R:o:")) != -1) {
+	while ((c = getopt(argc, argv, "FA:c:r:s:R:o:")) != -1) {
 		switch (c) {
+		case 'A':
+			b.and = optarg;
+			break;
+		case 'c':
+			b.cmp_starts = bench_positive(optarg);
+			break;
 		case 'R':
 			b.shipped = optarg;
 			break;
@@ -812,7 +1312,7 @@ int main(int argc, char **argv)
 			flood_only = true;
 			break;
 		case 'r':
-			b.runs = atoi(optarg);
+			b.runs = bench_positive(optarg);
 			break;
 		case 's':
 			worker_static = xstrdup(optarg);
@@ -821,14 +1321,15 @@ int main(int argc, char **argv)
 			return bench_usage();
 		}
 	}
-	if (argc - optind < 2 || argc - optind > 3 || b.runs < 1)
+	if (argc - optind < 2 || argc - optind > 3)
 		return bench_usage();
 	if (argc - optind == 3)
-		b.starts = atoi(argv[optind + 2]);
-	if (b.starts < 1)
+		b.starts = bench_positive(argv[optind + 2]);
+	if (b.starts < 1 || b.runs < 1 || b.cmp_starts < 1)
 		return bench_usage();
 	if (geteuid() != 0) {
-		printf("exec: skipped (needs root to run the daemon)\n");
+		printf("## Exec to applied\n\nNot measured: the daemon runs as "
+		       "root, and this run was not.\n\n");
 		return 0;
 	}
 	b.daemon = argv[optind];
@@ -836,48 +1337,16 @@ int main(int argc, char **argv)
 		worker_static = bench_default_static(argv[optind + 1]);
 	if (!mkdtemp(b.dir))
 		return 1;
+	srandom((unsigned)bench_now_ns());
+	bench_dir = b.dir;
+	atexit(bench_at_exit);
 	bench_setup(&b, argv[optind + 1], worker_static);
 	/* The kernel counts BPF programs' run time while this is open. */
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	printf("exec: %d sequential starts per run, each spinning on its own "
-	       "nice value from the first line of main(); each row the median "
-	       "of %d runs, min-max of the runs beneath\n",
-	       b.starts, b.runs);
-	fflush(stdout); /* before the progress lines on stderr */
 	if (!flood_only)
 		bench_all(&b);
-	if (!flood_only)
-		printf("(main: us from execve() to main(), p50; <main %%: "
-		       "starts with "
-		       "the policy in place when main() began; p50/p99/max: us "
-		       "from "
-		       "main() to the policy, 0 when before; miss: starts the "
-		       "policy "
-		       "did not reach within 1 s; cpu/1k: daemon CPU ms per "
-		       "1,000 "
-		       "execs, m = the matching starts above, p = /bin/true "
-		       "paced at "
-		       "1,000 a second, s = /bin/true back to back; exec us: "
-		       "the machine's CPU per /bin/true back to back, its "
-		       "fork, exec and wait, the kernel's work in them and "
-		       "the daemon's; bpf ns: the exec filter's programs' "
-		       "share of it, the kernel's count (fork, exec, exit; "
-		       "for an exec it sends, the daemon's wakeup, which "
-		       "preempts it, too); "
-		       "RSS and peak (VmHWM) of the daemon in "
-		       "MiB; "
-		       "the 20,000 added rules match neither and come first in "
-		       "rule "
-		       "order; static: the probe linked with -static; "
-		       "shipped rules: the package's rules beside the probe's, "
-		       "in a dry run, which applies nothing: RSS and "
-		       "unmatched execs only, no probe starts)\n");
 	if (!b.only)
 		bench_flood(&b);
-	cmd = xasprintf("rm -rf %s", b.dir);
-	if (system(cmd) != 0)
-		return 1;
-	free(cmd);
 	if (stats_fd >= 0)
 		close(stats_fd);
 	free(worker_static);

@@ -5,11 +5,13 @@
  * "cpupolicyctl check". Then the inputs built to collide: 20,000 types
  * whose names share their first 28 bytes (one rule name base for all),
  * and a prolasso.ini of 20,000 processes of as many settings. Medians of
- * RUNS runs (default 7), min-max.
+ * RUNS runs (default 7), min-max, printed as the Imports section of
+ * docs/benchmarks.md (Markdown).
  *   bench_import [-r RUNS] [-s SAMPLE-DIR] CTL-BINARY */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +21,9 @@
 #include "rules.h"
 #include "stats.h"
 #include "util.h"
+
+/* The start every colliding type name shares (28 bytes). */
+#define BENCH_SHARED "Shared_prefix_of_28_bytes_ab"
 
 enum {
 	BENCH_FILES = 360,
@@ -93,7 +98,7 @@ static void bench_generate_colliding(const char *dir)
 
 	for (unsigned i = 0; i < BENCH_COLLIDING; i++)
 		fprintf(f,
-			"{ \"type\": \"Shared_prefix_of_28_bytes_ab%05u\", "
+			"{ \"type\": \"" BENCH_SHARED "%05u\", "
 			"\"nice\": %u }\n",
 			i, 1 + i % 19);
 	fclose(f);
@@ -103,7 +108,7 @@ static void bench_generate_colliding(const char *dir)
 	for (unsigned i = 0; i < BENCH_COLLIDING; i++)
 		fprintf(f,
 			"{ \"name\": \"c%05u\", \"type\": "
-			"\"Shared_prefix_of_28_bytes_ab%05u\" }\n",
+			"\"" BENCH_SHARED "%05u\" }\n",
 			i, i);
 	fclose(f);
 	free(path);
@@ -158,8 +163,67 @@ static void bench_repeat(char *const argv[], int runs, struct stats *st)
 
 static void bench_print(const char *what, const struct stats *st)
 {
-	printf("import: %s: %.1f ms (%.1f-%.1f)\n", what, st->median * 1e3,
-	       st->min * 1e3, st->max * 1e3);
+	char cell[96];
+
+	stats_cell(cell, sizeof(cell), st, 1e-3, 1, "ms");
+	printf("| %s | %s |\n", what, cell);
+}
+
+/* The sample's rule files and the rules in them (one JSON object a line,
+ * as ananicy writes them), for its row's name. */
+static long bench_sample_files, bench_sample_rules;
+
+static int bench_count_file(const char *path, const struct stat *st, int type,
+			    struct FTW *ftw)
+{
+	size_t len = strlen(path);
+	char line[4096];
+	FILE *f;
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F || len < 6 || strcmp(path + len - 6, ".rules") != 0)
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	bench_sample_files++;
+	while (fgets(line, sizeof(line), f))
+		bench_sample_rules += line[0] == '{';
+	fclose(f);
+	return 0;
+}
+
+static char *bench_sample_name(const char *sample)
+{
+	char files[32], rules[32];
+
+	bench_sample_files = bench_sample_rules = 0;
+	nftw(sample, bench_count_file, 16, FTW_PHYS);
+	return xasprintf("`import ananicy` of the sample beside the checkout "
+			 "(%s rules in %s files)",
+			 stats_count(rules, sizeof(rules), bench_sample_rules),
+			 stats_count(files, sizeof(files), bench_sample_files));
+}
+
+static void bench_head(int runs)
+{
+	char rules[32], games[32];
+
+	printf("## Imports\n\n"
+	       "`cpupolicyctl import` (`tests/bench/bench_import.c`): of the "
+	       "ananicy sample beside the checkout, when it is there, and of "
+	       "a generated tree the size of the community set (%s rules, %s "
+	       "of one raising type); the imported set loaded in process and "
+	       "by `cpupolicyctl check`; then inputs built to collide: types "
+	       "whose names share their first bytes (one rule name base for "
+	       "all), and a Process Lasso file of as many settings as "
+	       "processes. Each import reads back what it wrote before it "
+	       "takes its place: the times include it. Medians of %d runs, "
+	       "the runs' min–max in parentheses.\n\n"
+	       "| what | figure |\n|---|---|\n",
+	       stats_count(rules, sizeof(rules), BENCH_RULES),
+	       stats_count(games, sizeof(games), BENCH_GAMES), runs);
 }
 
 int main(int argc, char **argv)
@@ -190,15 +254,16 @@ int main(int argc, char **argv)
 	out = xasprintf("%s/out", dir);
 	mkdir(tree, 0755);
 	mkdir(out, 0755);
-	printf("import: medians of %d runs, min-max of the runs in "
-	       "parentheses\n",
-	       runs);
+	bench_head(runs);
 	if (sample && access(sample, R_OK) == 0) {
 		char *args[] = {argv[optind], "import",	      "ananicy", "-o",
 				out,	      (char *)sample, NULL};
 
+		char *name = bench_sample_name(sample);
+
 		bench_repeat(args, runs, &st);
-		bench_print("the ananicy sample (161 rules, 97 files)", &st);
+		bench_print(name, &st);
+		free(name);
 	}
 	bench_generate(tree);
 	{
@@ -207,14 +272,26 @@ int main(int argc, char **argv)
 			"-o",	      out,	tree,	   NULL};
 		char *check[] = {argv[optind], "check", "--quiet", out, NULL};
 
+		char rules[32], files[32], *name;
+
 		bench_repeat(args, runs, &st);
-		bench_print("15,600 generated rules in 360 files", &st);
+		name = xasprintf(
+			"`import ananicy` of a generated tree the size "
+			"of the community set (%s rules in %s files)",
+			stats_count(rules, sizeof(rules), BENCH_RULES),
+			stats_count(files, sizeof(files), BENCH_FILES));
+		bench_print(name, &st);
+		free(name);
 		stats_rules_load(out, runs, &count, &st);
-		printf("import: the imported set (%zu rules) loaded and "
-		       "validated: %.1f ms (%.1f-%.1f)\n",
-		       count, st.median * 1e3, st.min * 1e3, st.max * 1e3);
+		name = xasprintf("the imported set (%zu rules) loaded and "
+				 "validated, in process",
+				 count);
+		bench_print(name, &st);
+		free(name);
 		bench_repeat(check, runs, &st);
-		bench_print("cpupolicyctl check of the imported set", &st);
+		bench_print("`cpupolicyctl check` of the imported set, the "
+			    "whole process",
+			    &st);
 	}
 	{
 		char *colliding = xasprintf("%s/colliding", dir);
@@ -226,17 +303,26 @@ int main(int argc, char **argv)
 
 		mkdir(colliding, 0755);
 		bench_generate_colliding(colliding);
+		char n[32], *name;
+
 		bench_repeat(args, runs, &st);
-		bench_print("20,000 types of one 28-byte prefix (built to "
-			    "collide)",
-			    &st);
+		name = xasprintf("`import ananicy` of %s types of one %d-byte "
+				 "prefix (built to collide)",
+				 stats_count(n, sizeof(n), BENCH_COLLIDING),
+				 (int)strlen(BENCH_SHARED));
+		bench_print(name, &st);
+		free(name);
 		bench_generate_prolasso(ini);
 		bench_repeat(lasso, runs, &st);
-		bench_print("prolasso: 20,000 processes of 20,000 settings",
-			    &st);
+		name = xasprintf("`import prolasso` of %s processes of as many "
+				 "settings",
+				 stats_count(n, sizeof(n), BENCH_COLLIDING));
+		bench_print(name, &st);
+		free(name);
 		free(colliding);
 		free(ini);
 	}
+	printf("\n");
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		return 1;

@@ -1,6 +1,7 @@
 /* Benchmark: load and validate 20,000 generated rules (20 files of 1,000),
- * in process and through "cpupolicyctl check", and print the figures the
- * README records: the median of RUNS runs (default 7) and their min-max.
+ * in process and through "cpupolicyctl check", and print them as the
+ * Rules section of docs/benchmarks.md (Markdown): the median of RUNS
+ * runs (default 7) and their min-max.
  *   bench_rules [-r RUNS] [CTL-BINARY] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,36 @@ static void bench_cli(const char *ctl, const char *dir, int runs,
 	free(m);
 }
 
+/* The section's head and table head (with in_process), then its rows. */
+static void bench_print(int runs, size_t count, const struct stats *in_process,
+			const struct stats *cli, const struct stats *rss)
+{
+	char cell[96], n[32];
+
+	if (in_process) {
+		printf("## Rules\n\n"
+		       "%s generated rules in %d files (a mix of exact exe "
+		       "paths, globs, users and groups, classes, placement and "
+		       "power keys; `tests/bench/bench_rules.c`) loaded and "
+		       "validated, in process as the daemon loads them, and by "
+		       "a whole `cpupolicyctl check`. Medians of %d runs, the "
+		       "runs' min–max in parentheses.\n\n"
+		       "| what | figure |\n|---|---|\n",
+		       stats_count(n, sizeof(n), (long long)count), FILES,
+		       runs);
+		stats_cell(cell, sizeof(cell), in_process, 1e-3, 1, "ms");
+		printf("| load and validate, in process | %s |\n", cell);
+	}
+	if (cli) {
+		stats_cell(cell, sizeof(cell), cli, 1e-3, 1, "ms");
+		printf("| `cpupolicyctl check` on them, the whole process | %s "
+		       "|\n",
+		       cell);
+		stats_cell(cell, sizeof(cell), rss, 1, 1, "MiB");
+		printf("| `cpupolicyctl check`'s max RSS | %s |\n", cell);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/cpupolicy-bench-XXXXXX";
@@ -141,20 +172,12 @@ int main(int argc, char **argv)
 	}
 	bench_generate(dir);
 	stats_rules_load(dir, runs, &count, &in_process);
-	printf("rules: medians of %d runs, min-max of the runs in "
-	       "parentheses\n",
-	       runs);
-	printf("rules: loaded and validated %zu rules in %d files: %.1f ms "
-	       "(%.1f-%.1f)\n",
-	       count, FILES, in_process.median * 1e3, in_process.min * 1e3,
-	       in_process.max * 1e3);
+	bench_print(runs, count, &in_process, NULL, NULL);
 	if (optind < argc) {
 		bench_cli(argv[optind], dir, runs, &cli, &rss);
-		printf("rules: cpupolicyctl check on them: %.1f ms "
-		       "(%.1f-%.1f), max RSS %.1f MiB (%.1f-%.1f)\n",
-		       cli.median * 1e3, cli.min * 1e3, cli.max * 1e3,
-		       rss.median, rss.min, rss.max);
+		bench_print(runs, count, NULL, &cli, &rss);
 	}
+	printf("\n");
 	cmd = xasprintf("rm -rf %s", dir);
 	if (system(cmd) != 0)
 		return 1;

@@ -1,7 +1,10 @@
 /* Summaries of a benchmark's repeated runs: the median, with the min and
- * the max of the runs as its spread; the clock they are timed on, and the
+ * the max of the runs as its spread, and the way a table of
+ * docs/benchmarks.md prints them; the clock they are timed on, and the
  * one figure two benchmarks share, a rule set's load in process. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "diag.h"
@@ -62,4 +65,35 @@ void stats_summary(double *values, size_t count, struct stats *out)
 		out->median = values[count / 2];
 	else
 		out->median = (values[count / 2 - 1] + values[count / 2]) / 2;
+}
+
+/* A table cell: "median UNIT (min–max)", each value divided by scale;
+ * the median alone when every run gave the same figure. unit may be "". */
+void stats_cell(char *buf, size_t size, const struct stats *st, double scale,
+		int decimals, const char *unit)
+{
+	const char *gap = *unit ? " " : "";
+	char lo[32], hi[32];
+
+	snprintf(lo, sizeof(lo), "%.*f", decimals, st->min / scale);
+	snprintf(hi, sizeof(hi), "%.*f", decimals, st->max / scale);
+	if (strcmp(lo, hi) == 0)
+		snprintf(buf, size, "%s%s%s", lo, gap, unit);
+	else
+		snprintf(buf, size, "%.*f%s%s (%s–%s)", decimals,
+			 st->median / scale, gap, unit, lo, hi);
+}
+
+/* n with a comma between thousands, as the tables' prose writes counts. */
+const char *stats_count(char *buf, size_t size, long long n)
+{
+	if (n >= 1000 || n <= -1000) {
+		char rest[32];
+
+		stats_count(rest, sizeof(rest), n / 1000);
+		snprintf(buf, size, "%s,%03lld", rest, llabs(n % 1000));
+	} else {
+		snprintf(buf, size, "%lld", n);
+	}
+	return buf;
 }
