@@ -95,9 +95,17 @@ if wait_until 5 all_threads "$ctrl" 10 0 3 &&
 else
 	not_ok "control: compressors rule applied" "$(state "$ctrl"); rescans since: $rescanned"
 fi
+# kept_on PID COUNT: explain shows COUNT threads each keeping its nice
+# value: the daemon knows that many threads, the later ones from their
+# events.
+kept_on() {
+	[ "$(ctl explain --json "$1" | grep -o '"kept":\[{"setting":"nice"' |
+		wc -l)" -eq "$2" ]
+}
 if by_events "$scans" 5 managed "$low" && all_threads "$low" 19 0 4 &&
-	io_all "$low" idle; then
-	ok "nice -n 19 ionice -c3 under the compressors rule: nice 19 and idle I/O kept on all 4 threads, 2 created later"
+	io_all "$low" idle && wait_until 5 kept_on "$low" 4 &&
+	no_rescan_since "$scans"; then
+	ok "nice -n 19 ionice -c3 under the compressors rule: nice 19 and idle I/O kept on all 4 threads, 2 created later and known from their events"
 else
 	not_ok "a lowering rule never raises nice or I/O" "$(state "$low"); $(thread_prio "$low"); rescans since: $rescanned; $(ctl explain "$low")"
 fi
