@@ -274,11 +274,17 @@ storm() {
 	seq "$storm" | xargs -P 64 -I{} "$TMP/bin/worker" -w 9 -T 5000 \
 		>"$TMP/storm.out" 2>&1
 }
+# No rescan may run but for events the kernel reports lost (a daemon
+# slowed down by the sanitizers may not keep up with 8 MiB of them).
 scans=$(rescans_now)
+overflows=$(json_number overflows)
 run storm
 failed=$status
-if [ "$failed" -eq 0 ] && no_rescan_since "$scans"; then
-	ok "exec storm: all $storm short processes got their policy from events, no rescan"
+overflows=$(($(json_number overflows) - overflows))
+said="no rescan"
+[ "$overflows" -eq 0 ] || said="$overflows overflows, answered by a rescan"
+if [ "$failed" -eq 0 ] && { [ "$overflows" -gt 0 ] || no_rescan_since "$scans"; }; then
+	ok "exec storm: all $storm short processes got their policy from events ($said)"
 else
 	not_ok "exec storm" "xargs status $failed; $(grep -c . "$TMP/storm.out") lines of output; rescans since: $rescanned"
 fi

@@ -332,11 +332,12 @@ rescans_since() {
 
 # no_rescan_since COUNT: the daemon has not scanned /proc since
 # rescans_now said COUNT, so that what it did meanwhile it did on process
-# events alone. Else $rescanned says how often, and why as it logged.
+# events alone. Else $rescanned says how often, and the daemon's last
+# lines on scans (of the whole log: they may be older).
 no_rescan_since() {
 	rescanned=$(rescans_since "$1")
 	[ "$rescanned" = 0 ] && return 0
-	rescanned="${rescanned:-unknown (no status)}: $(grep -E 'rescan|polling' "$DAEMON_LOG" | tail -n 2 | tr '\n' ' ')"
+	rescanned="${rescanned:-unknown (no status)}; the log's last lines on scans: $(grep -E 'rescan|polling' "$DAEMON_LOG" | tail -n 2 | tr '\n' ' ')"
 	return 1
 }
 
