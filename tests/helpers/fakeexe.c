@@ -4,13 +4,16 @@
  * root as a container has; then it executes PROGRAM. Statically linked and
  * given relative paths, so that it runs as a user who may read nothing of
  * the machine but the test's directory.
- *   fakeexe [-u UID:GID] [-U] [-b SOURCE:TARGET] [-r ROOT | -c ROOT]
- *           PROGRAM [ARG...]
+ *   fakeexe [-u UID:GID] [-U] [-b SOURCE:TARGET]
+ *           [-r ROOT | -c ROOT | -M ROOT] PROGRAM [ARG...]
  * -u  become UID:GID first (no capabilities left), as root may ask
  * -U  a user namespace of its own, its root mapped to the caller
  * -b  bind SOURCE over TARGET
  * -r  pivot into ROOT: it becomes the root of the mount namespace
  * -c  chroot into ROOT (no namespace needed)
+ * -M  move ROOT over / and chroot into it, as switch_root and container
+ *     runtimes without pivot_root do: the kernel then shows paths in ROOT
+ *     as they are inside it, as after -r
  * Exits 77 when the kernel refuses a namespace, 2 on other errors. */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,6 +99,16 @@ static void fakeexe_bind(char *spec)
 		fakeexe_die("mount --bind");
 }
 
+/* ROOT made a mount of its own, moved over / and entered by chroot: no
+ * pivot_root, and the old root stays mounted beneath. */
+static void fakeexe_move_root(const char *root)
+{
+	if (mount(root, root, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+	    chdir(root) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
+	    chroot(".") < 0 || chdir("/") < 0)
+		fakeexe_die("chroot into a root moved over /");
+}
+
 static void fakeexe_pivot(const char *root)
 {
 	if (mount(root, root, NULL, MS_BIND | MS_REC, NULL) < 0 ||
@@ -107,10 +120,11 @@ static void fakeexe_pivot(const char *root)
 int main(int argc, char **argv)
 {
 	const char *ids = NULL, *pivot = NULL, *chroot_to = NULL;
+	const char *move_to = NULL;
 	char *binds[8];
 	int c, user = 0, bind_count = 0;
 
-	while ((c = getopt(argc, argv, "+u:Ub:r:c:")) != -1) {
+	while ((c = getopt(argc, argv, "+u:Ub:r:c:M:")) != -1) {
 		switch (c) {
 		case 'u':
 			ids = optarg;
@@ -128,14 +142,18 @@ int main(int argc, char **argv)
 		case 'c':
 			chroot_to = optarg;
 			break;
+		case 'M':
+			move_to = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "usage: fakeexe [-u UID:GID] [-U] "
-				"[-b SOURCE:TARGET] [-r ROOT | -c ROOT] "
-				"PROGRAM [ARG...]\n");
+		fprintf(stderr,
+			"usage: fakeexe [-u UID:GID] [-U] "
+			"[-b SOURCE:TARGET] [-r ROOT | -c ROOT | -M ROOT] "
+			"PROGRAM [ARG...]\n");
 		return 2;
 	}
 	proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -143,12 +161,14 @@ int main(int argc, char **argv)
 		fakeexe_die("/proc");
 	if (ids)
 		fakeexe_become(ids);
-	if (user || bind_count || pivot)
+	if (user || bind_count || pivot || move_to)
 		fakeexe_namespaces(user);
 	for (int i = 0; i < bind_count; i++)
 		fakeexe_bind(binds[i]);
 	if (pivot)
 		fakeexe_pivot(pivot);
+	if (move_to)
+		fakeexe_move_root(move_to);
 	if (chroot_to && (chroot(chroot_to) < 0 || chdir("/") < 0))
 		fakeexe_die("chroot");
 	execv(argv[optind], argv + optind);

@@ -1,7 +1,10 @@
 #!/bin/bash
 # The exec filter in the kernel (events = bpf), as root: a matching exec
-# is applied, an unmatched one never reaches the daemon (its count of
-# events received stays), a reload changes what the kernel lets through,
+# is applied (the filter's count of execs sent rises), an unmatched one
+# never reaches the daemon (the filter's count of execs seen rises by
+# what ran, its count sent and the daemon's of events received stay), a
+# managed process's child that runs an unmatched program reaches it and
+# loses its inherited raise, a reload changes what the kernel lets through,
 # a literal exe installed after the start is seen, name rules and exe
 # globs pass; where the filter cannot load (no CAP_BPF, CAP_PERFMON and
 # CAP_SYS_ADMIN) the daemon says why once and takes exec events from the
@@ -16,6 +19,9 @@ mkdir -p "$TMP/bin" "$TMP/glob"
 for name in match other named; do
 	cp /bin/sleep "$TMP/bin/$name"
 done
+# A raising rule's program, and what its child runs: no rule names it.
+cp "$WORKER" "$TMP/bin/raiser"
+cp "$WORKER" "$TMP/bin/unnamed"
 cp /bin/sleep "$TMP/glob/globbed"
 # A rule's program that an upgrade replaces.
 cp "$WORKER" "$TMP/bin/upgraded"
@@ -34,22 +40,96 @@ rules = (
 EOF2
 }
 
-# applied NAME NICE: a start of TMP/bin/NAME (or a path) gets NICE.
+# filter_number KEY: a count of the exec filter's in status --json
+# (execs seen in the kernel, sent, lost); empty without a filter.
+filter_number() {
+	ctl status --json | grep -o '"exec_filter":{[^}]*}' |
+		grep -o "\"$1\":[0-9]*" | cut -d: -f2
+}
+# filter_rose KEY FROM BY: the filter's count KEY is FROM + BY or more.
+filter_rose() {
+	local now
+	now=$(filter_number "$1")
+	[ -n "$now" ] && [ "$now" -ge $(($2 + $3)) ]
+}
+
+# applied NAME NICE: a start of TMP/bin/NAME (or a path) gets NICE; with
+# the filter, it sent that exec (its count sent rose).
 applied() {
-	local path=$1
+	local path=$1 sent
 	case $path in /*) ;; *) path="$TMP/bin/$1" ;; esac
+	sent=$(filter_number sent)
 	start "$path" 30
 	local pid=$!
-	wait_until 5 nice_is "$pid" "$2"
+	wait_until 5 nice_is "$pid" "$2" &&
+		{ [ -z "$sent" ] || filter_rose sent "$sent" 1; }
 	local got=$? # wait_exit sets status
 	kill "$pid" 2>/dev/null
 	wait_exit "$pid" 5
 	return $got
 }
 
-write_rules "$TMP/bin/match"
-write_conf events=bpf log_level=debug
 pinned=$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)
+# A rule of a literal exe alone, and nothing managed: nothing is asked of
+# the proc connector (no renames or changes of ids, which a name or user
+# rule would want, no forks or exits, no execs: the filter has them), and
+# no exec of /bin/true passes the filter. The filter sees them all (its
+# count of execs rises by 200 at least), sends none, and the daemon
+# receives nothing.
+cat >"$RULES/10-bpf.rules" <<EOF2
+rules = ( { name = "raiser"; match = { exe = "$TMP/bin/raiser"; }; priority = { nice = -2; }; } );
+EOF2
+write_conf events=bpf log_level=debug
+start_daemon || {
+	finish
+	exit 1
+}
+received=$(json_number events_received)
+execs=$(filter_number execs)
+sent=$(filter_number sent)
+for i in $(seq 200); do /bin/true; done
+wait_until 5 filter_rose execs "$execs" 200
+now_execs=$(filter_number execs)
+now_received=$(json_number events_received)
+now_sent=$(filter_number sent)
+if [ "$now_execs" -ge $((execs + 200)) ] && [ "$now_sent" -eq "$sent" ] &&
+	[ "$now_received" -eq "$received" ]; then
+	ok "200 unmatched execs, seen by the filter ($((now_execs - execs)) execs), do not wake the daemon"
+else
+	not_ok "200 unmatched execs do not wake the daemon" \
+		"filter execs $execs -> $now_execs, sent $sent -> $now_sent, daemon received $received -> $now_received"
+fi
+
+# A managed process forks; its child runs a program no rule names. The
+# filter follows the managed process and its children, so that exec
+# reaches the daemon (sent rises, though no rule could match it), which
+# undoes the raise the child inherited. Rescans are off, and none runs.
+scans=$(rescans_now)
+start "$TMP/bin/raiser" -F 1500:"$TMP/bin/unnamed" -s 30
+raiser=$!
+# child_of PID: its child's pid, once it has one.
+child_of() { awk '{ print $1 }' /proc/"$1"/task/"$1"/children 2>/dev/null; }
+runs_unnamed() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$TMP/bin/unnamed" ]; }
+if wait_until 5 nice_is "$raiser" -2 && sent=$(filter_number sent) &&
+	[ -z "$(child_of "$raiser")" ]; then
+	wait_until 5 eval '[ -n "$(child_of "$raiser")" ]'
+	child=$(child_of "$raiser")
+	[ -n "$child" ] && track "$child"
+	if [ -n "$child" ] && wait_until 5 runs_unnamed "$child" &&
+		by_events "$scans" 5 nice_is "$child" 0 && filter_rose sent "$sent" 1; then
+		ok "a managed process's child that runs an unmatched program: its exec is sent, its raise undone"
+	else
+		not_ok "a managed process's child that runs an unmatched program" \
+			"child ${child:-none}: nice $(nice_of "$child"), exe $(readlink "/proc/$child/exe" 2>&1); sent $sent -> $(filter_number sent); rescans since: $rescanned"
+	fi
+else
+	not_ok "a managed process's child that runs an unmatched program" \
+		"the parent: nice $(nice_of "$raiser"), child $(child_of "$raiser") before the count was read"
+fi
+stop "$raiser" 5
+stop_daemon
+
+write_rules "$TMP/bin/match"
 start_daemon || {
 	finish
 	exit 1
@@ -71,21 +151,6 @@ if [ $((0x$capeff & (1 << 38 | 1 << 39 | 1 << 21))) -eq 0 ]; then
 	ok "CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN are not kept after loading"
 else
 	not_ok "capabilities dropped after loading" "CapEff $capeff"
-fi
-
-# Nothing is managed: no fork or exit is asked of the proc connector,
-# and no exec of /bin/true passes the filter.
-received=$(json_number events_received)
-sent=$(json_number sent)
-for i in $(seq 200); do /bin/true; done
-wait_until 5 test "$(json_number execs)" -ge 200
-now_received=$(json_number events_received)
-now_sent=$(json_number sent)
-if [ "$now_sent" -eq "$sent" ] && [ $((now_received - received)) -lt 20 ]; then
-	ok "200 unmatched execs do not wake the daemon"
-else
-	not_ok "200 unmatched execs do not wake the daemon" \
-		"sent $sent -> $now_sent, received $received -> $now_received"
 fi
 
 if applied match 5; then ok "a literal exe is applied"; else
@@ -151,15 +216,17 @@ upgrade_starts "an upgrade started at once: its policy at exec" \
 write_rules "$TMP/bin/other"
 run ctl reload
 expect_status "reload" 0 && ok "reload"
-sent=$(json_number sent)
+execs=$(filter_number execs)
+sent=$(filter_number sent)
 start "$TMP/bin/match" 30
 pid=$!
-sleep 0.5
-if [ "$(nice_of "$pid")" = 0 ] && [ "$(json_number sent)" -eq "$sent" ]; then
+if wait_until 5 eval '[ "$(readlink /proc/$pid/exe)" = "$TMP/bin/match" ]' &&
+	filter_rose execs "$execs" 1 && [ "$(nice_of "$pid")" = 0 ] &&
+	[ "$(filter_number sent)" -eq "$sent" ]; then
 	ok "after a reload the old exe is not sent"
 else
 	not_ok "after a reload the old exe is not sent" \
-		"nice $(nice_of "$pid"), sent $sent -> $(json_number sent)"
+		"nice $(nice_of "$pid"), execs $execs -> $(filter_number execs), sent $sent -> $(filter_number sent)"
 fi
 kill "$pid"
 if applied other 5; then ok "after a reload the new exe is applied"; else
@@ -226,13 +293,14 @@ fi
 for pid in $(cat "$TMP/idle.pids"); do kill "$pid" 2>/dev/null; done
 if wait_until 5 eval 'log_since "$mark" | grep -q "has room again"' &&
 	! ctl status | grep -q "no room for more"; then
-	sent=$(json_number sent)
+	execs=$(filter_number execs)
+	sent=$(filter_number sent)
 	for i in $(seq 50); do /bin/true; done
-	if [ "$(json_number sent)" -eq "$sent" ]; then
-		ok "room again: the filter judges execs again"
+	if filter_rose execs "$execs" 50 && [ "$(filter_number sent)" -eq "$sent" ]; then
+		ok "room again: the filter judges execs again (50 seen, none sent)"
 	else
 		not_ok "room again: the filter judges execs again" \
-			"sent $sent -> $(json_number sent)"
+			"execs $execs -> $(filter_number execs), sent $sent -> $(filter_number sent)"
 	fi
 else
 	not_ok "room again: the filter judges execs again" \

@@ -3,12 +3,16 @@
 # the file the rule's path names in the daemon's mount namespace. Another
 # file under that name gets nothing: a bind mount in a private mount
 # namespace (as root, and as an unprivileged user in a user namespace of
-# its own), a container's root (pivot_root), a chroot, a deleted file of
-# another filesystem. A FUSE server under that name that stops answering
-# does not stall the daemon. The genuine binary still matches, run by root
-# or by another user, and so does one an upgrade replaced while it ran. A
-# program that only takes the name of tuned or power-profiles-daemon does
-# not make the daemon give up its power settings.
+# its own), a container's root (pivot_root, or a chroot into a root moved
+# over /), a deleted file of another filesystem; explain says it is
+# another file. Each of those has its positive control: the genuine file
+# run the same way (the same namespaces, bound or placed where the copy
+# would be, as a hard link) gets its rule, from its exec event. A FUSE
+# server under that name that stops answering does not stall the daemon.
+# The genuine binary matches, run by root or by another user, and so does
+# one an upgrade replaced while it ran. A program that only takes the name
+# of tuned or power-profiles-daemon does not make the daemon give up its
+# power settings.
 . "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -27,8 +31,11 @@ cp "$BUILD/helpers/fakeexe" fakeexe
 cp "$STATIC" genuine
 cp "$STATIC" other
 cp "$STATIC" app
-mkdir -p "root$TMP" dir
+mkdir -p "root$TMP" "twinroot$TMP" dir
 cp "$STATIC" "root$TMP/genuine"
+# The genuine file itself under other names, for the positive controls.
+ln genuine twin
+ln genuine "twinroot$TMP/genuine"
 cp "$STATIC" dir/app
 chmod -R a+rX "$TMP"
 NOBODY=$(id -u nobody):$(id -g nobody)
@@ -108,26 +115,57 @@ impostor() {
 	[ -n "${4:-}" ] || stop "$pid" 5
 }
 
+# explained_other NAME: what explain said of the impostor ($why) is that
+# it runs another file than the rule's path names: the file identity
+# turned it away, not its path.
+explained_other() {
+	[ "$faked" = 1 ] || return 0
+	expect_contains "$1" "$why" "but the process runs another file than $TMP/genuine" &&
+		expect_contains "$1" "$why" "exe        $TMP/genuine (another file than this path names)" &&
+		expect_contains "$1" "$why" "rule genuine (" &&
+		ok "$1"
+}
+
+# genuine_through NAME FAKEEXE-ARGS...: the genuine file run through the
+# same path as an impostor gets its rule, from its exec event: a daemon
+# that turned away every process in such namespaces, or every process
+# whose exe link passes through another mount, fails this.
+genuine_through() {
+	local name=$1 scans pid
+	shift
+	scans=$(rescans_now)
+	start ./fakeexe "$@"
+	pid=$!
+	if by_events "$scans" 5 nice_is "$pid" -5 && exe_is "$pid" "$TMP/genuine"; then
+		ok "$name"
+	else
+		not_ok "$name" "nice $(nice_of "$pid"), exe $(readlink "/proc/$pid/exe" 2>&1); rescans since: $rescanned; $(ctl explain "$pid" 2>&1)"
+	fi
+	stop "$pid" 5
+}
+
 # The positive controls: the genuine binary, by root and by another user.
+scans=$(rescans_now)
 start ./genuine -s 30
 pid=$!
-if wait_until 5 nice_is "$pid" -5; then
-	ok "the genuine binary gets its rule"
+if by_events "$scans" 5 nice_is "$pid" -5; then
+	ok "the genuine binary gets its rule, from its exec event"
 else
-	not_ok "the genuine binary gets its rule" "nice $(nice_of "$pid")"
+	not_ok "the genuine binary gets its rule" "nice $(nice_of "$pid"); rescans since: $rescanned"
 fi
 run ctl explain "$pid"
 expect_contains "explain of the genuine" "$out" "why        exe '$TMP/genuine' matches '$TMP/genuine'" &&
 	expect_not_contains "explain of the genuine: no note" "$out" "another file" &&
 	ok "explain: the genuine binary matches, with no note on its file"
 stop "$pid" 5
+scans=$(rescans_now)
 start ./fakeexe -u "$NOBODY" ./genuine -s 30
 pid=$!
-if wait_until 5 nice_is "$pid" -5 &&
+if by_events "$scans" 5 nice_is "$pid" -5 &&
 	[ "$(awk '/^Uid:/ { print $3 }' "/proc/$pid/status")" = "${NOBODY%:*}" ]; then
 	ok "the genuine binary run by another user gets its rule"
 else
-	not_ok "another user's genuine binary" "nice $(nice_of "$pid")"
+	not_ok "another user's genuine binary" "nice $(nice_of "$pid"); rescans since: $rescanned"
 fi
 stop "$pid" 5
 
@@ -142,15 +180,12 @@ unshare -m --propagation private true 2>/dev/null ||
 if [ -n "$no_ns" ]; then
 	skip "a bind mount over the path in another mount namespace (root)" "$no_ns"
 else
+	genuine_through "control: the genuine file bind-mounted over its own path in another mount namespace (root) gets its rule" \
+		-b twin:genuine ./genuine -s 30
 	start ./fakeexe -b other:genuine ./genuine -s 30
 	pid=$!
 	impostor "$pid" "a bind mount over the path in another mount namespace (root) gets nothing" "$TMP/genuine" genuine keep
-	if [ "$faked" = 1 ] &&
-		expect_contains "explain says why" "$why" "but the process runs another file than $TMP/genuine" &&
-		expect_contains "explain notes the file" "$why" "exe        $TMP/genuine (another file than this path names)" &&
-		expect_contains "explain: near miss" "$why" "rule genuine ("; then
-		ok "explain: the exe is another file than its path names (a near miss)"
-	fi
+	explained_other "explain: the exe is another file than its path names (a near miss)"
 	run ctl explain --json "$pid"
 	[ "$faked" = 1 ] && expect_contains "explain --json" "$out" '"exe_file":"other"' &&
 		ok "explain --json: exe_file other"
@@ -162,28 +197,49 @@ fi
 run ./fakeexe -u "$NOBODY" -U ./genuine -s 0
 if [ "$status" -eq 77 ]; then
 	why="the kernel refuses this user a user namespace here (disabled, or the tests run in a chroot): $err"
-	skip "a bind mount by an unprivileged user" "$why"
-	skip "a new root by an unprivileged user" "$why"
+	skip "an unprivileged user's own namespaces" "$why"
 elif [ "$status" -ne 0 ]; then
 	not_ok "an unprivileged user namespace" "exit $status: $err"
 else
+	genuine_through "control: the genuine binary run by an unprivileged user in its own user and mount namespaces gets its rule" \
+		-u "$NOBODY" -U ./genuine -s 30
+	genuine_through "control: the genuine file bind-mounted over its path by an unprivileged user in its own namespaces gets its rule" \
+		-u "$NOBODY" -U -b twin:genuine ./genuine -s 30
 	start ./fakeexe -u "$NOBODY" -U -b other:genuine ./genuine -s 30
 	impostor $! "a bind mount by an unprivileged user in its own namespaces gets nothing" "$TMP/genuine"
+	explained_other "explain: the unprivileged user's bind mount runs another file"
+	genuine_through "control: an unprivileged user's container root (pivot_root) holding the genuine file under its path gets its rule" \
+		-u "$NOBODY" -U -r twinroot "$TMP/genuine" -s 30
 	start ./fakeexe -u "$NOBODY" -U -r root "$TMP/genuine" -s 30
 	impostor $! "a container root of an unprivileged user (pivot_root) gets nothing" "$TMP/genuine"
+	explained_other "explain: the unprivileged user's container runs another file"
+	genuine_through "control: an unprivileged user's chroot into a root moved over / holding the genuine file gets its rule" \
+		-u "$NOBODY" -U -M twinroot "$TMP/genuine" -s 30
+	start ./fakeexe -u "$NOBODY" -U -M root "$TMP/genuine" -s 30
+	impostor $! "an unprivileged user's chroot into a root moved over /, a copy under the same path, gets nothing" "$TMP/genuine"
+	explained_other "explain: the unprivileged user's chroot runs another file"
 fi
 
 # A container's root as root: the same path inside it names another file,
-# and the kernel shows that path as it is inside.
+# and the kernel shows that path as it is inside, whether the root was
+# entered by pivot_root or by a chroot into it once moved over / (as
+# switch_root does, and container runtimes that cannot pivot). A plain
+# chroot cannot fake the name: the kernel shows its path from the
+# daemon's root.
 if [ -n "$no_ns" ]; then
-	skip "a container root (pivot_root) with a copy under the same path" "$no_ns"
+	skip "a container root with a copy under the same path" "$no_ns"
 else
+	genuine_through "control: a container root (pivot_root) holding the genuine file under its path gets its rule" \
+		-r twinroot "$TMP/genuine" -s 30
 	start ./fakeexe -r root "$TMP/genuine" -s 30
 	impostor $! "a container root (pivot_root) with a copy under the same path gets nothing" "$TMP/genuine"
+	explained_other "explain: the container runs another file"
+	genuine_through "control: a chroot into a root moved over / holding the genuine file under its path gets its rule" \
+		-M twinroot "$TMP/genuine" -s 30
+	start ./fakeexe -M root "$TMP/genuine" -s 30
+	impostor $! "a chroot into a root moved over /, a copy under the same path, gets nothing" "$TMP/genuine"
+	explained_other "explain: the chroot runs another file"
 fi
-# A plain chroot: the kernel shows the path from the daemon's root.
-start ./fakeexe -c root "$TMP/genuine" -s 30
-impostor $! "a chroot with a copy under the same path gets nothing" "$TMP/root$TMP/genuine"
 
 # An upgrade replaces the binary while it runs (a new file renamed over
 # the path): the older version still matches, at a reload too.

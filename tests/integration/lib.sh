@@ -234,23 +234,46 @@ write_conf() {
 }
 
 # start_daemon [ENV=VALUE...]: runs the daemon on the test's config and
-# rules, and waits until it answers on its socket. Under events = bpf it
-# must have its exec filter: a pass meant for it must not go by without.
+# rules, waits until it answers on its socket, and checks that its events
+# come from the source the pass names (see events_wanted): a pass meant
+# for one source must not go by on another, nor on polling.
 start_daemon() {
+	local got
 	env "$@" "$DAEMON" -c "$CONF" -r "$RULES" >>"$DAEMON_LOG" 2>&1 &
 	daemon_pid=$!
-	if wait_until 10 ctl status >/dev/null 2>&1; then
-		if grep -q '^events = bpf$' "$CONF" &&
-			! ctl status | grep -q '^events:   bpf'; then
-			echo "# events = bpf, but the daemon has no exec filter:"
-			sed 's/^/#   /' "$DAEMON_LOG"
-			return 1
-		fi
-		return 0
+	if ! wait_until 10 ctl status >/dev/null 2>&1; then
+		echo "# the daemon did not answer within 10 s:"
+		sed 's/^/#   /' "$DAEMON_LOG"
+		return 1
 	fi
-	echo "# the daemon did not answer within 10 s:"
+	events_wanted
+	got=$(ctl status --json | grep -o '"events":"[a-z]*"' | cut -d'"' -f4)
+	[ "$got" = "$events_want" ] && return 0
+	echo "# the daemon's events come from '${got:-nothing}', not '$events_want' as this pass wants:"
 	sed 's/^/#   /' "$DAEMON_LOG"
 	return 1
+}
+
+# events_wanted: sets $events_want to the source status --json must name
+# for the config: poll is "polling", netlink and bpf themselves (the
+# second pass of tests/run-tests.sh sets netlink); auto, the default, is
+# "bpf" where the exec filter loads here (asked once a script), else
+# "netlink".
+events_wanted() {
+	events_want=$(sed -n 's/^events = //p' "$CONF" | tail -n 1)
+	case ${events_want:-auto} in
+	poll) events_want=polling ;;
+	netlink | bpf) ;;
+	*)
+		if [ -z "${lib_bpf_why+set}" ]; then
+			lib_bpf_why=$(bpf_why_not)
+			[ -z "$lib_bpf_why" ] ||
+				echo "# events = auto, and no exec filter here: $lib_bpf_why"
+		fi
+		events_want=bpf
+		[ -z "$lib_bpf_why" ] || events_want=netlink
+		;;
+	esac
 }
 
 # bpf_why_not: empty when the exec filter loads here (the daemon says so
@@ -293,6 +316,43 @@ kill_daemon() {
 
 # json_number KEY: a number of status --json.
 json_number() { ctl status --json | grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2; }
+
+# rescans_now: how often the daemon has scanned /proc so far: at start,
+# at each reload, for lost events, every rescan_interval_ms, and every
+# second while it polls.
+rescans_now() { json_number rescans; }
+
+# rescans_since COUNT: how often the daemon scanned /proc since
+# rescans_now said COUNT (empty when it does not answer).
+rescans_since() {
+	local now
+	now=$(rescans_now)
+	[ -n "$now" ] && [ -n "$1" ] && echo $((now - $1))
+}
+
+# no_rescan_since COUNT: the daemon has not scanned /proc since
+# rescans_now said COUNT, so that what it did meanwhile it did on process
+# events alone. Else $rescanned says how often, and the daemon's last
+# lines on scans (of the whole log: they may be older).
+no_rescan_since() {
+	rescanned=$(rescans_since "$1")
+	[ "$rescanned" = 0 ] && return 0
+	rescanned="${rescanned:-unknown (no status)}; the log's last lines on scans: $(grep -E 'rescan|polling' "$DAEMON_LOG" | tail -n 2 | tr '\n' ' ')"
+	return 1
+}
+
+# by_events COUNT SECONDS COMMAND...: wait_until SECONDS COMMAND, and no
+# rescan since rescans_now said COUNT: the state waited for came from
+# process events, which a daemon that polls, or lost them, would reach
+# by a scan. Take COUNT before the action that makes the events.
+by_events() {
+	local count=$1 got
+	shift
+	wait_until "$@"
+	got=$?
+	no_rescan_since "$count" || return 1
+	return $got
+}
 
 # log_mark: where the daemon's log ends now; log_since MARK: what the
 # daemon wrote after it.

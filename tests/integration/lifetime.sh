@@ -2,8 +2,11 @@
 # A raise never outlives its match, against the real kernel, as root:
 # children that exec something no rule matches, an exec from a thread
 # other than the main one, threads created after the match, a reload that
-# drops the rule, a main thread that ends before the others; and what a
-# rescan must catch when events were lost.
+# drops the rule, a main thread that ends before the others, each from
+# process events alone (rescans off, and none may run meanwhile); and
+# what only a rescan can catch: events lost in an overflow, a move to
+# another cgroup (which no event reports) at the periodic rescan, CPU
+# hotplug seen by rescans.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "the daemon tests need root"
@@ -42,16 +45,17 @@ has_child() { [ -n "$(child_of "$1")" ]; }
 
 # A managed process forks; the child execs a program no rule matches: it
 # gets back what it would have had without the parent's rule.
+scans=$(rescans_now)
 start "$TMP/bin/raised" -F 500:"$PLAIN" -s 30
 w=$!
 if wait_until 5 prio_is "$w" "$RAISED" && wait_until 5 has_child "$w"; then
 	child=$(child_of "$w")
 	track "$child"
 	if wait_until 5 eval '[ "$(readlink /proc/$child/exe)" = "$PLAIN" ]' &&
-		wait_until 5 prio_is "$child" "$PLAINPRIO"; then
+		by_events "$scans" 5 prio_is "$child" "$PLAINPRIO"; then
 		ok "a child of a managed process that execs an unmatched program gets its parent's original back (nice, policy, I/O)"
 	else
-		not_ok "the child's raise undone at its exec" "child $child: $(prio_of "$child") ($(readlink /proc/$child/exe))"
+		not_ok "the child's raise undone at its exec" "child $child: $(prio_of "$child") ($(readlink /proc/$child/exe)); rescans since: $rescanned"
 	fi
 else
 	not_ok "the child's raise undone at its exec" "parent: $(prio_of "$w"); child: $(child_of "$w")"
@@ -59,12 +63,13 @@ fi
 
 # The same child exec'ing a program of another rule: that rule over the
 # parent's original, which is also what a reload dropping it restores.
+scans=$(rescans_now)
 start "$TMP/bin/raised" -F 500:"$TMP/bin/lowered" -s 30
 w=$!
 if wait_until 5 has_child "$w"; then
 	child=$(child_of "$w")
 	track "$child"
-	if wait_until 5 prio_is "$child" "5 0 none:prio0"; then
+	if by_events "$scans" 5 prio_is "$child" "5 0 none:prio0"; then
 		cat >"$RULES/10-test.rules" <<EOF
 rules = ( { name = "raised"; match = { exe = "$TMP/bin/raised"; };
             priority = { nice = -6; policy = "batch"; io_class = "best-effort"; io_level = 1; }; } );
@@ -76,7 +81,7 @@ EOF
 			not_ok "another rule for the child" "reload $status $err; child: $(prio_of "$child")"
 		fi
 	else
-		not_ok "another rule for the child" "child: $(prio_of "$child")"
+		not_ok "another rule for the child" "child: $(prio_of "$child"); rescans since: $rescanned"
 	fi
 else
 	not_ok "another rule for the child" "no child of $w"
@@ -87,14 +92,15 @@ ctl reload >/dev/null
 # An exec from a thread other than the main one: the kernel reports the
 # main thread's exit first; the process lives on and runs a program no
 # rule matches, which undoes the raise.
+scans=$(rescans_now)
 start "$TMP/bin/raised" -t 1 -E 500:"$PLAIN" -s 30
 w=$!
 if wait_until 5 prio_is "$w" "$RAISED" &&
 	wait_until 5 eval '[ "$(readlink /proc/$w/exe)" = "$PLAIN" ]' &&
-	wait_until 5 prio_is "$w" "$PLAINPRIO"; then
+	by_events "$scans" 5 prio_is "$w" "$PLAINPRIO"; then
 	ok "an exec from another thread than the main one is an exec, not an exit: the raise is undone"
 else
-	not_ok "exec from a thread" "$(prio_of "$w") ($(readlink /proc/$w/exe)); $(grep "pid $w" "$DAEMON_LOG")"
+	not_ok "exec from a thread" "$(prio_of "$w") ($(readlink /proc/$w/exe)); rescans since: $rescanned; $(grep "pid $w" "$DAEMON_LOG")"
 fi
 
 # Threads created after the match inherit the raise; their original is
@@ -173,6 +179,7 @@ else
 	CG=
 fi
 if wait_until 5 prio_is "$managed" "$RAISED"; then
+	scans=$(rescans_now)
 	kill -STOP "$daemon_pid"
 	seq 3000 | xargs -P 32 -I{} true
 	kill -USR1 "$managed" "$unmanaged"
@@ -206,12 +213,69 @@ if wait_until 5 prio_is "$managed" "$RAISED"; then
 	run ctl status --json
 	expect_contains "the events were lost" "$out" '"overflows":' &&
 		expect_not_contains "the events were lost" "$out" '"overflows":0' &&
-		ok "... and the events were really lost (the kernel reported an overflow)"
+		if [ "$(rescans_since "$scans")" -gt 0 ]; then
+			ok "... and the events were really lost (the kernel reported an overflow), and rescanned for"
+		else
+			not_ok "the events were lost" "an overflow, and no rescan"
+		fi
 	[ -n "$CG" ] && echo "$mover" >"$(dirname "$CG")/cgroup.procs"
 else
 	not_ok "lost events" "the managed process was not raised: $(prio_of "$managed")"
 fi
 stop_daemon
+
+# The periodic rescan. A move to another cgroup is no process event: only
+# a scan of /proc finds a process moved into the cgroup a rule names. With
+# rescans off, nothing does, for more than a tick; with
+# rescan_interval_ms = 200 the next rescan does, and the rescans come at
+# that interval (no more often: fewer on a busy machine).
+if [ -z "$CG" ]; then
+	skip "the periodic rescan" "no cgroup to create here"
+else
+	# moved_in PID: into the rule's cgroup, once the daemon knows it runs
+	# (its exec event seen: the daemon followed its start).
+	moved_in() {
+		wait_until 5 eval '[ "$(readlink /proc/$1/exe)" = "$TMP/other/changer" ]'
+		echo "$1" >"$CG/cgroup.procs"
+	}
+	write_conf
+	start_daemon || { finish; exit 1; }
+	start "$TMP/other/changer" -s 30
+	unseen=$!
+	scans=$(rescans_now)
+	moved_in "$unseen"
+	sleep 1.5 # more than a tick
+	if nice_is "$unseen" 0 && no_rescan_since "$scans"; then
+		ok "rescans off: a process moved into the cgroup a rule names stays unmatched (no event reports the move)"
+	else
+		not_ok "a cgroup move without rescans" "nice $(nice_of "$unseen"); rescans since: $rescanned"
+	fi
+	stop_daemon
+	write_conf rescan_interval_ms=200
+	start_daemon || { finish; exit 1; }
+	start "$TMP/other/changer" -s 30
+	mover=$!
+	scans=$(rescans_now)
+	moved_in "$mover"
+	if wait_until 5 nice_is "$mover" 4 && [ "$(rescans_since "$scans")" -gt 0 ]; then
+		ok "the periodic rescan finds a process moved into the cgroup a rule names"
+	else
+		not_ok "the periodic rescan finds a cgroup move" "nice $(nice_of "$mover"); rescans since: $(rescans_since "$scans"); $(cat /proc/$mover/cgroup)"
+	fi
+	scans=$(rescans_now)
+	since=$(lib_now_ms)
+	wait_until 5 eval '[ "$(rescans_since "$scans")" -ge 5 ]'
+	count=$(rescans_since "$scans")
+	ms=$(($(lib_now_ms) - since))
+	if [ "${count:-0}" -ge 5 ] && [ "$count" -le $((ms / 200 + 2)) ]; then
+		ok "rescan_interval_ms = 200: $count rescans in $ms ms"
+	else
+		not_ok "rescans at the interval" "${count:-no} rescans in $ms ms"
+	fi
+	echo "$unseen" >"$(dirname "$CG")/cgroup.procs"
+	echo "$mover" >"$(dirname "$CG")/cgroup.procs"
+	stop_daemon
+fi
 
 # A write the kernel refuses is not someone else's change: SCHED_FIFO in a
 # cgroup without realtime time (cpu.rt_runtime_us 0) fails with EPERM. It
@@ -247,6 +311,9 @@ fi
 
 # CPU hotplug and cpusets change what the kernel reports of a thread's
 # affinity, without anyone changing it: neither is someone else's change.
+# No event says a CPU went offline: the rescans (every 200 ms here) are
+# what reads the narrowed affinity, so the case waits for some of them
+# while cpu1 is offline.
 if [ ! -w "$CPU1" ]; then
 	skip "placement and hotplug" "cpu1 cannot be taken offline here"
 	finish
@@ -271,32 +338,45 @@ affinity() { grep Cpus_allowed_list /proc/"$1"/task/*/status | awk '{ print $2 }
 affinity_is() { [ "$(affinity "$1")" = "$2 " ]; }
 wait_until 5 grep -q "pid $w .*rule placed" "$DAEMON_LOG"
 echo 0 >"$CPU1"
-sleep 1 # several rescans with cpu1 offline
+scans=$(rescans_now)
+wait_until 5 eval '[ "$(rescans_since "$scans")" -ge 3 ]'
+rescanned=$(rescans_since "$scans")
+narrowed=$(taskset -pc "$w" | sed 's/.*: //')
 echo 1 >"$CPU1"
 placement_rule 1
 run ctl reload
-if ! grep -q "pid $w .*changed by someone else" "$DAEMON_LOG" &&
+if [ "$narrowed" != 0 ]; then
+	skip "a CPU going offline is not someone else's change" "the kernel reports the affinity $narrowed with cpu1 offline: nothing narrowed to mistake"
+elif [ "${rescanned:-0}" -lt 3 ]; then
+	not_ok "placement across hotplug" "${rescanned:-no} rescans while cpu1 was offline"
+elif ! grep -q "pid $w .*changed by someone else" "$DAEMON_LOG" &&
 	wait_until 5 affinity_is "$w" 1; then
-	ok "a CPU going offline is not someone else's change: the thread keeps its placement, and a new rule moves it"
+	ok "a CPU going offline is not someone else's change: $rescanned rescans saw the narrowed affinity, the thread keeps its placement, and a new rule moves it"
 else
 	not_ok "placement across hotplug" "affinity $(affinity "$w"); $(grep "pid $w" "$DAEMON_LOG")"
 fi
+stop_daemon
 
 # The main thread ends first (pthread_exit) while another thread works:
-# the process keeps its hold (every CPU online) until its last thread ends.
+# the process keeps its hold (every CPU online) until its last thread
+# ends. Both are exit events: rescans off, and none may run.
+write_conf
+start_daemon || { finish; exit 1; }
 echo 0 >"$CPU1"
+scans=$(rescans_now)
 start "$TMP/bin/holder" -X 500 -s 3
 holder=$!
-if wait_cpu1 1 && sleep 1.5 && cpu1_is 1 &&
-	[ "$(awk '{ sub(/.*\) /, ""); print $1 }' /proc/$holder/stat)" = Z ]; then
+leader_gone() { [ "$(awk '{ sub(/.*\) /, ""); print $1 }' /proc/$holder/stat)" = Z ]; }
+if by_events "$scans" 5 cpu1_is 1 && wait_until 5 leader_gone && sleep 0.5 &&
+	cpu1_is 1 && no_rescan_since "$scans"; then
 	ok "the main thread's pthread_exit is not the process's exit: the power hold stays"
 else
-	not_ok "pthread_exit of the main thread" "cpu1 $(cpu1); $(grep "pid $holder" "$DAEMON_LOG")"
+	not_ok "pthread_exit of the main thread" "cpu1 $(cpu1); rescans since: $rescanned; $(grep "pid $holder" "$DAEMON_LOG")"
 fi
-if wait_exit "$holder" 10 && wait_cpu1 0; then
-	ok "... until its last thread ends"
+if wait_exit "$holder" 10 && by_events "$scans" 5 cpu1_is 0; then
+	ok "... until its last thread ends, from its exit event"
 else
-	not_ok "the hold after the process ended" "cpu1 $(cpu1)"
+	not_ok "the hold after the process ended" "cpu1 $(cpu1); rescans since: $rescanned"
 fi
 stop_daemon
 

@@ -5,6 +5,8 @@
 # priority), on every thread; SCHED_RESET_ON_FORK survives a change of
 # policy; explain says per setting what was kept and why. Each case has
 # a positive control: a process started normally gets the rule's values.
+# Rescans are off and every case checks that none ran: the values come
+# from the exec and thread events, not from a scan of /proc.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "the priority tests need root"
@@ -81,22 +83,31 @@ state() { thread_prio "$1"; ionice -p "$1"; chrt -p "$1"; }
 # start, 2 more later. A normal process started after them is the control:
 # once it has the rule's values, the daemon has seen all of the first's
 # events, which come in order.
+scans=$(rescans_now)
 start nice -n 19 ionice -c3 "$TMP/bin/compress" -t 1 -m 2 -a 200 -s 60
 low=$!
 wait_until 5 threads_are "$low" 4
 start "$TMP/bin/compress" -t 2 -s 60
 ctrl=$!
 if wait_until 5 all_threads "$ctrl" 10 0 3 &&
-	wait_until 5 io_all "$ctrl" "best-effort: prio 7"; then
-	ok "control: a normal process gets the compressors rule (nice 10, best-effort 7) on every thread"
+	by_events "$scans" 5 io_all "$ctrl" "best-effort: prio 7"; then
+	ok "control: a normal process gets the compressors rule (nice 10, best-effort 7) on every thread, from its events"
 else
-	not_ok "control: compressors rule applied" "$(state "$ctrl")"
+	not_ok "control: compressors rule applied" "$(state "$ctrl"); rescans since: $rescanned"
 fi
-if wait_until 5 managed "$low" && all_threads "$low" 19 0 4 &&
-	io_all "$low" idle; then
-	ok "nice -n 19 ionice -c3 under the compressors rule: nice 19 and idle I/O kept on all 4 threads, 2 created later"
+# kept_on PID COUNT: explain shows COUNT threads each keeping its nice
+# value: the daemon knows that many threads, the later ones from their
+# events.
+kept_on() {
+	[ "$(ctl explain --json "$1" | grep -o '"kept":\[{"setting":"nice"' |
+		wc -l)" -eq "$2" ]
+}
+if by_events "$scans" 5 managed "$low" && all_threads "$low" 19 0 4 &&
+	io_all "$low" idle && wait_until 5 kept_on "$low" 4 &&
+	no_rescan_since "$scans"; then
+	ok "nice -n 19 ionice -c3 under the compressors rule: nice 19 and idle I/O kept on all 4 threads, 2 created later and known from their events"
 else
-	not_ok "a lowering rule never raises nice or I/O" "$(state "$low"); $(thread_prio "$low")"
+	not_ok "a lowering rule never raises nice or I/O" "$(state "$low"); $(thread_prio "$low"); rescans since: $rescanned; $(ctl explain "$low")"
 fi
 
 run ctl explain "$low"
@@ -116,20 +127,21 @@ expect_not_contains "explain: nothing kept" "$out" " kept (" &&
 # SCHED_IDLE is lower than batch: it stays, the nice value is lowered.
 # Each case below starts its process, waits for its threads, then starts
 # the control, whose values say the daemon has seen the threads.
+scans=$(rescans_now)
 start chrt -i 0 "$TMP/bin/batch" -t 2 -s 60
 idle=$!
 wait_until 5 threads_are "$idle" 3
 start "$TMP/bin/batch" -t 2 -s 60
 ctrl=$!
-if wait_until 5 all_threads "$ctrl" 10 3 3; then
+if by_events "$scans" 5 all_threads "$ctrl" 10 3 3; then
 	ok "control: a normal process gets the batch rule (nice 10, SCHED_BATCH)"
 else
-	not_ok "control: batch rule applied" "$(state "$ctrl")"
+	not_ok "control: batch rule applied" "$(state "$ctrl"); rescans since: $rescanned"
 fi
-if wait_until 5 managed "$idle" && all_threads "$idle" 10 5 3; then
+if by_events "$scans" 5 managed "$idle" && all_threads "$idle" 10 5 3; then
 	ok "chrt -i 0 under a batch rule: SCHED_IDLE kept, nice lowered to 10, on all 3 threads"
 else
-	not_ok "SCHED_IDLE stays under a batch rule" "$(thread_prio "$idle")"
+	not_ok "SCHED_IDLE stays under a batch rule" "$(thread_prio "$idle"); rescans since: $rescanned"
 fi
 run ctl explain "$idle"
 expect_contains "explain: policy kept" "$out" \
@@ -137,20 +149,21 @@ expect_contains "explain: policy kept" "$out" \
 	ok "explain: the policy kept"
 
 # A raising rule does not lower what is higher already.
+scans=$(rescans_now)
 start nice -n -10 "$TMP/bin/raise" -t 2 -s 60
 high=$!
 wait_until 5 threads_are "$high" 3
 start nice -n 5 "$TMP/bin/raise" -t 2 -s 60
 ctrl=$!
-if wait_until 5 all_threads "$ctrl" -5 0 3; then
+if by_events "$scans" 5 all_threads "$ctrl" -5 0 3; then
 	ok "control: a raising rule (nice -5) raises a process at nice 5"
 else
-	not_ok "control: raising rule applied" "$(state "$ctrl")"
+	not_ok "control: raising rule applied" "$(state "$ctrl"); rescans since: $rescanned"
 fi
-if wait_until 5 managed "$high" && all_threads "$high" -10 0 3; then
+if by_events "$scans" 5 managed "$high" && all_threads "$high" -10 0 3; then
 	ok "nice -n -10 under a raising rule (nice -5): nice -10 kept on all 3 threads"
 else
-	not_ok "a raising rule never lowers nice" "$(thread_prio "$high")"
+	not_ok "a raising rule never lowers nice" "$(thread_prio "$high"); rescans since: $rescanned"
 fi
 run ctl explain "$high"
 expect_contains "explain: raising kept" "$out" \
@@ -158,6 +171,7 @@ expect_contains "explain: raising kept" "$out" \
 	ok "explain: a raising rule's setting kept"
 
 # A realtime priority above the rule's stays; the control goes to rr 10.
+scans=$(rescans_now)
 start chrt -f 20 "$TMP/bin/rt" -t 1 -s 60
 rt=$!
 wait_until 5 threads_are "$rt" 2
@@ -169,15 +183,15 @@ rt_all() { # PID "POLICY PRIORITY"
 		[ "$(rt_of "${t##*/}")" = "$2" ] || return 1
 	done
 }
-if wait_until 5 rt_all "$ctrl" "2 10"; then
+if by_events "$scans" 5 rt_all "$ctrl" "2 10"; then
 	ok "control: a realtime rule sets SCHED_RR 10"
 else
-	not_ok "control: realtime rule applied" "$(state "$ctrl")"
+	not_ok "control: realtime rule applied" "$(state "$ctrl"); rescans since: $rescanned"
 fi
-if wait_until 5 managed "$rt" && rt_all "$rt" "1 20"; then
+if by_events "$scans" 5 managed "$rt" && rt_all "$rt" "1 20"; then
 	ok "chrt -f 20 under a rule of rr 10: SCHED_FIFO 20 kept on both threads"
 else
-	not_ok "a raising rule never lowers a realtime priority" "$(state "$rt")"
+	not_ok "a raising rule never lowers a realtime priority" "$(state "$rt"); rescans since: $rescanned"
 fi
 run ctl explain "$rt"
 expect_contains "explain: realtime kept" "$out" \
@@ -186,19 +200,20 @@ expect_contains "explain: realtime kept" "$out" \
 
 # SCHED_RESET_ON_FORK stays when the policy changes: from SCHED_OTHER to
 # the rule's batch, and from SCHED_FIFO down to it.
+scans=$(rescans_now)
 start chrt -R -o 0 "$TMP/bin/batch" -s 60
 reset=$!
 start chrt -R -f 10 "$TMP/bin/batch" -s 60
 reset_rt=$!
-if wait_until 5 sched_all "$reset" "SCHED_BATCH|SCHED_RESET_ON_FORK"; then
+if by_events "$scans" 5 sched_all "$reset" "SCHED_BATCH|SCHED_RESET_ON_FORK"; then
 	ok "chrt -R under a batch rule: SCHED_BATCH with SCHED_RESET_ON_FORK kept"
 else
-	not_ok "SCHED_RESET_ON_FORK kept" "$(state "$reset")"
+	not_ok "SCHED_RESET_ON_FORK kept" "$(state "$reset"); rescans since: $rescanned"
 fi
-if wait_until 5 sched_all "$reset_rt" "SCHED_BATCH|SCHED_RESET_ON_FORK"; then
+if by_events "$scans" 5 sched_all "$reset_rt" "SCHED_BATCH|SCHED_RESET_ON_FORK"; then
 	ok "chrt -R -f 10 under a batch rule: lowered to SCHED_BATCH, SCHED_RESET_ON_FORK kept"
 else
-	not_ok "SCHED_RESET_ON_FORK kept from realtime" "$(state "$reset_rt")"
+	not_ok "SCHED_RESET_ON_FORK kept from realtime" "$(state "$reset_rt"); rescans since: $rescanned"
 fi
 
 # No rule for them after a reload: each thread gets back what it had, the
