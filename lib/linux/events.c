@@ -29,6 +29,10 @@ struct events_proc_input {
 	uint32_t event_type;
 };
 
+/* Times a question to the kernel is asked when its answer may have been
+ * lost in a flood (events_answered). */
+#define EVENTS_ASKS 5
+
 /* The kernel's PROC_EVENT_ALL: the only filter that lets acks through. */
 #define EVENTS_ALL 0xe00003c7u
 
@@ -90,21 +94,63 @@ static void events_note_ack(void *ctx, const struct events_event *e)
 	(void)e;
 }
 
+/* The kernel's answer to a question on the socket (an acknowledgement)
+ * is queued behind what is already there: a flood of events that began
+ * before (any user can rename a process in a loop) fills the queue, and
+ * the answer is dropped with the rest. So room is made first (what is
+ * queued is read and dropped: the scan at start covers it), and the
+ * question is asked again a few times when it may just have been lost.
+ * 1 when an answer came (its error is in ev->acks), 0 when none did, -1
+ * when the question could not be sent (errno says why). */
+static int events_answered(struct events *ev, int (*ask)(int fd), int attempts)
+{
+	struct pollfd pfd = {.fd = ev->fd, .events = POLLIN};
+
+	for (int attempt = 0; attempt < attempts; attempt++) {
+		events_read(ev, events_note_ack, NULL);
+		ev->acks = (struct events_acks){0};
+		if (ask(ev->fd) < 0)
+			return -1;
+		for (int i = 0; i < 10 && !ev->acks.count; i++) {
+			if (poll(&pfd, 1, 20) > 0)
+				events_read(ev, events_note_ack, NULL);
+		}
+		if (ev->acks.count)
+			return 1;
+	}
+	return 0;
+}
+
+static int events_ask_filter(int fd)
+{
+	return events_filter(fd, EVENTS_ALL);
+}
+
+static int events_ask_listen(int fd)
+{
+	return events_subscribe(fd, PROC_CN_MCAST_LISTEN);
+}
+
+/* Linux 6.6 or later by its version: a kernel that should answer the
+ * filter, asked again when no answer came. An older one (or a backport)
+ * is asked once. */
+static bool events_kernel_filters(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	return uname(&u) == 0 &&
+	       sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 6));
+}
+
 /* Only a kernel that reads struct proc_input acknowledges it (an older one
  * drops the message without a word): wait briefly for the answer. The
  * answer is itself an event that a narrower filter would hold back. */
 static bool events_filter_supported(struct events *ev)
 {
-	struct pollfd pfd = {.fd = ev->fd, .events = POLLIN};
-
-	if (events_filter(ev->fd, EVENTS_ALL) < 0)
-		return false;
-	ev->acks.count = 0;
-	for (int i = 0; i < 10 && !ev->acks.count; i++) {
-		if (poll(&pfd, 1, 20) > 0)
-			events_read(ev, events_note_ack, NULL);
-	}
-	return ev->acks.count > 0;
+	return events_answered(ev, events_ask_filter,
+			       events_kernel_filters() ? EVENTS_ASKS : 1) > 0;
 }
 
 /* Before Linux 6.6 subscribing takes CAP_NET_ADMIN, and a refusal comes
@@ -112,16 +158,11 @@ static bool events_filter_supported(struct events *ev)
  * else listens: either way no events would ever come. */
 static int events_subscribe_checked(struct events *ev)
 {
-	struct pollfd pfd = {.fd = ev->fd, .events = POLLIN};
+	int answered = events_answered(ev, events_ask_listen, EVENTS_ASKS);
 
-	ev->acks = (struct events_acks){0};
-	if (events_subscribe(ev->fd, PROC_CN_MCAST_LISTEN) < 0)
+	if (answered < 0)
 		return -1;
-	for (int i = 0; i < 10 && !ev->acks.count; i++) {
-		if (poll(&pfd, 1, 20) > 0)
-			events_read(ev, events_note_ack, NULL);
-	}
-	if (!ev->acks.count || ev->acks.last_error) {
+	if (!answered || ev->acks.last_error) {
 		errno = ev->acks.last_error ? ev->acks.last_error : EPERM;
 		return -1;
 	}
