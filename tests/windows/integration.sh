@@ -7,8 +7,8 @@
 # out by the lock in the state directory; a pipe name another program
 # took, waited out; then the service:
 # --install, sc query, sc start, a reload through the SCM, sc stop, net
-# start and net stop, --uninstall. TAP on stdout, closing with "N passed,
-# N failed".
+# start and net stop, --uninstall. TAP on stdout (tests/tap.sh), closing
+# with "N passed, N failed, N skipped".
 #
 #   integration.sh BUILD_DIR      (build-win: both .exe and probe.exe)
 #
@@ -21,8 +21,8 @@ set -u
 }
 WINE_BUILD=$(cd "$1" && pwd)
 . "$(dirname "$0")/wine.sh"
-# shellcheck source=tests/windows/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 DAEMON=$WINE_BUILD/cpupolicyd.exe
 CTL=$WINE_BUILD/cpupolicyctl.exe
@@ -66,13 +66,18 @@ cleanup() {
 trap cleanup EXIT
 
 wine_ready
-result $? "the Wine prefix is there" || finish windows-integration
+result $? "the Wine prefix is there" || {
+	finish windows-integration
+	exit
+}
 for f in "$DAEMON" "$CTL" "$PROBE"; do
 	[ -x "$f" ] || {
 		result 1 "$f is built"
 		finish windows-integration
+		exit
 	}
 done
+
 rm -rf "$WORK"
 mkdir -p "$WORK/rules" "$WORK/a" "$WORK/b" "$WORK/keep"
 cp "$PROBE" "$WORK/a/probe.exe"
@@ -131,6 +136,7 @@ wait_for 60 answers
 result $? "the daemon answers on $PIPE (cpupolicyctl status)" || {
 	tr -d '\r' <"$WORK/daemon.log" | sed 's/^/# daemon: /'
 	finish windows-integration
+	exit
 }
 
 # The probes: a.exe by the rule's path, b the same name elsewhere. Each
@@ -144,7 +150,10 @@ start_probe a
 start_probe b
 ready() { [ -f "$WORK/a/ready" ] && [ -f "$WORK/b/ready" ]; }
 wait_for 60 ready
-result $? "both probes run" || finish windows-integration
+result $? "both probes run" || {
+	finish windows-integration
+	exit
+}
 
 # report FOLDER: asks the probe, prints its report (LF only).
 report() {
