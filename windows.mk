@@ -7,7 +7,6 @@
 #                       libconfig, inih and hwloc from Debian source packages
 #                       as static x86_64-w64-mingw32 libraries under
 #                       build-win/deps/{include,lib,lib/pkgconfig}
-#   make windows-smoke  a program linking all three, run under Wine (TAP)
 #   make msi            build-win/cpupolicy-VERSION-x64.msi, the installer
 #                       (packaging/windows/msi.mk)
 #   make windows-clean  remove build-win/
@@ -53,7 +52,7 @@ WIN_PKG_CONFIG := PKG_CONFIG_LIBDIR=$(WIN_PREFIX)/lib/pkgconfig PKG_CONFIG_PATH=
 	pkg-config --static
 WIN_PKGS := libconfig inih hwloc
 
-.PHONY: windows windows-deps windows-packages windows-smoke windows-clean \
+.PHONY: windows windows-deps windows-packages windows-clean \
 	windows-build windows-test-deps windows-units windows-test
 
 # The programs: the portable core and the windows/ folders, as the
@@ -145,15 +144,6 @@ $(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.
 	@mkdir -p $(WIN_STAMP) && touch $@
 
 windows-test-deps: windows-deps $(WIN_CMOCKA_STAMP)
-
-$(WIN_BUILD)/smoke.exe: tests/windows/smoke.c $(WIN_LIB_STAMPS)
-	@echo "  CC      $@"
-	$(Q)$(WIN_CC) -std=c11 $(WARN) -O2 \
-		$$($(WIN_PKG_CONFIG) --cflags $(WIN_PKGS)) -o $@ $< -static \
-		$$($(WIN_PKG_CONFIG) --libs $(WIN_PKGS))
-
-windows-smoke: windows-deps $(WIN_BUILD)/smoke.exe
-	@tests/windows/run-smoke.sh $(WIN_BUILD)/smoke.exe
 
 # The unit tests as .exe: every portable one (tests/unit/test_*.c) and
 # those of the Windows backend's own parts (tests/unit/windows/), each

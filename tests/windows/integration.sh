@@ -1,5 +1,6 @@
 #!/bin/bash
-# The Windows integration test: cpupolicyd.exe under Wine with a rule for
+# The Windows integration test: cpupolicyd.exe and cpupolicyctl.exe need
+# no DLL beyond Windows' own; cpupolicyd.exe under Wine with a rule for
 # probe.exe (class high, every thread highest), the probe's own report of
 # GetPriorityClass and each thread's GetThreadPriority (a thread it starts
 # after a delay included), a same-named probe in another folder left
@@ -78,6 +79,27 @@ for f in "$DAEMON" "$CTL" "$PROBE"; do
 	}
 done
 
+# What the MSI ships runs on a bare Windows: nothing of the toolchain's
+# (libwinpthread-1.dll, libgcc_s_seh-1.dll, ...) is needed at run time.
+for f in "$DAEMON" "$CTL"; do
+	dlls=$(x86_64-w64-mingw32-objdump -p "$f" |
+		sed -n 's/^[[:space:]]*DLL Name: //p' | tr '\n' ' ')
+	dlls=${dlls% }
+	bad=
+	for d in $dlls; do
+		case ${d,,} in
+		kernel32.dll | msvcrt.dll | advapi32.dll | user32.dll | gdi32.dll | \
+			ws2_32.dll | shell32.dll | ole32.dll | oleaut32.dll | ntdll.dll | \
+			bcrypt.dll | userenv.dll | powrprof.dll | iphlpapi.dll | \
+			secur32.dll | api-ms-win-*.dll) ;;
+		*) bad="$bad $d" ;;
+		esac
+	done
+	[ -n "$dlls" ] && [ -z "$bad" ]
+	ok=$?
+	[ -z "$bad" ] || bad=" (not a Windows DLL:$bad)"
+	result $ok "$(basename "$f") needs only Windows' own DLLs: ${dlls:-none found}$bad"
+done
 rm -rf "$WORK"
 mkdir -p "$WORK/rules" "$WORK/a" "$WORK/b" "$WORK/keep"
 cp "$PROBE" "$WORK/a/probe.exe"
