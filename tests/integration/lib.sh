@@ -239,8 +239,7 @@ bpf_why_not() {
 		sed -n 's/.*no exec filter: \(.*\); exec events.*/\1/p' "$dir/log" |
 			head -n 1 | grep . || echo "the daemon did not start"
 	fi
-	kill -TERM "$pid" 2>/dev/null
-	wait_exit "$pid" 10
+	stop "$pid" 10
 	rm -rf "$dir"
 }
 
