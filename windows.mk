@@ -115,8 +115,11 @@ windows-packages:
 	@$(call apt_install,$(WIN_DEB_PACKAGES))
 
 # One fetch for all three: one private apt-get update serves them.
+# Each fetch and each library's build under STEP_LIMIT (the Makefile's
+# limit): a mirror or a configure script that hangs fails the build.
 $(WIN_SRC_STAMPS) &: packaging/windows/fetch-sources.sh | windows-packages
-	packaging/windows/fetch-sources.sh $(WIN_BUILD) $(WIN_SOURCES)
+	@$(call limit,fetch-sources,packaging/windows/fetch-sources.sh \
+		$(WIN_BUILD) $(WIN_SOURCES))
 	@mkdir -p $(WIN_STAMP) && touch $(WIN_SRC_STAMPS)
 
 # win_lib_rule NAME,PACKAGE=VERSION: the stamp of one library, built from its source tree.
@@ -125,8 +128,9 @@ $(WIN_STAMP)/$(call win_dir,$(2)): $(WIN_STAMP)/src-$(call win_dir,$(2)) \
 		packaging/windows/build-dep.sh | windows-packages
 	@echo "  BUILD   $(1) ($(2)) for $(WIN_HOST)"
 	@start=$$$$(date +%s); \
-	packaging/windows/build-dep.sh $(1) $(WIN_BUILD)/src/$(call win_dir,$(2)) \
-		$(WIN_BUILD)/obj/$(1) $(WIN_PREFIX) && \
+	{ $$(call limit,build-dep $(1),packaging/windows/build-dep.sh $(1) \
+		$(WIN_BUILD)/src/$(call win_dir,$(2)) $(WIN_BUILD)/obj/$(1) \
+		$(WIN_PREFIX)); } && \
 	echo "  BUILT   $(1) in $$$$(( $$$$(date +%s) - start )) s"
 	@touch $$@
 endef
@@ -140,7 +144,8 @@ WIN_CMOCKA_STAMP := $(WIN_STAMP)/$(call win_dir,$(WIN_CMOCKA))
 # state, whose lock a second apt-get would find taken.
 $(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.sh \
 		| windows-packages $(WIN_SRC_STAMPS)
-	packaging/windows/fetch-sources.sh $(WIN_BUILD) $(WIN_CMOCKA)
+	@$(call limit,fetch-sources,packaging/windows/fetch-sources.sh \
+		$(WIN_BUILD) $(WIN_CMOCKA))
 	@mkdir -p $(WIN_STAMP) && touch $@
 
 windows-test-deps: windows-deps $(WIN_CMOCKA_STAMP)
