@@ -116,9 +116,22 @@ LIBCP := $(BUILD)/libcpupolicy.a
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
 
+# Seconds each apt-get may take, and each step of the Windows build's
+# libraries (windows.mk): a mirror or a configure script that hangs fails
+# the build instead of holding it for good (SIGKILL 10 s after SIGTERM).
+STEP_LIMIT ?= 1800
+# $(call limit,NAME,COMMAND): a step of the build under STEP_LIMIT, in a
+# process group of its own (timeout's), all of it ended at the limit, and
+# said so; true when it succeeded.
+limit = timeout -k 10 $(STEP_LIMIT) $(2) </dev/null; rc=$$?; \
+	case $$rc in 124 | 137) \
+		echo "$(1): no end within $(STEP_LIMIT) s (STEP_LIMIT)" >&2 ;; \
+	esac; [ $$rc -eq 0 ]
+
 # The Debian packages of a list that are not installed yet, installed
 # (apt-get update once first); nothing when all are: make deps, and the
-# Windows build's own lists.
+# Windows build's own lists. No input: a question (a changed conffile)
+# fails the install instead of waiting on it.
 define apt_install
 missing=; for p in $(1); do \
 	dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -126,8 +139,9 @@ missing=; for p in $(1); do \
 done; \
 if [ -n "$$missing" ]; then \
 	echo "installing:$$missing"; \
-	apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q --no-install-recommends $$missing; \
+	{ $(call limit,apt-get update,apt-get update -q); } && \
+	{ $(call limit,apt-get install,env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $$missing); }; \
 fi
 endef
 

@@ -7,7 +7,6 @@
 #                       libconfig, inih and hwloc from Debian source packages
 #                       as static x86_64-w64-mingw32 libraries under
 #                       build-win/deps/{include,lib,lib/pkgconfig}
-#   make windows-smoke  a program linking all three, run under Wine (TAP)
 #   make msi            build-win/cpupolicy-VERSION-x64.msi, the installer
 #                       (packaging/windows/msi.mk)
 #   make windows-clean  remove build-win/
@@ -53,7 +52,7 @@ WIN_PKG_CONFIG := PKG_CONFIG_LIBDIR=$(WIN_PREFIX)/lib/pkgconfig PKG_CONFIG_PATH=
 	pkg-config --static
 WIN_PKGS := libconfig inih hwloc
 
-.PHONY: windows windows-deps windows-packages windows-smoke windows-clean \
+.PHONY: windows windows-deps windows-packages windows-clean \
 	windows-build windows-test-deps windows-units windows-test
 
 # The programs: the portable core and the windows/ folders, as the
@@ -116,8 +115,11 @@ windows-packages:
 	@$(call apt_install,$(WIN_DEB_PACKAGES))
 
 # One fetch for all three: one private apt-get update serves them.
+# Each fetch and each library's build under STEP_LIMIT (the Makefile's
+# limit): a mirror or a configure script that hangs fails the build.
 $(WIN_SRC_STAMPS) &: packaging/windows/fetch-sources.sh | windows-packages
-	packaging/windows/fetch-sources.sh $(WIN_BUILD) $(WIN_SOURCES)
+	@$(call limit,fetch-sources,packaging/windows/fetch-sources.sh \
+		$(WIN_BUILD) $(WIN_SOURCES))
 	@mkdir -p $(WIN_STAMP) && touch $(WIN_SRC_STAMPS)
 
 # win_lib_rule NAME,PACKAGE=VERSION: the stamp of one library, built from its source tree.
@@ -126,8 +128,9 @@ $(WIN_STAMP)/$(call win_dir,$(2)): $(WIN_STAMP)/src-$(call win_dir,$(2)) \
 		packaging/windows/build-dep.sh | windows-packages
 	@echo "  BUILD   $(1) ($(2)) for $(WIN_HOST)"
 	@start=$$$$(date +%s); \
-	packaging/windows/build-dep.sh $(1) $(WIN_BUILD)/src/$(call win_dir,$(2)) \
-		$(WIN_BUILD)/obj/$(1) $(WIN_PREFIX) && \
+	{ $$(call limit,build-dep $(1),packaging/windows/build-dep.sh $(1) \
+		$(WIN_BUILD)/src/$(call win_dir,$(2)) $(WIN_BUILD)/obj/$(1) \
+		$(WIN_PREFIX)); } && \
 	echo "  BUILT   $(1) in $$$$(( $$$$(date +%s) - start )) s"
 	@touch $$@
 endef
@@ -141,19 +144,11 @@ WIN_CMOCKA_STAMP := $(WIN_STAMP)/$(call win_dir,$(WIN_CMOCKA))
 # state, whose lock a second apt-get would find taken.
 $(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.sh \
 		| windows-packages $(WIN_SRC_STAMPS)
-	packaging/windows/fetch-sources.sh $(WIN_BUILD) $(WIN_CMOCKA)
+	@$(call limit,fetch-sources,packaging/windows/fetch-sources.sh \
+		$(WIN_BUILD) $(WIN_CMOCKA))
 	@mkdir -p $(WIN_STAMP) && touch $@
 
 windows-test-deps: windows-deps $(WIN_CMOCKA_STAMP)
-
-$(WIN_BUILD)/smoke.exe: tests/windows/smoke.c $(WIN_LIB_STAMPS)
-	@echo "  CC      $@"
-	$(Q)$(WIN_CC) -std=c11 $(WARN) -O2 \
-		$$($(WIN_PKG_CONFIG) --cflags $(WIN_PKGS)) -o $@ $< -static \
-		$$($(WIN_PKG_CONFIG) --libs $(WIN_PKGS))
-
-windows-smoke: windows-deps $(WIN_BUILD)/smoke.exe
-	@tests/windows/run-smoke.sh $(WIN_BUILD)/smoke.exe
 
 # The unit tests as .exe: every portable one (tests/unit/test_*.c) and
 # those of the Windows backend's own parts (tests/unit/windows/), each

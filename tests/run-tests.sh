@@ -1,12 +1,20 @@
 #!/bin/bash
 # Runs every test and ends with "N passed, N failed, N skipped". Unit tests
-# speak TAP (cmocka's CMOCKA_MESSAGE_OUTPUT=TAP), integration scripts print
-# TAP lines of their own ("# SKIP" marks a skipped one), each fuzz target
-# and the format check count as one test. Every program runs under a time
+# speak TAP (cmocka's CMOCKA_MESSAGE_OUTPUT=TAP), the integration and
+# Windows scripts TAP of their own (tests/tap.sh; "# SKIP" marks a skipped
+# one), each fuzz target and the format check count as one test. A
+# program's plan (1..N) must match the results it printed: one that prints
+# none, or other than its plan, fails. Every program runs under a time
 # limit: one that hangs fails, and the run still ends with its summary.
+#
+#   run-tests.sh [SCRIPT...]
+#
+# Scripts named: only those run, counted the same way (one in a folder
+# named windows as a Windows script, given WIN_BUILD).
 # Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target),
 # WIN_BUILD (the Windows build's directory, build-win: its tests run
-# under Wine).
+# under Wine), SCRIPT_LIMIT (seconds a script may take), CPU1 (cpu1's
+# online file; another only for the runner's own test).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -24,54 +32,144 @@ failures=()
 # Seconds each program may take: a unit test (test_knobs forks and syncs
 # a journal at each of its crash points: slow on a busy disk), an
 # integration script (the slowest takes about a minute here, several under
-# the sanitizers).
+# the sanitizers), the probe for the exec filter (a daemon's start and
+# stop).
 UNIT_LIMIT=300
-SCRIPT_LIMIT=900
-CPU1=/sys/devices/system/cpu/cpu1/online
+SCRIPT_LIMIT=${SCRIPT_LIMIT:-900}
+PROBE_LIMIT=60
+CPU1=${CPU1:-/sys/devices/system/cpu/cpu1/online}
 
 # limited SECONDS COMMAND...: the command in its own process group, all of
 # it killed at the limit (status 124), SIGKILL 10 s after SIGTERM.
 limited() { timeout -k 10 "$@"; }
 
+# A structural fault of one program's TAP output: one failure, with its
+# reasons, beside the "not ok" lines it printed.
+fault() { # suite, reasons
+	failed=$((failed + 1))
+	failures+=("$1: $2")
+	echo "not ok - $1: $2"
+}
+
 count_tap() { # suite, file with its output, exit status, time limit
-	local suite=$1 out=$2 status=$3 ok notok skip
-	# cmocka marks a skipped test "not ok N # SKIP", the scripts "ok N -
-	# NAME # SKIP WHY": a skip either way, neither a pass nor a failure.
-	ok=$(grep -E '^ok ' "$out" | grep -vc '# SKIP')
-	skip=$(grep -E '^(not )?ok ' "$out" | grep -c '# SKIP')
-	notok=$(grep -E '^not ok ' "$out" | grep -vc '# SKIP')
+	local suite=$1 out=$2 status=$3 ok notok skip results planned faults=
+	# cmocka marks a skipped test "not ok N # SKIP NAME", the scripts "ok
+	# N - NAME # SKIP WHY": a skip either way, neither a pass nor a failure.
+	ok=$(grep -E '^ok( |$)' "$out" | grep -vc '# SKIP')
+	skip=$(grep -E '^(not )?ok( |$)' "$out" | grep -c '# SKIP')
+	notok=$(grep -E '^not ok( |$)' "$out" | grep -vc '# SKIP')
+	results=$((ok + skip + notok))
 	passed=$((passed + ok))
 	skipped=$((skipped + skip))
 	failed=$((failed + notok))
 	while IFS= read -r line; do
 		failures+=("$suite: ${line#not ok }")
-	done < <(grep -E '^not ok ' "$out" | grep -v '# SKIP')
+	done < <(grep -E '^not ok( |$)' "$out" | grep -v '# SKIP')
+	# The plan says how many ran: a case that printed nothing, a script
+	# that ended early, are missing from it. cmocka prints a plan per
+	# group of tests: they add up.
+	planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\)\( .*\)\{0,1\}$/\1/p' "$out" |
+		awk '{ n += $1 } END { if (NR) print n }')
+	if [ "$results" -eq 0 ]; then
+		faults="no result printed"
+	elif [ -z "$planned" ]; then
+		faults="no plan (1..N), $results results"
+	elif [ "$planned" -ne "$results" ]; then
+		faults="plan 1..$planned, but $results results"
+	fi
 	if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-		failed=$((failed + 1))
-		failures+=("$suite: timed out after $4 s")
-		echo "not ok - $suite: timed out after $4 s"
+		faults="${faults:+$faults; }timed out after $4 s"
 	# A crash or an early exit leaves no "not ok" line behind.
 	elif [ "$status" -ne 0 ] && [ "$notok" -eq 0 ]; then
-		failed=$((failed + 1))
-		failures+=("$suite: exited with status $status")
+		faults="${faults:+$faults; }exited with status $status"
 	fi
+	[ -z "$faults" ] || fault "$suite" "$faults"
 }
 
 single() { # name, command...
-	local name=$1 log
+	local name=$1 log status
 	shift
 	log=$(mktemp)
-	if "$@" >"$log" 2>&1; then
+	"$@" >"$log" 2>&1
+	status=$?
+	if [ "$status" -eq 0 ]; then
 		passed=$((passed + 1))
 		echo "ok - $name"
 	else
 		failed=$((failed + 1))
-		failures+=("$name")
+		case $status in
+		124 | 137) failures+=("$name: timed out") ;;
+		*) failures+=("$name") ;;
+		esac
 		echo "not ok - $name"
 		sed 's/^/#   /' "$log" | tail -n 40
 	fi
 	rm -f "$log"
 }
+
+# A script killed at its limit had no time for its own trap: cpu1 back
+# online, and a failure.
+check_cpu1() { # suite
+	if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 0 ]; then
+		echo 1 >"$CPU1"
+		fault "$1" "left cpu1 offline"
+	fi
+}
+
+# A persistent wineserver (wine_persist: wineserver -p) leaves the
+# script's process group, so the limit does not end it: the prefix's
+# wineserver stopped after each Windows script, and a failure when one
+# still ran.
+stop_wineserver() { # suite
+	[ -d "$WIN_BUILD" ] || return 0
+	(
+		WINE_BUILD=$(cd "$WIN_BUILD" && pwd)
+		# shellcheck source=tests/windows/wine.sh
+		. tests/windows/wine.sh
+		limited "$SERVER_LIMIT" wineserver -k 2>/dev/null || exit 1
+		wine_stop
+		exit 0
+	) && fault "$1" "left its wineserver running (stopped now)"
+}
+
+# run_counted SUITE AFTER COMMAND...: COMMAND under the script limit, its
+# output shown with SUITE before each line, counted; then AFTER SUITE
+# (check_cpu1 or stop_wineserver).
+run_counted() {
+	local suite=$1 after=$2 out status
+	shift 2
+	out=$(mktemp)
+	limited "$SCRIPT_LIMIT" "$@" >"$out" 2>&1
+	status=$?
+	sed "s|^|$suite: |" "$out"
+	count_tap "$suite" "$out" "$status" "$SCRIPT_LIMIT"
+	"$after" "$suite"
+	rm -f "$out"
+}
+
+summary() {
+	for f in "${failures[@]}"; do
+		echo "FAILED: $f"
+	done
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ]
+}
+
+# Scripts named: only those run, each as make test runs it (one in a
+# folder named windows as a Windows script), and the summary.
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		case $t in
+		*/windows/*)
+			run_counted "windows-$(basename "$t" .sh)" stop_wineserver \
+				bash "$t" "$WIN_BUILD"
+			;;
+		*) run_counted "$(basename "$t" .sh)" check_cpu1 bash "$t" ;;
+		esac
+	done
+	summary
+	exit
+fi
 
 echo "# unit tests"
 for t in "$BUILD"/tests/test_*; do
@@ -89,45 +187,22 @@ done
 echo "# windows tests"
 win_units=("$WIN_BUILD"/tests/test_*.exe)
 if [ -f "${win_units[0]}" ]; then
-	out=$(mktemp)
-	limited "$SCRIPT_LIMIT" tests/windows/run-units.sh "$WIN_BUILD" \
-		"${win_units[@]}" >"$out" 2>&1
-	status=$?
-	grep -vE '^1\.\.' "$out" | sed "s|^|windows-units: |"
-	count_tap windows-units "$out" "$status" "$SCRIPT_LIMIT"
-	rm -f "$out"
+	run_counted windows-units stop_wineserver \
+		tests/windows/run-units.sh "$WIN_BUILD" "${win_units[@]}"
 else
-	failed=$((failed + 1))
-	failures+=("windows-units: no test built in $WIN_BUILD/tests")
-	echo "not ok - windows-units: no test built in $WIN_BUILD/tests"
+	fault windows-units "no test built in $WIN_BUILD/tests"
 fi
 # The daemon and the installer under Wine, and the saturation check there.
 for s in integration msi saturate; do
 	[ -f "tests/windows/$s.sh" ] || continue
-	out=$(mktemp)
-	limited "$SCRIPT_LIMIT" bash "tests/windows/$s.sh" "$WIN_BUILD" \
-		>"$out" 2>&1
-	status=$?
-	grep -vE '^1\.\.' "$out" | sed "s|^|windows-$s: |"
-	count_tap "windows-$s" "$out" "$status" "$SCRIPT_LIMIT"
-	rm -f "$out"
+	run_counted "windows-$s" stop_wineserver \
+		bash "tests/windows/$s.sh" "$WIN_BUILD"
 done
 
 echo "# integration tests"
 for t in tests/integration/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
-	out=$(mktemp)
-	limited "$SCRIPT_LIMIT" bash "$t" >"$out" 2>&1
-	status=$?
-	sed "s|^|$(basename "$t" .sh): |" "$out"
-	count_tap "$(basename "$t" .sh)" "$out" "$status" "$SCRIPT_LIMIT"
-	# A script killed at its limit had no time for its own trap.
-	if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 0 ]; then
-		echo 1 >"$CPU1"
-		failed=$((failed + 1))
-		failures+=("$(basename "$t" .sh): left cpu1 offline")
-	fi
-	rm -f "$out"
+	run_counted "$(basename "$t" .sh)" check_cpu1 bash "$t"
 done
 
 # The daemon's scripts ran with events = auto: the BPF exec filter where
@@ -135,27 +210,29 @@ done
 # netlink), so that each source this machine has is tested. Where the
 # filter cannot load (a build root without the capabilities, a kernel
 # without BTF) the first pass was the proc connector's: a skip, with the
-# daemon's reason.
+# daemon's reason. The probe starts a daemon of its own: under a limit
+# too, and where it does not end, the netlink pass runs all the same.
 echo "# integration tests of the daemon, events = netlink"
 SOURCE_SCRIPTS="daemon exe lifetime metrics prio power"
-why=$(bash -c '. tests/integration/lib.sh; bpf_why_not' 2>&1)
+why=$(limited "$PROBE_LIMIT" bash -c '. tests/integration/lib.sh; bpf_why_not' 2>&1)
+case $? in
+0) ;;
+124 | 137)
+	fault bpf_why_not "the exec filter's probe timed out after $PROBE_LIMIT s"
+	why=
+	;;
+*)
+	fault bpf_why_not "the exec filter's probe failed: $why"
+	why=
+	;;
+esac
 if [ -n "$why" ]; then
 	skipped=$((skipped + 1))
 	echo "ok - daemon tests with events = netlink # SKIP the first pass had no exec filter to compare: $why"
 else
 	for name in $SOURCE_SCRIPTS; do
-		out=$(mktemp)
-		CPUPOLICY_TEST_EVENTS=netlink limited "$SCRIPT_LIMIT" \
-			bash "tests/integration/$name.sh" >"$out" 2>&1
-		status=$?
-		sed "s|^|$name[netlink]: |" "$out"
-		count_tap "$name[netlink]" "$out" "$status" "$SCRIPT_LIMIT"
-		if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 0 ]; then
-			echo 1 >"$CPU1"
-			failed=$((failed + 1))
-			failures+=("$name[netlink]: left cpu1 offline")
-		fi
-		rm -f "$out"
+		run_counted "${name}[netlink]" check_cpu1 \
+			env CPUPOLICY_TEST_EVENTS=netlink bash "tests/integration/$name.sh"
 	done
 fi
 
@@ -169,8 +246,4 @@ done
 echo "# style"
 single "clang-format clean" limited 120 make --no-print-directory -s format-check
 
-for f in "${failures[@]}"; do
-	echo "FAILED: $f"
-done
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+summary

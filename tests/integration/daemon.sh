@@ -115,7 +115,8 @@ start "$TMP/other/worker" -n $'x\nrule y\e[2J' -s 30
 hostile=$!
 wait_until 2 eval '[ "$(head -c 1 /proc/$hostile/comm)" = x ]'
 run ctl explain "$hostile"
-if [ "$status" -eq 0 ] && expect_contains "explain escapes" "$out" 'name       x\x0arule y\x1b[2J' &&
+if expect_status "explain escapes: exit 0" 0 &&
+	expect_contains "explain escapes" "$out" 'name       x\x0arule y\x1b[2J' &&
 	expect_not_contains "explain escapes" "$out" $'\e'; then
 	ok "explain's text shows control characters of a process's name escaped"
 fi
@@ -125,7 +126,8 @@ start "$TMP/other/worker" -n $'c1\xc2\x9b2J\xe2\x80\xaeexe' -s 30
 c1=$!
 wait_until 2 eval '[ "$(head -c 2 /proc/$c1/comm)" = c1 ]'
 run ctl explain "$c1"
-if [ "$status" -eq 0 ] && expect_contains "explain escapes C1 and bidi" "$out" \
+if expect_status "explain escapes C1 and bidi: exit 0" 0 &&
+	expect_contains "explain escapes C1 and bidi" "$out" \
 	'name       c1\xc2\x9b2J\xe2\x80\xaeexe' &&
 	expect_not_contains "explain: no CSI" "$out" $'\xc2\x9b'; then
 	ok "explain's text shows a C1 control and a right-to-left override escaped"

@@ -10,9 +10,6 @@ CTL="$BUILD/cpupolicyctl"
 DAEMON="$BUILD/cpupolicyd"
 WORKER="$BUILD/helpers/worker"
 CPU1=/sys/devices/system/cpu/cpu1/online
-tap_failed=0
-tap_skipped=0
-tap_count=0
 TMP=$(mktemp -d)
 # The test's files, as the daemon and the tests' own processes see them.
 CONF="$TMP/test.conf"
@@ -57,37 +54,10 @@ trap lib_cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-## TAP.
+## TAP: ok, not_ok, skip, result, finish, skip_all.
 
-ok() {
-	tap_count=$((tap_count + 1))
-	echo "ok $tap_count - $1"
-}
-
-not_ok() { # name, why
-	tap_count=$((tap_count + 1))
-	tap_failed=$((tap_failed + 1))
-	echo "not ok $tap_count - $1"
-	printf '%s\n' "$2" | sed 's/^/#   /'
-}
-
-skip() { # name, why
-	tap_count=$((tap_count + 1))
-	tap_skipped=$((tap_skipped + 1))
-	echo "ok $tap_count - $1 # SKIP $2"
-}
-
-finish() {
-	echo "1..$tap_count"
-	[ "$tap_failed" -eq 0 ]
-}
-
-# skip_all WHY: the whole script cannot run here.
-skip_all() {
-	skip "$(basename "$0" .sh)" "$1"
-	finish
-	exit 0
-}
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 ## Assertions.
 
@@ -292,8 +262,7 @@ bpf_why_not() {
 		sed -n 's/.*no exec filter: \(.*\); exec events.*/\1/p' "$dir/log" |
 			head -n 1 | grep . || echo "the daemon did not start"
 	fi
-	kill -TERM "$pid" 2>/dev/null
-	wait_exit "$pid" 10
+	stop "$pid" 10
 	rm -rf "$dir"
 }
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# The Windows integration test: cpupolicyd.exe under Wine with a rule for
+# The Windows integration test: cpupolicyd.exe and cpupolicyctl.exe need
+# no DLL beyond Windows' own; cpupolicyd.exe under Wine with a rule for
 # probe.exe (class high, every thread highest), the probe's own report of
 # GetPriorityClass and each thread's GetThreadPriority (a thread it starts
 # after a delay included), a same-named probe in another folder left
@@ -7,8 +8,8 @@
 # out by the lock in the state directory; a pipe name another program
 # took, waited out; then the service:
 # --install, sc query, sc start, a reload through the SCM, sc stop, net
-# start and net stop, --uninstall. TAP on stdout, closing with "N passed,
-# N failed".
+# start and net stop, --uninstall. TAP on stdout (tests/tap.sh), closing
+# with "N passed, N failed, N skipped".
 #
 #   integration.sh BUILD_DIR      (build-win: both .exe and probe.exe)
 #
@@ -21,8 +22,8 @@ set -u
 }
 WINE_BUILD=$(cd "$1" && pwd)
 . "$(dirname "$0")/wine.sh"
-# shellcheck source=tests/windows/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 DAEMON=$WINE_BUILD/cpupolicyd.exe
 CTL=$WINE_BUILD/cpupolicyctl.exe
@@ -66,12 +67,38 @@ cleanup() {
 trap cleanup EXIT
 
 wine_ready
-result $? "the Wine prefix is there" || finish windows-integration
+result $? "the Wine prefix is there" || {
+	finish windows-integration
+	exit
+}
 for f in "$DAEMON" "$CTL" "$PROBE"; do
 	[ -x "$f" ] || {
 		result 1 "$f is built"
 		finish windows-integration
+		exit
 	}
+done
+
+# What the MSI ships runs on a bare Windows: nothing of the toolchain's
+# (libwinpthread-1.dll, libgcc_s_seh-1.dll, ...) is needed at run time.
+for f in "$DAEMON" "$CTL"; do
+	dlls=$(x86_64-w64-mingw32-objdump -p "$f" |
+		sed -n 's/^[[:space:]]*DLL Name: //p' | tr '\n' ' ')
+	dlls=${dlls% }
+	bad=
+	for d in $dlls; do
+		case ${d,,} in
+		kernel32.dll | msvcrt.dll | advapi32.dll | user32.dll | gdi32.dll | \
+			ws2_32.dll | shell32.dll | ole32.dll | oleaut32.dll | ntdll.dll | \
+			bcrypt.dll | userenv.dll | powrprof.dll | iphlpapi.dll | \
+			secur32.dll | api-ms-win-*.dll) ;;
+		*) bad="$bad $d" ;;
+		esac
+	done
+	[ -n "$dlls" ] && [ -z "$bad" ]
+	ok=$?
+	[ -z "$bad" ] || bad=" (not a Windows DLL:$bad)"
+	result $ok "$(basename "$f") needs only Windows' own DLLs: ${dlls:-none found}$bad"
 done
 rm -rf "$WORK"
 mkdir -p "$WORK/rules" "$WORK/a" "$WORK/b" "$WORK/keep"
@@ -131,6 +158,7 @@ wait_for 60 answers
 result $? "the daemon answers on $PIPE (cpupolicyctl status)" || {
 	tr -d '\r' <"$WORK/daemon.log" | sed 's/^/# daemon: /'
 	finish windows-integration
+	exit
 }
 
 # The probes: a.exe by the rule's path, b the same name elsewhere. Each
@@ -144,7 +172,10 @@ start_probe a
 start_probe b
 ready() { [ -f "$WORK/a/ready" ] && [ -f "$WORK/b/ready" ]; }
 wait_for 60 ready
-result $? "both probes run" || finish windows-integration
+result $? "both probes run" || {
+	finish windows-integration
+	exit
+}
 
 # report FOLDER: asks the probe, prints its report (LF only).
 report() {

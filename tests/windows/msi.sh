@@ -6,7 +6,7 @@
 # rules; the next version's MSI, where there is one, upgrades it in
 # place; msiexec /x removes the programs and the service and leaves the
 # config and a rule file of the administrator's own. TAP on stdout,
-# closing with "N passed, N failed".
+# closing with "N passed, N failed, N skipped".
 #
 #   msi.sh BUILD_DIR      (build-win: cpupolicy-*-x64.msi, and
 #                         msi-next/cpupolicy-*-x64.msi for the upgrade)
@@ -20,8 +20,8 @@ set -u
 }
 WINE_BUILD=$(cd "$1" && pwd)
 . "$(dirname "$0")/wine.sh"
-# shellcheck source=tests/windows/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 MSI_LIMIT=${MSI_LIMIT:-120} # s: msiexec under Wine, service start included
 CMD_LIMIT=60
@@ -32,6 +32,7 @@ msis=("$WINE_BUILD"/cpupolicy-*-x64.msi)
 if [ ! -f "${msis[0]}" ]; then
 	result 1 "an MSI in $WINE_BUILD (make msi)"
 	finish windows-msi
+	exit
 fi
 winpath() { printf 'Z:%s' "${1//\//\\}"; }
 MSI=$(winpath "${msis[0]}")
@@ -62,6 +63,7 @@ cleanup() {
 wine_ready || {
 	result 1 "a Wine prefix"
 	finish windows-msi
+	exit
 }
 trap cleanup EXIT
 wine_persist

@@ -3,8 +3,8 @@
 # this machine's CPUs. Confined to one CPU (taskset -c 0: Wine gives the
 # Windows process that affinity) it must read about half of what the
 # machine can do, exit 1 and name the affinity; on an idle machine it
-# must read at least 90 % and exit 0. TAP on stdout, closing with
-# "N passed, N failed".
+# must read at least 90 % and exit 0. TAP on stdout (tests/tap.sh),
+# closing with "N passed, N failed, N skipped".
 #
 #   saturate.sh BUILD_DIR      (build-win: cpupolicyctl.exe)
 #
@@ -21,8 +21,8 @@ set -u
 WINE_BUILD=$(cd "$1" && pwd)
 # shellcheck source=tests/windows/wine.sh
 . "$(dirname "$0")/wine.sh"
-# shellcheck source=tests/windows/tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=tests/tap.sh
+. "$(dirname "$0")/../tap.sh"
 
 CTL=$WINE_BUILD/cpupolicyctl.exe
 SECONDS_RUN=${SECONDS_RUN:-3}
@@ -50,10 +50,14 @@ trap cleanup EXIT
 efficiency() { sed -n 's/^  efficiency: *\([0-9.]*\) %.*/\1/p' | cut -d. -f1; }
 
 wine_ready
-result $? "the Wine prefix is there" || finish windows-saturate
+result $? "the Wine prefix is there" || {
+	finish windows-saturate
+	exit
+}
 [ -x "$CTL" ] || {
 	result 1 "$CTL is built"
 	finish windows-saturate
+	exit
 }
 # One wineserver for every run, started without the affinity below (it
 # would keep it for the processes it serves).
@@ -116,6 +120,7 @@ result $? "--worker with a handle not handed down: exit 2 (exit $rc)"
 if [ "$CPUS" -lt 2 ]; then
 	skip "confined to CPU 0" "one CPU: nothing to confine"
 	finish windows-saturate
+	exit
 fi
 run_ctl "$RUN_LIMIT" taskset -c 0
 rc=$?

@@ -68,7 +68,9 @@ wine_ready() {
 
 # A wineserver that exits between two programs (it lingers 3 s after the
 # last) can race the next one's start: "wine client error ... Connection
-# reset by peer". A persistent one serves them all; it daemonizes.
+# reset by peer". A persistent one serves them all; it daemonizes, out of
+# the script's process group and its time limit: wine_stop ends it, and
+# tests/run-tests.sh after each script, should the script's trap not run.
 wine_persist() {
 	limited $SERVER_LIMIT wineserver -p
 }
