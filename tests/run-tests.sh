@@ -14,7 +14,8 @@
 # Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target),
 # WIN_BUILD (the Windows build's directory, build-win: its tests run
 # under Wine), SCRIPT_LIMIT (seconds a script may take), CPU1 (cpu1's
-# online file; another only for the runner's own test).
+# online file; another only for the runner's own test), ONE_CPU=1 (the
+# scripts named run confined to one CPU, as the 1-CPU pass runs them).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -147,6 +148,89 @@ run_counted() {
 	rm -f "$out"
 }
 
+## The 1-CPU pass: the hardware-dependent scripts once more, confined to
+## one CPU, so that what they compute from the machine is tried on a
+## smaller one too. A cgroup cpuset of the first CPU online (cgroup v2,
+## else v1's cpuset hierarchy), made here and removed at exit; where
+## neither can be made, taskset -c, an affinity (which a script may
+## widen again; a cpuset it cannot).
+
+ONE_CPU_SCRIPTS="saturate metrics"
+one_cpu_dir=
+one_cpu_enabled=
+
+# one_cpu_v2: a v2 hierarchy with the cpuset controller, given to its
+# children (enabled here where it was not, and taken back at exit).
+one_cpu_v2() {
+	local root
+	for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		grep -qw cpuset "$root/cgroup.controllers" 2>/dev/null || continue
+		if ! grep -qw cpuset "$root/cgroup.subtree_control"; then
+			echo +cpuset >"$root/cgroup.subtree_control" 2>/dev/null ||
+				continue
+			one_cpu_enabled=$root
+		fi
+		echo "$root"
+		return 0
+	done
+	return 1
+}
+
+# one_cpu_setup: the cpuset for the pass, its directory in $one_cpu_dir
+# (empty: taskset); the CPU in $one_cpu.
+one_cpu_setup() {
+	local root dir
+	one_cpu=$(sed 's/[-,].*//' /sys/devices/system/cpu/online)
+	if root=$(one_cpu_v2); then
+		dir="$root/cpupolicy-1cpu-$$"
+		mkdir "$dir" 2>/dev/null && echo "$one_cpu" >"$dir/cpuset.cpus" &&
+			one_cpu_dir=$dir && return 0
+		rmdir "$dir" 2>/dev/null
+	fi
+	root=/sys/fs/cgroup/cpuset
+	dir="$root/cpupolicy-1cpu-$$"
+	if [ -f "$root/cpuset.cpus" ] && mkdir "$dir" 2>/dev/null; then
+		# v1 takes no task before it has memory nodes.
+		if echo "$one_cpu" >"$dir/cpuset.cpus" &&
+			cat "$root/cpuset.mems" >"$dir/cpuset.mems"; then
+			one_cpu_dir=$dir
+			return 0
+		fi
+		rmdir "$dir" 2>/dev/null
+	fi
+	one_cpu_dir=
+}
+
+one_cpu_cleanup() {
+	[ -n "$one_cpu_dir" ] && rmdir "$one_cpu_dir" 2>/dev/null
+	[ -n "$one_cpu_enabled" ] &&
+		echo -cpuset >"$one_cpu_enabled/cgroup.subtree_control" 2>/dev/null
+	one_cpu_dir=
+	one_cpu_enabled=
+}
+
+# run_one_cpu SCRIPT...: each script as run_counted runs it, confined,
+# its results named NAME[1cpu].
+run_one_cpu() {
+	local t confine
+	one_cpu_setup
+	# A command, not a function: the time limit runs it.
+	if [ -n "$one_cpu_dir" ]; then
+		confine=(bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"'
+			one_cpu "$one_cpu_dir")
+	else
+		confine=(taskset -c "$one_cpu")
+	fi
+	trap one_cpu_cleanup EXIT
+	echo "# confined to CPU $one_cpu: ${one_cpu_dir:-taskset -c $one_cpu (no cpuset could be made)}"
+	for t in "$@"; do
+		run_counted "$(basename "$t" .sh)[1cpu]" check_cpu1 \
+			"${confine[@]}" bash "$t"
+	done
+	one_cpu_cleanup
+	trap - EXIT
+}
+
 summary() {
 	for f in "${failures[@]}"; do
 		echo "FAILED: $f"
@@ -157,7 +241,11 @@ summary() {
 
 # Scripts named: only those run, each as make test runs it (one in a
 # folder named windows as a Windows script), and the summary.
-if [ $# -gt 0 ]; then
+if [ $# -gt 0 ] && [ "${ONE_CPU:-}" = 1 ]; then
+	run_one_cpu "$@"
+	summary
+	exit
+elif [ $# -gt 0 ]; then
 	for t in "$@"; do
 		case $t in
 		*/windows/*)
@@ -235,6 +323,9 @@ else
 			env CPUPOLICY_TEST_EVENTS=netlink bash "tests/integration/$name.sh"
 	done
 fi
+
+echo "# integration tests of the hardware, confined to one CPU"
+run_one_cpu $(printf 'tests/integration/%s.sh ' $ONE_CPU_SCRIPTS)
 
 echo "# fuzz targets, ${FUZZ_SECONDS}s each"
 for f in "$BUILD"/fuzz/fuzz_*; do

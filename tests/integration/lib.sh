@@ -177,6 +177,95 @@ need_cpu1() {
 	return 1
 }
 
+## The machine, as sysfs and the kernel show it to this script: what a
+## figure that depends on the hardware is computed from.
+
+SYSCPU=/sys/devices/system/cpu
+
+# cpulist_expand LIST: the CPUs of a list as the kernel writes them
+# ("0-3,8"), one a line.
+cpulist_expand() {
+	awk -v list="$1" 'BEGIN {
+		n = split(list, part, ",")
+		for (i = 1; i <= n; i++) {
+			if (split(part[i], r, "-") == 2)
+				for (c = r[1] + 0; c <= r[2] + 0; c++) print c
+			else if (part[i] != "")
+				print part[i] + 0
+		}
+	}'
+}
+
+# cpulist_format: CPUs on stdin, one a line, as a list written the way
+# the kernel and hwloc write one ("0-3,8").
+cpulist_format() {
+	sort -nu | awk '
+	function range() { return first == last ? first : first "-" last }
+	NR == 1 { first = last = $1; next }
+	$1 == last + 1 { last = $1; next }
+	{ out = out sep range(); sep = ","; first = last = $1 }
+	END { if (NR) print out sep range() }'
+}
+
+cpulist_count() { cpulist_expand "$1" | wc -l; }
+
+# cpulist_and A B, cpulist_minus A B: the CPUs of list A also in list B,
+# or not in it, as a list.
+cpulist_and() { cpulist_expand "$1" | grep -xF -f <(cpulist_expand "$2"; echo x) | cpulist_format; }
+cpulist_minus() { cpulist_expand "$1" | grep -vxF -f <(cpulist_expand "$2"; echo x) | cpulist_format; }
+
+machine_online() { cat "$SYSCPU/online"; }
+machine_present() { cat "$SYSCPU/present"; }
+
+# machine_allowed: the online CPUs this script may run on: its affinity,
+# which its cpuset bounds (and the runner's 1-CPU pass narrows).
+machine_allowed() {
+	cpulist_and "$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/$$/status)" \
+		"$(machine_online)"
+}
+
+# machine_siblings CPU: the hardware threads of CPU's core (itself alone
+# where sysfs does not say, as for a CPU offline).
+machine_siblings() {
+	cat "$SYSCPU/cpu$1/topology/thread_siblings_list" 2>/dev/null || echo "$1"
+}
+
+# machine_cores LIST: how many cores the CPUs of LIST are on.
+machine_cores() {
+	local c
+	for c in $(cpulist_expand "$1"); do
+		machine_siblings "$c"
+	done | sort -u | wc -l
+}
+
+# machine_smt: a core of this machine has more than one hardware thread
+# online.
+machine_smt() {
+	local c
+	for c in $(cpulist_expand "$(machine_online)"); do
+		[ "$(cpulist_count "$(machine_siblings "$c")")" -gt 1 ] && return 0
+	done
+	return 1
+}
+
+# machine_cpuset: "CGROUP CPUS", this script's cpuset and the CPUs it
+# allows, where cgroup v1 (cpuset hierarchy), v2 or the hybrid layout
+# has one; empty where none is readable.
+machine_cpuset() {
+	local cg file cpus
+	cg=$(cat /proc/$$/cpuset 2>/dev/null) || return 0
+	for file in "/sys/fs/cgroup/cpuset${cg%/}/cpuset.effective_cpus" \
+		"/sys/fs/cgroup${cg%/}/cpuset.cpus.effective" \
+		"/sys/fs/cgroup/unified${cg%/}/cpuset.cpus.effective"; do
+		# cgroup files say size 0: read, and see.
+		cpus=$(cat "$file" 2>/dev/null) && [ -n "$cpus" ] &&
+			echo "$cg $cpus" && return 0
+	done
+}
+
+# fraction A B [PLUS]: A / B (+ PLUS), to four places.
+fraction() { awk -v a="$1" -v b="$2" -v p="${3:-0}" 'BEGIN { printf "%.4f", a / b + p }'; }
+
 ## The daemon.
 
 ctl() { "$CTL" -S "$SOCK" "$@"; }

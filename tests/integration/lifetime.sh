@@ -277,6 +277,93 @@ else
 	stop_daemon
 fi
 
+# A write the kernel refuses is not someone else's change, on any cgroup
+# layout: a thread in a cpuset of its own, narrower than its process's, is
+# refused an affinity outside it (sched_setaffinity: EINVAL), though the
+# process's cpuset, within which the daemon plans, allows it. cgroup v1
+# puts a thread apart by its tid in "tasks"; v2 in a threaded subtree, by
+# "cgroup.threads". The process exists before the rule, so that the
+# thread is in its cpuset before the first write. The refusal is said
+# once, recorded as not taken, and not tried again at every rescan (every
+# 200 ms here, several while the case waits), while the main thread
+# takes the placement.
+ONLINE=$(machine_online)
+NARROW=$(cpulist_expand "$ONLINE" | head -n 1)
+WIDE_ONLY=$(cpulist_minus "$ONLINE" "$NARROW")
+# refusal_cpuset: $narrow_cg, a cpuset of $NARROW alone for the thread
+# (its tid goes to $narrow_cg/$thread_file), and $wide_cg, where the
+# process goes first (empty: where it is); false where neither v1 nor v2
+# has a cpuset to make.
+refusal_cpuset() {
+	local v1=/sys/fs/cgroup/cpuset root top="cpupolicy-lifetime-$$"
+	if [ -f "$v1/cpuset.cpus" ] && mkdir "$v1/$top" 2>/dev/null; then
+		at_exit "rmdir '$v1/$top'"
+		narrow_cg="$v1/$top" wide_cg= thread_file=tasks
+		echo "$NARROW" >"$narrow_cg/cpuset.cpus" &&
+			cat "$v1/cpuset.mems" >"$narrow_cg/cpuset.mems"
+		return
+	fi
+	for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		grep -qw cpuset "$root/cgroup.controllers" 2>/dev/null && break
+		root=
+	done
+	[ -n "$root" ] || return 1
+	if ! grep -qw cpuset "$root/cgroup.subtree_control"; then
+		echo +cpuset >"$root/cgroup.subtree_control" || return 1
+		at_exit "echo -cpuset >'$root/cgroup.subtree_control' 2>/dev/null"
+	fi
+	mkdir "$root/$top" || return 1
+	at_exit "rmdir '$root/$top/wide' '$root/$top/narrow' '$root/$top'"
+	mkdir "$root/$top/wide" "$root/$top/narrow" &&
+		echo +cpuset >"$root/$top/cgroup.subtree_control" &&
+		echo threaded >"$root/$top/wide/cgroup.type" &&
+		echo threaded >"$root/$top/narrow/cgroup.type" &&
+		echo "$NARROW" >"$root/$top/narrow/cpuset.cpus" || return 1
+	narrow_cg="$root/$top/narrow" wide_cg="$root/$top/wide" thread_file=cgroup.threads
+}
+if [ -z "$WIDE_ONLY" ]; then
+	skip "an affinity the kernel refuses" "one CPU online: no CPU outside a cpuset to ask for"
+elif ! refusal_cpuset; then
+	skip "an affinity the kernel refuses" "no cpuset can be made here (cgroup v1 or v2)"
+else
+	cat >"$RULES/10-test.rules" <<EOF
+rules = ( { name = "other"; match = { exe = "$PLAIN"; }; priority = { nice = 1; }; } );
+EOF
+	rm -f "$RULES/20-lost.rules"
+	write_conf rescan_interval_ms=200
+	start_daemon || { finish; exit 1; }
+	start "$TMP/bin/failing" -t 1 -s 30
+	w=$!
+	two_threads() { [ "$(ls /proc/$w/task | wc -l)" -eq 2 ]; }
+	wait_until 5 two_threads
+	tid=$(ls /proc/$w/task | grep -vx "$w")
+	{ [ -z "$wide_cg" ] || echo "$w" >"$wide_cg/cgroup.procs"; } &&
+		echo "$tid" >"$narrow_cg/$thread_file"
+	cat >"$RULES/10-test.rules" <<EOF
+rules = ( { name = "failing"; match = { exe = "$TMP/bin/failing"; };
+            placement = { cpus = "$WIDE_ONLY"; }; } );
+EOF
+	mark=$(log_mark)
+	run ctl reload
+	placed() { [ "$(taskset -pc "$w" | sed 's/.*: //')" = "$WIDE_ONLY" ]; }
+	wait_until 5 placed
+	scans=$(rescans_now)
+	wait_until 5 eval '[ "$(rescans_since "$scans")" -ge 5 ]'
+	rescanned=$(rescans_since "$scans")
+	said=$(log_since "$mark" | grep "pid $w tid $tid ")
+	refused=$(grep -c "cannot set placement of rule failing" <<<"$said")
+	if [ "$refused" -eq 1 ] && [ "${rescanned:-0}" -ge 5 ] && placed &&
+		[ "$(taskset -pc "$tid" | sed 's/.*: //')" = "$NARROW" ] &&
+		! grep -q "tried again" <<<"$said" &&
+		! log_since "$mark" | grep -q "pid $w .*changed by someone else"; then
+		ok "an affinity the kernel refuses (EINVAL, a thread's own cpuset) is said once in $rescanned rescans, not tried again, not taken for someone else's change; the main thread is placed"
+	else
+		not_ok "an affinity the kernel refuses" "said $refused times in ${rescanned:-no} rescans; main thread $(taskset -pc "$w"), thread $(taskset -pc "$tid"); $(log_since "$mark" | grep "pid $w")"
+	fi
+	stop "$w" 5
+	stop_daemon
+fi
+
 # A write the kernel refuses is not someone else's change: SCHED_FIFO in a
 # cgroup without realtime time (cpu.rt_runtime_us 0) fails with EPERM. It
 # is said once, recorded as not taken, and not tried again every rescan.

@@ -195,7 +195,7 @@ applied() {
 start=$(date +%s.%N)
 wait_for "$APPLY_LIMIT" applied
 ok=$?
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(awk -v now="$(date +%s.%N)" -v start="$start" 'BEGIN { printf "%.3f", now - start }')
 rep_a=$(report a)
 echo "$rep_a" | sed 's/^/# a: /'
 result $ok "the rule's probe: class high, every thread highest, the late one too (within ${APPLY_LIMIT} s; took $secs s)"
