@@ -1,7 +1,7 @@
 #!/bin/bash
 # The soak: everything at once for SOAK_SECONDS (20 in make test, minutes
 # in make soak), against the real daemon and kernel, as root: exec storms,
-# a rename flood, thread churn, PID reuse (pid_max lowered to 32768 for
+# a rename flood, thread churn, PID reuse (pid_max lowered to 16384 for
 # the run, so that PIDs wrap in seconds), children of managed processes
 # that exec something unmatched, reloads, SIGKILL and restart of the
 # daemon, and power holds taken and given back every second, on a fake
@@ -36,11 +36,11 @@ for name in managed raiser holder; do cp "$WORKER" "$TMP/bin/$name"; done
 cp "$WORKER" "$TMP/other/plain"
 PLAIN="$TMP/other/plain"
 
-# PID reuse: a PID space of 32768 (the kernel's default; systemd raises
+# PID reuse: a PID space of 16384 (half the kernel's default; systemd raises
 # it to 4194304) wraps in seconds under the storms. Lowered, never below
 # what runs, and put back at exit.
 PID_MAX_FILE=/proc/sys/kernel/pid_max
-SOAK_PID_MAX=32768
+SOAK_PID_MAX=16384
 pid_max_original=$(cat "$PID_MAX_FILE")
 if [ "$pid_max_original" -gt "$SOAK_PID_MAX" ] &&
 	[ "$(ls -d /proc/[0-9]*/task/* | wc -l)" -lt $((SOAK_PID_MAX / 4)) ]; then
