@@ -10,7 +10,8 @@
 #   make run      check the tree's rules, then run the daemon on them (root)
 #   make fuzz     fuzz every parser for FUZZ_SECONDS (default 300) each
 #   make soak     everything at once against the daemon for SOAK_SECONDS
-#                 (default 300; make test runs it for 20)
+#                 (default 300; make test runs it for 20), its figures
+#                 written to docs/soak.md
 #   make bench    run the benchmarks and write docs/benchmarks.md
 #                 (BENCH_RUNS, BENCH_STARTS, BENCH_RULES_RUNS, ...)
 #   make format   clang-format every source file in place
@@ -286,10 +287,12 @@ test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-stat
 test-systemd: deps
 	@tests/systemd/run.sh
 
-# The soak of tests/integration/soak.sh, for longer (root).
+# The soak of tests/integration/soak.sh, for longer (root); its figures
+# go to docs/soak.md (tests/soak/report.sh).
 soak: deps
 	@$(MAKE) --no-print-directory all $(HELPER_BIN)
-	@BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) \
+	@BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) SOAK_DOC=docs/soak.md \
+		SOAK_COMMAND="make soak SOAK_SECONDS=$(SOAK_SECONDS)" \
 		bash tests/integration/soak.sh
 
 # The daemon in the foreground on the tree's config and rules, one log line

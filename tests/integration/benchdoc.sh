@@ -11,6 +11,8 @@ DOC="$SRCDIR/docs/benchmarks.md"
 README="$SRCDIR/README.md"
 
 [ -r "$DOC" ] || skip_all "no docs/benchmarks.md"
+SOAK_CHECK="$SRCDIR/tests/soak/check-doc.sh"
+SOAK_DOC="$SRCDIR/docs/soak.md"
 
 name="docs/benchmarks.md is whole and README.md quotes none of it"
 run "$CHECK" "$DOC" "$README"
@@ -72,5 +74,39 @@ refused "a file without one of its sections is refused" \
 grep -v '^| \(command\|kernel\) |' "$DOC" >"$TMP/nomachine.md"
 refused "a file that does not say the machine and the command is refused" \
 	"has no command" "$TMP/nomachine.md" "$README"
+
+# The soak's figures, the same way: docs/soak.md as make soak writes it,
+# and README's paragraph on make soak links it and quotes none of it.
+if [ -r "$SOAK_DOC" ]; then
+	name="docs/soak.md is whole and README.md quotes none of it"
+	run "$SOAK_CHECK" "$SOAK_DOC" "$README"
+	expect_status "$name" 0 && ok "$name"
+	soak_refused() { # NAME WHY DOC README
+		run "$SOAK_CHECK" "$3" "$4"
+		if [ "$status" -eq 1 ]; then
+			expect_contains "$1" "$out" "$2" && ok "$1"
+		else
+			not_ok "$1" "status $status, expected 1; output: $out"
+		fi
+	}
+	awk '{ print } /^`make soak` runs/ { print "and RSS flat (12 descriptors, 3.8 MiB at most)." }' \
+		"$README" >"$TMP/soaktyped.md"
+	soak_refused "a soak figure typed into README is refused" \
+		"the soak's paragraph quotes figures of its own" "$SOAK_DOC" "$TMP/soaktyped.md"
+	sed 's|(docs/soak\.md)|(elsewhere)|g' "$README" >"$TMP/soaknolink.md"
+	soak_refused "the soak's paragraph without the link is refused" \
+		"does not link docs/soak.md" "$SOAK_DOC" "$TMP/soaknolink.md"
+	grep -v '^| PIDs wrapped |' "$SOAK_DOC" >"$TMP/soaknowrap.md"
+	soak_refused "a soak page without a figure is refused" \
+		'no figure "PIDs wrapped"' "$TMP/soaknowrap.md" "$README"
+	sed 's/^| settings lost | .*/| settings lost | none |/' "$SOAK_DOC" >"$TMP/soaknone.md"
+	soak_refused "a soak figure that is no number is refused" \
+		'the figure "settings lost" is no number' "$TMP/soaknone.md" "$README"
+	grep -v '^| command |' "$SOAK_DOC" >"$TMP/soaknocmd.md"
+	soak_refused "a soak page that does not say the command is refused" \
+		"has no command" "$TMP/soaknocmd.md" "$README"
+else
+	skip "docs/soak.md is whole" "no docs/soak.md: make soak writes it"
+fi
 
 finish

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Checks that the soak's figures cannot drift: docs/soak.md is what make
+# soak wrote (its head, its machine, every figure filled), and README.md
+# quotes none of it (its paragraph on make soak links the file and states
+# no figure). Prints each problem; exits 1 when there is one.
+#
+#   check-doc.sh SOAK.md [README.md]
+set -u
+[ $# -ge 1 ] && [ $# -le 2 ] || {
+	echo "usage: $0 SOAK.md [README.md]" >&2
+	exit 2
+}
+doc=$1
+readme=${2:-}
+problems=0
+problem() {
+	echo "$1"
+	problems=$((problems + 1))
+}
+[ -r "$doc" ] || {
+	echo "$doc: cannot be read"
+	exit 1
+}
+
+# The figures make soak writes, by the first cell of their row.
+FIGURES=(
+	"seconds"
+	"events a second held"
+	"restarts by SIGKILL survived"
+	"descriptors at most, after the warm-up"
+	"RSS at most, after the warm-up"
+	"PIDs wrapped"
+	"power holds taken"
+	"settings lost"
+	"raises seen on unmatched processes"
+	"the sampler's looks"
+	"checks"
+)
+
+[ "$(head -n 1 "$doc")" = "# The soak" ] ||
+	problem "$doc:1: does not start with \"# The soak\""
+grep -q '^Written by `make soak' "$doc" ||
+	problem "$doc: no line saying which run of make soak wrote it"
+for key in date command CPU CPUs kernel; do
+	grep -q "^| $key | [^ |]" "$doc" ||
+		problem "$doc: the machine's table has no $key"
+done
+# Each figure's cell starts with a number, and none is empty or no number.
+for f in "${FIGURES[@]}"; do
+	row=$(grep -F "| $f | " "$doc" | head -n 1)
+	if [ -z "$row" ]; then
+		problem "$doc: no figure \"$f\""
+	elif ! grep -qE "^\| [^|]* \| [0-9]" <<<"$row" ||
+		grep -qE '(^|[^a-z])(-?nan|inf|none|\(null\))([^a-z]|$)' <<<"$row"; then
+		problem "$doc: the figure \"$f\" is no number: $row"
+	fi
+done
+
+if [ -n "$readme" ]; then
+	para=$(awk '/^`make soak` runs/ { on = 1 } on && /^$/ { exit } on' "$readme")
+	if [ -z "$para" ]; then
+		problem "$readme: no paragraph starting \"\`make soak\` runs\""
+	else
+		grep -q '(docs/soak\.md)' <<<"$para" ||
+			problem "$readme: the soak's paragraph does not link docs/soak.md"
+		figures=$(grep -E '[0-9][0-9.,]*[[:space:]]*(ms|s|MiB|KiB|MB|%|descriptors|fds|events|restarts)([^[:alnum:]]|$)' <<<"$para")
+		[ -z "$figures" ] || problem "$readme: the soak's paragraph quotes figures of its own (they belong in docs/soak.md):
+$figures"
+	fi
+fi
+
+[ "$problems" -eq 0 ]
