@@ -9,19 +9,22 @@
 #include "pattern.h"
 #include "util.h"
 
+/* IoPriority only where the rule asks (ifeo = "class+io"): the daemon
+ * cannot give a same-named program its I/O priority back (ifeo_exec). */
 struct ifeo_values ifeo_values_of(const struct rule_priority *priority)
 {
 	struct ifeo_values v = {IFEO_CPU_CLASS_UNSET, IFEO_IO_PRIORITY_UNSET};
+	enum ifeo_io_priority io = IFEO_IO_PRIORITY_UNSET;
 
 	switch (priority->class) {
 	case RULE_CLASS_IDLE:
 		/* As Linux's idle class takes the idle I/O class. */
 		v.cpu_class = IFEO_CPU_CLASS_IDLE;
-		v.io_priority = IFEO_IO_PRIORITY_VERY_LOW;
+		io = IFEO_IO_PRIORITY_VERY_LOW;
 		break;
 	case RULE_CLASS_BELOW_NORMAL:
 		v.cpu_class = IFEO_CPU_CLASS_BELOW_NORMAL;
-		v.io_priority = IFEO_IO_PRIORITY_LOW;
+		io = IFEO_IO_PRIORITY_LOW;
 		break;
 	case RULE_CLASS_ABOVE_NORMAL:
 		v.cpu_class = IFEO_CPU_CLASS_ABOVE_NORMAL;
@@ -36,6 +39,8 @@ struct ifeo_values ifeo_values_of(const struct rule_priority *priority)
 		 * only brings down); realtime has no PerfOptions value. */
 		break;
 	}
+	if (priority->ifeo == RULE_IFEO_CLASS_IO)
+		v.io_priority = io;
 	return v;
 }
 
@@ -256,9 +261,11 @@ static bool ifeo_rule_has_glob(const struct rule *rule)
 	return false;
 }
 
+/* A file name a rule may match, which it writes or only claims. */
 struct ifeo_candidate {
 	const char *name; /* points into the rule's patterns */
 	size_t rule;
+	bool writes;
 };
 
 struct ifeo_candidates {
@@ -267,35 +274,61 @@ struct ifeo_candidates {
 };
 
 static void ifeo_candidate_add(struct ifeo_candidates *c, const char *name,
-			       size_t rule)
+			       size_t rule, bool writes)
 {
 	if (c->count == c->capacity) {
 		c->capacity = c->capacity ? c->capacity * 2 : 16;
 		c->list = xreallocarray(c->list, c->capacity, sizeof(*c->list));
 	}
-	c->list[c->count++] = (struct ifeo_candidate){name, rule};
+	c->list[c->count++] = (struct ifeo_candidate){name, rule, writes};
 }
 
-/* The literal file names a rule may match: those of its exe, and its
- * literal names, each kept only when the rest of its match allows it. */
+/* An exe value with no glob character: one full path ('\\' is a
+ * separator here, never a quote). */
+bool ifeo_exe_literal(const char *exe)
+{
+	return pattern_is_literal_flags(exe, PATTERN_SLASHES);
+}
+
+/* The file name an exe value gives PerfOptions under ifeo = "class" or
+ * "class+io": its last component when that is literal, else NULL. */
+const char *ifeo_exe_file_name(const char *exe)
+{
+	const char *tail = ifeo_tail(exe);
+
+	return *tail && pattern_is_literal(tail) ? tail : NULL;
+}
+
+/* The literal file names a rule may match, each kept only when the rest
+ * of its match allows it; those it writes are, by default, only those of
+ * its literal full paths: a glob names a family of programs, and every
+ * same-named program elsewhere (MSYS2's clang.exe, Git's link.exe) would
+ * be started with the values too. Asked for (ifeo.h): those of its exes
+ * whose file name is literal, and its literal names. A name it does not
+ * write it still claims: another rule's entry must agree with it. */
 static void ifeo_rule_candidates(const struct rule *rule, size_t index,
 				 struct ifeo_candidates *c)
 {
 	const struct rule_match *m = &rule->match;
+	enum rule_ifeo asked = rule->priority.ifeo;
+	bool explicit = asked == RULE_IFEO_CLASS || asked == RULE_IFEO_CLASS_IO;
 
 	for (size_t i = 0; i < m->exe.count; i++) {
-		const char *tail = ifeo_tail(m->exe.values[i]);
+		const char *exe = m->exe.values[i];
+		const char *tail = ifeo_exe_file_name(exe);
+		bool writes = explicit || (asked == RULE_IFEO_UNSET &&
+					   ifeo_exe_literal(exe));
 
-		if (*tail && pattern_is_literal(tail) &&
+		if (tail &&
 		    (!m->name.count || ifeo_names_claim(&m->name, tail)))
-			ifeo_candidate_add(c, tail, index);
+			ifeo_candidate_add(c, tail, index, writes);
 	}
 	for (size_t i = 0; i < m->name.count; i++) {
 		const char *name = m->name.values[i];
 
 		if (pattern_is_literal(name) &&
 		    (!m->exe.count || ifeo_exes_claim(&m->exe, name)))
-			ifeo_candidate_add(c, name, index);
+			ifeo_candidate_add(c, name, index, explicit);
 	}
 }
 
@@ -381,7 +414,7 @@ static void ifeo_plan_name(const struct rule *rules, size_t count,
 
 	for (size_t i = 0; i < size && !first; i++) {
 		values = ifeo_values_of(&rules[group[i].rule].priority);
-		if (ifeo_values_set(values))
+		if (group[i].writes && ifeo_values_set(values))
 			first = &group[i];
 	}
 	if (!first)

@@ -7,8 +7,15 @@
  *
  * Windows keys these values by image file name alone: every process of
  * that name gets them, whatever its folder, user or command line. So:
- * - a name is written only for a rule whose exe ends in a literal file
- *   name (a glob there names no one file), or whose name is literal;
+ * - by default a name is written only for a rule's exe values with no
+ *   glob character (a literal full path: one program an administrator
+ *   chose); a glob names a family, and every same-named program on the
+ *   machine would get the values too. A rule asks for more with
+ *   priority.ifeo = "class" or "class+io": then any exe ending in a
+ *   literal file name, and a literal name, qualify (check warns of each
+ *   glob); ifeo = "off" writes nothing for it;
+ * - IoPriority only with ifeo = "class+io": the daemon cannot put a
+ *   same-named program's I/O priority back (no documented call);
  * - lowering values (idle, below-normal) are written by default: a
  *   same-named program elsewhere is lowered, which grants it nothing;
  * - raising values (above-normal, high) only with IFEO_MODE_ALL: a
@@ -123,6 +130,8 @@ typedef bool (*ifeo_reserved_fn)(void *ctx, const char *name);
 
 /* ifeo.c */
 struct ifeo_values ifeo_values_of(const struct rule_priority *priority);
+bool ifeo_exe_literal(const char *exe);
+const char *ifeo_exe_file_name(const char *exe);
 bool ifeo_values_set(struct ifeo_values values);
 bool ifeo_values_equal(struct ifeo_values a, struct ifeo_values b);
 bool ifeo_values_raise(struct ifeo_values values);

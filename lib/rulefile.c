@@ -12,6 +12,7 @@
 
 #include <libconfig.h>
 
+#include "ifeo.h"
 #include "os.h"
 #include "pattern.h"
 #include "prio.h"
@@ -638,6 +639,7 @@ static void rulefile_priority_system(struct rulefile *rf,
 
 	rulefile_ignored(rf, g, "efficiency_mode", p->efficiency_mode,
 			 RULES_SYSTEM_WINDOWS, "");
+	rulefile_ignored(rf, g, "ifeo", p->ifeo, RULES_SYSTEM_WINDOWS, "");
 	rulefile_ignored(rf, g, "nice", p->has_nice, lx, " (use class)");
 	rulefile_ignored(rf, g, "policy", p->policy, lx, " (use class)");
 	rulefile_ignored(rf, g, "rt_priority", p->rt_priority, lx,
@@ -647,12 +649,69 @@ static void rulefile_priority_system(struct rulefile *rf,
 	rulefile_thread_linux(rf, g, p);
 }
 
+/* priority.ifeo asked for where a glob makes the registry's key, the
+ * file name alone, reach programs the rule does not name (ifeo.h). */
+static void rulefile_ifeo_globs(struct rulefile *rf, unsigned line,
+				const struct rule_match *m)
+{
+	for (size_t i = 0; i < m->exe.count; i++) {
+		const char *exe = m->exe.values[i];
+		const char *file = ifeo_exe_file_name(exe);
+
+		if (ifeo_exe_literal(exe))
+			continue;
+		if (file)
+			rulefile_warning(
+				rf, line,
+				"priority.ifeo: exe '%.200s' is a glob, and "
+				"Windows keys PerfOptions by file name alone: "
+				"every program called %.200s on this machine, "
+				"in any folder, starts with them",
+				exe, file);
+		else
+			rulefile_warning(rf, line,
+					 "priority.ifeo: exe '%.200s' names no "
+					 "one file name: nothing is written "
+					 "for it",
+					 exe);
+	}
+	for (size_t i = 0; i < m->name.count; i++) {
+		if (!pattern_is_literal(m->name.values[i]))
+			rulefile_warning(rf, line,
+					 "priority.ifeo: name '%.200s' is a "
+					 "glob: nothing is written for it",
+					 m->name.values[i]);
+	}
+}
+
+static void rulefile_ifeo(struct rulefile *rf, const config_setting_t *g,
+			  const struct rule *rule)
+{
+	const config_setting_t *s = config_setting_get_member(g, "ifeo");
+	const struct rule_priority *p = &rule->priority;
+	unsigned line;
+
+	if (!s || rf->system != RULES_SYSTEM_WINDOWS ||
+	    (p->ifeo != RULE_IFEO_CLASS && p->ifeo != RULE_IFEO_CLASS_IO))
+		return;
+	line = rulefile_line(rf, s);
+	if (!ifeo_values_set(ifeo_values_of(p))) {
+		rulefile_warning(rf, line,
+				 "priority.ifeo has no effect: PerfOptions "
+				 "have a value for class idle, below-normal, "
+				 "above-normal or high only");
+		return;
+	}
+	rulefile_ifeo_globs(rf, line, &rule->match);
+}
+
 static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			      struct rule *rule)
 {
 	static const char *const keys[] = {
 		"class",    "nice",	"policy", "rt_priority",
 		"io_class", "io_level", "thread", "efficiency_mode",
+		"ifeo",
 	};
 	struct rule_priority *p = &rule->priority;
 	const config_setting_t *s;
@@ -704,6 +763,9 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 	if ((s = config_setting_get_member(g, "efficiency_mode")) &&
 	    rulefile_enum(rf, s, RULES_ENUM_EFFICIENCY, &value))
 		p->efficiency_mode = (enum rule_efficiency)value;
+	if ((s = config_setting_get_member(g, "ifeo")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_IFEO, &value))
+		p->ifeo = (enum rule_ifeo)value;
 	rulefile_conflict(rf, g, "class", "nice",
 			  "the class sets nice; use one of them");
 	rulefile_conflict(rf, g, "class", "policy",
@@ -716,6 +778,7 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			"priority.nice has no effect with a realtime "
 			"policy");
 	rulefile_priority_system(rf, g, p);
+	rulefile_ifeo(rf, g, rule);
 }
 
 static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,

@@ -69,6 +69,12 @@ static const char *const rules_efficiency_names[] = {
 	[RULE_EFFICIENCY_SYSTEM] = "system",
 };
 
+static const char *const rules_ifeo_names[] = {
+	[RULE_IFEO_OFF] = "off",
+	[RULE_IFEO_CLASS] = "class",
+	[RULE_IFEO_CLASS_IO] = "class+io",
+};
+
 static const char *const rules_system_names[] = {
 	[RULES_SYSTEM_LINUX] = "linux",
 	[RULES_SYSTEM_WINDOWS] = "windows",
@@ -114,6 +120,7 @@ static const struct rules_enum_table rules_enum_tables[] = {
 	[RULES_ENUM_PROFILE] = RULES_TABLE(rules_profile_names),
 	[RULES_ENUM_THREAD] = RULES_TABLE(rules_thread_names),
 	[RULES_ENUM_EFFICIENCY] = RULES_TABLE(rules_efficiency_names),
+	[RULES_ENUM_IFEO] = RULES_TABLE(rules_ifeo_names),
 	[RULES_ENUM_SYSTEM] = RULES_TABLE(rules_system_names),
 };
 
@@ -690,6 +697,9 @@ static void rules_print_priority(FILE *out, const struct rule_priority *p)
 		fprintf(out, "  priority.efficiency_mode = %s\n",
 			rules_enum_name(RULES_ENUM_EFFICIENCY,
 					p->efficiency_mode));
+	if (p->ifeo)
+		fprintf(out, "  priority.ifeo = %s\n",
+			rules_enum_name(RULES_ENUM_IFEO, p->ifeo));
 }
 
 static void rules_print_placement(FILE *out, const struct rule_placement *p)

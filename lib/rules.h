@@ -61,6 +61,19 @@ enum rule_efficiency {
 	RULE_EFFICIENCY_SYSTEM,
 };
 
+/* Whether the rule's class also goes to the registry's Image File
+ * Execution Options (ifeo.h), which Windows keys by file name alone.
+ * UNSET: only for exe values with no glob character (a literal full
+ * path), class alone; CLASS, CLASS_IO: asked for, for any exe whose file
+ * name is literal and for a literal name (a warning says who else gets
+ * it); OFF: never. */
+enum rule_ifeo {
+	RULE_IFEO_UNSET,
+	RULE_IFEO_OFF,
+	RULE_IFEO_CLASS,
+	RULE_IFEO_CLASS_IO,
+};
+
 enum rule_cores {
 	RULE_CORES_UNSET,
 	RULE_CORES_ALL,
@@ -126,6 +139,7 @@ struct rule_priority {
 	int io_level; /* -1: unset */
 	enum rule_thread thread;
 	enum rule_efficiency efficiency_mode;
+	enum rule_ifeo ifeo;
 };
 
 struct rule_placement {
@@ -206,6 +220,7 @@ enum rules_enum {
 	RULES_ENUM_PROFILE,
 	RULES_ENUM_THREAD,
 	RULES_ENUM_EFFICIENCY,
+	RULES_ENUM_IFEO,
 	RULES_ENUM_SYSTEM,
 };
 

@@ -5,10 +5,19 @@
  * SYSTEM, Administrators, TrustedInstaller (which owns C:\ and the
  * system's folders) and the account this process runs as (the service's
  * is SYSTEM) may own them or hold a right that changes them. A folder
- * above is judged by whether others may remove or rename what is in it,
- * or rewrite its DACL or owner: C:\ProgramData lets users add folders,
- * which stay theirs (CREATOR OWNER), as /tmp's sticky bit does, and is
- * accepted. The state directory's check (statefile.c) and the install's
+ * above is judged by whether others may remove or rename what is in it
+ * (FILE_DELETE_CHILD), or rewrite its DACL or owner to give themselves
+ * that; the path itself also by DELETE, which removes or renames it.
+ * Adding is not judged: C:\ProgramData lets users add folders, which
+ * stay theirs (CREATOR OWNER), as /tmp's sticky bit does. Nor is the
+ * DELETE of a folder above: another installer's "Users: Modify" on
+ * C:\ProgramData lets users rename it away, but whatever they then put
+ * in its place is a folder they made, owned by them (refused by the
+ * owner check), or an existing folder moved there, whose content is
+ * judged as any other: at worst the service refuses to start, it never
+ * obeys what they wrote. What they cannot do is change what a trusted
+ * folder holds. Both ACLs are accepted.
+ * The state directory's check (statefile.c) and the install's
  * takeover (policyd/windows/install.c) judge with the same helpers.
  *
  * The calls, as Microsoft documents them:

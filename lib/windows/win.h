@@ -114,14 +114,16 @@ void apply_prio_state_of_class(DWORD klass, struct prio_state *state);
 /* trust.c: who else could change a file or folder (trust_path, and the
  * state folder's and the install's checks). The rights that change what
  * a folder holds or who may change it; above a path, those that remove
- * or rename what it holds (adding is allowed: what another adds stays
- * theirs, as in C:\ProgramData); those that change a file. */
+ * or rename what it holds, FILE_DELETE_CHILD, or grant that (adding is
+ * allowed: what another adds stays theirs, as in C:\ProgramData; and so
+ * is the folder's own DELETE, judged as the child it is only where it is
+ * the path itself, trust.c says why); those that change a file. */
 #define TRUST_DIR_WRITE                                                        \
 	(FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | FILE_DELETE_CHILD |           \
 	 FILE_WRITE_ATTRIBUTES | DELETE | WRITE_DAC | WRITE_OWNER |            \
 	 GENERIC_WRITE | GENERIC_ALL)
 #define TRUST_PARENT_WRITE                                                     \
-	(FILE_DELETE_CHILD | DELETE | WRITE_DAC | WRITE_OWNER | GENERIC_ALL)
+	(FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER | GENERIC_ALL)
 #define TRUST_FILE_WRITE                                                       \
 	(FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_WRITE_ATTRIBUTES | DELETE | \
 	 WRITE_DAC | WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL)

@@ -13,17 +13,19 @@
 #include "unit.h"
 
 #include "ifeo.h"
+#include "rules.h"
 #include "util.h"
 
 #define SPEC_MAX 4
 
 /* One rule of a case: its exe and name patterns, a user or not, a class,
- * or no priority at all (placement only). */
+ * or no priority at all (placement only), and its priority.ifeo. */
 struct spec {
 	const char *exe[3];
 	const char *name[3];
 	bool user;
 	enum rule_class class;
+	enum rule_ifeo ifeo;
 };
 
 struct plan_case {
@@ -43,201 +45,399 @@ static const char *const why_names[] = {
 };
 
 static const struct plan_case plan_cases[] = {
-	{"idle: CpuPriorityClass 1, IoPriority 0",
-	 {{{"C:\\Tools\\indexer.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	{"idle: CpuPriorityClass 1, no IoPriority unless asked",
+	 {{{"C:\\Tools\\indexer.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
+	 1,
+	 IFEO_MODE_LOWERING,
+	 "indexer.exe 1 -1 #0",
+	 ""},
+	{"idle with ifeo class+io: IoPriority 0",
+	 {{{"C:\\Tools\\indexer.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_CLASS_IO}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "indexer.exe 1 0 #0",
 	 ""},
-	{"below-normal: CpuPriorityClass 5, IoPriority 1",
-	 {{{"C:\\Tools\\xz.exe"}, {0}, false, RULE_CLASS_BELOW_NORMAL}},
+	{"below-normal: CpuPriorityClass 5",
+	 {{{"C:\\Tools\\xz.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
+	 1,
+	 IFEO_MODE_LOWERING,
+	 "xz.exe 5 -1 #0",
+	 ""},
+	{"below-normal with ifeo class+io: IoPriority 1",
+	 {{{"C:\\Tools\\xz.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_CLASS_IO}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "xz.exe 5 1 #0",
 	 ""},
+	{"ifeo class: the class alone",
+	 {{{"C:\\Tools\\xz.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_CLASS}},
+	 1,
+	 IFEO_MODE_LOWERING,
+	 "xz.exe 5 -1 #0",
+	 ""},
+	{"ifeo off: a literal full path writes nothing",
+	 {{{"C:\\Tools\\xz.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_OFF}},
+	 1,
+	 IFEO_MODE_ALL,
+	 "",
+	 ""},
+	{"ifeo off still claims the name: another rule must agree",
+	 {{{"C:\\a\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_OFF},
+	  {{"D:\\b\\tool.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
+	 2,
+	 IFEO_MODE_LOWERING,
+	 "",
+	 "tool.exe conflict #1/0"},
+	{"one rule asks IoPriority, one of the name does not: nothing",
+	 {{{"C:\\a\\tool.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_CLASS_IO},
+	  {{"D:\\b\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
+	 2,
+	 IFEO_MODE_LOWERING,
+	 "",
+	 "tool.exe conflict #0/1"},
 	{"above-normal raises: not while only lowering is allowed",
-	 {{{"C:\\Apps\\render.exe"}, {0}, false, RULE_CLASS_ABOVE_NORMAL}},
+	 {{{"C:\\Apps\\render.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_ABOVE_NORMAL,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "render.exe raises #0"},
 	{"above-normal when raising is allowed: 6, no IoPriority",
-	 {{{"C:\\Apps\\render.exe"}, {0}, false, RULE_CLASS_ABOVE_NORMAL}},
+	 {{{"C:\\Apps\\render.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_ABOVE_NORMAL,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_ALL,
 	 "render.exe 6 -1 #0",
 	 ""},
 	{"high when raising is allowed: 3",
-	 {{{"C:\\llama\\llama-server.exe"}, {0}, true, RULE_CLASS_HIGH}},
+	 {{{"C:\\llama\\llama-server.exe"},
+	   {0},
+	   true,
+	   RULE_CLASS_HIGH,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_ALL,
 	 "llama-server.exe 3 -1 #0",
 	 ""},
 	{"high while only lowering",
-	 {{{"C:\\llama\\llama-server.exe"}, {0}, true, RULE_CLASS_HIGH}},
+	 {{{"C:\\llama\\llama-server.exe"},
+	   {0},
+	   true,
+	   RULE_CLASS_HIGH,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "llama-server.exe raises #0"},
 	{"normal is never written",
-	 {{{"C:\\Tools\\a.exe"}, {0}, false, RULE_CLASS_NORMAL}},
+	 {{{"C:\\Tools\\a.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_NORMAL,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_ALL,
 	 "",
 	 ""},
 	{"realtime is never written",
-	 {{{"C:\\Tools\\a.exe"}, {0}, true, RULE_CLASS_REALTIME}},
+	 {{{"C:\\Tools\\a.exe"},
+	   {0},
+	   true,
+	   RULE_CLASS_REALTIME,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_ALL,
 	 "",
 	 ""},
 	{"no class: nothing",
-	 {{{"C:\\Tools\\a.exe"}, {0}, false, RULE_CLASS_UNSET}},
+	 {{{"C:\\Tools\\a.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_UNSET,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_ALL,
 	 "",
 	 ""},
 	{"off: nothing at all",
-	 {{{"C:\\Tools\\indexer.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\Tools\\indexer.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_OFF,
 	 "",
 	 ""},
 	{"a glob in the file name names no one file",
-	 {{{"C:\\Tools\\*.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\Tools\\*.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 ""},
-	{"a glob in the folders only: the file name is literal",
-	 {{{"C:\\Program Files\\*\\tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	{"a glob in the folders only: not by default",
+	 {{{"C:\\Program Files\\*\\tool.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
+	 1,
+	 IFEO_MODE_ALL,
+	 "",
+	 ""},
+	{"a glob in the folders only, ifeo class: the literal file name",
+	 {{{"C:\\Program Files\\*\\tool.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_CLASS}},
 	 1,
 	 IFEO_MODE_LOWERING,
-	 "tool.exe 1 0 #0",
+	 "tool.exe 1 -1 #0",
 	 ""},
+	{"a glob in the file name names no one file, even asked",
+	 {{{"C:\\Tools\\*.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_CLASS_IO}},
+	 1,
+	 IFEO_MODE_ALL,
+	 "",
+	 ""},
+	{"a rule's literal paths write, its globs do not",
+	 {{{"C:\\VS\\*\\bin\\cl.exe", "C:\\LLVM\\bin\\clang.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
+	 1,
+	 IFEO_MODE_LOWERING,
+	 "clang.exe 5 -1 #0",
+	 ""},
+	{"a glob that does not write still claims its file name",
+	 {{{"C:\\VS\\*\\link.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET},
+	  {{"C:\\Git\\usr\\bin\\link.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
+	 2,
+	 IFEO_MODE_LOWERING,
+	 "",
+	 "link.exe conflict #1/0"},
 	{"forward slashes and a UNC path",
 	 {{{"C:/Tools/a.exe", "\\\\server\\share\\b.exe"},
 	   {0},
 	   false,
-	   RULE_CLASS_IDLE}},
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
-	 "a.exe 1 0 #0; b.exe 1 0 #0",
+	 "a.exe 1 -1 #0; b.exe 1 -1 #0",
 	 ""},
-	{"a literal name: the very key Windows uses",
-	 {{{0}, {"notepad.exe"}, false, RULE_CLASS_BELOW_NORMAL}},
-	 1,
-	 IFEO_MODE_LOWERING,
-	 "notepad.exe 5 1 #0",
-	 ""},
-	{"a name glob names no one file",
-	 {{{0}, {"note*.exe"}, false, RULE_CLASS_BELOW_NORMAL}},
+	{"a literal name: not by default, as no exe is a full path",
+	 {{{0},
+	   {"notepad.exe"},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 ""},
-	{"exe and name that agree",
-	 {{{"C:\\x\\*"}, {"tool.exe"}, false, RULE_CLASS_IDLE}},
+	{"a literal name asked for: the very key Windows uses",
+	 {{{0},
+	   {"notepad.exe"},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_CLASS}},
 	 1,
 	 IFEO_MODE_LOWERING,
-	 "tool.exe 1 0 #0",
+	 "notepad.exe 5 -1 #0",
+	 ""},
+	{"a name glob names no one file",
+	 {{{0},
+	   {"note*.exe"},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
+	 1,
+	 IFEO_MODE_LOWERING,
+	 "",
+	 ""},
+	{"exe and name that agree, asked for",
+	 {{{"C:\\x\\*"},
+	   {"tool.exe"},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_CLASS}},
+	 1,
+	 IFEO_MODE_LOWERING,
+	 "tool.exe 1 -1 #0",
 	 ""},
 	{"exe and name that never both hold",
-	 {{{"C:\\x\\a.exe"}, {"b.exe"}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\x\\a.exe"},
+	   {"b.exe"},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 ""},
 	{"a user in the match: every user's copy is lowered alike",
-	 {{{"C:\\ci\\build.exe"}, {0}, true, RULE_CLASS_IDLE}},
+	 {{{"C:\\ci\\build.exe"}, {0}, true, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
-	 "build.exe 1 0 #0",
+	 "build.exe 1 -1 #0",
 	 ""},
 	{"the same name in two folders and cases, same values: once",
-	 {{{"C:\\a\\Tool.EXE"}, {0}, false, RULE_CLASS_IDLE},
-	  {{"D:\\b\\tool.exe"}, {0}, true, RULE_CLASS_IDLE}},
+	 {{{"C:\\a\\Tool.EXE"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET},
+	  {{"D:\\b\\tool.exe"}, {0}, true, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
-	 "Tool.EXE 1 0 #0",
+	 "Tool.EXE 1 -1 #0",
 	 ""},
 	{"the same name with other values: nothing written",
-	 {{{"C:\\a\\tool.exe"}, {0}, false, RULE_CLASS_IDLE},
-	  {{"D:\\b\\TOOL.exe"}, {0}, false, RULE_CLASS_BELOW_NORMAL}},
+	 {{{"C:\\a\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET},
+	  {{"D:\\b\\TOOL.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_BELOW_NORMAL,
+	   RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "tool.exe conflict #0/1"},
 	{"a rule of the same name that writes nothing disagrees",
-	 {{{"C:\\a\\tool.exe"}, {0}, true, RULE_CLASS_UNSET},
-	  {{"C:\\a\\tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\a\\tool.exe"}, {0}, true, RULE_CLASS_UNSET, RULE_IFEO_UNSET},
+	  {{"C:\\a\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "tool.exe conflict #1/0"},
 	{"a glob on the file name that may match it disagrees",
-	 {{{"C:\\apps\\*"}, {0}, false, RULE_CLASS_NORMAL},
-	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\apps\\*"}, {0}, false, RULE_CLASS_NORMAL, RULE_IFEO_UNSET},
+	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "tool.exe conflict #1/0"},
 	{"a glob whose star may cross the last separator disagrees",
-	 {{{"C:\\apps\\x*ol.exe"}, {0}, false, RULE_CLASS_UNSET},
-	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\apps\\x*ol.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_UNSET,
+	   RULE_IFEO_UNSET},
+	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "tool.exe conflict #1/0"},
 	{"a glob that cannot match the file name does not",
-	 {{{"C:\\apps\\*.com"}, {0}, false, RULE_CLASS_NORMAL},
-	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\apps\\*.com"}, {0}, false, RULE_CLASS_NORMAL, RULE_IFEO_UNSET},
+	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
-	 "tool.exe 1 0 #1",
+	 "tool.exe 1 -1 #1",
 	 ""},
 	{"a glob with the same values agrees",
-	 {{{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE},
-	  {{0}, {"TOOL*"}, true, RULE_CLASS_IDLE}},
+	 {{{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET},
+	  {{0}, {"TOOL*"}, true, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
-	 "tool.exe 1 0 #0",
+	 "tool.exe 1 -1 #0",
 	 ""},
 	{"a name glob with other values disagrees",
-	 {{{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE},
-	  {{0}, {"TOOL*"}, true, RULE_CLASS_HIGH}},
+	 {{{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET},
+	  {{0}, {"TOOL*"}, true, RULE_CLASS_HIGH, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_ALL,
 	 "",
 	 "tool.exe conflict #0/1"},
 	{"a rule on neither exe nor name claims no name",
-	 {{{0}, {0}, true, RULE_CLASS_NORMAL},
-	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{0}, {0}, true, RULE_CLASS_NORMAL, RULE_IFEO_UNSET},
+	  {{"C:\\x\\tool.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
-	 "tool.exe 1 0 #1",
+	 "tool.exe 1 -1 #1",
 	 ""},
 	{"a lowering and a raising name: only the lowering while lowering",
-	 {{{"C:\\x\\low.exe"}, {0}, false, RULE_CLASS_IDLE},
-	  {{"C:\\x\\high.exe"}, {0}, true, RULE_CLASS_HIGH}},
+	 {{{"C:\\x\\low.exe"}, {0}, false, RULE_CLASS_IDLE, RULE_IFEO_UNSET},
+	  {{"C:\\x\\high.exe"}, {0}, true, RULE_CLASS_HIGH, RULE_IFEO_UNSET}},
 	 2,
 	 IFEO_MODE_LOWERING,
-	 "low.exe 1 0 #0",
+	 "low.exe 1 -1 #0",
 	 "high.exe raises #1"},
 	{"a name Windows runs itself",
-	 {{{"C:\\Users\\bob\\svchost.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\Users\\bob\\svchost.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "svchost.exe reserved #0"},
 	{"a name beyond ASCII",
-	 {{{"C:\\x\\caf\xc3\xa9.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\x\\caf\xc3\xa9.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
 	 "caf\xc3\xa9.exe name #0"},
 	{"a separator inside brackets is no separator",
-	 {{{"C:\\x[\\/]tool.exe"}, {0}, false, RULE_CLASS_IDLE}},
+	 {{{"C:\\x[\\/]tool.exe"},
+	   {0},
+	   false,
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
 	 "",
@@ -246,10 +446,11 @@ static const struct plan_case plan_cases[] = {
 	 {{{"C:\\x\\b.exe", "C:\\x\\C.exe", "C:\\x\\A.exe"},
 	   {0},
 	   false,
-	   RULE_CLASS_IDLE}},
+	   RULE_CLASS_IDLE,
+	   RULE_IFEO_UNSET}},
 	 1,
 	 IFEO_MODE_LOWERING,
-	 "A.exe 1 0 #0; b.exe 1 0 #0; C.exe 1 0 #0",
+	 "A.exe 1 -1 #0; b.exe 1 -1 #0; C.exe 1 -1 #0",
 	 ""},
 };
 
@@ -278,6 +479,7 @@ static void spec_rules(const struct spec *specs, size_t count,
 			r->match.user.count = 1;
 		}
 		r->priority.class = specs[i].class;
+		r->priority.ifeo = specs[i].ifeo;
 		r->priority.io_level = -1;
 		if (!specs[i].class)
 			r->placement.cores = RULE_CORES_PERFORMANCE;
@@ -338,28 +540,37 @@ static void test_plan_case(void **state)
 struct value_case {
 	const char *name;
 	enum rule_class class;
+	enum rule_ifeo ifeo;
 	int cpu, io;
 	bool raises;
 	const char *said;
 };
 
 static const struct value_case value_cases[] = {
-	{"unset", RULE_CLASS_UNSET, 0, -1, false, "nothing"},
-	{"idle", RULE_CLASS_IDLE, 1, 0, false,
+	{"unset", RULE_CLASS_UNSET, RULE_IFEO_UNSET, 0, -1, false, "nothing"},
+	{"idle", RULE_CLASS_IDLE, RULE_IFEO_UNSET, 1, -1, false,
+	 "CpuPriorityClass 1 (idle)"},
+	{"idle, class+io", RULE_CLASS_IDLE, RULE_IFEO_CLASS_IO, 1, 0, false,
 	 "CpuPriorityClass 1 (idle), IoPriority 0 (very low)"},
-	{"below-normal", RULE_CLASS_BELOW_NORMAL, 5, 1, false,
-	 "CpuPriorityClass 5 (below normal), IoPriority 1 (low)"},
-	{"normal", RULE_CLASS_NORMAL, 0, -1, false, "nothing"},
-	{"above-normal", RULE_CLASS_ABOVE_NORMAL, 6, -1, true,
+	{"below-normal", RULE_CLASS_BELOW_NORMAL, RULE_IFEO_CLASS, 5, -1, false,
+	 "CpuPriorityClass 5 (below normal)"},
+	{"below-normal, class+io", RULE_CLASS_BELOW_NORMAL, RULE_IFEO_CLASS_IO,
+	 5, 1, false, "CpuPriorityClass 5 (below normal), IoPriority 1 (low)"},
+	{"normal", RULE_CLASS_NORMAL, RULE_IFEO_CLASS_IO, 0, -1, false,
+	 "nothing"},
+	{"above-normal", RULE_CLASS_ABOVE_NORMAL, RULE_IFEO_UNSET, 6, -1, true,
 	 "CpuPriorityClass 6 (above normal)"},
-	{"high", RULE_CLASS_HIGH, 3, -1, true, "CpuPriorityClass 3 (high)"},
-	{"realtime", RULE_CLASS_REALTIME, 0, -1, false, "nothing"},
+	{"high, class+io: no I/O raise", RULE_CLASS_HIGH, RULE_IFEO_CLASS_IO, 3,
+	 -1, true, "CpuPriorityClass 3 (high)"},
+	{"realtime", RULE_CLASS_REALTIME, RULE_IFEO_CLASS_IO, 0, -1, false,
+	 "nothing"},
 };
 
 static void test_value_case(void **state)
 {
 	const struct value_case *c = *state;
-	struct rule_priority p = {.class = c->class, .io_level = -1};
+	struct rule_priority p = {
+		.class = c->class, .io_level = -1, .ifeo = c->ifeo};
 	struct ifeo_values v = ifeo_values_of(&p);
 	char said[128];
 
@@ -385,7 +596,11 @@ static void test_other_keys(void **state)
 
 	(void)state;
 	assert_false(ifeo_values_set(ifeo_values_of(&p)));
+	/* Nor does io_class: IoPriority comes only with ifeo = "class+io". */
 	p.class = RULE_CLASS_IDLE;
+	assert_int_equal(ifeo_values_of(&p).io_priority,
+			 IFEO_IO_PRIORITY_UNSET);
+	p.ifeo = RULE_IFEO_CLASS_IO;
 	assert_int_equal(ifeo_values_of(&p).io_priority,
 			 IFEO_IO_PRIORITY_VERY_LOW);
 }
@@ -413,8 +628,16 @@ static void make_plan(struct ifeo_plan *plan, const struct spec *specs,
 static void test_find_and_put_back(void **state)
 {
 	const struct spec specs[] = {
-		{{"C:\\x\\Indexer.exe"}, {0}, false, RULE_CLASS_IDLE},
-		{{"C:\\x\\llama-server.exe"}, {0}, true, RULE_CLASS_HIGH},
+		{{"C:\\x\\Indexer.exe"},
+		 {0},
+		 false,
+		 RULE_CLASS_IDLE,
+		 RULE_IFEO_UNSET},
+		{{"C:\\x\\llama-server.exe"},
+		 {0},
+		 true,
+		 RULE_CLASS_HIGH,
+		 RULE_IFEO_UNSET},
 	};
 	struct rule other = {.priority = {.class = RULE_CLASS_BELOW_NORMAL}};
 	struct rule same = {.priority = {.class = RULE_CLASS_IDLE}};
@@ -457,15 +680,39 @@ static void test_class_without(void **state)
 static void test_diff(void **state)
 {
 	const struct spec old_specs[] = {
-		{{"C:\\x\\a.exe", "C:\\x\\b.exe"}, {0}, false, RULE_CLASS_IDLE},
-		{{"C:\\x\\c.exe"}, {0}, false, RULE_CLASS_BELOW_NORMAL},
-		{{"C:\\x\\e.exe"}, {0}, true, RULE_CLASS_HIGH},
+		{{"C:\\x\\a.exe", "C:\\x\\b.exe"},
+		 {0},
+		 false,
+		 RULE_CLASS_IDLE,
+		 RULE_IFEO_UNSET},
+		{{"C:\\x\\c.exe"},
+		 {0},
+		 false,
+		 RULE_CLASS_BELOW_NORMAL,
+		 RULE_IFEO_CLASS_IO},
+		{{"C:\\x\\e.exe"}, {0}, true, RULE_CLASS_HIGH, RULE_IFEO_UNSET},
 	};
 	const struct spec new_specs[] = {
-		{{"D:\\y\\A.EXE"}, {0}, false, RULE_CLASS_IDLE},
-		{{"C:\\x\\c.exe"}, {0}, false, RULE_CLASS_IDLE},
-		{{"C:\\x\\d.exe"}, {0}, true, RULE_CLASS_ABOVE_NORMAL},
-		{{"C:\\x\\e.exe"}, {0}, true, RULE_CLASS_ABOVE_NORMAL},
+		{{"D:\\y\\A.EXE"},
+		 {0},
+		 false,
+		 RULE_CLASS_IDLE,
+		 RULE_IFEO_UNSET},
+		{{"C:\\x\\c.exe"},
+		 {0},
+		 false,
+		 RULE_CLASS_IDLE,
+		 RULE_IFEO_CLASS_IO},
+		{{"C:\\x\\d.exe"},
+		 {0},
+		 true,
+		 RULE_CLASS_ABOVE_NORMAL,
+		 RULE_IFEO_UNSET},
+		{{"C:\\x\\e.exe"},
+		 {0},
+		 true,
+		 RULE_CLASS_ABOVE_NORMAL,
+		 RULE_IFEO_UNSET},
 	};
 	struct ifeo_plan from, to, none = {0};
 	struct ifeo_diff diff;
@@ -546,6 +793,75 @@ static void test_many(void **state)
 	free(rules);
 }
 
+/* The rule file the MSI installs, loaded as the daemon loads it. */
+static void load_shipped(struct rules *rules, bool without_off)
+{
+	const char *path = SRCDIR "/packaging/windows/10-build.rules";
+	struct diag diag;
+	char *text, *off;
+	size_t len;
+
+	rules_init(rules);
+	rules->system = RULES_SYSTEM_WINDOWS;
+	diag_init(&diag);
+	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
+	off = strstr(text, " ifeo = \"off\";");
+	assert_non_null(off);
+	if (without_off)
+		memset(off, ' ', strlen(" ifeo = \"off\";"));
+	rules_load_text(rules, path, text, len, &diag);
+	diag_print(&diag, stderr, true);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(diag.warnings, 0);
+	diag_free(&diag);
+	free(text);
+}
+
+static void plan_names(const struct rules *rules, enum ifeo_mode mode,
+		       char *buf, size_t size)
+{
+	struct ifeo_plan plan;
+
+	buf[0] = '\0';
+	ifeo_plan_make(rules->list, rules->count, mode, NULL, NULL, &plan);
+	for (size_t i = 0; i < plan.count; i++)
+		append(buf, size, "%s %d %d", plan.entries[i].name,
+		       (int)plan.entries[i].values.cpu_class,
+		       (int)plan.entries[i].values.io_priority);
+	ifeo_plan_free(&plan);
+}
+
+/* The shipped build rule writes no PerfOptions, under either mode that
+ * writes, and keeps the build off the efficiency cores (its comment says
+ * why). Without its ifeo = "off", the default would write its literal
+ * paths' file names, class only, and never those of its globs: what the
+ * key is there to prevent, and the proof this test can fail. */
+static void test_shipped_rule(void **state)
+{
+	static const enum ifeo_mode modes[] = {IFEO_MODE_LOWERING,
+					       IFEO_MODE_ALL};
+	struct rules rules;
+	char names[512];
+
+	(void)state;
+	load_shipped(&rules, false);
+	assert_int_equal(rules.count, 1);
+	assert_int_equal(rules.list[0].priority.class, RULE_CLASS_BELOW_NORMAL);
+	assert_int_equal(rules.list[0].priority.efficiency_mode,
+			 RULE_EFFICIENCY_OFF);
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		plan_names(&rules, modes[i], names, sizeof(names));
+		assert_string_equal(names, "");
+	}
+	rules_free(&rules);
+
+	load_shipped(&rules, true);
+	plan_names(&rules, IFEO_MODE_LOWERING, names, sizeof(names));
+	assert_string_equal(
+		names, "clang-cl.exe 5 -1; clang.exe 5 -1; lld-link.exe 5 -1");
+	rules_free(&rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_class_without),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_shipped_rule),
 	};
 	int failed;
 

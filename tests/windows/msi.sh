@@ -119,21 +119,37 @@ grep -q 'SERVICE_NAME: cpupolicyd' "$OUT"
 result $? "sc query cpupolicyd shows the service" || show "$OUT"
 grep -q 'STATE *: 4 *RUNNING' "$OUT"
 result $? "the service started by the install" || show "$OUT"
-# The shipped rule's exe names, as the running service writes them.
-ifeo_cl() {
-	limited "$CMD_LIMIT" wine reg query "$IFEO\\cl.exe\\PerfOptions" \
-		/v CpuPriorityClass 2>&1 | tr -d '\r' >"$OUT"
-	grep -q 'CpuPriorityClass' "$OUT"
+# The running service has the shipped rule (a reload answers for the
+# one file in rules.d), and writes no Image File Execution Options value
+# for it: ifeo = "off", as Windows keys them by file name alone and they
+# would reach every cl.exe, link.exe and clang.exe on the machine.
+reload_build() {
+	wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
+		reload 2>&1 | tr -d '\r' >"$OUT"
+	grep -q '^reloaded: 1 rules in 1 files' "$OUT"
 }
-wait_ifeo() {
+wait_reload() {
 	local until=$(($(date +%s) + CMD_LIMIT))
-	until ifeo_cl; do
+	until reload_build; do
 		[ "$(date +%s)" -lt "$until" ] || return 1
 		sleep 1
 	done
 }
-wait_ifeo
-result $? "the service applies the shipped rule (cl.exe's PerfOptions)" ||
+# Any PerfOptions value under one of the shipped rule's file names.
+ifeo_build() {
+	local name
+	for name in cl.exe link.exe clang.exe clang-cl.exe lld-link.exe; do
+		limited "$CMD_LIMIT" wine reg query "$IFEO\\$name\\PerfOptions" \
+			2>&1 | tr -d '\r' >"$OUT"
+		grep -q 'REG_DWORD' "$OUT" && return 0
+	done
+	return 1
+}
+wait_reload
+result $? "the service loads the shipped rule (a reload over the pipe)" ||
+	show "$OUT"
+! ifeo_build
+result $? "the shipped rule writes no PerfOptions value (ifeo = \"off\")" ||
 	show "$OUT"
 
 machine_path() {
@@ -202,8 +218,9 @@ wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
 result $? "the service removed" || show "$OUT"
 ! machine_path
 result $? "Program Files\\cpupolicy off the machine's PATH" || show "$OUT"
-! ifeo_cl
-result $? "the Image File Execution Options values put back" || show "$OUT"
+! ifeo_build
+result $? "no Image File Execution Options value left for the shipped rule's names" ||
+	show "$OUT"
 [ -f "$LOCAL_RULE" ]
 result $? "a local rule file in rules.d survives the removal"
 grep -q 'edited by the administrator' "$DATA/cpupolicyd.conf" 2>/dev/null

@@ -26,6 +26,10 @@
 
 /* SYSTEM and Administrators full, Users read: what --install sets. */
 #define OURS L"(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1200a9;;;BU)"
+/* C:\ProgramData's owner and DACL as Windows installs it. */
+#define PROGRAMDATA                                                            \
+	L"O:SYD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICIIO;GA;;;CO)"           \
+	L"(A;OICI;0x1200a9;;;BU)(A;CI;0x116;;;BU)"
 
 enum rights_of {
 	RIGHTS_FILE,
@@ -86,8 +90,58 @@ static const struct sd_case sd_cases[] = {
 	{"above the path, users may remove what is in it",
 	 L"O:SYD:P" OURS L"(A;;0x40;;;BU)", RIGHTS_PARENT, TRUST_FAULT_WRITABLE,
 	 "(rights 0x40)"},
-	{"above the path, users may rename it", L"O:SYD:P" OURS L"(A;;SD;;;BU)",
-	 RIGHTS_PARENT, TRUST_FAULT_WRITABLE, "(rights 0x10000)"},
+	/* Its own DELETE: what would replace it is judged on its own
+	 * (trust.c); the path itself may not be deleted or renamed. */
+	{"above the path, users may rename that folder itself",
+	 L"O:SYD:P" OURS L"(A;;SD;;;BU)", RIGHTS_PARENT, TRUST_FAULT_NONE,
+	 NULL},
+	{"the path itself users may delete or rename",
+	 L"O:SYD:P" OURS L"(A;;SD;;;BU)", RIGHTS_FOLDER, TRUST_FAULT_WRITABLE,
+	 "(rights 0x10000)"},
+	{"a file users may delete or rename", L"O:BAD:P" OURS L"(A;;SD;;;BU)",
+	 RIGHTS_FILE, TRUST_FAULT_WRITABLE, "(rights 0x10000)"},
+	{"above the path, users hold GENERIC_ALL",
+	 L"O:SYD:P" OURS L"(A;;GA;;;BU)", RIGHTS_PARENT, TRUST_FAULT_WRITABLE,
+	 "writable by S-1-5-32-545"},
+	{"above the path, users may take it (WRITE_OWNER)",
+	 L"O:SYD:P" OURS L"(A;;WO;;;BU)", RIGHTS_PARENT, TRUST_FAULT_WRITABLE,
+	 "writable by S-1-5-32-545"},
+	/* C:\ProgramData as Windows ships it (icacls: SYSTEM and
+	 * Administrators (OI)(CI)(F), CREATOR OWNER (OI)(CI)(IO)(F), Users
+	 * (OI)(CI)(RX) and (CI)(WD,AD,WEA,WA)), above the state folder. */
+	{"C:\\ProgramData as shipped, above the state folder", PROGRAMDATA,
+	 RIGHTS_PARENT, TRUST_FAULT_NONE, NULL},
+	/* Loosened by another installer: Users Modify (M: RX, W and
+	 * DELETE) on it and all below, or Write (W) on it and all below. */
+	{"C:\\ProgramData with Users: Modify, above the state folder",
+	 PROGRAMDATA L"(A;OICI;0x1301bf;;;BU)", RIGHTS_PARENT, TRUST_FAULT_NONE,
+	 NULL},
+	{"C:\\ProgramData with Users: Write, above the state folder",
+	 PROGRAMDATA L"(A;OICI;0x100116;;;BU)", RIGHTS_PARENT, TRUST_FAULT_NONE,
+	 NULL},
+	{"C:\\ProgramData with Everyone: Full control, above it",
+	 PROGRAMDATA L"(A;OICI;FA;;;WD)", RIGHTS_PARENT, TRUST_FAULT_WRITABLE,
+	 "writable by S-1-1-0"},
+	{"C:\\ProgramData with Users: delete subfolders and files",
+	 PROGRAMDATA L"(A;CI;0x40;;;BU)", RIGHTS_PARENT, TRUST_FAULT_WRITABLE,
+	 "(rights 0x40)"},
+	/* The state folder itself (C:\ProgramData\cpupolicy\state), judged
+	 * as the path: an ACL inherited from a loosened ProgramData, one
+	 * that lets users delete it, and the one statefile.c gives it. */
+	{"the state folder with ProgramData's Users: Modify inherited",
+	 L"O:SYD:AI(A;OICIID;FA;;;SY)(A;OICIID;FA;;;BA)"
+	 L"(A;OICIID;0x1301bf;;;BU)",
+	 RIGHTS_FOLDER, TRUST_FAULT_WRITABLE, "writable by S-1-5-32-545"},
+	{"the state folder with ProgramData's ACL inherited",
+	 L"O:SYD:AI(A;OICIID;FA;;;SY)(A;OICIID;FA;;;BA)"
+	 L"(A;OICIIOID;GA;;;CO)(A;OICIID;0x1200a9;;;BU)(A;CIID;0x116;;;BU)",
+	 RIGHTS_FOLDER, TRUST_FAULT_WRITABLE, "(rights 0x106)"},
+	{"the state folder users may delete",
+	 L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;;0x110000;;;BU)",
+	 RIGHTS_FOLDER, TRUST_FAULT_WRITABLE, "(rights 0x10000)"},
+	{"the state folder as statefile.c makes it",
+	 L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)", RIGHTS_FOLDER,
+	 TRUST_FAULT_NONE, NULL},
 	{"above the path, users may rewrite its DACL",
 	 L"O:SYD:P" OURS L"(A;;WD;;;BU)", RIGHTS_PARENT, TRUST_FAULT_WRITABLE,
 	 "writable by S-1-5-32-545"},
