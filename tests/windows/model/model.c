@@ -34,6 +34,24 @@ unsigned model_calls(const char *name)
 	return 0;
 }
 
+/* The process a handle names. GetProcessId needs a query right, which a
+ * handle opened only to set (PROCESS_SET_LIMITED_INFORMATION, as for
+ * SetProcessDefaultCpuSets) lacks: the model asks through a duplicate
+ * with that right, as Windows itself needs no right to know. */
+DWORD model_pid_of(HANDLE process)
+{
+	DWORD pid = GetProcessId(process);
+	HANDLE q;
+
+	if (pid ||
+	    !DuplicateHandle(GetCurrentProcess(), process, GetCurrentProcess(),
+			     &q, PROCESS_QUERY_LIMITED_INFORMATION, FALSE, 0))
+		return pid;
+	pid = GetProcessId(q);
+	CloseHandle(q);
+	return pid;
+}
+
 const struct model_config *model_config(void)
 {
 	return &model_cfg;

@@ -55,6 +55,7 @@ void model_reboot(void);
 const struct model_config *model_config(void);
 /* Windows 11 and Server 2022: processes span groups by default. */
 bool model_spans_groups(void);
+DWORD model_pid_of(HANDLE process);
 unsigned model_calls(const char *name); /* calls of one table member */
 void model_count(const char *name);
 

@@ -110,7 +110,7 @@ static BOOL model_ids_out(const ULONG *have, ULONG have_count, PULONG ids,
 static BOOL WINAPI model_set_process_default(HANDLE process, const ULONG *ids,
 					     ULONG count)
 {
-	struct model_process *p = model_process(GetProcessId(process));
+	struct model_process *p = model_process(model_pid_of(process));
 
 	model_count("SetProcessDefaultCpuSets");
 	if (!p || !model_ids_valid(ids, ids ? count : 0)) {
@@ -126,7 +126,7 @@ static BOOL WINAPI model_set_process_default(HANDLE process, const ULONG *ids,
 static BOOL WINAPI model_get_process_default(HANDLE process, PULONG ids,
 					     ULONG count, PULONG needed)
 {
-	struct model_process *p = model_process(GetProcessId(process));
+	struct model_process *p = model_process(model_pid_of(process));
 
 	model_count("GetProcessDefaultCpuSets");
 	if (!p) {
@@ -146,7 +146,7 @@ static BOOL WINAPI model_set_process_default_masks(HANDLE process,
 						   PGROUP_AFFINITY masks,
 						   USHORT count)
 {
-	struct model_process *p = model_process(GetProcessId(process));
+	struct model_process *p = model_process(model_pid_of(process));
 	ULONG base = MODEL_CPU_SET_ID_BASE;
 
 	model_count("SetProcessDefaultCpuSetMasks");

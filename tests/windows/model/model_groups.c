@@ -179,7 +179,7 @@ static BOOL WINAPI model_get_process_group_affinity(HANDLE process,
 						    PUSHORT array)
 {
 	USHORT groups[MODEL_GROUPS_MAX];
-	USHORT n = model_process_groups(GetProcessId(process), groups);
+	USHORT n = model_process_groups(model_pid_of(process), groups);
 
 	model_count("GetProcessGroupAffinity");
 	if (n == 0) {
@@ -246,7 +246,7 @@ static BOOL WINAPI model_get_process_affinity_mask(HANDLE process,
 						   PDWORD_PTR system)
 {
 	USHORT groups[MODEL_GROUPS_MAX];
-	DWORD pid = GetProcessId(process);
+	DWORD pid = model_pid_of(process);
 	USHORT n = model_process_groups(pid, groups);
 
 	model_count("GetProcessAffinityMask");

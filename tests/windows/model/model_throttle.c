@@ -36,7 +36,7 @@ static BOOL WINAPI
 model_set_process_information(HANDLE process, PROCESS_INFORMATION_CLASS klass,
 			      LPVOID info, DWORD size)
 {
-	struct model_process *p = model_process(GetProcessId(process));
+	struct model_process *p = model_process(model_pid_of(process));
 	DWORD refuse;
 
 	model_count("SetProcessInformation");
@@ -60,7 +60,7 @@ static BOOL WINAPI
 model_get_process_information(HANDLE process, PROCESS_INFORMATION_CLASS klass,
 			      LPVOID info, DWORD size)
 {
-	struct model_process *p = model_process(GetProcessId(process));
+	struct model_process *p = model_process(model_pid_of(process));
 	PROCESS_POWER_THROTTLING_STATE *st = info;
 
 	model_count("GetProcessInformation");
