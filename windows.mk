@@ -158,21 +158,27 @@ WIN_UNIT_BIN := $(patsubst %.c,$(WIN_BUILD)/tests/%.exe,$(notdir $(WIN_UNIT_SRC)
 WIN_UNIT_MAIN := $(WIN_OBJ)/tests/unit/unit.o
 WIN_UNIT_FIX := $(WIN_OBJ)/tests/unit/libfix.a
 WIN_UNIT_FIX_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/unit/*fix.c))
+# The model of Windows (tests/windows/model/): a library the Windows
+# unit tests link, whose model_install puts it behind winapi.h's table.
+WIN_MODEL_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/windows/model/*.c))
+WIN_MODEL := $(WIN_OBJ)/tests/windows/model/libmodel.a
+$(WIN_MODEL): $(WIN_MODEL_OBJ)
+	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
 WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
-	-DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
+	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
 	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
-	$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_LIBCP) -static $(WIN_LIBS) \
+	$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) -static $(WIN_LIBS) \
 	$(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null) -lm
 .SECONDARY: $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ)
 $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
 $(WIN_UNIT_FIX): $(WIN_UNIT_FIX_OBJ)
 	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
-$(WIN_BUILD)/tests/%.exe: tests/unit/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_LIBCP) \
+$(WIN_BUILD)/tests/%.exe: tests/unit/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) \
 		| $(WIN_CMOCKA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(WIN_UNIT_LINK)
-$(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_LIBCP) \
+$(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) \
 		| $(WIN_CMOCKA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
@@ -189,7 +195,7 @@ windows-clean:
 	rm -rf $(WIN_BUILD)
 
 -include $(WIN_LIB_OBJ:.o=.d) $(WIN_CTL_OBJ:.o=.d) $(WIN_POLICYD_OBJ:.o=.d) \
-	$(WIN_UNIT_BIN:.exe=.d) $(WIN_UNIT_MAIN:.o=.d)
+	$(WIN_UNIT_BIN:.exe=.d) $(WIN_UNIT_MAIN:.o=.d) $(WIN_MODEL_OBJ:.o=.d)
 
 # The integration test's program and the benchmark's (tests/windows/
 # probe.c), the daemon under Wine with a rule for it (integration.sh), and

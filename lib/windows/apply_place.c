@@ -116,7 +116,7 @@ enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 	if (!thread)
 		return os;
 	if (!apply_place_read_cpu_sets(thread, set)) {
-		if (GetThreadGroupAffinity(thread, &ga))
+		if (winapi_get()->GetThreadGroupAffinity(thread, &ga))
 			apply_place_add_mask(set, ga.Group, ga.Mask);
 		else
 			os = status_of_win32(GetLastError());
@@ -207,7 +207,7 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	if (group >= 0) {
 		GROUP_AFFINITY ga = {.Mask = mask, .Group = (WORD)group};
 
-		os = SetThreadGroupAffinity(thread, &ga, NULL)
+		os = winapi_get()->SetThreadGroupAffinity(thread, &ga, NULL)
 			     ? OS_OK
 			     : status_of_win32(GetLastError());
 		if (os == OS_OK)
@@ -301,6 +301,7 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set)
 {
+	const struct winapi *w = winapi_get();
 	USHORT groups[64], count = ARRAYSIZE(groups);
 	DWORD_PTR mask, system;
 	enum os_status os;
@@ -313,7 +314,7 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 	process = procinfo_open(pid, PROCESS_QUERY_LIMITED_INFORMATION, &os);
 	if (!process)
 		return -1;
-	ok = GetProcessGroupAffinity(process, &count, groups) && count > 0;
+	ok = w->GetProcessGroupAffinity(process, &count, groups) && count > 0;
 	if (!ok) {
 		/* Wine has no GetProcessGroupAffinity, and one group. */
 		groups[0] = 0;
@@ -321,12 +322,12 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 		ok = true;
 	}
 	if (count == 1) {
-		ok = GetProcessAffinityMask(process, &mask, &system);
+		ok = w->GetProcessAffinityMask(process, &mask, &system);
 		if (ok)
 			apply_place_add_mask(set, groups[0], mask);
 	} else {
 		for (USHORT i = 0; i < count; i++) {
-			DWORD n = GetActiveProcessorCount(groups[i]);
+			DWORD n = w->GetActiveProcessorCount(groups[i]);
 
 			for (DWORD b = 0; b < n && b < APPLY_PLACE_GROUP_BITS;
 			     b++)
@@ -345,15 +346,16 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
  * group, as GetLogicalProcessorInformationEx(RelationGroup) lists them. */
 static int apply_place_groups(hwloc_bitmap_t set, bool active)
 {
+	const struct winapi *w = winapi_get();
 	DWORD len = 0;
 	SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *info;
 
 	hwloc_bitmap_zero(set);
-	GetLogicalProcessorInformationEx(RelationGroup, NULL, &len);
+	w->GetLogicalProcessorInformationEx(RelationGroup, NULL, &len);
 	if (len == 0)
 		return -1;
 	info = xmalloc(len);
-	if (!GetLogicalProcessorInformationEx(RelationGroup, info, &len)) {
+	if (!w->GetLogicalProcessorInformationEx(RelationGroup, info, &len)) {
 		status_of_win32(GetLastError());
 		free(info);
 		return -1;

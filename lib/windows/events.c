@@ -22,6 +22,7 @@
 #include "log.h"
 #include "util.h"
 #include "win.h"
+#include "winapi.h"
 
 #define EVENTS_POLL_DEFAULT_MS 250
 #define EVENTS_POLL_MIN_MS     10
@@ -345,7 +346,7 @@ static DWORD WINAPI events_consume(LPVOID arg)
 {
 	struct events_win *w = arg;
 
-	ProcessTrace(&w->consumer, 1, NULL, NULL);
+	winapi_get()->ProcessTrace(&w->consumer, 1, NULL, NULL);
 	/* Until CloseTrace, or the session was stopped by someone else. */
 	EnterCriticalSection(&w->lock);
 	w->ended = true;
@@ -378,8 +379,8 @@ static void events_props(struct events_win *w, unsigned buffer_kb)
 static void events_stop_stale(struct events_win *w)
 {
 	events_props(w, 0);
-	ControlTraceW(0, events_session, &w->props.props,
-		      EVENT_TRACE_CONTROL_STOP);
+	winapi_get()->ControlTraceW(0, events_session, &w->props.props,
+				    EVENT_TRACE_CONTROL_STOP);
 }
 
 static bool events_etw_open(struct events_win *w, unsigned buffer_kb)
@@ -389,7 +390,8 @@ static bool events_etw_open(struct events_win *w, unsigned buffer_kb)
 
 	events_stop_stale(w);
 	events_props(w, buffer_kb);
-	error = StartTraceW(&w->session, events_session, &w->props.props);
+	error = winapi_get()->StartTraceW(&w->session, events_session,
+					  &w->props.props);
 	if (error != ERROR_SUCCESS) {
 		snprintf(w->why_not, sizeof(w->why_not),
 			 "StartTrace failed (error %lu%s)",
@@ -398,7 +400,7 @@ static bool events_etw_open(struct events_win *w, unsigned buffer_kb)
 						      : "");
 		return false;
 	}
-	error = EnableTraceEx2(
+	error = winapi_get()->EnableTraceEx2(
 		w->session, &events_kernel_process,
 		EVENT_CONTROL_CODE_ENABLE_PROVIDER, TRACE_LEVEL_INFORMATION,
 		EVENTS_KEYWORD_PROCESS | EVENTS_KEYWORD_THREAD, 0, 0, NULL);
@@ -415,7 +417,7 @@ static bool events_etw_open(struct events_win *w, unsigned buffer_kb)
 	log.EventRecordCallback = events_record;
 	log.BufferCallback = events_buffer;
 	log.Context = w;
-	w->consumer = OpenTraceW(&log);
+	w->consumer = winapi_get()->OpenTraceW(&log);
 	if (w->consumer == (TRACEHANDLE)INVALID_HANDLE_VALUE) {
 		snprintf(w->why_not, sizeof(w->why_not),
 			 "OpenTrace failed (error %lu)",
@@ -428,14 +430,14 @@ static bool events_etw_open(struct events_win *w, unsigned buffer_kb)
 		snprintf(w->why_not, sizeof(w->why_not),
 			 "no thread for the consumer (error %lu)",
 			 (unsigned long)GetLastError());
-		CloseTrace(w->consumer);
+		winapi_get()->CloseTrace(w->consumer);
 		w->consumer = 0;
 		goto stop;
 	}
 	return true;
 stop:
-	ControlTraceW(w->session, NULL, &w->props.props,
-		      EVENT_TRACE_CONTROL_STOP);
+	winapi_get()->ControlTraceW(w->session, NULL, &w->props.props,
+				    EVENT_TRACE_CONTROL_STOP);
 	w->session = 0;
 	return false;
 }
@@ -444,12 +446,12 @@ static void events_etw_close(struct events_win *w)
 {
 	if (w->session) {
 		events_props(w, 0);
-		ControlTraceW(w->session, NULL, &w->props.props,
-			      EVENT_TRACE_CONTROL_STOP);
+		winapi_get()->ControlTraceW(w->session, NULL, &w->props.props,
+					    EVENT_TRACE_CONTROL_STOP);
 		w->session = 0;
 	}
 	if (w->consumer) {
-		CloseTrace(w->consumer);
+		winapi_get()->CloseTrace(w->consumer);
 		w->consumer = 0;
 	}
 	if (w->thread) {

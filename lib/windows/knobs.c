@@ -1,6 +1,7 @@
 /* Windows: power knobs are power scheme settings, the power mode overlay
  * and the active plan (winpower.c maps the wants to them), read and
- * written through powrprof.dll. Its calls are resolved at run time:
+ * written through powrprof.dll (winapi.h's table). Its calls are
+ * resolved at run time:
  * Wine 8 lacks the value index calls and the overlay ones, and where one
  * is missing the daemon says once that power settings are not offered
  * and applies the rest of each rule. Nothing else on Windows owns these
@@ -14,55 +15,6 @@
 #include "win.h"
 #include "winapi.h"
 #include "winpower.h"
-
-typedef DWORD(WINAPI *knobs_get_active_fn)(HKEY root, GUID **scheme);
-typedef DWORD(WINAPI *knobs_set_active_fn)(HKEY root, const GUID *scheme);
-typedef DWORD(WINAPI *knobs_read_index_fn)(HKEY root, const GUID *scheme,
-					   const GUID *sub, const GUID *setting,
-					   LPDWORD index);
-typedef DWORD(WINAPI *knobs_write_index_fn)(HKEY root, const GUID *scheme,
-					    const GUID *sub,
-					    const GUID *setting, DWORD index);
-/* Not in the SDK; powrprof.dll exports them from Windows 10 1709 on. */
-typedef DWORD(WINAPI *knobs_get_overlay_fn)(GUID *overlay);
-typedef DWORD(WINAPI *knobs_set_overlay_fn)(GUID overlay);
-
-static struct {
-	knobs_get_active_fn get_active;
-	knobs_set_active_fn set_active;
-	knobs_read_index_fn read_ac, read_dc;
-	knobs_write_index_fn write_ac, write_dc;
-	knobs_get_overlay_fn get_overlay;
-	knobs_set_overlay_fn set_overlay;
-} knobs_powrprof;
-
-static INIT_ONCE knobs_once = INIT_ONCE_STATIC_INIT;
-
-/* Tests put an in-memory store here (knobs_store_use). */
-static const struct winpower_store *knobs_override;
-
-static BOOL CALLBACK knobs_resolve(PINIT_ONCE once, PVOID param, PVOID *ctx)
-{
-	HMODULE dll = LoadLibraryExW(L"powrprof.dll", NULL,
-				     LOAD_LIBRARY_SEARCH_SYSTEM32);
-
-	(void)once;
-	(void)param;
-	(void)ctx;
-	if (!dll)
-		dll = LoadLibraryW(L"powrprof.dll"); /* before KB2533623 */
-	knobs_powrprof.get_active = winapi_proc(dll, "PowerGetActiveScheme");
-	knobs_powrprof.set_active = winapi_proc(dll, "PowerSetActiveScheme");
-	knobs_powrprof.read_ac = winapi_proc(dll, "PowerReadACValueIndex");
-	knobs_powrprof.read_dc = winapi_proc(dll, "PowerReadDCValueIndex");
-	knobs_powrprof.write_ac = winapi_proc(dll, "PowerWriteACValueIndex");
-	knobs_powrprof.write_dc = winapi_proc(dll, "PowerWriteDCValueIndex");
-	knobs_powrprof.get_overlay =
-		winapi_proc(dll, "PowerGetEffectiveOverlayScheme");
-	knobs_powrprof.set_overlay =
-		winapi_proc(dll, "PowerSetActiveOverlayScheme");
-	return TRUE;
-}
 
 static void knobs_guid_text(const GUID *g, char *text)
 {
@@ -99,7 +51,7 @@ static enum os_status knobs_status(DWORD error)
 static enum os_status knobs_active(void *ctx, char *guid)
 {
 	GUID *scheme = NULL;
-	DWORD error = knobs_powrprof.get_active(NULL, &scheme);
+	DWORD error = winapi_get()->PowerGetActiveScheme(NULL, &scheme);
 
 	(void)ctx;
 	if (error == ERROR_SUCCESS && !scheme)
@@ -118,7 +70,7 @@ static enum os_status knobs_activate(void *ctx, const char *guid)
 	(void)ctx;
 	if (!knobs_guid_of(guid, &scheme))
 		return OS_FAILED;
-	return knobs_status(knobs_powrprof.set_active(NULL, &scheme));
+	return knobs_status(winapi_get()->PowerSetActiveScheme(NULL, &scheme));
 }
 
 static bool knobs_guids(const char *scheme, const char *sub,
@@ -138,8 +90,9 @@ static enum os_status knobs_index_read(void *ctx, const char *scheme,
 	(void)ctx;
 	if (!knobs_guids(scheme, sub, setting, g))
 		return OS_FAILED;
-	error = (ac ? knobs_powrprof.read_ac : knobs_powrprof.read_dc)(
-		NULL, &g[0], &g[1], &g[2], &index);
+	error = (ac ? winapi_get()->PowerReadACValueIndex
+		    : winapi_get()->PowerReadDCValueIndex)(NULL, &g[0], &g[1],
+							   &g[2], &index);
 	*value = index;
 	return knobs_status(error);
 }
@@ -153,15 +106,15 @@ static enum os_status knobs_index_write(void *ctx, const char *scheme,
 	(void)ctx;
 	if (!knobs_guids(scheme, sub, setting, g))
 		return OS_FAILED;
-	return knobs_status(
-		(ac ? knobs_powrprof.write_ac : knobs_powrprof.write_dc)(
-			NULL, &g[0], &g[1], &g[2], (DWORD)value));
+	return knobs_status((ac ? winapi_get()->PowerWriteACValueIndex
+				: winapi_get()->PowerWriteDCValueIndex)(
+		NULL, &g[0], &g[1], &g[2], (DWORD)value));
 }
 
 static enum os_status knobs_overlay(void *ctx, char *guid)
 {
 	GUID overlay;
-	DWORD error = knobs_powrprof.get_overlay(&overlay);
+	DWORD error = winapi_get()->PowerGetEffectiveOverlayScheme(&overlay);
 
 	(void)ctx;
 	if (error == ERROR_SUCCESS)
@@ -176,29 +129,29 @@ static enum os_status knobs_set_overlay(void *ctx, const char *guid)
 	(void)ctx;
 	if (!knobs_guid_of(guid, &overlay))
 		return OS_FAILED;
-	return knobs_status(knobs_powrprof.set_overlay(overlay));
+	return knobs_status(winapi_get()->PowerSetActiveOverlayScheme(overlay));
 }
 
 /* The store powrprof offers: a call it lacks is left NULL. */
 static const struct winpower_store *knobs_store(void)
 {
+	const struct winapi *w = winapi_get();
 	static struct winpower_store store;
 
-	if (knobs_override)
-		return knobs_override;
-	InitOnceExecuteOnce(&knobs_once, knobs_resolve, NULL, NULL);
 	store = (struct winpower_store){
-		.active = knobs_powrprof.get_active ? knobs_active : NULL,
-		.activate = knobs_powrprof.set_active ? knobs_activate : NULL,
-		.read = knobs_powrprof.read_ac && knobs_powrprof.read_dc
+		.active = w->PowerGetActiveScheme ? knobs_active : NULL,
+		.activate = w->PowerSetActiveScheme ? knobs_activate : NULL,
+		.read = w->PowerReadACValueIndex && w->PowerReadDCValueIndex
 				? knobs_index_read
 				: NULL,
-		.write = knobs_powrprof.write_ac && knobs_powrprof.write_dc
+		.write = w->PowerWriteACValueIndex && w->PowerWriteDCValueIndex
 				 ? knobs_index_write
 				 : NULL,
-		.overlay = knobs_powrprof.get_overlay ? knobs_overlay : NULL,
-		.set_overlay =
-			knobs_powrprof.set_overlay ? knobs_set_overlay : NULL,
+		.overlay = w->PowerGetEffectiveOverlayScheme ? knobs_overlay
+							     : NULL,
+		.set_overlay = w->PowerSetActiveOverlayScheme
+				       ? knobs_set_overlay
+				       : NULL,
 	};
 	return &store;
 }
@@ -208,14 +161,10 @@ static const struct winpower_store *knobs_store(void)
 bool knobs_min_cores(int *percent)
 {
 	SYSTEM_POWER_STATUS ps;
-	bool ac = !GetSystemPowerStatus(&ps) || ps.ACLineStatus != 0;
+	bool ac = !winapi_get()->GetSystemPowerStatus(&ps) ||
+		  ps.ACLineStatus != 0;
 
 	return winpower_min_cores(knobs_store(), ac, percent);
-}
-
-void knobs_store_use(const struct winpower_store *store)
-{
-	knobs_override = store;
 }
 
 void knobs_plan(struct knobs *kn, const struct power_want *want,

@@ -12,6 +12,7 @@
 #include <aclapi.h>
 
 #include "win.h"
+#include "winapi.h"
 
 /* The group is in the token and counts (not there only to deny). */
 static bool pipeserver_group_enabled(HANDLE token, WELL_KNOWN_SID_TYPE type)
@@ -69,7 +70,7 @@ bool pipeserver_of(HANDLE pipe, struct pipeserver *s)
 	HANDLE process, token;
 
 	*s = (struct pipeserver){0};
-	if (!GetNamedPipeServerProcessId(pipe, &s->pid))
+	if (!winapi_get()->GetNamedPipeServerProcessId(pipe, &s->pid))
 		return false;
 	process = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, s->pid);
 	if (!process)
@@ -112,8 +113,9 @@ static enum pipeserver_owner pipeserver_owner(HANDLE pipe, char *name,
 	PSID owner = NULL;
 	enum pipeserver_owner result;
 
-	if (GetSecurityInfo(pipe, SE_KERNEL_OBJECT, OWNER_SECURITY_INFORMATION,
-			    &owner, NULL, NULL, NULL, &sd) != ERROR_SUCCESS)
+	if (winapi_get()->GetSecurityInfo(
+		    pipe, SE_KERNEL_OBJECT, OWNER_SECURITY_INFORMATION, &owner,
+		    NULL, NULL, NULL, &sd) != ERROR_SUCCESS)
 		return PIPESERVER_OWNER_UNREADABLE;
 	if (!owner) {
 		result = PIPESERVER_OWNER_NONE;

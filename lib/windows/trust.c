@@ -55,6 +55,7 @@
 
 #include "util.h"
 #include "win.h"
+#include "winapi.h"
 
 /* The account this process runs as, for the owner and ACE checks. */
 static bool trust_is_self(PSID sid)
@@ -180,7 +181,7 @@ enum trust_fault trust_sd_fault(PSID owner, PACL dacl, DWORD rights, char *why,
 		ACCESS_MASK mask;
 		PSID sid;
 
-		if (!GetAce(dacl, i, (void **)&ace)) {
+		if (!winapi_get()->GetAce(dacl, i, (void **)&ace)) {
 			snprintf(why, size, "its DACL cannot be read");
 			return TRUST_FAULT_WRITABLE;
 		}
@@ -214,10 +215,10 @@ enum trust_fault trust_object_fault(const wchar_t *path, DWORD rights,
 	enum trust_fault fault;
 	DWORD error;
 
-	error = GetNamedSecurityInfoW(path, SE_FILE_OBJECT,
-				      OWNER_SECURITY_INFORMATION |
-					      DACL_SECURITY_INFORMATION,
-				      &owner, NULL, &dacl, NULL, &sd);
+	error = winapi_get()->GetNamedSecurityInfoW(
+		path, SE_FILE_OBJECT,
+		OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, &owner,
+		NULL, &dacl, NULL, &sd);
 	if (error != ERROR_SUCCESS) {
 		status_of_win32(error);
 		snprintf(why, size, "its security cannot be read (error %lu)",

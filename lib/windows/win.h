@@ -159,9 +159,7 @@ char *trust_full_path(const char *path, size_t *root);
 enum trust_fault trust_walk(const char *path, unsigned flags, char **at,
 			    bool *resolved, char *why, size_t size);
 
-/* knobs.c: the power settings' store; NULL: powrprof's (tests only). */
-struct winpower_store;
-void knobs_store_use(const struct winpower_store *store);
+/* knobs.c */
 /* The active scheme's CPMINCORES on this power source, in percent. */
 bool knobs_min_cores(int *percent);
 

@@ -18,6 +18,7 @@
 #include "perfopts.h"
 #include "util.h"
 #include "win.h"
+#include "winapi.h"
 
 #define IFEO_KEY                                                               \
 	L"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Image File "        \
@@ -51,8 +52,8 @@ static int ifeo_read_dword(HKEY key, const wchar_t *value, int unset)
 {
 	DWORD v, size = sizeof(v), type;
 
-	if (RegQueryValueExW(key, value, NULL, &type, (BYTE *)&v, &size) !=
-		    ERROR_SUCCESS ||
+	if (winapi_get()->RegQueryValueExW(key, value, NULL, &type, (BYTE *)&v,
+					   &size) != ERROR_SUCCESS ||
 	    type != REG_DWORD)
 		return unset;
 	return (int)v;
@@ -69,8 +70,8 @@ static int ifeo_read(void *ctx, const char *name, struct ifeo_values *now)
 				    IFEO_IO_PRIORITY_UNSET};
 	if (!ifeo_path(name, L"\\PerfOptions", path, ARRAY_SIZE(path)))
 		return -1;
-	st = RegOpenKeyExW(HKEY_LOCAL_MACHINE, path, 0,
-			   KEY_QUERY_VALUE | IFEO_VIEW, &key);
+	st = winapi_get()->RegOpenKeyExW(HKEY_LOCAL_MACHINE, path, 0,
+					 KEY_QUERY_VALUE | IFEO_VIEW, &key);
 	if (st == ERROR_FILE_NOT_FOUND)
 		return 0;
 	if (st != ERROR_SUCCESS) {
@@ -81,7 +82,7 @@ static int ifeo_read(void *ctx, const char *name, struct ifeo_values *now)
 		key, L"CpuPriorityClass", IFEO_CPU_CLASS_UNSET);
 	now->io_priority = (enum ifeo_io_priority)ifeo_read_dword(
 		key, L"IoPriority", IFEO_IO_PRIORITY_UNSET);
-	RegCloseKey(key);
+	winapi_get()->RegCloseKey(key);
 	return 0;
 }
 
@@ -91,14 +92,16 @@ static void ifeo_prune(const wchar_t *path)
 	HKEY key;
 	DWORD subkeys = 1, values = 1;
 
-	if (RegOpenKeyExW(HKEY_LOCAL_MACHINE, path, 0,
-			  KEY_QUERY_VALUE | IFEO_VIEW, &key) != ERROR_SUCCESS)
+	if (winapi_get()->RegOpenKeyExW(HKEY_LOCAL_MACHINE, path, 0,
+					KEY_QUERY_VALUE | IFEO_VIEW,
+					&key) != ERROR_SUCCESS)
 		return;
-	RegQueryInfoKeyW(key, NULL, NULL, NULL, &subkeys, NULL, NULL, &values,
-			 NULL, NULL, NULL, NULL);
-	RegCloseKey(key);
+	winapi_get()->RegQueryInfoKeyW(key, NULL, NULL, NULL, &subkeys, NULL,
+				       NULL, &values, NULL, NULL, NULL, NULL);
+	winapi_get()->RegCloseKey(key);
 	if (!subkeys && !values)
-		RegDeleteKeyExW(HKEY_LOCAL_MACHINE, path, IFEO_VIEW, 0);
+		winapi_get()->RegDeleteKeyExW(HKEY_LOCAL_MACHINE, path,
+					      IFEO_VIEW, 0);
 }
 
 static LSTATUS ifeo_set(HKEY key, const wchar_t *value, int v, bool set,
@@ -108,11 +111,11 @@ static LSTATUS ifeo_set(HKEY key, const wchar_t *value, int v, bool set,
 	LSTATUS st;
 
 	if (set)
-		return RegSetValueExW(key, value, 0, REG_DWORD,
-				      (const BYTE *)&d, sizeof(d));
+		return winapi_get()->RegSetValueExW(
+			key, value, 0, REG_DWORD, (const BYTE *)&d, sizeof(d));
 	if (!clear)
 		return ERROR_SUCCESS;
-	st = RegDeleteValueW(key, value);
+	st = winapi_get()->RegDeleteValueW(key, value);
 	return st == ERROR_FILE_NOT_FOUND ? ERROR_SUCCESS : st;
 }
 
@@ -127,9 +130,9 @@ static int ifeo_write(void *ctx, const char *name, struct ifeo_values set,
 	if (!ifeo_path(name, L"\\PerfOptions", path, ARRAY_SIZE(path)) ||
 	    !ifeo_path(name, L"", parent, ARRAY_SIZE(parent)))
 		return -1;
-	st = RegCreateKeyExW(HKEY_LOCAL_MACHINE, path, 0, NULL, 0,
-			     KEY_SET_VALUE | KEY_QUERY_VALUE | IFEO_VIEW, NULL,
-			     &key, NULL);
+	st = winapi_get()->RegCreateKeyExW(
+		HKEY_LOCAL_MACHINE, path, 0, NULL, 0,
+		KEY_SET_VALUE | KEY_QUERY_VALUE | IFEO_VIEW, NULL, &key, NULL);
 	if (st != ERROR_SUCCESS) {
 		ifeo_say("cannot write", name, st);
 		return -1;
@@ -141,7 +144,7 @@ static int ifeo_write(void *ctx, const char *name, struct ifeo_values set,
 		st = ifeo_set(key, L"IoPriority", (int)set.io_priority,
 			      set.io_priority != IFEO_IO_PRIORITY_UNSET,
 			      clear.io_priority != IFEO_IO_PRIORITY_UNSET);
-	RegCloseKey(key);
+	winapi_get()->RegCloseKey(key);
 	ifeo_prune(path);
 	ifeo_prune(parent);
 	if (st != ERROR_SUCCESS) {
@@ -154,11 +157,11 @@ static int ifeo_write(void *ctx, const char *name, struct ifeo_values set,
 static LSTATUS ifeo_records_key(REGSAM access, bool create, HKEY *key)
 {
 	if (create)
-		return RegCreateKeyExW(HKEY_LOCAL_MACHINE, IFEO_RECORDS, 0,
-				       NULL, 0, access | IFEO_VIEW, NULL, key,
-				       NULL);
-	return RegOpenKeyExW(HKEY_LOCAL_MACHINE, IFEO_RECORDS, 0,
-			     access | IFEO_VIEW, key);
+		return winapi_get()->RegCreateKeyExW(
+			HKEY_LOCAL_MACHINE, IFEO_RECORDS, 0, NULL, 0,
+			access | IFEO_VIEW, NULL, key, NULL);
+	return winapi_get()->RegOpenKeyExW(HKEY_LOCAL_MACHINE, IFEO_RECORDS, 0,
+					   access | IFEO_VIEW, key);
 }
 
 /* A record that does not read is dropped with a warning: a value of
@@ -187,8 +190,8 @@ static int ifeo_records(void *ctx, struct perfopts_record **list, size_t *count)
 		struct perfopts_record r = {0};
 		char utf8[128];
 
-		st = RegEnumValueW(key, i, name, &name_len, NULL, &type,
-				   (BYTE *)text, &size);
+		st = winapi_get()->RegEnumValueW(key, i, name, &name_len, NULL,
+						 &type, (BYTE *)text, &size);
 		if (st == ERROR_NO_MORE_ITEMS)
 			break;
 		if (st != ERROR_SUCCESS && st != ERROR_MORE_DATA)
@@ -205,7 +208,7 @@ static int ifeo_records(void *ctx, struct perfopts_record **list, size_t *count)
 		*list = xreallocarray(*list, *count + 1, sizeof(**list));
 		(*list)[(*count)++] = r;
 	}
-	RegCloseKey(key);
+	winapi_get()->RegCloseKey(key);
 	return 0;
 }
 
@@ -224,12 +227,12 @@ static int ifeo_record_put(void *ctx, const struct perfopts_record *r)
 		return -1;
 	st = ifeo_records_key(KEY_SET_VALUE, true, &key);
 	if (st == ERROR_SUCCESS) {
-		st = RegSetValueExW(
+		st = winapi_get()->RegSetValueExW(
 			key, name, 0, REG_SZ, (const BYTE *)wide,
 			(DWORD)((wcslen(wide) + 1) * sizeof(wchar_t)));
 		if (st == ERROR_SUCCESS)
-			st = RegFlushKey(key);
-		RegCloseKey(key);
+			st = winapi_get()->RegFlushKey(key);
+		winapi_get()->RegCloseKey(key);
 	}
 	if (st != ERROR_SUCCESS) {
 		ifeo_say("cannot keep the record of", r->name, st);
@@ -251,10 +254,10 @@ static int ifeo_record_drop(void *ctx, const char *name)
 	if (st == ERROR_FILE_NOT_FOUND)
 		return 0;
 	if (st == ERROR_SUCCESS) {
-		st = RegDeleteValueW(key, wide);
+		st = winapi_get()->RegDeleteValueW(key, wide);
 		if (st == ERROR_FILE_NOT_FOUND)
 			st = ERROR_SUCCESS;
-		RegCloseKey(key);
+		winapi_get()->RegCloseKey(key);
 	}
 	if (st != ERROR_SUCCESS) {
 		ifeo_say("cannot drop the record of", name, st);

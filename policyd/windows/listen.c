@@ -23,6 +23,7 @@
 #include "os.h"
 #include "util.h"
 #include "win.h"
+#include "winapi.h"
 
 #define LISTEN_OUT_BUFFER 65536
 #define LISTEN_IN_BUFFER  4096
@@ -195,12 +196,12 @@ static int listen_instance(struct listen *l, const char *name)
 		}
 		open |= FILE_FLAG_FIRST_PIPE_INSTANCE;
 	}
-	l->pipe =
-		CreateNamedPipeW(l->name, open,
-				 PIPE_TYPE_BYTE | PIPE_READMODE_BYTE |
-					 PIPE_WAIT | PIPE_REJECT_REMOTE_CLIENTS,
-				 PIPE_UNLIMITED_INSTANCES, LISTEN_OUT_BUFFER,
-				 LISTEN_IN_BUFFER, 0, &l->sa);
+	l->pipe = winapi_get()->CreateNamedPipeW(
+		l->name, open,
+		PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT |
+			PIPE_REJECT_REMOTE_CLIENTS,
+		PIPE_UNLIMITED_INSTANCES, LISTEN_OUT_BUFFER, LISTEN_IN_BUFFER,
+		0, &l->sa);
 	if (l->pipe == INVALID_HANDLE_VALUE) {
 		DWORD error = GetLastError();
 

@@ -1,11 +1,9 @@
-/* Windows power settings (winpower.c) against an in-memory power-scheme
- * store, natively and under Wine: the wants as scheme settings, the
- * overlay and the plan; the keys read, written and checked; and the
- * holds engine (apply_power.c) over them with the real journal, the
- * seam (os.h, knobs.c) answered by winpower.c as the Windows backend
- * answers it: conflicting holds, a plan switched and given back, an
- * unwritable setting, someone else's change, and a crash at every step
- * followed by replay. */
+/* Windows power settings' portable logic (winpower.c) against an
+ * in-memory power-scheme store, natively and under Wine: the wants as
+ * scheme settings, the overlay and the plan; the keys read, written and
+ * checked; the parking figure. The holds engine over the Windows
+ * backend's own glue (knobs.c) runs on the model of Windows:
+ * tests/unit/windows/test_model_power.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -166,79 +164,6 @@ static unsigned long value_of(const char *scheme, const char *setting, bool ac)
 	return *mem_slot(scheme, WINPOWER_SUB_PROCESSOR, setting, ac);
 }
 
-/* The seam (os.h) as the Windows backend answers it, over the store. */
-
-void knobs_plan(struct knobs *kn, const struct power_want *want,
-		const struct power_held *held, size_t held_count,
-		struct power_plan *plan)
-{
-	winpower_plan(&mem_store, kn->refused, sizeof(kn->refused), want, held,
-		      held_count, plan);
-}
-
-void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
-{
-	(void)kn;
-	*owners = (struct knobs_owners){0};
-}
-
-enum os_status knobs_read(const char *key, char *value, size_t size)
-{
-	return winpower_read(&mem_store, key, value, size);
-}
-
-enum os_status knobs_write(const char *key, const char *value)
-{
-	return winpower_write(&mem_store, key, value);
-}
-
-enum knobs_order knobs_order(const char *key)
-{
-	return winpower_order(key);
-}
-
-bool knobs_valid(const struct knobs *kn, const char *key, char *why,
-		 size_t size)
-{
-	(void)kn;
-	return winpower_valid(key, why, size);
-}
-
-void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us)
-{
-	(void)kn;
-	(void)latency_us;
-	*handle = -1;
-}
-
-void knobs_latency_release(const struct knobs *kn, int *handle)
-{
-	(void)kn;
-	*handle = -1;
-}
-
-static void open_power(struct power *pw)
-{
-	mem_reset();
-	powerfix_open(pw);
-}
-
-/* Everything as mem_reset left it, and no journal. */
-static void assert_originals(void)
-{
-	for (int s = 0; s < MEM_SCHEMES; s++) {
-		for (int i = 0; i < MEM_SETTINGS; i++) {
-			assert_int_equal(mem.value[s][i][0],
-					 mem_defaults[i][0]);
-			assert_int_equal(mem.value[s][i][1],
-					 mem_defaults[i][1]);
-		}
-	}
-	assert_string_equal(mem.active, WINPOWER_PLAN_BALANCED);
-	assert_string_equal(mem.overlay, WINPOWER_NULL_GUID);
-	assert_false(powerfix_journal_exists());
-}
-
 static void plan_of(const struct rule_power *a, struct power_plan *plan)
 {
 	struct power_want want;
@@ -373,148 +298,6 @@ static void test_keys(void **state_)
 	assert_null(winpower_plan_guid("8C5E7FDA-E8BF-4A96-9A85-A6E23A8C635C"));
 }
 
-/* Two holds: the more performant value wins; each given back as its
- * last holder goes, the originals at the end. */
-static void test_conflicting_holds(void **state_)
-{
-	struct rule_power a = powerfix_want(), b = powerfix_want();
-	struct power pw;
-
-	(void)state_;
-	open_power(&pw);
-	a.min_online = 30;
-	a.epp = "power";
-	snprintf(a.plan, sizeof(a.plan), "balanced");
-	b.parking = RULE_PARKING_OFF;
-	b.epp = "performance";
-	snprintf(b.plan, sizeof(b.plan), "high-performance");
-	powerfix_set(&pw, &a, &b);
-	assert_string_equal(mem.active, HIGH);
-	assert_int_equal(value_of(HIGH, WINPOWER_CPMINCORES1, false), 100);
-	assert_int_equal(value_of(HIGH, WINPOWER_PERFEPP, true), 0);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFEPP, true), 25);
-	powerfix_set(&pw, &a, NULL);
-	assert_string_equal(mem.active, WINPOWER_PLAN_BALANCED);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_CPMINCORES, true),
-		30);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFEPP, false), 100);
-	/* High performance's settings went back as the plan did. */
-	assert_int_equal(value_of(HIGH, WINPOWER_CPMINCORES1, false), 5);
-	assert_int_equal(value_of(HIGH, WINPOWER_PERFEPP, true), 25);
-	powerfix_set(&pw, NULL, NULL);
-	assert_originals();
-	apply_power_close(&pw);
-}
-
-/* A setting that refuses writes is left as it is; the rest applies, and
- * nothing of it stays in the journal. */
-static void test_unwritable(void **state_)
-{
-	struct rule_power a = powerfix_want();
-	struct power pw;
-
-	(void)state_;
-	open_power(&pw);
-	mem.refuse[0] = true; /* CPMINCORES */
-	a.parking = RULE_PARKING_OFF;
-	a.turbo = RULE_TURBO_ON;
-	powerfix_set(&pw, &a, NULL);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_CPMINCORES, true),
-		10);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_CPMINCORES1, true),
-		100);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFBOOSTMODE, false),
-		2);
-	assert_int_equal(pw.journal.count, 4); /* CPMINCORES1, boost */
-	powerfix_set(&pw, NULL, NULL);
-	assert_originals();
-	apply_power_close(&pw);
-}
-
-/* Someone else's value is theirs: not restored. */
-static void test_someone_else(void **state_)
-{
-	struct rule_power a = powerfix_want();
-	struct power pw;
-	unsigned long *slot;
-
-	(void)state_;
-	open_power(&pw);
-	a.epp = "performance";
-	powerfix_set(&pw, &a, NULL);
-	slot = mem_slot(WINPOWER_PLAN_BALANCED, WINPOWER_SUB_PROCESSOR,
-			WINPOWER_PERFEPP, true);
-	*slot = 33;
-	apply_power_check(&pw);
-	powerfix_set(&pw, NULL, NULL);
-	assert_int_equal(*slot, 33);
-	assert_int_equal(
-		value_of(WINPOWER_PLAN_BALANCED, WINPOWER_PERFEPP, false), 50);
-	*slot = 25;
-	assert_originals();
-	apply_power_close(&pw);
-}
-
-/* What a crash at a step leaves of the store (the journal is the
- * fixture's to keep). */
-static struct mem crash_mem;
-
-static void crash_keep(void)
-{
-	crash_mem = mem;
-}
-
-static void crash_put_back(void)
-{
-	mem = crash_mem;
-}
-
-static void crash_run(int at)
-{
-	struct rule_power a = powerfix_want(), b = powerfix_want();
-	struct power pw;
-
-	open_power(&pw);
-	powerfix_crash_arm(at, crash_keep, crash_put_back);
-	pw.step_hook = powerfix_crash_hook;
-	a.min_online = 50;
-	a.profile = "performance";
-	b.parking = RULE_PARKING_OFF;
-	b.epp = "performance";
-	powerfix_set(&pw, &a, NULL);
-	powerfix_set(&pw, &a, &b);
-	snprintf(b.plan, sizeof(b.plan), "high-performance");
-	powerfix_set(&pw, &a, &b);
-	powerfix_set(&pw, &a, NULL);
-	powerfix_set(&pw, NULL, NULL);
-	apply_power_close(&pw);
-}
-
-static void test_crash_at_each_step(void **state_)
-{
-	int steps;
-
-	(void)state_;
-	crash_run(-1);
-	steps = powerfix_crash.steps;
-	assert_originals();
-	assert_true(steps > 10);
-	for (int step = 1; step <= steps; step++) {
-		crash_run(step);
-		assert_true(powerfix_crash.kept);
-		powerfix_crash_restore();
-		assert_true(powerfix_replay() >= 0);
-		assert_originals();
-		assert_int_equal(powerfix_replay(), 0);
-	}
-}
-
 /* The parking finding's figure: the active scheme's lower class, on the
  * power source asked for, and nothing where neither setting exists. */
 static void test_min_cores(void **state_)
@@ -547,14 +330,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_keys),
-		cmocka_unit_test(test_conflicting_holds),
-		cmocka_unit_test(test_unwritable),
-		cmocka_unit_test(test_someone_else),
-		cmocka_unit_test(test_crash_at_each_step),
 		cmocka_unit_test(test_min_cores),
 	};
 
 	log_init("test_winpower", LOG_LEVEL_ERROR);
 	return unit_run("winpower", (struct unit_table){0}, UNIT_TESTS(tests),
-			powerfix_setup, powerfix_teardown);
+			NULL, NULL);
 }

@@ -1,8 +1,9 @@
-/* The Windows power backend (lib/windows/knobs.c): the seam over an
- * in-memory store put in its place (knobs_store_use), and over the real
- * powrprof.dll, which under Wine 8 lacks the value index calls: nothing
- * is planned then, and the rest of a rule is not held up by it. The
- * holds engine over the same logic is tests/unit/test_winpower.c. */
+/* The Windows power backend (lib/windows/knobs.c): the seam over the
+ * model of Windows's power schemes (tests/windows/model/) without the
+ * overlay calls, and over the real powrprof.dll, which under Wine 8
+ * lacks the value index calls: nothing is planned then, and the rest of
+ * a rule is not held up by it. The holds engine over the same glue is
+ * tests/unit/windows/test_model_power.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,83 +15,10 @@
 #include "unit.h"
 
 #include "log.h"
+#include "model.h"
 #include "power.h"
 #include "win.h"
 #include "winpower.h"
-
-/* One scheme, Balanced, active; every setting starts at 10. */
-static struct {
-	char keys[16][160];
-	unsigned long values[16];
-	size_t count;
-	unsigned activations;
-	char overlay[WINPOWER_GUID_LEN];
-} mem;
-
-static unsigned long *mem_value(const char *scheme, const char *sub,
-				const char *setting, bool ac)
-{
-	char key[160];
-
-	snprintf(key, sizeof(key), "%s/%s/%s/%d", scheme, sub, setting, ac);
-	for (size_t i = 0; i < mem.count; i++) {
-		if (strcmp(mem.keys[i], key) == 0)
-			return &mem.values[i];
-	}
-	if (mem.count == 16 || strcmp(scheme, WINPOWER_PLAN_BALANCED) != 0)
-		return NULL;
-	snprintf(mem.keys[mem.count], sizeof(mem.keys[0]), "%s", key);
-	mem.values[mem.count] = 10;
-	return &mem.values[mem.count++];
-}
-
-static enum os_status mem_active(void *ctx, char *guid)
-{
-	(void)ctx;
-	snprintf(guid, WINPOWER_GUID_LEN, "%s", WINPOWER_PLAN_BALANCED);
-	return OS_OK;
-}
-
-static enum os_status mem_activate(void *ctx, const char *guid)
-{
-	(void)ctx;
-	mem.activations++;
-	return strcmp(guid, WINPOWER_PLAN_BALANCED) == 0 ? OS_OK : OS_GONE;
-}
-
-static enum os_status mem_read(void *ctx, const char *scheme, const char *sub,
-			       const char *setting, bool ac,
-			       unsigned long *value)
-{
-	unsigned long *v = mem_value(scheme, sub, setting, ac);
-
-	(void)ctx;
-	if (!v)
-		return OS_GONE;
-	*value = *v;
-	return OS_OK;
-}
-
-static enum os_status mem_write(void *ctx, const char *scheme, const char *sub,
-				const char *setting, bool ac,
-				unsigned long value)
-{
-	unsigned long *v = mem_value(scheme, sub, setting, ac);
-
-	(void)ctx;
-	if (!v)
-		return OS_GONE;
-	*v = value;
-	return OS_OK;
-}
-
-static const struct winpower_store mem_store = {
-	.active = mem_active,
-	.activate = mem_activate,
-	.read = mem_read,
-	.write = mem_write,
-	/* No overlay calls: as on Windows before 10 1709. */
-};
 
 static void plan_of(struct power_plan *plan)
 {
@@ -110,8 +38,10 @@ static void test_store(void **state_)
 	char value[JOURNAL_VALUE_MAX], why[256];
 
 	(void)state_;
-	memset(&mem, 0, sizeof(mem));
-	knobs_store_use(&mem_store);
+	model_install(&(struct model_config){.version = MODEL_WINDOWS_10_22H2});
+	/* No overlay calls: as on Windows before 10 1709. */
+	winapi.PowerGetEffectiveOverlayScheme = NULL;
+	winapi.PowerSetActiveOverlayScheme = NULL;
 	plan_of(&plan);
 	/* CPMINCORES and CPMINCORES1, AC and DC; no overlay offered. */
 	assert_int_equal(plan.count, 4);
@@ -121,7 +51,10 @@ static void test_store(void **state_)
 		assert_int_equal(
 			knobs_read(plan.settings[i].key, value, sizeof(value)),
 			OS_OK);
-		assert_string_equal(value, "10");
+		/* Balanced's core parking: 10 % on AC, 5 % on DC. */
+		assert_string_equal(value, strstr(plan.settings[i].key, "/ac")
+						   ? "10"
+						   : "5");
 		assert_int_equal(knobs_write(plan.settings[i].key, "100"),
 				 OS_OK);
 		assert_int_equal(
@@ -129,12 +62,13 @@ static void test_store(void **state_)
 			OS_OK);
 		assert_string_equal(value, "100");
 	}
-	assert_int_equal(mem.activations, 4);
+	/* Each write to the active scheme set it active again. */
+	assert_int_equal(model_calls("PowerSetActiveScheme"), 4);
 	assert_int_equal(knobs_read(WINPOWER_KEY_OVERLAY, value, sizeof(value)),
 			 OS_UNSUPPORTED);
 	assert_int_equal(knobs_order(WINPOWER_KEY_ACTIVE), KNOBS_ORDER_LAST);
 	power_plan_free(&plan);
-	knobs_store_use(NULL);
+	model_uninstall();
 }
 
 /* powrprof as this system has it: where its value index calls are
@@ -146,7 +80,7 @@ static void test_powrprof(void **state_)
 	enum os_status status;
 
 	(void)state_;
-	knobs_store_use(NULL);
+	model_uninstall();
 	plan_of(&plan);
 	status = knobs_read("/scheme/" WINPOWER_PLAN_BALANCED
 			    "/" WINPOWER_SUB_PROCESSOR "/" WINPOWER_CPMINCORES

@@ -1,0 +1,279 @@
+/* The Windows backend's own code on the model of Windows
+ * (tests/windows/model/): processor groups read and written through
+ * apply_place.c, a process's default CPU Sets, power throttling read per
+ * Windows version (apply_prio.c), the ETW session's parameters
+ * (events.c), owners and DACLs judged by trust.c, and the registry's
+ * persistent and volatile keys across a reboot. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "unit.h"
+
+#include "events.h"
+#include "log.h"
+#include "model.h"
+#include "os.h"
+#include "prio.h"
+#include "win.h"
+
+static HANDLE stop_event;
+
+static DWORD WINAPI sleeper(LPVOID arg)
+{
+	(void)arg;
+	WaitForSingleObject(stop_event, 30000);
+	return 0;
+}
+
+static struct model_config config_of(enum model_version v, enum model_machine m)
+{
+	return (struct model_config){.version = v, .machine = m};
+}
+
+/* A process starts in one group on Windows 10 and Server 2019: what it
+ * may run on is that group (64 of 64+24); on Windows 11 and Server 2022
+ * it spans both (88). */
+static void test_groups_allowed(void **state)
+{
+	static const struct {
+		enum model_version version;
+		int allowed;
+	} cases[] = {
+		{MODEL_WINDOWS_10_22H2, 64},
+		{MODEL_SERVER_2019, 64},
+		{MODEL_WINDOWS_11_24H2, 88},
+		{MODEL_SERVER_2022, 88},
+	};
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+	(void)state;
+	for (size_t i = 0; i < ARRAYSIZE(cases); i++) {
+		struct model_config c =
+			config_of(cases[i].version, MODEL_MACHINE_64_24);
+
+		model_install(&c);
+		assert_int_equal(
+			apply_place_allowed(NULL, NULL, procinfo_self(), set),
+			0);
+		assert_int_equal(hwloc_bitmap_weight(set), cases[i].allowed);
+		assert_true(model_calls("GetProcessGroupAffinity") > 0);
+		assert_int_equal(apply_place_online(NULL, set), 0);
+		assert_int_equal(hwloc_bitmap_weight(set), 88);
+	}
+	hwloc_bitmap_free(set);
+	model_uninstall();
+}
+
+/* A thread given a set within group 1 is moved there (its group
+ * affinity read back from the model and through apply_place_read), and
+ * its process becomes a multi-group one. */
+static void test_thread_moved_to_group(void **state)
+{
+	struct model_config c =
+		config_of(MODEL_WINDOWS_10_22H2, MODEL_MACHINE_2X44);
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	GROUP_AFFINITY ga;
+	DWORD tid;
+	HANDLE h = CreateThread(NULL, 0, sleeper, NULL, 0, &tid);
+
+	(void)state;
+	assert_non_null(h);
+	model_install(&c);
+	hwloc_bitmap_set_range(set, 64, 64 + 43);
+	assert_int_equal(apply_place_write(procinfo_self(), (pid_t)tid, set),
+			 OS_OK);
+	assert_true(model_thread_group(GetCurrentProcessId(), tid, &ga));
+	assert_int_equal(ga.Group, 1);
+	assert_true(ga.Mask == (((KAFFINITY)1 << 44) - 1));
+	hwloc_bitmap_zero(set);
+	assert_int_equal(apply_place_read(procinfo_self(), (pid_t)tid, set),
+			 OS_OK);
+	assert_int_equal(hwloc_bitmap_first(set), 64);
+	assert_int_equal(hwloc_bitmap_weight(set), 44);
+	/* Now in both groups: 88 allowed. */
+	assert_int_equal(apply_place_allowed(NULL, NULL, procinfo_self(), set),
+			 0);
+	assert_int_equal(hwloc_bitmap_weight(set), 88);
+	/* A group the machine lacks is refused. */
+	hwloc_bitmap_only(set, 3 * 64);
+	assert_int_not_equal(
+		apply_place_write(procinfo_self(), (pid_t)tid, set), OS_OK);
+	SetEvent(stop_event);
+	WaitForSingleObject(h, 5000);
+	CloseHandle(h);
+	ResetEvent(stop_event);
+	hwloc_bitmap_free(set);
+	model_uninstall();
+}
+
+/* The process's default CPU Sets: the P-cores of the hybrid by their
+ * ids, cleared again by NULL. */
+static void test_default_cpu_sets(void **state)
+{
+	struct model_config c =
+		config_of(MODEL_WINDOWS_11_24H2, MODEL_MACHINE_HYBRID_6P8E);
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	ULONG ids[32];
+
+	(void)state;
+	model_install(&c);
+	hwloc_bitmap_set_range(set, 0, 11);
+	assert_int_equal(apply_place_process(procinfo_self(), set), OS_OK);
+	assert_int_equal(
+		model_process_default_cpu_sets(GetCurrentProcessId(), ids, 32),
+		12);
+	assert_int_equal(ids[0], MODEL_CPU_SET_ID_BASE);
+	assert_int_equal(ids[11], MODEL_CPU_SET_ID_BASE + 11);
+	assert_int_equal(apply_place_process(procinfo_self(), NULL), OS_OK);
+	assert_int_equal(
+		model_process_default_cpu_sets(GetCurrentProcessId(), ids, 32),
+		0);
+	hwloc_bitmap_free(set);
+	model_uninstall();
+}
+
+/* GetProcessInformation(ProcessPowerThrottling) answers from Windows 11
+ * 22H2 on: a mode set there reads back; before, the read fails and the
+ * original reads as unset. */
+static void test_throttling_by_version(void **state)
+{
+	struct model_config c =
+		config_of(MODEL_WINDOWS_11_24H2, MODEL_MACHINE_HYBRID_6P8E);
+	struct prio_state now, want;
+	PROCESS_POWER_THROTTLING_STATE st;
+
+	(void)state;
+	model_install(&c);
+	assert_int_equal(apply_prio_read(0, 0, &now), OS_OK);
+	assert_int_equal(now.efficiency, RULE_EFFICIENCY_SYSTEM);
+	want = now;
+	want.efficiency = RULE_EFFICIENCY_ON;
+	assert_int_equal(apply_prio_write(0, 0, &now, &want), OS_OK);
+	assert_true(model_throttle_of(GetCurrentProcessId(), &st));
+	assert_true(st.StateMask & PROCESS_POWER_THROTTLING_EXECUTION_SPEED);
+	assert_int_equal(apply_prio_read(0, 0, &now), OS_OK);
+	assert_int_equal(now.efficiency, RULE_EFFICIENCY_ON);
+	c.version = MODEL_WINDOWS_10_22H2;
+	model_install(&c);
+	assert_int_equal(apply_prio_read(0, 0, &now), OS_OK);
+	assert_int_equal(now.efficiency, RULE_EFFICIENCY_UNSET);
+	model_uninstall();
+}
+
+/* The session: real time, Microsoft-Windows-Kernel-Process with the
+ * process and thread keywords, its consumer open; stopped at close. */
+static void test_etw_session(void **state)
+{
+	struct model_config c =
+		config_of(MODEL_WINDOWS_11_24H2, MODEL_MACHINE_64_24);
+	static const GUID kernel_process = {
+		0x22fb2cd6,
+		0x0e7b,
+		0x422b,
+		{0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16}};
+	const struct model_etw_session *s;
+	struct events ev = {0};
+	char why[128];
+
+	(void)state;
+	model_install(&c);
+	assert_int_equal(events_open(&ev, 256), 0);
+	assert_true(events_etw(&ev, why, sizeof(why)));
+	s = model_etw_session();
+	assert_true(s->started && s->enabled && s->opened);
+	assert_true(s->props.LogFileMode & EVENT_TRACE_REAL_TIME_MODE);
+	assert_true(IsEqualGUID(&s->provider, &kernel_process));
+	assert_true((s->any_keyword & 0x30) == 0x30); /* PROCESS | THREAD */
+	events_close(&ev);
+	assert_false(s->started);
+	assert_false(s->opened);
+	model_uninstall();
+}
+
+/* Owners and DACLs as Windows answers for them: SYSTEM's folder is
+ * trusted, one Users may write is not, nor one owned by a user. */
+static void test_trust_dacls(void **state)
+{
+	static const struct {
+		const wchar_t *sddl;
+		enum trust_fault fault;
+	} cases[] = {
+		{L"O:SYD:(A;;FA;;;SY)(A;;FA;;;BA)(A;;FR;;;BU)",
+		 TRUST_FAULT_NONE},
+		{L"O:SYD:(A;;FA;;;SY)(A;;FW;;;BU)", TRUST_FAULT_WRITABLE},
+		{L"O:BUD:(A;;FA;;;SY)", TRUST_FAULT_OWNER},
+		{L"O:SYD:(A;OI;FA;;;WD)", TRUST_FAULT_WRITABLE},
+	};
+	struct model_config c =
+		config_of(MODEL_SERVER_2022, MODEL_MACHINE_64_24);
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAYSIZE(cases); i++) {
+		model_install(&c);
+		model_security_set(L"C:\\model\\state", cases[i].sddl);
+		assert_int_equal(trust_object_fault(L"C:\\model\\state",
+						    TRUST_DIR_WRITE, why,
+						    sizeof(why)),
+				 cases[i].fault);
+	}
+	assert_true(model_calls("GetNamedSecurityInfoW") > 0);
+	model_uninstall();
+}
+
+/* A persistent key and its values outlive a reboot; a volatile one
+ * does not. */
+static void test_registry_reboot(void **state)
+{
+	struct model_config c =
+		config_of(MODEL_WINDOWS_10_22H2, MODEL_MACHINE_64_24);
+	DWORD one = 1, v;
+	HKEY key;
+
+	(void)state;
+	model_install(&c);
+	assert_int_equal(winapi.RegCreateKeyExW(HKEY_LOCAL_MACHINE,
+						L"SOFTWARE\\kept", 0, NULL, 0,
+						KEY_WRITE, NULL, &key, NULL),
+			 ERROR_SUCCESS);
+	winapi.RegSetValueExW(key, L"v", 0, REG_DWORD, (BYTE *)&one,
+			      sizeof(one));
+	winapi.RegCloseKey(key);
+	assert_int_equal(winapi.RegCreateKeyExW(HKEY_LOCAL_MACHINE,
+						L"SOFTWARE\\gone", 0, NULL,
+						REG_OPTION_VOLATILE, KEY_WRITE,
+						NULL, &key, NULL),
+			 ERROR_SUCCESS);
+	winapi.RegSetValueExW(key, L"v", 0, REG_DWORD, (BYTE *)&one,
+			      sizeof(one));
+	winapi.RegCloseKey(key);
+	model_reboot();
+	assert_true(model_registry_dword(L"software\\KEPT", L"v", &v));
+	assert_int_equal(v, 1);
+	assert_false(model_registry_dword(L"SOFTWARE\\gone", L"v", &v));
+	model_uninstall();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_groups_allowed),
+		cmocka_unit_test(test_thread_moved_to_group),
+		cmocka_unit_test(test_default_cpu_sets),
+		cmocka_unit_test(test_throttling_by_version),
+		cmocka_unit_test(test_etw_session),
+		cmocka_unit_test(test_trust_dacls),
+		cmocka_unit_test(test_registry_reboot),
+	};
+
+	log_init("test_model_backend", LOG_LEVEL_ERROR);
+	stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);
+	return unit_run("model_backend", (struct unit_table){0},
+			UNIT_TESTS(tests), NULL, NULL);
+}
