@@ -164,9 +164,19 @@ WIN_MODEL_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/windows/model/*.
 WIN_MODEL := $(WIN_OBJ)/tests/windows/model/libmodel.a
 $(WIN_MODEL): $(WIN_MODEL_OBJ)
 	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
+# A unit test of a front end's own files (which libcpupolicy.a does not
+# hold) names their objects in WIN_UNIT_OBJS_<test>: linked in beside it.
+WIN_UNIT_OBJS_test_model_check := ctl/work.o ctl/windows/work.o \
+	ctl/windows/facts.o
+WIN_UNIT_OBJS_test_model_pipes := policyd/windows/listen.o
+WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
+win_unit_objs = $(addprefix $(WIN_OBJ)/,$(WIN_UNIT_OBJS_$(1)))
+$(foreach t,test_model_check test_model_pipes test_model_ifeo,$(eval \
+	$(WIN_BUILD)/tests/$(t).exe: $(call win_unit_objs,$(t))))
 WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
 	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
 	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
+	$(call win_unit_objs,$(basename $(notdir $@))) \
 	$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) -static $(WIN_LIBS) \
 	$(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null) -lm
 .SECONDARY: $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ)

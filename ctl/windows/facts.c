@@ -20,10 +20,13 @@
 #include "winapi.h"
 #include "../ctl.h"
 
+/* Over every group: processor groups are what Wine does not show, so
+ * through the table (winapi.h), as the rest of the backend asks. */
 unsigned facts_cpu_count(bool online)
 {
-	DWORD n = online ? GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)
-			 : GetMaximumProcessorCount(ALL_PROCESSOR_GROUPS);
+	const struct winapi *w = winapi_get();
+	DWORD n = online ? w->GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)
+			 : w->GetMaximumProcessorCount(ALL_PROCESSOR_GROUPS);
 
 	return (unsigned)n;
 }

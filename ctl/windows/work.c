@@ -21,6 +21,7 @@
 #include "groups.h"
 #include "os.h"
 #include "util.h"
+#include "winapi.h"
 #include "../work.h"
 
 #define WORK_GROUP_BITS 64
@@ -124,7 +125,8 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 			ga.Mask |= (KAFFINITY)1 << (cpu % WORK_GROUP_BITS);
 	}
 	hwloc_bitmap_foreach_end();
-	if (!SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL)) {
+	if (!winapi_get()->SetThreadGroupAffinity(pthread_gethandle(thread),
+						  &ga, NULL)) {
 		errno = EPERM;
 		return -1;
 	}
@@ -133,10 +135,12 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 
 /* Worker `index` to its turn's group, dealt in proportion to the groups'
  * active processors (groups.c), so that every group gets its share; with
- * one group nothing to do. */
+ * one group nothing to do. The groups and the move go through the table
+ * (winapi.h): Wine has one group, the model of Windows several. */
 int work_spread(pthread_t thread, unsigned index, unsigned threads)
 {
-	WORD groups = GetActiveProcessorGroupCount();
+	const struct winapi *w = winapi_get();
+	WORD groups = w->GetActiveProcessorGroupCount();
 	uint64_t masks[WORK_MAX_GROUPS];
 	const struct groups_affinity *a;
 	struct groups_plan plan;
@@ -147,7 +151,7 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 	if (groups <= 1 || groups > WORK_MAX_GROUPS)
 		return 0;
 	for (WORD g = 0; g < groups; g++)
-		masks[g] = groups_mask(GetActiveProcessorCount(g));
+		masks[g] = groups_mask(w->GetActiveProcessorCount(g));
 	if (groups_plan_make(masks, groups, &plan) == 0) {
 		groups_plan_free(&plan);
 		return 0;
@@ -155,7 +159,7 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 	a = groups_plan_thread(&plan, index);
 	ga.Group = a->group;
 	ga.Mask = (KAFFINITY)a->mask;
-	ok = SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL);
+	ok = w->SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL);
 	groups_plan_free(&plan);
 	return ok ? 0 : -1;
 }

@@ -40,6 +40,8 @@ static void winapi_static(struct winapi *w)
 	w->SetThreadGroupAffinity = SetThreadGroupAffinity;
 	w->GetProcessAffinityMask = GetProcessAffinityMask;
 	w->GetActiveProcessorCount = GetActiveProcessorCount;
+	w->GetMaximumProcessorCount = GetMaximumProcessorCount;
+	w->GetActiveProcessorGroupCount = GetActiveProcessorGroupCount;
 	w->GetLogicalProcessorInformationEx = GetLogicalProcessorInformationEx;
 	w->GetSystemPowerStatus = GetSystemPowerStatus;
 	w->RegCreateKeyExW = RegCreateKeyExW;

@@ -86,6 +86,8 @@ struct winapi {
 	(HANDLE hProcess, PDWORD_PTR lpProcessAffinityMask,
 	 PDWORD_PTR lpSystemAffinityMask);
 	DWORD(WINAPI *GetActiveProcessorCount)(WORD GroupNumber);
+	DWORD(WINAPI *GetMaximumProcessorCount)(WORD GroupNumber);
+	WORD(WINAPI *GetActiveProcessorGroupCount)(void);
 	BOOL(WINAPI *GetLogicalProcessorInformationEx)
 	(LOGICAL_PROCESSOR_RELATIONSHIP RelationshipType,
 	 PSYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX Buffer,

@@ -37,6 +37,21 @@
     /trustlevel:0x20000): the service starts all the same and names the
     holder in its log, cpupolicyctl refuses to talk to the holder, and once
     it lets go the service answers on the pipe.
+
+    Issue 22 adds (UNRUN: written without a Windows machine at hand, no
+    real machine has run these yet; until one does they prove nothing):
+    the group cure on a machine of several groups (Server 2019: a pool
+    started in group 0 dealt over the groups in proportion, each thread's
+    group affinity read; Server 2022: left as Windows spreads it unless
+    the process narrowed itself to group 0, which the rule undoes); the
+    install's ACLs (no write or delete for Users, Authenticated Users,
+    Everyone or Interactive on %ProgramData%\cpupolicy and its files);
+    and three steps of their own: -Step before-reboot (parking held off,
+    the originals recorded, the service's process killed; then reboot)
+    and -Step after-reboot (CPMINCORES and CPMINCORES1, AC and DC, back to
+    the originals), and -Step uninstall (--uninstall gives the power
+    settings back with their holder still running; the service is gone
+    afterwards). Pipe squatting is the pipe taken check above.
 #>
 #Requires -Version 5.1
 [CmdletBinding()]
@@ -53,7 +68,13 @@ param(
     [string]$PollLogPattern = 'poll',
     # How long a start may wait for its class before it is a FAIL.
     [int]$DeadlineMs = 2000,
-    [int]$Starts = 5
+    [int]$Starts = 5,
+    # all: every check but the three below. before-reboot: parking held,
+    # the originals recorded, the service killed; reboot, then
+    # after-reboot: the originals back. uninstall: --uninstall gives the
+    # power settings back (and removes the service: run it last).
+    [ValidateSet('all', 'before-reboot', 'after-reboot', 'uninstall')]
+    [string]$Step = 'all'
 )
 
 Set-StrictMode -Version 2
@@ -404,15 +425,55 @@ namespace CpuPolicyCheck
 # created after the start), alive for SECONDS.
 $programSource = @'
 using System;
+using System.Runtime.InteropServices;
 using System.Threading;
 
 public static class CpuPolicyCheckProgram
 {
+    [StructLayout(LayoutKind.Sequential)]
+    struct GROUP_AFFINITY
+    {
+        public UIntPtr Mask;
+        public ushort Group, R0, R1, R2;
+    }
+
+    [DllImport("kernel32.dll")]
+    static extern IntPtr GetCurrentThread();
+    [DllImport("kernel32.dll")]
+    static extern IntPtr GetCurrentProcess();
+    [DllImport("kernel32.dll")]
+    static extern uint GetActiveProcessorCount(ushort group);
+    [DllImport("kernel32.dll")]
+    static extern bool SetThreadGroupAffinity(IntPtr thread,
+        ref GROUP_AFFINITY affinity, IntPtr previous);
+    [DllImport("kernel32.dll")]
+    static extern bool SetProcessAffinityMask(IntPtr process, UIntPtr mask);
+
+    // "group0": the threads are made from a thread in group 0, so that
+    // they start there ("each newly created thread is assigned to the
+    // same group as the thread that created it"); "narrow": the process
+    // also narrows itself to group 0 (what a rule then undoes on
+    // Windows 11 and Server 2022, where processes span groups).
+    static void InGroup0(bool narrow)
+    {
+        uint n = GetActiveProcessorCount(0);
+        ulong mask = n >= 64 ? ulong.MaxValue : (1UL << (int)n) - 1;
+        GROUP_AFFINITY ga = new GROUP_AFFINITY();
+
+        ga.Mask = new UIntPtr(mask);
+        ga.Group = 0;
+        SetThreadGroupAffinity(GetCurrentThread(), ref ga, IntPtr.Zero);
+        if (narrow)
+            SetProcessAffinityMask(GetCurrentProcess(), new UIntPtr(mask));
+    }
+
     public static int Main(string[] args)
     {
         int threads = args.Length > 0 ? int.Parse(args[0]) : 4;
         int seconds = args.Length > 1 ? int.Parse(args[1]) : 20;
 
+        if (args.Length > 2)
+            InGroup0(args[2] == "narrow");
         for (int i = 0; i < threads; i++)
             Start();
         Thread.Sleep(500);
@@ -458,8 +519,11 @@ function Exe([string]$key) { Join-Path $bin $names[$key] }
 # libconfig strings: a backslash is written twice.
 function Quoted([string]$path) { '"' + ($path -replace '\\', '\\') + '"' }
 
-function Start-Test([string]$path, [int]$threads = 4, [int]$seconds = 20) {
-    $p = Start-Process -FilePath $path -ArgumentList "$threads", "$seconds" `
+function Start-Test([string]$path, [int]$threads = 4, [int]$seconds = 20,
+    [string]$place = '') {
+    $argv = @("$threads", "$seconds")
+    if ($place) { $argv += $place }
+    $p = Start-Process -FilePath $path -ArgumentList $argv `
         -WindowStyle Hidden -PassThru
     [void]$script:started.Add($p)
     $p
@@ -999,6 +1063,156 @@ while (-not (Test-Path -LiteralPath $args[0]) -and $watch.Elapsed.TotalSeconds -
 }
 '@
 
+# Each thread's group, counted per group, of a test program.
+function Group-Counts($p, [int]$groups) {
+    $p.Refresh()
+    $held = @(0) * $groups
+    foreach ($t in $p.Threads) {
+        $e = 0
+        $g = [CpuPolicyCheck.Native]::ThreadGroup([int]$t.Id, [ref]$e)
+        if ($g -ge 0 -and $g -lt $groups) { $held[$g]++ }
+    }
+    , $held
+}
+
+# The processor-group cure (issue 22, point 2) on a machine of several
+# groups: a pool started in group 0 under spread = "group". Before
+# Windows 11 and Server 2022 (Server 2019: build 17763) each thread is
+# dealt to a group in proportion to its size; from build 20348 (Server
+# 2022) the pool is left as Windows spreads it, unless the process
+# narrowed itself to group 0, which the rule undoes.
+function Check-GroupCure {
+    $groups = [CpuPolicyCheck.Native]::GetActiveProcessorGroupCount()
+    if ($groups -lt 2) {
+        Report 'SKIP' 'group cure' 'one processor group: nothing to spread over'
+        return
+    }
+    $sizes = @(0..($groups - 1) | ForEach-Object { [CpuPolicyCheck.Native]::GetActiveProcessorCount([uint16]$_) })
+    $total = ($sizes | Measure-Object -Sum).Sum
+    $build = [int](Get-CimInstance Win32_OperatingSystem).BuildNumber
+    $spans = $build -ge 20348
+    $starts = if ($spans) { @('group0', 'narrow') } else { @('group0') }
+    foreach ($how in $starts) {
+        $p = Start-Test (Exe 'groups') $total 10 $how
+        try {
+            Start-Sleep -Milliseconds 2000
+            $held = Group-Counts $p $groups
+            $all = ($held | Measure-Object -Sum).Sum
+            $say = @(0..($groups - 1) | ForEach-Object { "group $_ ($($sizes[$_]) CPUs): $($held[$_])" }) -join ', '
+            $short = @(0..($groups - 1) | Where-Object { $held[$_] -lt [math]::Floor($all * $sizes[$_] / $total * 2 / 3) })
+            if ($spans -and $how -eq 'group0') {
+                Report 'PASS' "group cure ($how, build $build)" "left as Windows placed it: $say"
+            } elseif ($short.Count) {
+                Report 'FAIL' "group cure ($how, build $build)" "not dealt over the groups in proportion: $say"
+            } else {
+                Report 'PASS' "group cure ($how, build $build)" "dealt in proportion: $say"
+            }
+        } finally {
+            Stop-Test $p
+        }
+    }
+}
+
+# Where -Step before-reboot leaves what -Step after-reboot reads: the
+# originals, outside the daemon's folder and the script's work folder.
+$rebootRecord = Join-Path $env:ProgramData 'cpupolicy-check-reboot.txt'
+
+# The journal across a crash and a reboot (issue 22, point 3), first
+# half: parking held off, the originals recorded, the service's process
+# killed as a power loss would. The reboot is the operator's.
+function Check-BeforeReboot([int]$servicePid) {
+    $err = [uint32]0
+    $before = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+    if ($null -eq $before -or $before -eq '100/100 100/100') {
+        Report 'SKIP' 'journal: before reboot' "CPMINCORES/CPMINCORES1 are '$before': nothing to see restored"
+        return
+    }
+    $p = Start-Test (Exe 'parking') 2 600
+    if ((Wait-Until { [CpuPolicyCheck.Native]::MinCores([ref]$err) -eq '100/100 100/100' }) -lt 0) {
+        Report 'FAIL' 'journal: before reboot' "parking not held (CPMINCORES/CPMINCORES1 AC/DC were $before)"
+        return
+    }
+    Set-Content -LiteralPath $rebootRecord -Value $before -Encoding ASCII
+    Stop-Process -Id $servicePid -Force
+    Start-Sleep -Milliseconds 1000
+    $now = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+    Report 'PASS' 'journal: before reboot' "held at $now with the service killed (originals $before in $rebootRecord): reboot now, then run -Step after-reboot"
+}
+
+# Second half: after the reboot the service starts, replays the journal
+# of the earlier boot (power settings outlive a reboot), and CPMINCORES
+# and CPMINCORES1, AC and DC, are back to their originals.
+function Check-AfterReboot {
+    if (-not (Test-Path -LiteralPath $rebootRecord)) {
+        Report 'SKIP' 'journal: after reboot' "no $rebootRecord: run -Step before-reboot, then reboot"
+        return
+    }
+    $before = (Get-Content -LiteralPath $rebootRecord -Raw).Trim()
+    $err = [uint32]0
+    $ms = Wait-Until { [CpuPolicyCheck.Native]::MinCores([ref]$err) -eq $before } 60000
+    $now = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+    if ($ms -ge 0) {
+        Report 'PASS' 'journal: after reboot' "CPMINCORES/CPMINCORES1 AC/DC back to $before"
+        Remove-Item -LiteralPath $rebootRecord -Force
+    } else {
+        Report 'FAIL' 'journal: after reboot' "CPMINCORES/CPMINCORES1 AC/DC are $now, not the originals $before"
+    }
+}
+
+# --uninstall gives the power settings back (issue 22, point 3): parking
+# held off, then the service removed while its program runs. Last: the
+# service is gone afterwards (cpupolicyd.exe --install puts it back).
+function Check-UninstallPower {
+    $err = [uint32]0
+    $before = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+    if ($null -eq $before -or $before -eq '100/100 100/100') {
+        Report 'SKIP' 'uninstall: power' "CPMINCORES/CPMINCORES1 are '$before': nothing to see restored"
+        return
+    }
+    $svc = Get-CimInstance Win32_Service -Filter "Name='$Service'"
+    $daemon = ($svc.PathName -replace '^"([^"]+)".*$', '$1') -replace '^(\S+\.exe).*$', '$1'
+    $p = Start-Test (Exe 'parking') 2 60
+    try {
+        if ((Wait-Until { [CpuPolicyCheck.Native]::MinCores([ref]$err) -eq '100/100 100/100' }) -lt 0) {
+            Report 'FAIL' 'uninstall: power' "parking not held (were $before)"
+            return
+        }
+        $out = & $daemon --uninstall 2>&1 | ForEach-Object { "$_" }
+        $now = [CpuPolicyCheck.Native]::MinCores([ref]$err)
+        if ($now -eq $before) {
+            Report 'PASS' 'uninstall: power' "CPMINCORES/CPMINCORES1 AC/DC back to $before with the holder still running"
+        } else {
+            Report 'FAIL' 'uninstall: power' "CPMINCORES/CPMINCORES1 AC/DC are $now after --uninstall, not $before: $($out -join ' ')"
+        }
+    } finally {
+        Stop-Test $p
+    }
+}
+
+# The install's ACLs: no allow entry on %ProgramData%\cpupolicy, its
+# folders or its rule files gives Users, Authenticated Users, Everyone or
+# Interactive the right to write, append, delete or change permissions.
+function Check-InstallAcl {
+    $others = @('S-1-5-32-545', 'S-1-5-11', 'S-1-1-0', 'S-1-5-4')
+    $rights = [Security.AccessControl.FileSystemRights]'WriteData, AppendData, WriteExtendedAttributes, WriteAttributes, Delete, DeleteSubdirectoriesAndFiles, ChangePermissions, TakeOwnership'
+    $bad = @()
+    $items = @(Get-Item -LiteralPath $DataDir -Force) + @(Get-ChildItem -LiteralPath $DataDir -Recurse -Force)
+    foreach ($item in $items) {
+        foreach ($ace in (Get-Acl -LiteralPath $item.FullName).Access) {
+            $sid = try { $ace.IdentityReference.Translate([Security.Principal.SecurityIdentifier]).Value } catch { '' }
+            if ($others -contains $sid -and $ace.AccessControlType -eq 'Allow' -and
+                ($ace.FileSystemRights -band $rights)) {
+                $bad += "$($item.FullName): $sid $($ace.FileSystemRights)"
+            }
+        }
+    }
+    if ($bad.Count) {
+        Report 'FAIL' 'install ACLs' (($bad -join '; ') + ' (icacls: ' + ((& icacls $DataDir) -join ' ') + ')')
+    } else {
+        Report 'PASS' 'install ACLs' "$($items.Count) items under $DataDir: no write or delete for Users, Authenticated Users, Everyone or Interactive"
+    }
+}
+
 function Pipe-Exists {
     @([System.IO.Directory]::GetFiles('\\.\pipe\') | Where-Object { $_ -like '*\cpupolicy' }).Count -gt 0
 }
@@ -1063,9 +1277,15 @@ try {
 
     $servicePid = Check-Service
     if ($null -eq $servicePid) { exit 1 }
-    Check-Privileges $servicePid
-    Check-Discovery
+    if ($Step -eq 'after-reboot') {
+        Check-AfterReboot
+        $servicePid = $null
+    } else {
+        Check-Privileges $servicePid
+        Check-Discovery
+    }
 
+    if ($null -ne $servicePid) {
     @"
 # Written by packaging/windows/check.ps1, removed when it ends.
 version = 1;
@@ -1099,7 +1319,13 @@ rules = (
         exit 1
     }
     if (-not (Reload 'rule file added')) { exit 1 }
+    }
 
+    if ($Step -eq 'before-reboot') {
+        Check-BeforeReboot $servicePid
+    } elseif ($Step -eq 'uninstall') {
+        Check-UninstallPower
+    } elseif ($Step -eq 'all') {
     Check-Delay
     $p = Check-Threads
     if ($p -and -not $p.HasExited) {
@@ -1118,6 +1344,9 @@ rules = (
     Check-PipeOwner
     Check-SecondDaemon
     Check-PipeTaken
+    Check-GroupCure
+    Check-InstallAcl
+    }
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"
 } finally {

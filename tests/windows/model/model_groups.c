@@ -272,6 +272,24 @@ static DWORD WINAPI model_get_active_processor_count(WORD group)
 	return n;
 }
 
+/* "If this parameter is ALL_PROCESSOR_GROUPS, the function returns the
+ * maximum number of processors that the system can have": the model's
+ * machines have no processor to add, so the maximum is what is active.
+ * sdk-api-src/content/winbase/nf-winbase-getmaximumprocessorcount.md */
+static DWORD WINAPI model_get_maximum_processor_count(WORD group)
+{
+	model_count("GetMaximumProcessorCount");
+	return model_get_active_processor_count(group);
+}
+
+/* "Returns the number of active processor groups in the system."
+ * sdk-api-src/content/winbase/nf-winbase-getactiveprocessorgroupcount.md */
+static WORD WINAPI model_get_active_processor_group_count(void)
+{
+	model_count("GetActiveProcessorGroupCount");
+	return model_group_count();
+}
+
 /* One record per processor core of each group (RelationProcessorCore,
  * with its EfficiencyClass) or one for all groups (RelationGroup). */
 static DWORD model_glpi_size(LOGICAL_PROCESSOR_RELATIONSHIP rel)
@@ -371,5 +389,8 @@ void model_groups_install(struct winapi *w)
 	w->SetThreadGroupAffinity = model_set_thread_group_affinity;
 	w->GetProcessAffinityMask = model_get_process_affinity_mask;
 	w->GetActiveProcessorCount = model_get_active_processor_count;
+	w->GetMaximumProcessorCount = model_get_maximum_processor_count;
+	w->GetActiveProcessorGroupCount =
+		model_get_active_processor_group_count;
 	w->GetLogicalProcessorInformationEx = model_glpi;
 }

@@ -71,6 +71,38 @@ static bool model_key_path(HKEY parent, const wchar_t *sub, wchar_t *out)
 	return true;
 }
 
+/* The key of a path, made where it is not there; -1: no room. */
+static int model_key_make(const wchar_t *path, bool volatile_)
+{
+	int i = model_key_find(path);
+
+	for (int k = 0; i < 0 && k < MODEL_KEYS; k++) {
+		if (!model_reg.keys[k].used) {
+			model_reg.keys[k].used = true;
+			model_reg.keys[k].volatile_ = volatile_;
+			wcscpy(model_reg.keys[k].path, path);
+			i = k;
+		}
+	}
+	return i;
+}
+
+/* "The RegCreateKeyEx function creates all missing keys in the
+ * specified path": each key above the one asked for, with its options.
+ * sdk-api-src/content/winreg/nf-winreg-regcreatekeyexw.md */
+static bool model_key_make_parents(const wchar_t *path, bool volatile_)
+{
+	wchar_t above[MODEL_PATH];
+
+	for (const wchar_t *p = wcschr(path, L'\\'); p;
+	     p = wcschr(p + 1, L'\\')) {
+		swprintf(above, MODEL_PATH, L"%.*ls", (int)(p - path), path);
+		if (model_key_make(above, volatile_) < 0)
+			return false;
+	}
+	return true;
+}
+
 /* "REG_OPTION_VOLATILE: All keys created by the function are volatile.
  * The information is stored in memory and is not preserved when the
  * corresponding registry hive is unloaded"; an existing key is opened
@@ -81,6 +113,7 @@ static LSTATUS WINAPI model_create_key(HKEY parent, LPCWSTR sub, DWORD reserved,
 				       const LPSECURITY_ATTRIBUTES sa,
 				       PHKEY out, LPDWORD disposition)
 {
+	bool volatile_ = (options & REG_OPTION_VOLATILE) != 0;
 	wchar_t path[MODEL_PATH];
 	int i;
 
@@ -95,15 +128,8 @@ static LSTATUS WINAPI model_create_key(HKEY parent, LPCWSTR sub, DWORD reserved,
 	if (disposition)
 		*disposition =
 			i >= 0 ? REG_OPENED_EXISTING_KEY : REG_CREATED_NEW_KEY;
-	for (int k = 0; i < 0 && k < MODEL_KEYS; k++) {
-		if (!model_reg.keys[k].used) {
-			model_reg.keys[k].used = true;
-			model_reg.keys[k].volatile_ =
-				(options & REG_OPTION_VOLATILE) != 0;
-			wcscpy(model_reg.keys[k].path, path);
-			i = k;
-		}
-	}
+	if (i < 0 && model_key_make_parents(path, volatile_))
+		i = model_key_make(path, volatile_);
 	if (i < 0)
 		return ERROR_OUTOFMEMORY;
 	*out = MODEL_HKEY(i);
