@@ -713,7 +713,7 @@ static int saturate_policy_parse(struct saturate_env *env, const char *body,
 		if (status == 0 && rules_places(b->rule) &&
 		    (!env->have_topo ||
 		     place_plan_make(&env->topo, &b->rule->placement,
-				     env->topo.all, &b->place, why,
+				     env->topo.all, NULL, &b->place, why,
 				     sizeof(why)) < 0)) {
 			fprintf(stderr, "cpupolicyctl: --compare: %s\n",
 				env->have_topo ? why : "no CPU topology");

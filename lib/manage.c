@@ -53,6 +53,7 @@ static void manage_proc_free(struct manage_proc *p)
 	pidmap_free(&p->thread_index);
 	hwloc_bitmap_free(p->original_mask);
 	hwloc_bitmap_free(p->applied_mask);
+	hwloc_bitmap_free(p->own_mask);
 	place_plan_free(&p->place);
 	free(p);
 }
@@ -646,8 +647,14 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 	if (!m->topology || !rules_places(rule))
 		return 0;
 	allowed = manage_allowed(m, p->pid);
+	if (!p->own_mask) {
+		p->own_mask = hwloc_bitmap_alloc();
+		if (apply_place_current(m->options.procfs, m->options.sysfs,
+					p->pid, p->own_mask) < 0)
+			hwloc_bitmap_copy(p->own_mask, allowed);
+	}
 	status = place_plan_make(m->topology, &rule->placement, allowed,
-				 &p->place, why, sizeof(why));
+				 p->own_mask, &p->place, why, sizeof(why));
 	if (status < 0 && say)
 		log_info("pid %d %s: rule %s: placement not applied: %s",
 			 (int)p->pid, p->exe, rule->name, why);

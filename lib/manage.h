@@ -78,6 +78,10 @@ struct manage_proc {
 	struct prio_state original, applied;
 	bool have_prio;
 	hwloc_bitmap_t original_mask, applied_mask;
+	/* Where the process ran by its own choice when first planned (its
+	 * processor groups on Windows), before any write of ours changed
+	 * it: later plans judge by it, not by what the rule did. */
+	hwloc_bitmap_t own_mask;
 	struct manage_thread *threads;
 	size_t thread_count, thread_capacity;
 	struct pidmap thread_index; /* tid -> index + 1 into threads */

@@ -87,6 +87,12 @@ enum os_status apply_place_write(pid_t pid, pid_t tid,
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set);
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set);
+/* The processors a process runs on now by its own choice, within what it
+ * is allowed: on Windows the processor groups it and its threads are in
+ * (all of them where Windows spreads a process itself, unless it
+ * narrowed itself), on Linux what it is allowed. */
+int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set);
 /* What a process's threads get by default, new ones the moment they
  * start (Windows: its default CPU Sets); NULL gives the system's choice
  * back. OS_UNSUPPORTED where there is none (Linux: a new thread takes

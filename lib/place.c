@@ -179,9 +179,12 @@ static const struct place_domains *place_spread_domains(
 /* spread = "group" on Windows: the base's part of each processor group,
  * threads dealt in proportion to the parts' sizes (a pool of 88 threads
  * on 2 groups of 44 gets 44 in each; on 64 + 24, 8 of every 11 in the
- * first). One group holding the base: nothing to deal. */
+ * first). One group holding the base: nothing to deal. current is where
+ * the process runs now: the groups it is in, which only tells whether
+ * Windows already spreads it (the base is cut by what it is allowed, not
+ * by where it started). */
 static void place_plan_groups(const struct place_topology *t,
-			      hwloc_const_bitmap_t allowed,
+			      hwloc_const_bitmap_t current,
 			      struct place_plan *plan)
 {
 	uint64_t *masks = xcalloc(t->groups.count, sizeof(*masks));
@@ -203,7 +206,7 @@ static void place_plan_groups(const struct place_topology *t,
 	/* Windows 11 and Server 2022 spread a process whose affinity
 	 * covers every group themselves: its threads are left where
 	 * Windows puts them, unless the rule's own CPUs narrow them. */
-	hwloc_bitmap_and(all_allowed, allowed, t->all);
+	hwloc_bitmap_and(all_allowed, current, t->all);
 	need = groups_need(gp.count, build,
 			   hwloc_bitmap_isequal(all_allowed, t->all));
 	groups_describe_need(need, gp.count, build, line, sizeof(line));
@@ -230,9 +233,11 @@ static void place_plan_groups(const struct place_topology *t,
 	free(masks);
 }
 
+/* allowed: the CPUs the process may be given (its cpuset); current:
+ * those it runs on now by its own choice (NULL: allowed). */
 int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
-		    hwloc_const_bitmap_t allowed, struct place_plan *plan,
-		    char *why, size_t why_size)
+		    hwloc_const_bitmap_t allowed, hwloc_const_bitmap_t current,
+		    struct place_plan *plan, char *why, size_t why_size)
 {
 	const struct place_domains *spread;
 
@@ -257,7 +262,7 @@ int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 	}
 	if (rule->spread == RULE_SPREAD_GROUP && t->groups.count) {
 		plan->active = true;
-		place_plan_groups(t, allowed, plan);
+		place_plan_groups(t, current ? current : allowed, plan);
 		if (!plan->active)
 			place_plan_free(plan);
 		return 0;

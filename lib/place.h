@@ -47,8 +47,8 @@ int place_topology_load(struct place_topology *t, const char *xml,
 void place_topology_free(struct place_topology *t);
 void place_topology_groups(struct place_topology *t);
 int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
-		    hwloc_const_bitmap_t allowed, struct place_plan *plan,
-		    char *why, size_t why_size);
+		    hwloc_const_bitmap_t allowed, hwloc_const_bitmap_t current,
+		    struct place_plan *plan, char *why, size_t why_size);
 hwloc_const_bitmap_t place_plan_thread(const struct place_plan *plan, int slot);
 void place_plan_free(struct place_plan *plan);
 void place_format(hwloc_const_bitmap_t set, char *buf, size_t size);

@@ -113,6 +113,14 @@ int apply_place_present(const char *sysfs, hwloc_bitmap_t set)
 	return apply_place_read_list(path, set);
 }
 
+/* Linux has no processor groups: a process may be placed on what its
+ * cpuset allows. */
+int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set)
+{
+	return apply_place_allowed(procfs, sysfs, pid, set);
+}
+
 /* Nothing process-wide: a new thread starts with its creator's affinity,
  * which the threads already carry. */
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)

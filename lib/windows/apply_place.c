@@ -296,9 +296,28 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 	return os;
 }
 
-/* The processors of each group the process may run in: its affinity mask
- * in its one group, or every active processor of each of its groups. */
+/* What a process may be given: every active processor of the machine.
+ * A process starts in one processor group, but that is where Windows put
+ * it, not a limit: SetThreadGroupAffinity moves its threads to any group
+ * ("If a thread is assigned to a different group than the process, the
+ * process's affinity is updated to include the thread's affinity",
+ * https://learn.microsoft.com/windows/win32/procthread/processor-groups),
+ * which is how spread = "group" deals a pool. A job's group limit
+ * (JobObjectGroupInformationEx) is not read: a write outside it fails
+ * and is logged. */
 int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set)
+{
+	(void)procfs;
+	(void)pid;
+	return apply_place_online(sysfs, set);
+}
+
+/* Where the process runs now: its affinity mask in its one group, or
+ * every active processor of each of its groups (all of them where
+ * Windows 11 and Server 2022 span a process over the groups itself,
+ * unless it narrowed itself to fewer). */
+int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
 			hwloc_bitmap_t set)
 {
 	const struct winapi *w = winapi_get();

@@ -307,6 +307,12 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 	return -1;
 }
 
+int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
+			hwloc_bitmap_t set)
+{
+	return apply_place_allowed(procfs, sysfs, pid, set);
+}
+
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 {
 	(void)pid;

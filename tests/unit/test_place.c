@@ -185,8 +185,8 @@ static void test_place_case(void **state)
 	else if (c->allowed)
 		assert_int_equal(hwloc_bitmap_list_sscanf(allowed, c->allowed),
 				 0);
-	status =
-		place_plan_make(&topo, &rule, allowed, &plan, why, sizeof(why));
+	status = place_plan_make(&topo, &rule, allowed, NULL, &plan, why,
+				 sizeof(why));
 	if (!c->base) {
 		assert_int_equal(status, -1);
 		assert_non_null(strstr(why, "cpuset"));
@@ -233,8 +233,8 @@ static void test_no_placement(void **state)
 
 	(void)state;
 	assert_int_equal(place_topology_load(&topo, NULL, "pack:1 pu:4"), 0);
-	assert_int_equal(place_plan_make(&topo, &rule, topo.all, &plan, why,
-					 sizeof(why)),
+	assert_int_equal(place_plan_make(&topo, &rule, topo.all, NULL, &plan,
+					 why, sizeof(why)),
 			 0);
 	assert_false(plan.active);
 	place_topology_free(&topo);
@@ -253,9 +253,9 @@ static void deal_groups(const char *synthetic,
 
 	assert_int_equal(place_topology_load(&topo, NULL, synthetic), 0);
 	place_topology_groups(&topo);
-	assert_int_equal(
-		place_plan_make(&topo, rule, topo.all, &plan, why, sizeof(why)),
-		0);
+	assert_int_equal(place_plan_make(&topo, rule, topo.all, NULL, &plan,
+					 why, sizeof(why)),
+			 0);
 	assert_true(plan.active);
 	assert_int_equal(plan.domains.count, groups > 1 ? groups : 0);
 	for (unsigned s = 0; s < threads; s++) {

@@ -65,6 +65,7 @@ struct model_thread {
 	GROUP_AFFINITY affinity;
 	ULONG selected[MODEL_CPUS_MAX];
 	ULONG selected_count;
+	bool restricted; /* to its group (always, before Windows 11) */
 };
 struct model_process {
 	DWORD pid;
@@ -74,6 +75,7 @@ struct model_process {
 	bool throttle_set;
 	PROCESS_POWER_THROTTLING_STATE throttle;
 	DWORD throttle_refuse; /* SetProcessInformation's next error */
+	bool narrowed;	       /* its threads, new ones too, in one group */
 };
 WORD model_group_count(void);
 BYTE model_group_size(WORD group);
@@ -84,6 +86,14 @@ void model_groups_install(struct winapi *w);
 void model_groups_reset(void);
 /* The group affinity a thread has now (false: never seen). */
 bool model_thread_group(DWORD pid, DWORD tid, GROUP_AFFINITY *affinity);
+
+/* The program narrowed itself: every thread of the process the model
+ * knows restricted to one group (what SetProcessAffinityMask or its
+ * own SetThreadGroupAffinity calls leave). */
+void model_process_narrow(DWORD pid, WORD group);
+
+/* model_version.c: RtlGetVersion's build per version. */
+void model_version_install(struct winapi *w);
 
 /* model_cpusets.c */
 void model_cpusets_install(struct winapi *w);

@@ -121,8 +121,34 @@ struct model_thread *model_thread(DWORD pid, DWORD tid)
 		.tid = tid,
 		.affinity = {.Mask = model_group_mask(p->primary),
 			     .Group = p->primary},
+		.restricted = !model_spans_groups() || p->narrowed,
 	};
 	return &model_threads[model_thread_count++];
+}
+
+/* "If the process is running in a single group, it can read and modify
+ * its affinity using GetProcessAffinityMask and SetProcessAffinityMask
+ * ...; if the process affinity is modified, the new affinity is applied
+ * to its threads" (processor-groups); from Windows 11 on, a thread so
+ * confined is "restricted ... to the processors over the single
+ * processor group", which "will also become the thread's primary group"
+ * (sdk-api-src/content/processtopologyapi/nf-processtopologyapi-setthreadgroupaffinity.md).
+ * New threads follow their creator, so the process stays in the group. */
+void model_process_narrow(DWORD pid, WORD group)
+{
+	struct model_process *p = model_process(pid);
+
+	if (!p)
+		return;
+	p->primary = group;
+	p->narrowed = true;
+	for (size_t i = 0; i < model_thread_count; i++) {
+		if (model_threads[i].pid != pid)
+			continue;
+		model_threads[i].affinity = (GROUP_AFFINITY){
+			.Mask = model_group_mask(group), .Group = group};
+		model_threads[i].restricted = true;
+	}
 }
 
 bool model_thread_group(DWORD pid, DWORD tid, GROUP_AFFINITY *affinity)
@@ -144,26 +170,32 @@ static struct model_thread *model_thread_of(HANDLE thread)
 	return tid ? model_thread(GetProcessIdOfThread(thread), tid) : NULL;
 }
 
-/* The groups a process is in: all of them where processes span groups
- * by default; else its primary group and those its threads were moved
- * to: "If a thread is assigned to a different group than the process,
- * the process's affinity is updated to include the thread's affinity
- * and the process becomes a multi-group process" (processor-groups). */
+/* The groups a process is in: its primary group and those its threads
+ * were moved to: "If a thread is assigned to a different group than the
+ * process, the process's affinity is updated to include the thread's
+ * affinity and the process becomes a multi-group process"
+ * (processor-groups). Where processes span groups by default, all of
+ * them while one thread (or the process, before its threads are known)
+ * is not restricted to its group. */
 static USHORT model_process_groups(DWORD pid, USHORT *groups)
 {
 	struct model_process *p = model_process(pid);
 	bool in[MODEL_GROUPS_MAX] = {false};
+	bool spans = model_spans_groups() && !(p && p->narrowed);
 	USHORT count = 0;
 
 	if (!p)
 		return 0;
 	in[p->primary] = true;
 	for (size_t i = 0; i < model_thread_count; i++) {
-		if (model_threads[i].pid == pid)
-			in[model_threads[i].affinity.Group] = true;
+		if (model_threads[i].pid != pid)
+			continue;
+		in[model_threads[i].affinity.Group] = true;
+		if (model_spans_groups() && !model_threads[i].restricted)
+			spans = true;
 	}
 	for (WORD g = 0; g < model_group_count(); g++) {
-		if (in[g] || model_spans_groups())
+		if (in[g] || spans)
 			groups[count++] = g;
 	}
 	return count;
@@ -234,6 +266,10 @@ static BOOL WINAPI model_set_thread_group_affinity(HANDLE thread,
 	if (previous)
 		*previous = t->affinity;
 	t->affinity = (GROUP_AFFINITY){.Mask = ga->Mask, .Group = ga->Group};
+	/* From Windows 11 on it "restricts a thread's affinity to the
+	 * processors over the single processor group specified"
+	 * (setthreadgroupaffinity). */
+	t->restricted = true;
 	return TRUE;
 }
 
