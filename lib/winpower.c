@@ -450,3 +450,20 @@ enum knobs_order winpower_order(const char *key)
 	return strcmp(key, WINPOWER_KEY_ACTIVE) == 0 ? KNOBS_ORDER_LAST
 						     : KNOBS_ORDER_FIRST;
 }
+
+/* Every Windows power knob outlives a reboot: a scheme's values, the
+ * active scheme and the power mode overlay are the registry's ("Power
+ * settings are stored in the registry",
+ * https://learn.microsoft.com/windows-hardware/customize/power-settings/configure-power-settings;
+ * the overlay as ActiveOverlayAcPowerScheme and ActiveOverlayDcPowerScheme
+ * under HKLM\SYSTEM\CurrentControlSet\Control\Power\User\PowerSchemes,
+ * not Microsoft's word: what the slider and powercfg write there). A key
+ * of no such kind is no knob of ours: nothing to keep. */
+bool winpower_lasting(const char *key)
+{
+	struct winpower_setting_key k;
+
+	return strcmp(key, WINPOWER_KEY_ACTIVE) == 0 ||
+	       strcmp(key, WINPOWER_KEY_OVERLAY) == 0 ||
+	       winpower_split(key, &k);
+}

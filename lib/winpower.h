@@ -65,5 +65,6 @@ enum os_status winpower_write(const struct winpower_store *st, const char *key,
 bool winpower_valid(const char *key, char *why, size_t size);
 bool winpower_min_cores(const struct winpower_store *st, bool ac, int *percent);
 enum knobs_order winpower_order(const char *key);
+bool winpower_lasting(const char *key);
 
 #endif

@@ -209,6 +209,11 @@ enum knobs_order knobs_order(const char *key)
 	return winpower_order(key);
 }
 
+bool knobs_lasting(const char *key)
+{
+	return winpower_lasting(key);
+}
+
 bool knobs_valid(const struct knobs *kn, const char *key, char *why,
 		 size_t size)
 {
