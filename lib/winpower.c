@@ -27,12 +27,6 @@ static const struct {
 	{"power-saver", "a1841308-3541-4fab-bc81-f71556f20b4a"},
 };
 
-/* The power mode overlays (the slider under the Balanced plan). */
-#define WINPOWER_OVERLAY_BEST_PERFORMANCE "ded574b5-45a0-4f42-8737-46345c09c238"
-#define WINPOWER_OVERLAY_BETTER_PERFORMANCE                                    \
-	"3af9b8d9-7c97-431d-ad78-34a8bfea439f"
-#define WINPOWER_OVERLAY_BEST_EFFICIENCY "961cc777-2547-4f9d-8174-7d86181b8a7a"
-
 /* The settings of the processor subgroup we write. */
 static const char *const winpower_settings[] = {
 	WINPOWER_CPMINCORES, WINPOWER_CPMINCORES1,   WINPOWER_PERFEPP,
