@@ -167,7 +167,7 @@ $(WIN_MODEL): $(WIN_MODEL_OBJ)
 WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
 	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
 	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
-	$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) -static $(WIN_LIBS) \
+	$(WIN_UNIT_EXTRA) $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) -static $(WIN_LIBS) \
 	$(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null) -lm
 .SECONDARY: $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ)
 $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
@@ -183,6 +183,13 @@ $(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(WIN_UNIT_LINK)
+
+# The front end's --uninstall, with the part of the daemon it runs.
+WIN_UNINSTALL_OBJ := $(WIN_OBJ)/policyd/windows/install.o \
+	$(WIN_OBJ)/policyd/windows/ifeo.o
+$(WIN_BUILD)/tests/test_uninstall.exe: WIN_UNIT_EXTRA = -Ipolicyd/windows \
+	$(WIN_UNINSTALL_OBJ)
+$(WIN_BUILD)/tests/test_uninstall.exe: $(WIN_UNINSTALL_OBJ)
 
 windows-units: $(WIN_UNIT_BIN)
 
