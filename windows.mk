@@ -170,8 +170,12 @@ WIN_UNIT_OBJS_test_model_check := ctl/work.o ctl/windows/work.o \
 	ctl/windows/facts.o
 WIN_UNIT_OBJS_test_model_pipes := policyd/windows/listen.o
 WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
+# The front end's --uninstall, with the part of the daemon it runs.
+WIN_UNIT_OBJS_test_uninstall := policyd/windows/install.o \
+	policyd/windows/ifeo.o
 win_unit_objs = $(addprefix $(WIN_OBJ)/,$(WIN_UNIT_OBJS_$(1)))
-$(foreach t,test_model_check test_model_pipes test_model_ifeo,$(eval \
+$(foreach t,test_model_check test_model_pipes test_model_ifeo \
+	test_uninstall,$(eval \
 	$(WIN_BUILD)/tests/$(t).exe: $(call win_unit_objs,$(t))))
 WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
 	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
@@ -193,6 +197,8 @@ $(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(WIN_UNIT_LINK)
+
+$(WIN_BUILD)/tests/test_uninstall.exe: WIN_CPPFLAGS += -Ipolicyd/windows
 
 windows-units: $(WIN_UNIT_BIN)
 

@@ -7,8 +7,9 @@
  * journal is replayed before anything else, the same way: only where the
  * knob still has what we set, only knobs we write (knobs_valid), and in
  * the backend's order (a CPU online last, so that its cpufreq knobs go
- * back while it is online); the journal of an earlier boot is dropped
- * (journal.c). The idle-latency limit is a request the system drops by
+ * back while it is online); of the journal of an earlier boot, only the
+ * settings that outlive a reboot are replayed (knobs_lasting, journal.c).
+ * The idle-latency limit is a request the system drops by
  * itself when the daemon ends (knobs_latency_hold), never journaled.
  * Where another power manager runs, the settings it owns are not touched:
  * the rule's key is refused with a log line. */
@@ -397,7 +398,8 @@ int apply_power_open(struct power *pw, const char *sysfs, const char *dev,
 		.dev = pw->dev,
 		.procfs = pw->procfs,
 	};
-	pw->journal_ok = journal_open(&pw->journal, state_dir, procfs) == 0;
+	pw->journal_ok = journal_open(&pw->journal, state_dir, procfs,
+				      knobs_lasting) == 0;
 	return pw->journal_ok ? 0 : -1;
 }
 

@@ -221,28 +221,59 @@ static bool journal_this_boot(const struct journal *j,
 
 static int journal_save(struct journal *j);
 
-/* Settings of another boot are not this boot's to restore: after a
- * power loss the machine starts with its own defaults, and "restoring"
- * the journal would, say, take CPUs offline that came up online. */
-static void journal_drop_other_boot(struct journal *j,
-				    const struct journal_head *head)
+/* Settings of another boot that a boot resets are not this boot's to
+ * restore: after a power loss the machine starts with its own defaults,
+ * and "restoring" them would, say, take CPUs offline that came up online
+ * (Linux sysfs). Settings the system keeps on disk (Windows power
+ * settings) still have the daemon's values, which nothing else would
+ * ever put back: those lines stay, now this boot's, for the replay. */
+static bool journal_keeps(const struct journal_entry *e,
+			  journal_lasting_fn lasting)
 {
-	log_warnx("%s: written in an earlier boot (boot ID %s, this boot is "
-		  "%s): its %zu settings are not restored, and the journal "
-		  "is dropped",
-		  j->file, head->boot[0] ? head->boot : "not recorded", j->boot,
-		  j->count);
+	return lasting && lasting(e->path);
+}
+
+static void journal_carry_over(struct journal *j,
+			       const struct journal_head *head,
+			       journal_lasting_fn lasting)
+{
+	const char *boot = head->boot[0] ? head->boot : "not recorded";
+	size_t kept = 0;
+
 	for (size_t i = 0; i < j->count; i++)
+		kept += journal_keeps(&j->entries[i], lasting);
+	if (kept < j->count)
+		log_warnx("%s: written in an earlier boot (boot ID %s, this "
+			  "boot is %s): its %zu settings are not restored, "
+			  "%s",
+			  j->file, boot, j->boot, j->count - kept,
+			  kept ? "as the reboot reset them"
+			       : "and the journal is dropped");
+	if (kept)
+		log_warnx("%s: written in an earlier boot (boot ID %s, this "
+			  "boot is %s): its %zu settings that outlive a "
+			  "reboot are restored",
+			  j->file, boot, j->boot, kept);
+	kept = 0;
+	for (size_t i = 0; i < j->count; i++) {
+		struct journal_entry *e = &j->entries[i];
+
+		if (journal_keeps(e, lasting)) {
+			j->entries[kept++] = *e;
+			continue;
+		}
 		log_info("%s: %s in the earlier boot's journal: not restored",
-			 j->entries[i].path, j->entries[i].original);
-	journal_free_entries(j);
+			 e->path, e->original);
+		free(e->path);
+	}
+	j->count = kept;
 	if (journal_save(j) < 0)
-		log_warn("cannot remove the journal %s", j->file);
+		log_warn("cannot rewrite the journal %s", j->file);
 }
 
 /* Reads what the file holds: 0 when there is none, -1 when it cannot be
  * used; refused as others could have written it, it is unsafe. */
-static int journal_load(struct journal *j)
+static int journal_load(struct journal *j, journal_lasting_fn lasting)
 {
 	struct journal_head head;
 	struct statefile sf;
@@ -271,12 +302,14 @@ static int journal_load(struct journal *j)
 		return -1;
 	}
 	if (j->count && !journal_this_boot(j, &head, &sf))
-		journal_drop_other_boot(j, &head);
+		journal_carry_over(j, &head, lasting);
 	return 0;
 }
 
-/* procfs: where the backend finds this boot's ID (statefile_boot_id). */
-int journal_open(struct journal *j, const char *state_dir, const char *procfs)
+/* procfs: where the backend finds this boot's ID (statefile_boot_id);
+ * lasting: which settings outlive a reboot (NULL: none). */
+int journal_open(struct journal *j, const char *state_dir, const char *procfs,
+		 journal_lasting_fn lasting)
 {
 	*j = (struct journal){0};
 	if (statefile_mkdir(state_dir) != OS_OK) {
@@ -290,7 +323,7 @@ int journal_open(struct journal *j, const char *state_dir, const char *procfs)
 	j->file = xasprintf("%s/journal", state_dir);
 	if (journal_read_boot(j, procfs) < 0)
 		return -1;
-	return journal_load(j);
+	return journal_load(j, lasting);
 }
 
 void journal_close(struct journal *j)

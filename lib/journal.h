@@ -2,7 +2,8 @@
  * original value and the value the daemon set, on disk (written and
  * synced) before the setting itself is written, so that a later start,
  * or "cpupolicyctl restore", can put every original back after a crash,
- * in the same boot, and where the setting still has the daemon's value. */
+ * where the setting still has the daemon's value: in the same boot, or
+ * in a later one for a setting that outlives a reboot. */
 #ifndef CPUPOLICY_JOURNAL_H
 #define CPUPOLICY_JOURNAL_H
 
@@ -40,9 +41,14 @@ struct journal_head {
 	char boot[JOURNAL_BOOT_MAX];
 };
 
+/* Whether the setting a journal line names outlives a reboot (os.h,
+ * knobs_lasting). */
+typedef bool (*journal_lasting_fn)(const char *path);
+
 /* journal.c */
 void journal_parse(struct journal *j, struct journal_head *head, char *text);
-int journal_open(struct journal *j, const char *state_dir, const char *procfs);
+int journal_open(struct journal *j, const char *state_dir, const char *procfs,
+		 journal_lasting_fn lasting);
 void journal_close(struct journal *j);
 struct journal_entry *journal_find(struct journal *j, const char *path);
 bool journal_ours(const struct journal_entry *e, const char *value);

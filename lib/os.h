@@ -133,6 +133,10 @@ void knobs_owned(const struct knobs *kn, struct knobs_owners *owners);
 enum os_status knobs_read(const char *key, char *value, size_t size);
 enum os_status knobs_write(const char *key, const char *value);
 enum knobs_order knobs_order(const char *key);
+/* Whether the setting a key names outlives a reboot (the system keeps it
+ * on disk): the journal of an earlier boot is replayed for these, and
+ * dropped for the others, which a boot resets itself. */
+bool knobs_lasting(const char *key);
 bool knobs_valid(const struct knobs *kn, const char *key, char *why,
 		 size_t size);
 void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us);

@@ -27,12 +27,6 @@ static const struct {
 	{"power-saver", "a1841308-3541-4fab-bc81-f71556f20b4a"},
 };
 
-/* The power mode overlays (the slider under the Balanced plan). */
-#define WINPOWER_OVERLAY_BEST_PERFORMANCE "ded574b5-45a0-4f42-8737-46345c09c238"
-#define WINPOWER_OVERLAY_BETTER_PERFORMANCE                                    \
-	"3af9b8d9-7c97-431d-ad78-34a8bfea439f"
-#define WINPOWER_OVERLAY_BEST_EFFICIENCY "961cc777-2547-4f9d-8174-7d86181b8a7a"
-
 /* The settings of the processor subgroup we write. */
 static const char *const winpower_settings[] = {
 	WINPOWER_CPMINCORES, WINPOWER_CPMINCORES1,   WINPOWER_PERFEPP,
@@ -449,4 +443,21 @@ enum knobs_order winpower_order(const char *key)
 {
 	return strcmp(key, WINPOWER_KEY_ACTIVE) == 0 ? KNOBS_ORDER_LAST
 						     : KNOBS_ORDER_FIRST;
+}
+
+/* Every Windows power knob outlives a reboot: a scheme's values, the
+ * active scheme and the power mode overlay are the registry's ("Power
+ * settings are stored in the registry",
+ * https://learn.microsoft.com/windows-hardware/customize/power-settings/configure-power-settings;
+ * the overlay as ActiveOverlayAcPowerScheme and ActiveOverlayDcPowerScheme
+ * under HKLM\SYSTEM\CurrentControlSet\Control\Power\User\PowerSchemes,
+ * not Microsoft's word: what the slider and powercfg write there). A key
+ * of no such kind is no knob of ours: nothing to keep. */
+bool winpower_lasting(const char *key)
+{
+	struct winpower_setting_key k;
+
+	return strcmp(key, WINPOWER_KEY_ACTIVE) == 0 ||
+	       strcmp(key, WINPOWER_KEY_OVERLAY) == 0 ||
+	       winpower_split(key, &k);
 }

@@ -24,6 +24,22 @@
 #define WINPOWER_PLAN_BALANCED "381b4222-f694-41f0-9685-ff5bb260df2e"
 #define WINPOWER_NULL_GUID     "00000000-0000-0000-0000-000000000000"
 
+/* The power mode overlays, the slider's modes under the Balanced plan, as
+ * Microsoft lists them ("Better Battery", "Better Performance", "Best
+ * Performance", in its case: 961CC777-2547-4F9D-8174-7D86181b8A7A,
+ * 3af9B8d9-7c97-431d-ad78-34a8bfea439f,
+ * ded574b5-45a0-4f42-8737-46345c09c238):
+ * https://learn.microsoft.com/windows-hardware/customize/desktop/customize-power-slider
+ * (test_winpower.c compares them). No overlay, the Balanced plan's own
+ * values, is WINPOWER_NULL_GUID: the slider's Balanced mode on Windows 11
+ * writes it, which that page does not say (not Microsoft's documentation:
+ * a Microsoft engineer's answer, "that's the default performance, and
+ * don't need to be overlay", https://stackoverflow.com/a/56290499). */
+#define WINPOWER_OVERLAY_BEST_PERFORMANCE "ded574b5-45a0-4f42-8737-46345c09c238"
+#define WINPOWER_OVERLAY_BETTER_PERFORMANCE                                    \
+	"3af9b8d9-7c97-431d-ad78-34a8bfea439f"
+#define WINPOWER_OVERLAY_BEST_EFFICIENCY "961cc777-2547-4f9d-8174-7d86181b8a7a"
+
 /* The knob keys: a setting of one scheme, AC or DC
  * ("/scheme/SCHEME/SUBGROUP/SETTING/ac", a decimal value index), the
  * active plan ("/scheme/active", a scheme's GUID) and the power mode
@@ -65,5 +81,6 @@ enum os_status winpower_write(const struct winpower_store *st, const char *key,
 bool winpower_valid(const char *key, char *why, size_t size);
 bool winpower_min_cores(const struct winpower_store *st, bool ac, int *percent);
 enum knobs_order winpower_order(const char *key);
+bool winpower_lasting(const char *key);
 
 #endif

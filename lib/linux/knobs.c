@@ -142,6 +142,16 @@ bool knobs_valid(const struct knobs *kn, const char *key, char *why,
 
 /* A CPU's cpufreq knobs must go back while it is online: the kernel
  * refuses to read or write the policy of CPUs all offline (EBUSY). */
+/* Every Linux knob is the kernel's memory: sysfs files (CPU online,
+ * cpufreq, platform_profile, boost) start from the kernel's and the
+ * firmware's defaults at each boot, and the PM QoS request is never
+ * journaled. */
+bool knobs_lasting(const char *key)
+{
+	(void)key;
+	return false;
+}
+
 enum knobs_order knobs_order(const char *key)
 {
 	size_t len = strlen(key);

@@ -111,10 +111,24 @@ static enum os_status knobs_index_write(void *ctx, const char *scheme,
 		NULL, &g[0], &g[1], &g[2], (DWORD)value));
 }
 
+/* The overlay is read with the getter that answers what its setter set:
+ * PowerSetActiveOverlayScheme sets the mode of the power source in use,
+ * which PowerGetActualOverlayScheme reads back, while
+ * PowerGetEffectiveOverlayScheme answers the mode in force, which battery
+ * saver replaces (a read-back of that fails, and battery saver's mode
+ * would be journaled as the original). The Win32 reference documents none
+ * of the three (sdk-api's powersetting/ has no page for them). Their
+ * signatures, DWORD (GUID *) for the getters and DWORD (GUID) by value
+ * for the setter (winapi.h), and which reads what, are public reverse
+ * engineering, not Microsoft's word: power-mode tools declare them so
+ * (HandheldCompanion's PowerManager, LenovoLegionToolkit), and
+ * Microsoft's PowerToys Command Palette reads the user's mode with
+ * PowerGetActualOverlayScheme where the documented-nowhere
+ * PowerGetUserConfigured*PowerMode are missing. */
 static enum os_status knobs_overlay(void *ctx, char *guid)
 {
 	GUID overlay;
-	DWORD error = winapi_get()->PowerGetEffectiveOverlayScheme(&overlay);
+	DWORD error = winapi_get()->PowerGetActualOverlayScheme(&overlay);
 
 	(void)ctx;
 	if (error == ERROR_SUCCESS)
@@ -147,8 +161,8 @@ static const struct winpower_store *knobs_store(void)
 		.write = w->PowerWriteACValueIndex && w->PowerWriteDCValueIndex
 				 ? knobs_index_write
 				 : NULL,
-		.overlay = w->PowerGetEffectiveOverlayScheme ? knobs_overlay
-							     : NULL,
+		.overlay =
+			w->PowerGetActualOverlayScheme ? knobs_overlay : NULL,
 		.set_overlay = w->PowerSetActiveOverlayScheme
 				       ? knobs_set_overlay
 				       : NULL,
@@ -207,6 +221,11 @@ enum os_status knobs_write(const char *key, const char *value)
 enum knobs_order knobs_order(const char *key)
 {
 	return winpower_order(key);
+}
+
+bool knobs_lasting(const char *key)
+{
+	return winpower_lasting(key);
 }
 
 bool knobs_valid(const struct knobs *kn, const char *key, char *why,

@@ -6,9 +6,12 @@
  * another account's, and writes a default cpupolicyd.conf where none is.
  * It fails (exit 1) when it cannot, and so does the MSI that runs it.
  * Installing again updates the service's path and settings.
- * --uninstall stops and deletes the service and takes away every Image
- * File Execution Options value the daemon wrote; the config, the rules
- * and the log stay, as a package's removal leaves /etc. */
+ * --uninstall stops and deletes the service, takes away every Image
+ * File Execution Options value the daemon wrote, and puts back the power
+ * settings its journal still holds (a crash left them: Windows keeps them
+ * across reboots, and with the service gone nothing else would); the
+ * config, the rules and the log stay, as a package's removal leaves
+ * /etc. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +21,12 @@
 #include <aclapi.h>
 #include <sddl.h>
 
+#include "conf.h"
+#include "diag.h"
 #include "internal.h"
 #include "log.h"
 #include "os.h"
+#include "power.h"
 #include "util.h"
 #include "win.h"
 
@@ -547,11 +553,59 @@ static bool install_stopped(SC_HANDLE svc)
 	return st.dwCurrentState == SERVICE_STOPPED;
 }
 
+/* The journal the config names (or the default state directory, where
+ * the config cannot be read), replayed as the daemon's start replays it:
+ * only what still has the daemon's value. No state directory: nothing
+ * was ever held. 0: nothing left in the journal. */
+int install_restore_power(const char *conf_path)
+{
+	struct conf conf;
+	struct diag diag;
+	struct power pw;
+	wchar_t state[MAX_PATH];
+	int restored = -1;
+
+	conf_init(&conf);
+	diag_init(&diag);
+	if (conf_load_trusted(&conf, conf_path, false, &diag) < 0 ||
+	    diag.errors) {
+		diag_print(&diag, stderr, false);
+		conf_free(&conf);
+		conf_init(&conf);
+		fprintf(stderr,
+			"cpupolicyd: power settings: the journal in %s is "
+			"used\n",
+			conf.state_dir);
+	}
+	diag_free(&diag);
+	if (system_wide(conf.state_dir, state, ARRAY_SIZE(state)) &&
+	    GetFileAttributesW(state) == INVALID_FILE_ATTRIBUTES) {
+		conf_free(&conf);
+		return 0;
+	}
+	if (apply_power_open(&pw, conf.sysfs, conf.dev, conf.procfs,
+			     conf.state_dir) == 0)
+		restored = apply_power_restore_all(&pw);
+	apply_power_close(&pw);
+	if (restored > 0)
+		printf("restored %d power settings from the journal in %s\n",
+		       restored, conf.state_dir);
+	else if (restored < 0)
+		fprintf(stderr,
+			"cpupolicyd: not every power setting in the journal "
+			"in %s could be restored (see above); it keeps them, "
+			"for \"cpupolicyctl restore\"\n",
+			conf.state_dir);
+	conf_free(&conf);
+	return restored < 0 ? -1 : 0;
+}
+
 int install_remove(void)
 {
 	SC_HANDLE scm = OpenSCManagerW(NULL, NULL, SC_MANAGER_CONNECT);
 	SC_HANDLE svc;
 	int status = 0;
+	bool running = false;
 
 	if (!scm) {
 		install_say("cannot open the service manager (as an "
@@ -567,10 +621,12 @@ int install_remove(void)
 		install_say("cannot open the service", GetLastError());
 		status = 1;
 	} else {
-		if (!install_stopped(svc))
+		running = !install_stopped(svc);
+		if (running)
 			fprintf(stderr, "cpupolicyd: the service did not stop "
 					"within 30 s; removed all the same "
-					"(it goes once it stops)\n");
+					"(it goes once it stops, and gives "
+					"back its power settings then)\n");
 		if (DeleteService(svc)) {
 			printf("removed the service cpupolicyd\n");
 		} else if (GetLastError() != ERROR_SERVICE_MARKED_FOR_DELETE) {
@@ -582,6 +638,9 @@ int install_remove(void)
 	}
 	CloseServiceHandle(scm);
 	if (ifeo_remove_all() < 0)
+		status = 1;
+	/* Not while a service that did not stop still holds them. */
+	if (!running && install_restore_power(paths_conf_file()) < 0)
 		status = 1;
 	printf("left in place: %s and the rules in %s\n", paths_conf_file(),
 	       paths_rules_dirs());

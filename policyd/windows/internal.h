@@ -25,6 +25,7 @@ bool service_under_scm(void);
 /* install.c: --install and --uninstall, their exit status */
 int install_service(void);
 int install_remove(void);
+int install_restore_power(const char *conf_path);
 
 /* ifeo.c: --uninstall takes every value the daemon wrote away */
 int ifeo_remove_all(void);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -66,6 +67,26 @@ int powerfix_replay(void)
 		restored = apply_power_restore_all(&pw);
 	apply_power_close(&pw);
 	return restored;
+}
+
+void powerfix_journal_from_earlier_boot(void)
+{
+	char *text, *boot, *end;
+	size_t len;
+	FILE *f;
+
+	assert_int_equal(util_read_file(powerfix_journal, 1 << 20, &text, &len),
+			 0);
+	boot = strstr(text, "\nboot\t");
+	assert_non_null(boot);
+	end = strchr(boot + 1, '\n');
+	assert_non_null(end);
+	f = fopen(powerfix_journal, "wb"); /* no CR LF on Windows */
+	assert_non_null(f);
+	fprintf(f, "%.*s\nboot\t00000000-0000-4000-8000-000000000000%s",
+		(int)(boot - text), text, end);
+	assert_int_equal(fclose(f), 0);
+	free(text);
 }
 
 struct rule_power powerfix_want(void)

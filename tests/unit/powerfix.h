@@ -23,6 +23,9 @@ void powerfix_open(struct power *pw);
 /* The journal replayed: what apply_power_restore_all returns (-2: the
  * engine would not open). */
 int powerfix_replay(void);
+/* The journal as a crash in an earlier boot left it: its boot line
+ * names another boot. */
+void powerfix_journal_from_earlier_boot(void);
 struct rule_power powerfix_want(void);
 /* The wants of two holders (NULL: none) applied. */
 void powerfix_set(struct power *pw, const struct rule_power *a,

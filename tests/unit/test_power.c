@@ -61,6 +61,9 @@ static const struct stub_knob stub_machine[] = {
 	{.key = "/cpu/1/online", .original = "0"},
 	{.key = "/cpu/2/online", .original = "1"},
 	{.key = "/secret", .original = "theirs", .foreign = true},
+	/* The other kind: kept on disk across a reboot (knobs_lasting), as
+	 * a Windows power plan is. */
+	{.key = "/reg/plan", .original = "balanced"},
 };
 
 static void stub_reset(void)
@@ -115,6 +118,8 @@ void knobs_plan(struct knobs *kn, const struct power_want *want,
 	}
 	if (want->epp)
 		power_plan_add(plan, "/epp", want->epp);
+	if (want->plan[0])
+		power_plan_add(plan, "/reg/plan", want->plan);
 }
 
 void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
@@ -161,6 +166,13 @@ enum knobs_order knobs_order(const char *key)
 	return len > 7 && strcmp(key + len - 7, "/online") == 0
 		       ? KNOBS_ORDER_LAST
 		       : KNOBS_ORDER_FIRST;
+}
+
+/* Two kinds: /reg/ outlives a reboot, the rest (CPU online, governor,
+ * EPP: sysfs-like) does not. */
+bool knobs_lasting(const char *key)
+{
+	return strncmp(key, "/reg/", 5) == 0;
 }
 
 bool knobs_valid(const struct knobs *kn, const char *key, char *why,
@@ -456,6 +468,50 @@ static void test_failed_restore_kept(void **state_)
 	apply_power_close(&pw);
 }
 
+/* A crash, then a reboot, then the next start: the setting that
+ * outlives a reboot (the /reg/ kind) still has the daemon's value and
+ * gets its original back; those a boot resets (a CPU the kernel brought
+ * online, a governor it started with) are not written, whatever they
+ * have now, and the journal is gone. */
+static void test_earlier_boot(void **state_)
+{
+	struct rule_power a = powerfix_want();
+	struct power pw;
+
+	(void)state_;
+	open_power(&pw);
+	a.parking = RULE_PARKING_OFF;
+	a.governor = "performance";
+	snprintf(a.plan, sizeof(a.plan), "high-performance");
+	powerfix_set(&pw, &a, NULL);
+	assert_string_equal(value_of("/reg/plan"), "high-performance");
+	assert_string_equal(value_of("/cpu/1/online"), "1");
+	crash_now(&pw);
+	powerfix_journal_from_earlier_boot();
+	/* The boot left every CPU online and the governor at "performance"
+	 * (the daemon's values, by chance): not ours to undo. */
+	stub.write_count = 0;
+	assert_int_equal(powerfix_replay(), 1);
+	assert_int_equal(stub.write_count, 1);
+	assert_string_equal(stub.writes[0], "/reg/plan=balanced");
+	assert_string_equal(value_of("/cpu/1/online"), "1");
+	assert_string_equal(value_of("/gov/a"), "performance");
+	assert_false(powerfix_journal_exists());
+	assert_int_equal(powerfix_replay(), 0);
+
+	/* Only volatile settings: the journal is dropped whole. */
+	open_power(&pw);
+	a.plan[0] = '\0';
+	powerfix_set(&pw, &a, NULL);
+	crash_now(&pw);
+	powerfix_journal_from_earlier_boot();
+	stub.write_count = 0;
+	assert_int_equal(powerfix_replay(), 0);
+	assert_int_equal(stub.write_count, 0);
+	assert_string_equal(value_of("/cpu/1/online"), "1");
+	assert_false(powerfix_journal_exists());
+}
+
 /* What a crash at a step leaves of the knobs (the journal is the
  * fixture's to keep). */
 static char crash_values[STUB_KNOBS][JOURNAL_VALUE_MAX];
@@ -538,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_refused_and_gone),
 		cmocka_unit_test(test_failed_restore_kept),
 		cmocka_unit_test(test_crash_at_each_step),
+		cmocka_unit_test(test_earlier_boot),
 	};
 
 	log_init("test_power", LOG_LEVEL_ERROR);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -325,10 +326,55 @@ static void test_min_cores(void **state_)
 	assert_false(winpower_min_cores(&none, true, &percent));
 }
 
+/* Every power mode GUID the code writes is one Microsoft documents, as
+ * its page spells them (customize-power-slider, winpower.h), and each
+ * profile maps to the mode of its name. */
+static void test_overlays_documented(void **state_)
+{
+	static const struct {
+		const char *profile, *documented;
+	} modes[] = {
+		{"max-power", "ded574b5-45a0-4f42-8737-46345c09c238"},
+		{"performance", "ded574b5-45a0-4f42-8737-46345c09c238"},
+		{"balanced-performance",
+		 "3af9B8d9-7c97-431d-ad78-34a8bfea439f"},
+		{"cool", "961CC777-2547-4F9D-8174-7D86181b8A7A"},
+		{"quiet", "961CC777-2547-4F9D-8174-7D86181b8A7A"},
+		{"low-power", "961CC777-2547-4F9D-8174-7D86181b8A7A"},
+		/* No overlay: not on that page (winpower.h). */
+		{"balanced", "00000000-0000-0000-0000-000000000000"},
+	};
+
+	(void)state_;
+	assert_true(strcasecmp(WINPOWER_OVERLAY_BEST_PERFORMANCE,
+			       modes[0].documented) == 0);
+	assert_true(strcasecmp(WINPOWER_OVERLAY_BETTER_PERFORMANCE,
+			       modes[2].documented) == 0);
+	assert_true(strcasecmp(WINPOWER_OVERLAY_BEST_EFFICIENCY,
+			       modes[3].documented) == 0);
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		struct rule_power a = powerfix_want();
+		struct power_plan plan = {0};
+		const char *overlay;
+
+		mem_reset();
+		a.profile = modes[i].profile;
+		plan_of(&a, &plan);
+		overlay = power_plan_find(&plan, WINPOWER_KEY_OVERLAY);
+		assert_non_null(overlay);
+		if (strcasecmp(overlay, modes[i].documented) != 0)
+			fail_msg("profile %s: overlay %s, documented %s",
+				 modes[i].profile, overlay,
+				 modes[i].documented);
+		power_plan_free(&plan);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_overlays_documented),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_min_cores),
 	};

@@ -41,6 +41,7 @@ static void test_store(void **state_)
 	model_install(&(struct model_config){.version = MODEL_WINDOWS_10_22H2});
 	/* No overlay calls: as on Windows before 10 1709. */
 	winapi.PowerGetEffectiveOverlayScheme = NULL;
+	winapi.PowerGetActualOverlayScheme = NULL;
 	winapi.PowerSetActiveOverlayScheme = NULL;
 	plan_of(&plan);
 	/* CPMINCORES and CPMINCORES1, AC and DC; no overlay offered. */

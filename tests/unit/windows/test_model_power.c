@@ -188,6 +188,61 @@ static void test_someone_else(void **state_)
 	apply_power_close(&pw);
 }
 
+/* As a crash: the process ends with everything held and the journal as
+ * it is. */
+static void crash_now(struct power *pw)
+{
+	for (size_t i = 0; i < pw->knob_count; i++)
+		free(pw->knobs[i].path);
+	free(pw->knobs);
+	journal_close(&pw->journal);
+	free(pw->sysfs);
+	free(pw->dev);
+	free(pw->procfs);
+}
+
+static void assert_parking(DWORD ac, DWORD dc)
+{
+	const char *const parking[] = {WINPOWER_CPMINCORES,
+				       WINPOWER_CPMINCORES1};
+
+	for (size_t i = 0; i < ARRAYSIZE(parking); i++) {
+		assert_int_equal(
+			value_of(&model_scheme_balanced, parking[i], true), ac);
+		assert_int_equal(
+			value_of(&model_scheme_balanced, parking[i], false),
+			dc);
+	}
+}
+
+/* The parking cure across a power loss: parking off held, the daemon
+ * gone without giving it back, the machine rebooted (Windows keeps the
+ * power settings in the registry, so CPMINCORES stays at 100 %), the
+ * daemon started: every core parking minimum back to its original, AC
+ * and DC. */
+static void test_parking_across_reboot(void **state_)
+{
+	struct rule_power a = powerfix_want();
+	struct power pw;
+	ULONGLONG boot;
+
+	(void)state_;
+	open_power(&pw);
+	a.parking = RULE_PARKING_OFF;
+	powerfix_set(&pw, &a, NULL);
+	assert_parking(100, 100);
+	crash_now(&pw);
+	boot = model_boot_of();
+	model_reboot();
+	assert_true(model_boot_of() != boot);
+	assert_parking(100, 100);
+	assert_int_equal(powerfix_replay(), 4);
+	assert_parking(10, 5);
+	assert_originals();
+	assert_true(model_calls("NtQuerySystemInformation("
+				"SystemTimeOfDayInformation)") > 0);
+}
+
 static void crash_run(int at)
 {
 	struct rule_power a = powerfix_want(), b = powerfix_want();
@@ -200,6 +255,7 @@ static void crash_run(int at)
 	a.profile = "performance";
 	b.parking = RULE_PARKING_OFF;
 	b.epp = "performance";
+	b.turbo = RULE_TURBO_ON;
 	powerfix_set(&pw, &a, NULL);
 	powerfix_set(&pw, &a, &b);
 	snprintf(b.plan, sizeof(b.plan), "high-performance");
@@ -230,6 +286,90 @@ static void test_crash_at_each_step(void **state_)
 	}
 }
 
+/* A crash at every step of the same run, then a reboot, then the next
+ * start: the journal is an earlier boot's, and every setting in it
+ * outlives a reboot on Windows, so all are restored: parking, EPP and
+ * boost AC and DC, the overlay and the plan. */
+static void test_crash_and_reboot_at_each_step(void **state_)
+{
+	int steps;
+
+	(void)state_;
+	crash_run(-1);
+	steps = powerfix_crash.steps;
+	for (int step = 1; step <= steps; step++) {
+		crash_run(step);
+		assert_true(powerfix_crash.kept);
+		powerfix_crash_restore();
+		model_reboot();
+		assert_true(powerfix_replay() >= 0);
+		assert_originals();
+		assert_int_equal(powerfix_replay(), 0);
+	}
+}
+
+/* The overlay read through the getter of what its setter sets: with
+ * battery saver on, the mode in force (Better Battery) is not the one
+ * set, and is neither journaled as the original nor left behind. */
+static void test_overlay_battery_saver(void **state_)
+{
+	struct model_config saver = model_win11;
+	struct rule_power a = powerfix_want();
+	struct journal_entry *e;
+	struct power pw;
+
+	(void)state_;
+	saver.on_battery = true;
+	saver.battery_saver = true;
+	model_install(&saver);
+	powerfix_open(&pw);
+	a.profile = "performance";
+	powerfix_set(&pw, &a, NULL);
+	assert_true(IsEqualGUID(model_power_overlay(false),
+				&model_overlay_best_performance));
+	e = journal_find(&pw.journal, WINPOWER_KEY_OVERLAY);
+	assert_non_null(e);
+	assert_string_equal(e->original, WINPOWER_NULL_GUID);
+	assert_true(model_calls("PowerGetActualOverlayScheme") > 0);
+	powerfix_set(&pw, NULL, NULL);
+	assert_true(
+		IsEqualGUID(model_power_overlay(false), &model_overlay_none));
+	assert_false(powerfix_journal_exists());
+	apply_power_close(&pw);
+}
+
+/* Different modes on AC and DC: the one of the power source in use is
+ * held and given back, the other is left as it was. */
+static void test_overlay_ac_dc(void **state_)
+{
+	struct model_config dc = model_win11;
+	struct rule_power a = powerfix_want();
+	struct journal_entry *e;
+	struct power pw;
+
+	(void)state_;
+	dc.on_battery = true;
+	model_install(&dc);
+	model_power_set_overlay(true, &model_overlay_best_performance);
+	model_power_set_overlay(false, &model_overlay_better_battery);
+	powerfix_open(&pw);
+	a.profile = "balanced-performance";
+	powerfix_set(&pw, &a, NULL);
+	e = journal_find(&pw.journal, WINPOWER_KEY_OVERLAY);
+	assert_non_null(e);
+	assert_string_equal(e->original, WINPOWER_OVERLAY_BEST_EFFICIENCY);
+	assert_string_equal(e->ours, WINPOWER_OVERLAY_BETTER_PERFORMANCE);
+	assert_true(IsEqualGUID(model_power_overlay(true),
+				&model_overlay_best_performance));
+	powerfix_set(&pw, NULL, NULL);
+	assert_true(IsEqualGUID(model_power_overlay(false),
+				&model_overlay_better_battery));
+	assert_true(IsEqualGUID(model_power_overlay(true),
+				&model_overlay_best_performance));
+	assert_false(powerfix_journal_exists());
+	apply_power_close(&pw);
+}
+
 /* The parking finding's figure through knobs.c: the active scheme's
  * CPMINCORES on the power source GetSystemPowerStatus reports. */
 static void test_min_cores(void **state_)
@@ -255,6 +395,10 @@ int main(void)
 		cmocka_unit_test(test_unwritable),
 		cmocka_unit_test(test_someone_else),
 		cmocka_unit_test(test_crash_at_each_step),
+		cmocka_unit_test(test_parking_across_reboot),
+		cmocka_unit_test(test_crash_and_reboot_at_each_step),
+		cmocka_unit_test(test_overlay_battery_saver),
+		cmocka_unit_test(test_overlay_ac_dc),
 		cmocka_unit_test(test_min_cores),
 	};
 

@@ -96,6 +96,7 @@ void model_install(const struct model_config *config)
 	model_volatile_reset();
 	model_power_reset();
 	model_registry_reset();
+	model_boot_reset();
 	model_security_reset();
 	model_groups_install(&winapi);
 	model_cpusets_install(&winapi);
@@ -106,6 +107,7 @@ void model_install(const struct model_config *config)
 	model_pipes_install(&winapi);
 	model_etw_install(&winapi);
 	model_version_install(&winapi);
+	model_boot_install(&winapi);
 }
 
 void model_uninstall(void)
@@ -120,9 +122,11 @@ void model_uninstall(void)
  * volatile keys go ("the information is stored in memory and is not
  * preserved when the corresponding registry hive is unloaded",
  * sdk-api-src/content/winreg/nf-winreg-regcreatekeyexw.md), and so does
- * every process's state: its CPU Sets, affinity and throttling. */
+ * every process's state: its CPU Sets, affinity and throttling. The
+ * boot's time is another (model_boot.c). */
 void model_reboot(void)
 {
 	model_volatile_reset();
 	model_registry_reboot();
+	model_boot_reboot();
 }

@@ -108,6 +108,7 @@ DWORD *model_power_value(const GUID *scheme, const GUID *sub,
 			 const GUID *setting, bool ac);
 const GUID *model_power_active(void);
 const GUID *model_power_overlay(bool ac); /* the one set, per source */
+void model_power_set_overlay(bool ac, const GUID *overlay);
 /* A crash at a step: the settings as it left them, kept and put back. */
 void model_power_keep(void);
 void model_power_put_back(void);
@@ -145,6 +146,13 @@ void model_pipes_install(struct winapi *w);
 void model_pipes_reset(void);
 unsigned model_pipe_instances(const wchar_t *name);
 void model_pipe_server(HANDLE client, ULONG pid);
+
+/* model_boot.c: the boot's time (NtQuerySystemInformation,
+ * SystemTimeOfDayInformation), another after model_reboot. */
+void model_boot_install(struct winapi *w);
+void model_boot_reset(void);
+void model_boot_reboot(void);
+ULONGLONG model_boot_of(void);
 
 /* model_etw.c: sessions by name, the provider enabled, the consumer. */
 struct model_etw_session {

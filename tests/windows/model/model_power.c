@@ -35,11 +35,13 @@ const GUID model_sub_processor = {
 	0x82be,
 	0x4824,
 	{0x96, 0xc1, 0x47, 0xb6, 0x0b, 0x74, 0x0d, 0x00}};
-/* The power mode overlays: "Better battery" 961cc777-...,
- * "Better performance" none (00000000-...), "Best performance"
- * ded574b5-...:
+/* The power mode overlays: "Better Battery" 961cc777-..., "Better
+ * Performance" 3af9b8d9-..., "Best Performance" ded574b5-...:
  * https://learn.microsoft.com/windows-hardware/customize/desktop/customize-power-slider
- */
+ * None (00000000-...), the Balanced plan's own values, is what Windows
+ * starts with and the slider's Balanced mode sets; that page does not
+ * say so (not Microsoft's documentation: https://stackoverflow.com/a/56290499,
+ * an answer by a Microsoft engineer). */
 const GUID model_overlay_none = {0};
 const GUID model_overlay_best_performance = {
 	0xded574b5,
@@ -163,6 +165,12 @@ const GUID *model_power_active(void)
 const GUID *model_power_overlay(bool ac)
 {
 	return &model_pw.overlay[ac ? 0 : 1];
+}
+
+/* As the slider sets it on that power source, or a vendor's tool. */
+void model_power_set_overlay(bool ac, const GUID *overlay)
+{
+	model_pw.overlay[ac ? 0 : 1] = *overlay;
 }
 
 /* "ActivePolicyGuid: ... When you are finished using the GUID, call
