@@ -209,10 +209,10 @@ static void manage_failed(struct manage *m, struct manage_proc *p,
 	*failed = true;
 }
 
-/* On Windows the class and the EcoQoS are the process's, not the
- * thread's: once the rule wrote them through one thread, every other
- * thread reads the rule's. Their original is the one the first thread
- * found, or a restore would put the rule's class back. */
+/* On Windows the class, the EcoQoS, the I/O and memory priority are
+ * the process's, not the thread's: once the rule wrote them through one thread,
+ * every other thread reads the rule's. Their original is the one the first
+ * thread found, or a restore would put the rule's class back. */
 static void manage_process_original(const struct manage_proc *p,
 				    struct manage_thread *t)
 {
@@ -223,10 +223,7 @@ static void manage_process_original(const struct manage_proc *p,
 
 		if (o == t || !o->prio_done)
 			continue;
-		t->original.nice = o->original.nice;
-		t->original.policy = o->original.policy;
-		t->original.rt_priority = o->original.rt_priority;
-		t->original.efficiency = o->original.efficiency;
+		prio_state_take_process(&t->original, &o->original);
 		return;
 	}
 }
@@ -243,10 +240,7 @@ static void manage_process_applied(struct manage_proc *p,
 
 		if (o == t || !o->prio_done)
 			continue;
-		o->applied.nice = t->applied.nice;
-		o->applied.policy = t->applied.policy;
-		o->applied.rt_priority = t->applied.rt_priority;
-		o->applied.efficiency = t->applied.efficiency;
+		prio_state_take_process(&o->applied, &t->applied);
 	}
 }
 
@@ -279,6 +273,7 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 		t->original = now;
 		manage_process_original(p, t);
 	}
+	prio_original_default(&t->original, &p->prio);
 	/* A change enforced over (respect_changes = false) is measured
 	 * against what the thread holds now, key by key in the rule's own
 	 * direction: a lowering rule never raises a thread lowered further,

@@ -39,6 +39,45 @@ static const struct prio_thread_map prio_threads[] = {
 	{RULE_THREAD_TIME_CRITICAL, -39, 15, "THREAD_PRIORITY_TIME_CRITICAL"},
 };
 
+/* The io keys on Windows, by NtSetInformationProcess(ProcessIoPriority):
+ * idle is IoPriorityVeryLow (0), best-effort 5 to 7 IoPriorityLow (1),
+ * best-effort 0 to 4 (4 is Linux's default) IoPriorityNormal (2, every
+ * process's own), realtime IoPriorityHigh (3). IoPriorityCritical (4) is
+ * the memory manager's: read back as realtime, never set. */
+static const struct prio_io_hint_map prio_io_hints[] = {
+	{RULE_IO_CLASS_IDLE, 0, 7, 0, 0, "IoPriorityVeryLow"},
+	{RULE_IO_CLASS_BEST_EFFORT, 5, 7, 7, 1, "IoPriorityLow"},
+	{RULE_IO_CLASS_BEST_EFFORT, 0, 4, 4, 2, "IoPriorityNormal"},
+	{RULE_IO_CLASS_REALTIME, 0, 7, 4, 3, "IoPriorityHigh"},
+	{RULE_IO_CLASS_REALTIME, 0, 7, 4, 4, "IoPriorityCritical"},
+};
+
+/* The hint a class and level ask for; -1 for none. */
+int prio_io_hint(enum rule_io_class class, int level)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(prio_io_hints); i++) {
+		const struct prio_io_hint_map *h = &prio_io_hints[i];
+
+		if (h->class == class && level >= h->level_min &&
+		    level <= h->level_max)
+			return h->windows;
+	}
+	return -1;
+}
+
+/* false for a hint no Windows has (the class stays as it was). */
+bool prio_io_of_hint(int hint, enum rule_io_class *class, int *level)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(prio_io_hints); i++) {
+		if (prio_io_hints[i].windows == hint) {
+			*class = prio_io_hints[i].class;
+			*level = prio_io_hints[i].level;
+			return true;
+		}
+	}
+	return false;
+}
+
 const struct prio_class_map *prio_class(enum rule_class class)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(prio_classes); i++) {
@@ -155,10 +194,29 @@ void prio_state_of_class(enum rule_class class, struct prio_state *state)
 	state->reset_on_fork = false;
 }
 
+/* Windows: the io keys as the hint they ask for reads back, so that a
+ * process's state and the rule's compare (best-effort 6 and 7 are both
+ * IoPriorityLow). No class implies an I/O priority there. */
+static void prio_target_windows_io(const struct rule_priority *rule,
+				   struct prio_target *target)
+{
+	enum rule_io_class class =
+		rule->io_class ? rule->io_class : RULE_IO_CLASS_BEST_EFFORT;
+	int level = rule->io_level >= 0 ? rule->io_level : 4;
+
+	if (!rule->io_class && rule->io_level < 0)
+		return;
+	if (class == RULE_IO_CLASS_IDLE)
+		level = 0;
+	prio_io_of_hint(prio_io_hint(class, level), &target->io_class,
+			&target->io_level);
+}
+
 /* The target for the system it is applied on. On Windows only the class,
- * the thread level and the efficiency mode apply (check warns of nice,
- * policy, rt_priority and the io keys there): the class's nice and
- * policy stand for it, and the thread level stays apart from nice. */
+ * the thread level, the efficiency mode, the I/O and the memory priority
+ * apply (check warns of nice, policy and rt_priority there): the class's
+ * nice and policy stand for it, and the thread level stays apart from
+ * nice. */
 void prio_target_for_system(const struct rule_priority *rule,
 			    enum rules_system system,
 			    struct prio_target *target)
@@ -179,6 +237,8 @@ void prio_target_for_system(const struct rule_priority *rule,
 	}
 	target->thread = rule->thread;
 	target->efficiency = rule->efficiency_mode;
+	target->memory = rule->memory_priority;
+	prio_target_windows_io(rule, target);
 }
 
 /* Nothing to set on a thread. On Linux the efficiency mode is not
@@ -186,7 +246,8 @@ void prio_target_for_system(const struct rule_priority *rule,
 bool prio_target_empty(const struct prio_target *target)
 {
 	return !target->set_nice && !target->policy && !target->io_class &&
-	       !target->thread && !(target->windows && target->efficiency);
+	       !target->thread &&
+	       !(target->windows && (target->efficiency || target->memory));
 }
 
 /* Ranks order each setting by priority, a larger rank the higher one.
@@ -324,7 +385,10 @@ void prio_expected(const struct prio_target *target,
 		after->policy = target->policy;
 		after->rt_priority = target->rt_priority;
 	}
-	if (target->io_class && !prio_keeps_io(target, before)) {
+	/* On Windows an I/O priority that cannot be read is not set: it
+	 * could not be given back. */
+	if (target->io_class && (!target->windows || before->io_class) &&
+	    !prio_keeps_io(target, before)) {
 		after->io_class = target->io_class;
 		after->io_level = target->io_level;
 	}
@@ -334,6 +398,36 @@ void prio_expected(const struct prio_target *target,
 	if (target->windows && target->efficiency)
 		after->efficiency = prio_efficiency_expected(
 			target->efficiency, before->efficiency);
+	/* Every memory priority is normal (the default) or below: a rule
+	 * lowers, and never raises a process lowered further. */
+	if (target->windows && target->memory && before->memory &&
+	    !prio_beyond((int)before->memory, (int)target->memory, false))
+		after->memory = target->memory;
+}
+
+/* Windows before 11 22H2 cannot read a process's EcoQoS
+ * (GetProcessInformation fails, apply_prio.c): where the rule sets it,
+ * the original is the OS default, no throttling state (system), so that
+ * it is given back as such instead of never. */
+void prio_original_default(struct prio_state *original,
+			   const struct prio_target *target)
+{
+	if (target->windows && target->efficiency && !original->efficiency)
+		original->efficiency = RULE_EFFICIENCY_SYSTEM;
+}
+
+/* Windows: what one thread holds of its process's own values (the class,
+ * EcoQoS, I/O and memory priority), which every thread shares. */
+void prio_state_take_process(struct prio_state *to,
+			     const struct prio_state *from)
+{
+	to->nice = from->nice;
+	to->policy = from->policy;
+	to->rt_priority = from->rt_priority;
+	to->efficiency = from->efficiency;
+	to->io_class = from->io_class;
+	to->io_level = from->io_level;
+	to->memory = from->memory;
 }
 
 /* Windows, per thread: the level SetThreadPriority gets over the thread's
@@ -491,7 +585,7 @@ bool prio_state_equal(const struct prio_state *a, const struct prio_state *b)
 	       (a->io_class == RULE_IO_CLASS_UNSET ||
 		a->io_level == b->io_level) &&
 	       a->thread_level == b->thread_level &&
-	       a->efficiency == b->efficiency;
+	       a->efficiency == b->efficiency && a->memory == b->memory;
 }
 
 static void prio_describe(char *buf, size_t size, bool nice_known, int nice,
@@ -529,7 +623,28 @@ static void prio_describe(char *buf, size_t size, bool nice_known, int nice,
 			 io_level);
 }
 
-/* Windows: what the rule sets of class, thread level and EcoQoS. */
+/* Windows: the I/O and memory priority, where known or set. */
+static void prio_describe_windows_io(enum rule_io_class io_class, int level,
+				     enum rule_memory memory, char *buf,
+				     size_t size)
+{
+	size_t used = strlen(buf);
+	char io[40];
+
+	if (io_class && used + 1 < size) {
+		prio_io_text(io_class, level, io, sizeof(io));
+		snprintf(buf + used, size - used, "%sio %s", used ? ", " : "",
+			 io);
+	}
+	used = strlen(buf);
+	if (memory && used + 1 < size)
+		snprintf(buf + used, size - used, "%smemory_priority %s",
+			 used ? ", " : "",
+			 rules_enum_name(RULES_ENUM_MEMORY, (int)memory));
+}
+
+/* Windows: what the rule sets of class, thread level, EcoQoS, I/O and
+ * memory priority. */
 static void prio_describe_windows_target(const struct prio_target *t, char *buf,
 					 size_t size)
 {
@@ -552,6 +667,8 @@ static void prio_describe_windows_target(const struct prio_target *t, char *buf,
 			 used ? ", " : "",
 			 rules_enum_name(RULES_ENUM_EFFICIENCY,
 					 (int)t->efficiency));
+	prio_describe_windows_io(t->io_class, t->io_level, t->memory, buf,
+				 size);
 }
 
 void prio_describe_target(const struct prio_target *t, char *buf, size_t size)
@@ -593,6 +710,8 @@ static void prio_describe_windows(const struct prio_state *s, char *buf,
 			 rules_enum_name(RULES_ENUM_EFFICIENCY,
 					 (int)s->efficiency));
 	}
+	prio_describe_windows_io(s->io_class, s->io_level, s->memory, buf,
+				 size);
 }
 
 void prio_describe_state(const struct prio_state *s, char *buf, size_t size)
@@ -643,4 +762,6 @@ void prio_state_unwind(const struct prio_state *now,
 		out->thread_level = original->thread_level;
 	if (now->efficiency == applied->efficiency)
 		out->efficiency = original->efficiency;
+	if (now->memory == applied->memory)
+		out->memory = original->memory;
 }

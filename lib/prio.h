@@ -22,6 +22,8 @@ struct prio_target {
 	enum rule_thread thread;
 	/* Windows, for the process: its EcoQoS (prio_efficiency_flags). */
 	enum rule_efficiency efficiency;
+	/* Windows, for the process: its memory priority; UNSET: left. */
+	enum rule_memory memory;
 	/* Made for Windows (prio_target_for_system): nice and policy stand
 	 * for the class alone, thread and efficiency are laid over the
 	 * state's thread_level and efficiency. */
@@ -52,6 +54,18 @@ struct prio_thread_map {
 	const char *windows_name;
 };
 
+/* Windows: an IO_PRIORITY_HINT and the io_class and io_level that stand
+ * for it (cpupolicy.rules(5), "On Windows, key by key"): a rule's class
+ * and level within [level_min, level_max] give the hint, and the hint
+ * reads back as class and level. */
+struct prio_io_hint_map {
+	enum rule_io_class class;
+	int level_min, level_max;
+	int level;   /* what the hint reads back as */
+	int windows; /* IO_PRIORITY_HINT */
+	const char *windows_name;
+};
+
 /* PROCESS_POWER_THROTTLING_EXECUTION_SPEED: the EcoQoS bit of
  * PROCESS_POWER_THROTTLING_STATE's ControlMask and StateMask. */
 #define PRIO_THROTTLE_EXECUTION_SPEED 0x1ul
@@ -71,6 +85,10 @@ struct prio_state {
 	bool windows;
 	int thread_level;
 	enum rule_efficiency efficiency;
+	/* Windows: io_class and io_level are the process's IO_PRIORITY_HINT
+	 * as prio_io_of_hint reads it, memory its memory priority; UNSET
+	 * for either: not known (not read, or not readable here). */
+	enum rule_memory memory;
 };
 
 /* A setting of the rule that a thread keeps its own value of, and why. */
@@ -96,6 +114,12 @@ void prio_efficiency_flags(enum rule_efficiency efficiency,
 			   unsigned long *control, unsigned long *state);
 enum rule_efficiency prio_efficiency_of_flags(unsigned long control,
 					      unsigned long state);
+int prio_io_hint(enum rule_io_class class, int level);
+bool prio_io_of_hint(int hint, enum rule_io_class *class, int *level);
+void prio_original_default(struct prio_state *original,
+			   const struct prio_target *target);
+void prio_state_take_process(struct prio_state *to,
+			     const struct prio_state *from);
 enum rule_efficiency prio_efficiency_expected(enum rule_efficiency rule,
 					      enum rule_efficiency before);
 void prio_expected(const struct prio_target *target,

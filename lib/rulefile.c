@@ -640,12 +640,12 @@ static void rulefile_priority_system(struct rulefile *rf,
 	rulefile_ignored(rf, g, "efficiency_mode", p->efficiency_mode,
 			 RULES_SYSTEM_WINDOWS, "");
 	rulefile_ignored(rf, g, "ifeo", p->ifeo, RULES_SYSTEM_WINDOWS, "");
+	rulefile_ignored(rf, g, "memory_priority", p->memory_priority,
+			 RULES_SYSTEM_WINDOWS, "");
 	rulefile_ignored(rf, g, "nice", p->has_nice, lx, " (use class)");
 	rulefile_ignored(rf, g, "policy", p->policy, lx, " (use class)");
 	rulefile_ignored(rf, g, "rt_priority", p->rt_priority, lx,
 			 " (REALTIME_PRIORITY_CLASS has no levels)");
-	rulefile_ignored(rf, g, "io_class", p->io_class, lx, "");
-	rulefile_ignored(rf, g, "io_level", p->io_level >= 0, lx, "");
 	rulefile_thread_linux(rf, g, p);
 }
 
@@ -709,9 +709,11 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 			      struct rule *rule)
 {
 	static const char *const keys[] = {
-		"class",    "nice",	"policy", "rt_priority",
-		"io_class", "io_level", "thread", "efficiency_mode",
-		"ifeo",
+		"class",    "nice",
+		"policy",   "rt_priority",
+		"io_class", "io_level",
+		"thread",   "efficiency_mode",
+		"ifeo",	    "memory_priority",
 	};
 	struct rule_priority *p = &rule->priority;
 	const config_setting_t *s;
@@ -766,6 +768,9 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 	if ((s = config_setting_get_member(g, "ifeo")) &&
 	    rulefile_enum(rf, s, RULES_ENUM_IFEO, &value))
 		p->ifeo = (enum rule_ifeo)value;
+	if ((s = config_setting_get_member(g, "memory_priority")) &&
+	    rulefile_enum(rf, s, RULES_ENUM_MEMORY, &value))
+		p->memory_priority = (enum rule_memory)value;
 	rulefile_conflict(rf, g, "class", "nice",
 			  "the class sets nice; use one of them");
 	rulefile_conflict(rf, g, "class", "policy",

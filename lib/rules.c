@@ -69,6 +69,14 @@ static const char *const rules_efficiency_names[] = {
 	[RULE_EFFICIENCY_SYSTEM] = "system",
 };
 
+static const char *const rules_memory_names[] = {
+	[RULE_MEMORY_VERY_LOW] = "very-low",
+	[RULE_MEMORY_LOW] = "low",
+	[RULE_MEMORY_MEDIUM] = "medium",
+	[RULE_MEMORY_BELOW_NORMAL] = "below-normal",
+	[RULE_MEMORY_NORMAL] = "normal",
+};
+
 static const char *const rules_ifeo_names[] = {
 	[RULE_IFEO_OFF] = "off",
 	[RULE_IFEO_CLASS] = "class",
@@ -122,6 +130,7 @@ static const struct rules_enum_table rules_enum_tables[] = {
 	[RULES_ENUM_EFFICIENCY] = RULES_TABLE(rules_efficiency_names),
 	[RULES_ENUM_IFEO] = RULES_TABLE(rules_ifeo_names),
 	[RULES_ENUM_SYSTEM] = RULES_TABLE(rules_system_names),
+	[RULES_ENUM_MEMORY] = RULES_TABLE(rules_memory_names),
 };
 
 const char *rules_enum_name(enum rules_enum which, int value)
@@ -700,6 +709,9 @@ static void rules_print_priority(FILE *out, const struct rule_priority *p)
 	if (p->ifeo)
 		fprintf(out, "  priority.ifeo = %s\n",
 			rules_enum_name(RULES_ENUM_IFEO, p->ifeo));
+	if (p->memory_priority)
+		fprintf(out, "  priority.memory_priority = %s\n",
+			rules_enum_name(RULES_ENUM_MEMORY, p->memory_priority));
 }
 
 static void rules_print_placement(FILE *out, const struct rule_placement *p)

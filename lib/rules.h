@@ -61,6 +61,17 @@ enum rule_efficiency {
 	RULE_EFFICIENCY_SYSTEM,
 };
 
+/* Windows's memory priority for a process (MEMORY_PRIORITY_*, lowest
+ * first): the page priority the memory manager trims by. */
+enum rule_memory {
+	RULE_MEMORY_UNSET,
+	RULE_MEMORY_VERY_LOW,
+	RULE_MEMORY_LOW,
+	RULE_MEMORY_MEDIUM,
+	RULE_MEMORY_BELOW_NORMAL,
+	RULE_MEMORY_NORMAL,
+};
+
 /* Whether the rule's class also goes to the registry's Image File
  * Execution Options (ifeo.h), which Windows keys by file name alone.
  * UNSET: only for exe values with no glob character (a literal full
@@ -140,6 +151,7 @@ struct rule_priority {
 	enum rule_thread thread;
 	enum rule_efficiency efficiency_mode;
 	enum rule_ifeo ifeo;
+	enum rule_memory memory_priority;
 };
 
 struct rule_placement {
@@ -222,6 +234,7 @@ enum rules_enum {
 	RULES_ENUM_EFFICIENCY,
 	RULES_ENUM_IFEO,
 	RULES_ENUM_SYSTEM,
+	RULES_ENUM_MEMORY,
 };
 
 /* A rule file larger than this is refused rather than half read. */

@@ -98,6 +98,7 @@ static void winapi_ntdll(struct winapi *w)
 
 	w->NtQueryInformationProcess =
 		winapi_proc(nt, "NtQueryInformationProcess");
+	w->NtSetInformationProcess = winapi_proc(nt, "NtSetInformationProcess");
 	w->NtQuerySystemInformation =
 		winapi_proc(nt, "NtQuerySystemInformation");
 	w->NtQuerySystemInformationEx =

@@ -63,7 +63,13 @@ struct winapi_processor_times {
 #endif
 
 #define WINAPI_SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION 8
-#define WINAPI_PROCESS_COMMAND_LINE_INFORMATION		60
+/* ProcessIoPriority, an IO_PRIORITY_HINT as a ULONG (IoPriorityVeryLow
+ * 0, Low 1, Normal 2, High 3, Critical 4): not in Microsoft's SDK; the
+ * class number and its type are phnt's (ntpsapi.h, "ProcessIoPriority,
+ * // qs: IO_PRIORITY_HINT"), the same in ReactOS's ps/query.c, and
+ * stable since Vista. */
+#define WINAPI_PROCESS_IO_PRIORITY		33
+#define WINAPI_PROCESS_COMMAND_LINE_INFORMATION 60
 
 /* The table: every Win32 and NT call whose behaviour Wine does not show
  * (processor groups, CPU Sets, power schemes and the overlay, power
@@ -226,6 +232,10 @@ struct winapi {
 	(HANDLE ProcessHandle, ULONG ProcessInformationClass,
 	 PVOID ProcessInformation, ULONG ProcessInformationLength,
 	 PULONG ReturnLength);
+	/* ProcessIoPriority's setter (WINAPI_PROCESS_IO_PRIORITY). */
+	LONG(NTAPI *NtSetInformationProcess)
+	(HANDLE ProcessHandle, ULONG ProcessInformationClass,
+	 PVOID ProcessInformation, ULONG ProcessInformationLength);
 	LONG(NTAPI *NtQuerySystemInformation)
 	(ULONG SystemInformationClass, PVOID SystemInformation,
 	 ULONG SystemInformationLength, PULONG ReturnLength);

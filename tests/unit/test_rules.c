@@ -542,7 +542,17 @@ static const struct system_case system_cases[] = {
 	{"I/O priority on Windows", WIN,
 	 RULE(WEXE,
 	      "priority = { io_class = \"best-effort\"; io_level = 7; };"),
-	 0, 2, 4, "priority.io_class applies on Linux only"},
+	 0, 0, 0, NULL},
+	{"memory_priority on Linux", LNX,
+	 RULE(EXE, "priority = { memory_priority = \"low\"; };"), 0, 1, 4,
+	 "priority.memory_priority applies on Windows only; on Linux it is "
+	 "ignored"},
+	{"memory_priority on Windows", WIN,
+	 RULE(WEXE, "priority = { memory_priority = \"very-low\"; };"), 0, 0, 0,
+	 NULL},
+	{"bad memory_priority", WIN,
+	 RULE(WEXE, "priority = { memory_priority = \"high\"; };"), 1, 0, 4,
+	 "priority.memory_priority: 'high' is not valid"},
 	{"idle_latency_us on Windows", WIN,
 	 RULE(WEXE_ROOT, "power = { idle_latency_us = 0; };"), 0, 1, 4,
 	 "power.idle_latency_us applies on Linux only; on Windows it is "
@@ -572,7 +582,7 @@ static const struct system_case system_cases[] = {
 	      "min_online = 50; idle_latency_us = 0; governor = "
 	      "\"performance\"; epp = \"performance\"; profile = "
 	      "\"performance\"; turbo = true; };"),
-	 2, 3, 3, "match.cgroup: Windows has no cgroups"},
+	 2, 1, 3, "match.cgroup: Windows has no cgroups"},
 };
 
 static void check_case(const struct rule_case *c, enum rules_system system)

@@ -143,8 +143,9 @@ static void test_default_cpu_sets(void **state)
 }
 
 /* GetProcessInformation(ProcessPowerThrottling) answers from Windows 11
- * 22H2 on: a mode set there reads back; before, the read fails and the
- * original reads as unset. */
+ * 22H2 on: a mode set there reads back; before, the read fails (unset:
+ * not known; manage.c then records the OS default as the original), and
+ * the OS default written back reaches the process as ControlMask 0. */
 static void test_throttling_by_version(void **state)
 {
 	struct model_config c =
@@ -167,6 +168,13 @@ static void test_throttling_by_version(void **state)
 	model_install(&c);
 	assert_int_equal(apply_prio_read(0, 0, &now), OS_OK);
 	assert_int_equal(now.efficiency, RULE_EFFICIENCY_UNSET);
+	want = now;
+	want.efficiency = RULE_EFFICIENCY_ON;
+	assert_int_equal(apply_prio_write(0, 0, &now, &want), OS_OK);
+	want.efficiency = RULE_EFFICIENCY_SYSTEM;
+	assert_int_equal(apply_prio_write(0, 0, &now, &want), OS_OK);
+	assert_true(model_throttle_of(GetCurrentProcessId(), &st));
+	assert_int_equal(st.ControlMask, 0);
 	model_uninstall();
 }
 

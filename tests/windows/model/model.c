@@ -102,6 +102,7 @@ void model_install(const struct model_config *config)
 	model_cpusets_install(&winapi);
 	model_power_install(&winapi);
 	model_throttle_install(&winapi);
+	model_prio_install(&winapi); /* after throttle: it chains to it */
 	model_registry_install(&winapi);
 	model_security_install(&winapi);
 	model_pipes_install(&winapi);

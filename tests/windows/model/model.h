@@ -76,6 +76,10 @@ struct model_process {
 	PROCESS_POWER_THROTTLING_STATE throttle;
 	DWORD throttle_refuse; /* SetProcessInformation's next error */
 	bool narrowed;	       /* its threads, new ones too, in one group */
+	/* model_prio.c: 0 for either is the default a process starts
+	 * with (IoPriorityNormal, MEMORY_PRIORITY_NORMAL). */
+	ULONG io_hint_set; /* the hint + 1 */
+	ULONG memory_priority;
 };
 WORD model_group_count(void);
 BYTE model_group_size(WORD group);
@@ -123,6 +127,11 @@ void model_throttle_install(struct winapi *w);
 /* false: nothing set for the process. */
 bool model_throttle_of(DWORD pid, PROCESS_POWER_THROTTLING_STATE *state);
 void model_throttle_refuse(DWORD pid, DWORD error);
+
+/* model_prio.c: ProcessIoPriority (NT) and ProcessMemoryPriority. */
+void model_prio_install(struct winapi *w);
+ULONG model_io_priority_of(DWORD pid);	   /* an IO_PRIORITY_HINT */
+ULONG model_memory_priority_of(DWORD pid); /* a MEMORY_PRIORITY_* */
 
 /* model_registry.c: keys and values; persistent ones outlive a reboot,
  * volatile ones (REG_OPTION_VOLATILE) do not. */
