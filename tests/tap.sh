@@ -18,9 +18,14 @@ tap_count=0
 tap_failed=0
 tap_skipped=0
 
+# tap_case_done: after each result; a suite's own (lib.sh's) forgets
+# what one case found out, so that the next case's message never shows it.
+tap_case_done() { :; }
+
 ok() {
 	tap_count=$((tap_count + 1))
 	echo "ok $tap_count - $1"
+	tap_case_done
 }
 
 not_ok() { # name, why
@@ -28,12 +33,14 @@ not_ok() { # name, why
 	tap_failed=$((tap_failed + 1))
 	echo "not ok $tap_count - $1"
 	[ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/#   /'
+	tap_case_done
 }
 
 skip() { # name, why
 	tap_count=$((tap_count + 1))
 	tap_skipped=$((tap_skipped + 1))
 	echo "ok $tap_count - $1 # SKIP $2"
+	tap_case_done
 }
 
 result() { # status, name

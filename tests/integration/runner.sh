@@ -163,6 +163,25 @@ sleep 600"
 	fi
 fi
 
+# An event case that fails before it asks about rescans still prints its
+# result, and names no count of an earlier case.
+fixture unasked '. "$SRCDIR/tests/integration/lib.sh"
+if by_events "$(rescans_now)" 1 true; then ok "an earlier case"; else ok "an earlier case"; fi
+if wait_until 1 false && by_events 0 1 true; then
+	ok "a case"
+else
+	not_ok "a case" "rescans since: $rescanned"
+fi
+finish'
+runner t/unasked.sh
+expect_run "an event case failing before it asks about rescans prints its failure" 1 \
+	"1 passed, 1 failed, 0 skipped" "unasked: 2 - a case" &&
+	if grep -qF "#   rescans since: not counted: the case failed before it asked" <<<"$out"; then
+		ok "its message says the rescans were not counted"
+	else
+		not_ok "its message says the rescans were not counted" "$out"
+	fi
+
 # A script that leaves cpu1 offline: back online, and a failure.
 fixture cpu1 'echo 0 >"$CPU1"
 echo "ok 1 - cpu1 off"
