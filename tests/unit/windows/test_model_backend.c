@@ -166,8 +166,9 @@ static void test_throttling_by_version(void **state)
 	model_uninstall();
 }
 
-/* The session: real time, Microsoft-Windows-Kernel-Process with the
- * process and thread keywords, its consumer open; stopped at close. */
+/* The session: real time with a millisecond flush timer,
+ * Microsoft-Windows-Kernel-Process with the process and thread keywords,
+ * its consumer open; stopped at close. */
 static void test_etw_session(void **state)
 {
 	struct model_config c =
@@ -188,6 +189,11 @@ static void test_etw_session(void **state)
 	s = model_etw_session();
 	assert_true(s->started && s->enabled && s->opened);
 	assert_true(s->props.LogFileMode & EVENT_TRACE_REAL_TIME_MODE);
+	/* A millisecond flush timer (EVENT_TRACE_USE_MS_FLUSH_TIMER,
+	 * 0x10, phnt's ntwmi.h) well inside the 100 ms a start is to get
+	 * its class in; without the bit FlushTimer counts seconds. */
+	assert_true(s->props.LogFileMode & 0x10);
+	assert_true(s->props.FlushTimer >= 1 && s->props.FlushTimer <= 50);
 	assert_true(IsEqualGUID(&s->provider, &kernel_process));
 	assert_true((s->any_keyword & 0x30) == 0x30); /* PROCESS | THREAD */
 	events_close(&ev);
