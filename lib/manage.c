@@ -1040,8 +1040,10 @@ void manage_rescan(struct manage *m)
 
 	m->counters.rescans++;
 	m->generation++;
+	procinfo_scan_begin();
 	if (procinfo_pids(m->options.procfs, &pids, &count) < 0) {
 		log_warn("cannot list %s", m->options.procfs);
+		procinfo_scan_end();
 		return;
 	}
 	pidmap_init(&seen);
@@ -1077,6 +1079,7 @@ void manage_rescan(struct manage *m)
 		manage_evaluate(m, pids[i]);
 	}
 	free(pids);
+	procinfo_scan_end();
 	manage_rescan_heirs(m, &seen);
 	pidmap_free(&seen);
 	/* Whatever the scan did not see has exited. */

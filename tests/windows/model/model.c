@@ -105,6 +105,7 @@ void model_install(const struct model_config *config)
 	model_security_install(&winapi);
 	model_pipes_install(&winapi);
 	model_etw_install(&winapi);
+	model_procs_install(&winapi);
 }
 
 void model_uninstall(void)
