@@ -229,19 +229,30 @@ static void manage_process_original(const struct manage_proc *p,
 }
 
 /* What a write through one thread set of the process's own values is
- * what the others hold from the rule now: not someone else's change. */
+ * what the others hold from the rule now: not someone else's change.
+ * Kept once for the process, and laid over each thread's "applied" when
+ * that thread is next looked at (manage_thread_shared): a write through
+ * every thread of a `thread` rule is then linear in the threads, where
+ * copying it into every other thread at each write was quadratic. */
 static void manage_process_applied(struct manage_proc *p,
-				   const struct manage_thread *t)
+				   struct manage_thread *t)
 {
 	if (!p->prio.windows)
 		return;
-	for (size_t i = 0; i < p->thread_count; i++) {
-		struct manage_thread *o = &p->threads[i];
+	p->shared = t->applied;
+	t->shared_stamp = ++p->shared_stamp;
+}
 
-		if (o == t || !o->prio_done)
-			continue;
-		prio_state_take_process(&o->applied, &t->applied);
-	}
+/* A thread's "applied" with the process's values of the last write
+ * through another thread, when it held a rule's values then. */
+static void manage_thread_shared(const struct manage_proc *p,
+				 struct manage_thread *t)
+{
+	if (!p->prio.windows || !t->prio_done ||
+	    t->shared_stamp == p->shared_stamp)
+		return;
+	prio_state_take_process(&t->applied, &p->shared);
+	t->shared_stamp = p->shared_stamp;
 }
 
 /* Returns 1 when written, 0 when nothing was needed, -1 on failure.
@@ -265,6 +276,7 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 		manage_failed(m, p, t, os, &t->prio_failed, "priority");
 		return -1;
 	}
+	manage_thread_shared(p, t);
 	changed = t->prio_done && !prio_state_equal(&now, &t->applied);
 	if (changed && manage_respect(m, p, t, "priority"))
 		return 0;
@@ -280,7 +292,8 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	 * and what the rule does not set stays as it was put. */
 	prio_expected(&p->prio, changed ? &now : &t->original, &wanted);
 	t->prio_done = !prio_target_empty(&p->prio);
-	t->applied = now;
+	t->applied = now; /* read after any earlier write: up to date */
+	t->shared_stamp = p->shared_stamp;
 	if (prio_state_equal(&now, &wanted) || m->options.dry_run)
 		return 0;
 	if ((os = apply_prio_write(p->pid, t->tid, &now, &wanted)) != OS_OK) {
@@ -395,6 +408,7 @@ static void manage_restore_thread(struct manage *m, struct manage_proc *p,
 
 	if (m->options.dry_run)
 		return;
+	manage_thread_shared(p, t);
 	if (t->prio_done && !t->left_alone &&
 	    apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
 		prio_state_unwind(&now, &t->applied, &t->original, &back);
@@ -417,11 +431,14 @@ static void manage_restore_thread(struct manage *m, struct manage_proc *p,
  * original is the creator's, for each setting it did not change itself. */
 static void manage_thread_original(struct manage_proc *p,
 				   struct manage_thread *t,
-				   const struct manage_thread *creator,
+				   struct manage_thread *creator,
 				   bool created_since)
 {
 	struct prio_state now;
 	hwloc_bitmap_t mask;
+
+	if (creator)
+		manage_thread_shared(p, creator);
 
 	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
 		t->original = now;
@@ -492,10 +509,11 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
  * and forked children inherit, and what they would have without it. */
 static void manage_note_leader(struct manage_proc *p)
 {
-	const struct manage_thread *leader = manage_thread_find(p, p->pid);
+	struct manage_thread *leader = manage_thread_find(p, p->pid);
 
 	if (!leader)
 		return;
+	manage_thread_shared(p, leader);
 	if (leader->prio_done || !p->have_prio) {
 		p->original = leader->original;
 		p->applied =
@@ -900,7 +918,7 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
 {
 	struct manage_proc *p = pidmap_get(&m->procs, parent);
 	const struct manage_heir *from = pidmap_get(&m->heirs, parent);
-	const struct manage_thread *t;
+	struct manage_thread *t;
 	struct manage_heir *h;
 
 	if (manage_fork_known(m, child))
@@ -930,6 +948,7 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
 		manage_set_mask(&h->original_mask, from->original_mask);
 		manage_set_mask(&h->inherited_mask, from->inherited_mask);
 	} else if ((t = manage_thread_find(p, parent_tid)) && t->prio_done) {
+		manage_thread_shared(p, t);
 		h->have_prio = true;
 		h->original = t->original;
 		h->inherited = t->applied;
@@ -1023,8 +1042,10 @@ void manage_rescan(struct manage *m)
 
 	m->counters.rescans++;
 	m->generation++;
+	procinfo_scan_begin();
 	if (procinfo_pids(m->options.procfs, &pids, &count) < 0) {
 		log_warn("cannot list %s", m->options.procfs);
+		procinfo_scan_end();
 		return;
 	}
 	pidmap_init(&seen);
@@ -1060,6 +1081,7 @@ void manage_rescan(struct manage *m)
 		manage_evaluate(m, pids[i]);
 	}
 	free(pids);
+	procinfo_scan_end();
 	manage_rescan_heirs(m, &seen);
 	pidmap_free(&seen);
 	/* Whatever the scan did not see has exited. */

@@ -55,6 +55,7 @@ struct manage_thread {
 	int slot; /* spread domain */
 	bool place_done;
 	hwloc_bitmap_t original_mask, applied_mask; /* NULL until placed */
+	unsigned long shared_stamp; /* the process's write "applied" has */
 };
 
 struct manage_proc {
@@ -82,6 +83,11 @@ struct manage_proc {
 	 * processor groups on Windows), before any write of ours changed
 	 * it: later plans judge by it, not by what the rule did. */
 	hwloc_bitmap_t own_mask;
+	/* Windows: what the last write through any thread left of the
+	 * process's own values (class, EcoQoS), and its stamp; a thread
+	 * takes them into its "applied" when it is next looked at. */
+	struct prio_state shared;
+	unsigned long shared_stamp;
 	struct manage_thread *threads;
 	size_t thread_count, thread_capacity;
 	struct pidmap thread_index; /* tid -> index + 1 into threads */

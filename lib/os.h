@@ -62,6 +62,13 @@ int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
 int procinfo_pids(const char *procfs, pid_t **pids, size_t *count);
 int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
 		     size_t *count);
+/* A scan of every process (manage_rescan) is between these: within it
+ * procinfo_threads may answer from one listing of the system taken for
+ * the scan (Windows: a listing holds every thread of the system, so one
+ * per process made a scan quadratic); outside it each call lists anew.
+ * Linux reads one process's threads anyway: nothing to do. */
+void procinfo_scan_begin(void);
+void procinfo_scan_end(void);
 int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 			unsigned long long *start);
 bool procinfo_zombie(const char *procfs, pid_t pid);

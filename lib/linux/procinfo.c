@@ -638,3 +638,12 @@ pid_t procinfo_self(void)
 {
 	return getpid();
 }
+
+/* /proc/PID/task is one process's: no listing to share across a scan. */
+void procinfo_scan_begin(void)
+{
+}
+
+void procinfo_scan_end(void)
+{
+}

@@ -1,5 +1,6 @@
 /* Windows: facts about a process and its threads. Processes and threads
- * are listed from Toolhelp snapshots; each fact is read through a handle
+ * are listed by NtQuerySystemInformation, once per scan (Toolhelp where
+ * it is not there); each fact is read through a handle
  * with the least access that gives it (PROCESS_QUERY_LIMITED_INFORMATION:
  * granted for most processes of other users to an administrator, and
  * without SeDebugPrivilege). The image name and command line are chosen
@@ -14,11 +15,15 @@
 
 #include <tlhelp32.h>
 
+#include "pidmap.h"
 #include "util.h"
 #include "win.h"
 #include "winapi.h"
 
 #define PROCINFO_QUERY PROCESS_QUERY_LIMITED_INFORMATION
+/* SYSTEM_PROCESS_INFORMATION as Microsoft documents it is 0x100 bytes on
+ * x64 (mingw-w64's declares fewer members); its threads follow it. */
+#define PROCINFO_PROCESS_ENTRY 0x100
 
 HANDLE procinfo_open(pid_t pid, DWORD access, enum os_status *os)
 {
@@ -501,17 +506,140 @@ static void procinfo_push(pid_t **out, size_t *count, size_t *cap, DWORD id)
 	(*out)[(*count)++] = (pid_t)id;
 }
 
-/* Every process but the idle one (0), whose id names nothing. */
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+/* The system's processes and their threads in one listing:
+ * NtQuerySystemInformation(SystemProcessInformation) gives "a
+ * SYSTEM_PROCESS_INFORMATION structure for each process. Each of these
+ * structures is immediately followed in memory by one or more
+ * SYSTEM_THREAD_INFORMATION structures", the next at NextEntryOffset, 0
+ * for the last
+ * (sdk-api-src/content/winternl/nf-winternl-ntquerysysteminformation.md). A
+ * Toolhelp thread snapshot holds every thread of the system too, whatever
+ * process is named: taken per process it made each scan cost processes x
+ * threads. So a scan takes one listing (procinfo_scan_begin) and every
+ * process's threads are read from it; outside a scan each call lists anew, as a
+ * listing goes stale at once. (NtGetNextThread walks one process only, but
+ * needs PROCESS_QUERY_INFORMATION, which a protected process refuses, and is
+ * not documented.) */
+#define PROCINFO_SYSTEM_PROCESS_INFORMATION  5
+#define PROCINFO_STATUS_INFO_LENGTH_MISMATCH ((LONG)0xC0000004)
+
+struct procinfo_listing {
+	unsigned char *buf;
+	struct pidmap by_pid; /* pid -> its SYSTEM_PROCESS_INFORMATION */
+};
+
+static struct {
+	bool active; /* within a scan */
+	bool taken;  /* the scan's listing is there */
+	struct procinfo_listing listing;
+} procinfo_scan_state;
+
+static void procinfo_listing_free(struct procinfo_listing *l)
+{
+	free(l->buf);
+	pidmap_free(&l->by_pid);
+	*l = (struct procinfo_listing){0};
+}
+
+/* Entries whose offsets or thread counts leave the buffer end the walk:
+ * the listing is the kernel's, but a short one is not read past. */
+static void procinfo_listing_index(struct procinfo_listing *l, ULONG len)
+{
+	ULONG at = 0;
+
+	pidmap_init(&l->by_pid);
+	while (at + PROCINFO_PROCESS_ENTRY <= len) {
+		SYSTEM_PROCESS_INFORMATION *e = (void *)(l->buf + at);
+		uintptr_t pid = (uintptr_t)e->UniqueProcessId;
+		size_t threads = (size_t)e->NumberOfThreads *
+				 sizeof(SYSTEM_THREAD_INFORMATION);
+
+		if (at + PROCINFO_PROCESS_ENTRY + threads > len)
+			break;
+		if (pid != 0 && pid <= 0x7fffffff)
+			pidmap_put(&l->by_pid, (pid_t)pid, e);
+		if (e->NextEntryOffset == 0)
+			break;
+		at += e->NextEntryOffset;
+	}
+}
+
+static int procinfo_listing_take(struct procinfo_listing *l)
+{
+	const struct winapi *w = winapi_get();
+	ULONG size = 256 * 1024, got = 0;
+	LONG nt = PROCINFO_STATUS_INFO_LENGTH_MISMATCH;
+
+	*l = (struct procinfo_listing){0};
+	if (!w->NtQuerySystemInformation) {
+		errno = ENOSYS;
+		return -1;
+	}
+	/* Processes come and go between the size asked and the call. */
+	for (int tries = 0;
+	     tries < 8 && nt == PROCINFO_STATUS_INFO_LENGTH_MISMATCH; tries++) {
+		free(l->buf);
+		l->buf = xmalloc(size);
+		nt = w->NtQuerySystemInformation(
+			PROCINFO_SYSTEM_PROCESS_INFORMATION, l->buf, size,
+			&got);
+		if (got > size - 65536)
+			size = got + 65536;
+		else if (nt == PROCINFO_STATUS_INFO_LENGTH_MISMATCH)
+			size *= 2;
+	}
+	if (nt < 0) {
+		free(l->buf);
+		l->buf = NULL;
+		errno = EIO;
+		return -1;
+	}
+	procinfo_listing_index(l, got < size ? got : size);
+	return 0;
+}
+
+/* The scan's listing, taken at its first use; NULL outside a scan. */
+static struct procinfo_listing *procinfo_scan_listing(void)
+{
+	if (!procinfo_scan_state.active)
+		return NULL;
+	if (!procinfo_scan_state.taken &&
+	    procinfo_listing_take(&procinfo_scan_state.listing) == 0)
+		procinfo_scan_state.taken = true;
+	return procinfo_scan_state.taken ? &procinfo_scan_state.listing : NULL;
+}
+
+void procinfo_scan_begin(void)
+{
+	procinfo_scan_end();
+	procinfo_scan_state.active = true;
+}
+
+void procinfo_scan_end(void)
+{
+	if (procinfo_scan_state.taken)
+		procinfo_listing_free(&procinfo_scan_state.listing);
+	procinfo_scan_state.active = procinfo_scan_state.taken = false;
+}
+
+static void procinfo_listing_pids(const struct procinfo_listing *l,
+				  pid_t **pids, size_t *count)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < l->by_pid.capacity; i++) {
+		if (l->by_pid.slots[i].key)
+			procinfo_push(pids, count, &cap,
+				      (DWORD)l->by_pid.slots[i].key);
+	}
+}
+
+static int procinfo_toolhelp_pids(pid_t **pids, size_t *count)
 {
 	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
 	size_t cap = 0;
-	HANDLE snap;
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 
-	(void)procfs;
-	*pids = NULL;
-	*count = 0;
-	snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 	if (snap == INVALID_HANDLE_VALUE) {
 		status_of_win32(GetLastError());
 		return -1;
@@ -525,34 +653,90 @@ int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
 	return 0;
 }
 
-/* A thread snapshot lists every thread of the system whatever process
- * is named: those of pid are picked out. No thread: the process ended. */
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+/* Every process but the idle one (0), whose id names nothing: from the
+ * scan's listing, else from Toolhelp. */
+int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+{
+	const struct procinfo_listing *l = procinfo_scan_listing();
+
+	(void)procfs;
+	*pids = NULL;
+	*count = 0;
+	if (!l)
+		return procinfo_toolhelp_pids(pids, count);
+	procinfo_listing_pids(l, pids, count);
+	return 0;
+}
+
+static int procinfo_listing_threads(const struct procinfo_listing *l, pid_t pid,
+				    pid_t **tids, size_t *count)
+{
+	const SYSTEM_PROCESS_INFORMATION *e = pidmap_get(&l->by_pid, pid);
+	const SYSTEM_THREAD_INFORMATION *t;
+	size_t cap = 0;
+
+	if (!e)
+		return 0;
+	t = (const void *)((const unsigned char *)e + PROCINFO_PROCESS_ENTRY);
+	for (ULONG i = 0; i < e->NumberOfThreads; i++) {
+		uintptr_t tid = (uintptr_t)t[i].ClientId.UniqueThread;
+
+		if (tid != 0 && tid <= 0x7fffffff)
+			procinfo_push(tids, count, &cap, (DWORD)tid);
+	}
+	return 0;
+}
+
+static int procinfo_toolhelp_threads(pid_t pid, pid_t **tids, size_t *count)
 {
 	THREADENTRY32 te = {.dwSize = sizeof(te)};
 	size_t cap = 0;
-	HANDLE snap;
+	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
 
-	(void)procfs;
-	*tids = NULL;
-	*count = 0;
-	snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
 	if (snap == INVALID_HANDLE_VALUE) {
 		status_of_win32(GetLastError());
 		return -1;
 	}
 	for (BOOL more = Thread32First(snap, &te); more;
 	     more = Thread32Next(snap, &te)) {
-		if (te.th32OwnerProcessID == (DWORD)pid && pid > 0 &&
+		if (te.th32OwnerProcessID == (DWORD)pid &&
 		    te.th32ThreadID <= 0x7fffffff)
 			procinfo_push(tids, count, &cap, te.th32ThreadID);
 	}
 	CloseHandle(snap);
-	if (*count == 0) {
+	return 0;
+}
+
+/* One process's threads: from the scan's listing, or a listing of its
+ * own outside a scan, or Toolhelp where NtQuerySystemInformation is not
+ * there. No thread: the process ended. */
+int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+{
+	struct procinfo_listing own, *l = procinfo_scan_listing();
+	int status;
+
+	(void)procfs;
+	*tids = NULL;
+	*count = 0;
+	if (pid <= 0) {
 		errno = ESRCH;
 		return -1;
 	}
-	return 0;
+	if (l) {
+		status = procinfo_listing_threads(l, pid, tids, count);
+	} else if (procinfo_listing_take(&own) == 0) {
+		status = procinfo_listing_threads(&own, pid, tids, count);
+		procinfo_listing_free(&own);
+	} else {
+		status = procinfo_toolhelp_threads(pid, tids, count);
+	}
+	if (status == 0 && *count == 0) {
+		free(*tids);
+		*tids = NULL;
+		errno = ESRCH;
+		return -1;
+	}
+	return status;
 }
 
 /* No zombies: a process whose threads have all ended has ended. */

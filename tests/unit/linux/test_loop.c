@@ -111,6 +111,14 @@ int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
 	return 0;
 }
 
+void procinfo_scan_begin(void)
+{
+}
+
+void procinfo_scan_end(void)
+{
+}
+
 int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 			unsigned long long *start)
 {

@@ -15,11 +15,14 @@
 
 #include "unit.h"
 
+#include "diag.h"
 #include "events.h"
 #include "log.h"
+#include "manage.h"
 #include "model.h"
 #include "os.h"
 #include "prio.h"
+#include "rules.h"
 #include "win.h"
 
 static HANDLE stop_event;
@@ -178,8 +181,9 @@ static void test_throttling_by_version(void **state)
 	model_uninstall();
 }
 
-/* The session: real time, Microsoft-Windows-Kernel-Process with the
- * process and thread keywords, its consumer open; stopped at close. */
+/* The session: real time with a millisecond flush timer,
+ * Microsoft-Windows-Kernel-Process with the process and thread keywords,
+ * its consumer open; stopped at close. */
 static void test_etw_session(void **state)
 {
 	struct model_config c =
@@ -200,11 +204,93 @@ static void test_etw_session(void **state)
 	s = model_etw_session();
 	assert_true(s->started && s->enabled && s->opened);
 	assert_true(s->props.LogFileMode & EVENT_TRACE_REAL_TIME_MODE);
+	/* A millisecond flush timer (EVENT_TRACE_USE_MS_FLUSH_TIMER,
+	 * 0x10, phnt's ntwmi.h) well inside the 100 ms a start is to get
+	 * its class in; without the bit FlushTimer counts seconds. */
+	assert_true(s->props.LogFileMode & 0x10);
+	assert_true(s->props.FlushTimer >= 1 && s->props.FlushTimer <= 50);
 	assert_true(IsEqualGUID(&s->provider, &kernel_process));
 	assert_true((s->any_keyword & 0x30) == 0x30); /* PROCESS | THREAD */
 	events_close(&ev);
 	assert_false(s->started);
 	assert_false(s->opened);
+	model_uninstall();
+}
+
+/* Threads are listed once per scan, whatever the number of processes:
+ * the test's own process, under a rule, with sleeping threads, is
+ * rescanned on one system-wide listing (its threads read from it, not
+ * from one listing more for it), and an exec outside a scan takes its
+ * own listing. */
+static void test_threads_listed_once_per_scan(void **state)
+{
+	static const char text[] =
+		"rules = ( { name = \"self\"; match = { name = "
+		"\"test_model_backend.exe\"; }; priority = { thread = "
+		"\"normal\"; }; }, { name = \"child\"; match = { name = "
+		"\"cmd.exe\"; }; priority = { thread = \"normal\"; }; } );\n";
+	static const char listing[] =
+		"NtQuerySystemInformation(SystemProcessInformation)";
+	struct model_config c =
+		config_of(MODEL_WINDOWS_10_22H2, MODEL_MACHINE_64_24);
+	pid_t self = (pid_t)GetCurrentProcessId();
+	struct rules rules;
+	struct manage m;
+	struct diag diag;
+	HANDLE threads[3];
+	unsigned before;
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION child;
+	wchar_t cmd[] = L"cmd.exe /c exit";
+	unsigned scan, exec;
+	size_t known;
+	bool managed;
+	pid_t child_pid;
+
+	(void)state;
+	model_install(&c);
+	/* A second process under a rule: suspended, it has its thread. */
+	assert_true(CreateProcessW(NULL, cmd, NULL, NULL, FALSE,
+				   CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL,
+				   NULL, &si, &child));
+	child_pid = (pid_t)child.dwProcessId;
+	ResetEvent(stop_event);
+	for (int i = 0; i < 3; i++)
+		threads[i] = CreateThread(NULL, 0, sleeper, NULL, 0, NULL);
+	diag_init(&diag);
+	rules_init(&rules);
+	rules.system = RULES_SYSTEM_WINDOWS;
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
+		    NULL);
+	manage_set_rules(&m, &rules);
+	/* Read first, asserted after the child is gone: a failed assertion
+	 * must not leave it holding the runner's output open. */
+	managed = manage_find(&m, self) && manage_find(&m, child_pid);
+	known = managed ? manage_find(&m, self)->thread_count : 0;
+	before = model_calls(listing);
+	manage_rescan(&m);
+	scan = model_calls(listing) - before;
+	before = model_calls(listing);
+	manage_exec(&m, self);
+	exec = model_calls(listing) - before;
+	manage_free(&m);
+	rules_free(&rules);
+	diag_free(&diag);
+	TerminateProcess(child.hProcess, 0);
+	WaitForSingleObject(child.hProcess, 5000);
+	CloseHandle(child.hThread);
+	CloseHandle(child.hProcess);
+	SetEvent(stop_event);
+	for (int i = 0; i < 3; i++) {
+		WaitForSingleObject(threads[i], 5000);
+		CloseHandle(threads[i]);
+	}
+	assert_true(managed);
+	assert_true(known >= 4);
+	assert_int_equal(scan, 1);
+	assert_int_equal(exec, 1);
 	model_uninstall();
 }
 
@@ -280,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_default_cpu_sets),
 		cmocka_unit_test(test_throttling_by_version),
 		cmocka_unit_test(test_etw_session),
+		cmocka_unit_test(test_threads_listed_once_per_scan),
 		cmocka_unit_test(test_trust_dacls),
 		cmocka_unit_test(test_registry_reboot),
 	};

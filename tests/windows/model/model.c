@@ -109,6 +109,7 @@ void model_install(const struct model_config *config)
 	model_etw_install(&winapi);
 	model_version_install(&winapi);
 	model_boot_install(&winapi);
+	model_procs_install(&winapi);
 }
 
 void model_uninstall(void)

@@ -174,6 +174,10 @@ struct model_etw_session {
 	unsigned starts, stops;
 };
 void model_etw_install(struct winapi *w);
+
+/* model_procs.c: the listing of every process and thread, counted as
+ * "NtQuerySystemInformation(SystemProcessInformation)". */
+void model_procs_install(struct winapi *w);
 void model_etw_reset(void);
 const struct model_etw_session *model_etw_session(void);
 
