@@ -54,6 +54,8 @@ static void manage_proc_free(struct manage_proc *p)
 	hwloc_bitmap_free(p->original_mask);
 	hwloc_bitmap_free(p->applied_mask);
 	hwloc_bitmap_free(p->own_mask);
+	hwloc_bitmap_free(p->process_original);
+	hwloc_bitmap_free(p->process_applied);
 	place_plan_free(&p->place);
 	free(p);
 }
@@ -361,8 +363,10 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 	enum os_status os;
 	int status = 0;
 
-	if (t->left_alone || t->place_failed ||
-	    (!p->place.active && !t->place_done))
+	/* A soft plan the process's default carries is no thread's. */
+	bool placing = p->place.active && !(p->place.soft && p->process_placed);
+
+	if (t->left_alone || t->place_failed || (!placing && !t->place_done))
 		return 0;
 	now = hwloc_bitmap_alloc();
 	if ((os = apply_place_read(p->pid, t->tid, now)) != OS_OK) {
@@ -376,9 +380,9 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 		return 0;
 	}
 	/* A rule that places nothing any more: the original comes back. */
-	wanted = p->place.active ? place_plan_thread(&p->place, t->slot)
-				 : t->original_mask;
-	t->place_done = p->place.active;
+	wanted = placing ? place_plan_thread(&p->place, t->slot)
+			 : t->original_mask;
+	t->place_done = placing;
 	/* "applied" is what was written, or found as wanted: the plan
 	 * narrows with the CPUs online, the mask the kernel keeps does not. */
 	if (!t->applied_mask || !manage_mask_holds(m, p, now, t->applied_mask))
@@ -526,10 +530,30 @@ static void manage_note_leader(struct manage_proc *p)
 		manage_set_mask(&p->applied_mask, leader->applied_mask);
 }
 
+/* The process's own default comes back (none where it had none), unless
+ * it chose another since. */
+static void manage_unplace_process(struct manage_proc *p)
+{
+	hwloc_bitmap_t now = hwloc_bitmap_alloc();
+
+	if (apply_place_process_read(p->pid, now) != OS_OK ||
+	    hwloc_bitmap_isequal(now, p->process_applied))
+		apply_place_process(p->pid,
+				    hwloc_bitmap_iszero(p->process_original)
+					    ? NULL
+					    : p->process_original);
+	hwloc_bitmap_free(now);
+	manage_set_mask(&p->process_original, NULL);
+	manage_set_mask(&p->process_applied, NULL);
+	p->process_placed = false;
+}
+
 /* A plan that gives every thread the same CPUs is also the process's
  * default where the system has one (Windows CPU Sets): threads started
- * before the daemon sees them run there from their first instruction.
- * Tried once per plan; what is set is given back when the plan goes. */
+ * before the daemon sees them run there from their first instruction,
+ * and a soft plan is that alone. The default the process had is read
+ * first, and given back when the plan goes; one that cannot be read is
+ * not replaced. Tried once per plan. */
 static void manage_place_process(struct manage *m, struct manage_proc *p)
 {
 	bool wanted = p->place.active && p->place.domains.count <= 1;
@@ -537,12 +561,21 @@ static void manage_place_process(struct manage *m, struct manage_proc *p)
 	if (m->options.dry_run || p->process_tried)
 		return;
 	p->process_tried = true;
-	if (wanted) {
-		p->process_placed =
-			apply_place_process(p->pid, p->place.base) == OS_OK;
+	if (wanted && !p->process_original) {
+		p->process_original = hwloc_bitmap_alloc();
+		if (apply_place_process_read(p->pid, p->process_original) !=
+		    OS_OK)
+			manage_set_mask(&p->process_original, NULL);
+	}
+	if (wanted && p->process_placed &&
+	    hwloc_bitmap_isequal(p->process_applied, p->place.base))
+		return; /* set by an earlier plan: not again at each rescan */
+	if (wanted && p->process_original &&
+	    apply_place_process(p->pid, p->place.base) == OS_OK) {
+		manage_set_mask(&p->process_applied, p->place.base);
+		p->process_placed = true;
 	} else if (p->process_placed) {
-		apply_place_process(p->pid, NULL);
-		p->process_placed = false;
+		manage_unplace_process(p);
 	}
 }
 
@@ -566,11 +599,12 @@ static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
 			manage_thread_remove(p, p->threads[i].tid);
 	}
 	pidmap_free(&live);
+	/* The process first: whether a soft plan needs its threads. */
+	manage_place_process(m, p);
 	for (size_t i = 0; i < count; i++)
 		manage_apply_thread(m, p, tids[i], 0, created_since, &written);
 	free(tids);
 	manage_note_leader(p);
-	manage_place_process(m, p);
 	return written;
 }
 
@@ -642,7 +676,7 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 	for (size_t i = 0; restore && i < p->thread_count; i++)
 		manage_restore_thread(m, p, &p->threads[i]);
 	if (restore && p->process_placed && !m->options.dry_run)
-		apply_place_process(pid, NULL);
+		manage_unplace_process(p);
 	manage_proc_free(p);
 	if (!m->procs.count && !m->heirs.count)
 		manage_tracking(m, false);

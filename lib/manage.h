@@ -72,6 +72,9 @@ struct manage_proc {
 	/* The process-wide placement (apply_place_process) tried for the
 	 * current plan; set on the system, to be given back. */
 	bool process_tried, process_placed;
+	/* The process's own default before the first placement (empty:
+	 * none), and what was set: given back while it still holds. */
+	hwloc_bitmap_t process_original, process_applied;
 	unsigned long generation; /* last rescan that saw it */
 	/* The leader's original and what the rule gave it: threads created
 	 * later inherit "applied" and get "original" as theirs, and so do

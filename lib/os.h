@@ -105,6 +105,14 @@ int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
  * back. OS_UNSUPPORTED where there is none (Linux: a new thread takes
  * its creator's affinity, which the threads carry). */
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set);
+/* What a process's threads get by default now: empty where the system
+ * chooses (no default CPU Sets). OS_UNSUPPORTED as above. */
+enum os_status apply_place_process_read(pid_t pid, hwloc_bitmap_t set);
+/* The machine's kinds of CPU as the system ranks them, the least
+ * performant first (Windows: by the CPU Sets' EfficiencyClass); *count
+ * of them, the caller's to free with each set. NULL where the system
+ * does not say (Linux: hwloc's kinds are its own). */
+hwloc_bitmap_t *apply_place_kinds(size_t *count);
 
 /* A power knob: one system-wide setting, named by a key that begins with
  * '/' (the journal tells a setting's line by it): on Linux the path of

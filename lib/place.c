@@ -44,8 +44,22 @@ static void place_domains_of_type(struct place_topology *t,
 	}
 }
 
-/* hwloc ranks kinds by efficiency, lowest first: the last kind is the
- * performance one, every other kind counts as efficiency. */
+/* Kinds ranked lowest first: the last kind is the performance one,
+ * every other kind counts as efficiency; one kind (or none): neither. */
+static void place_kinds_rank(struct place_topology *t)
+{
+	hwloc_bitmap_free(t->performance);
+	hwloc_bitmap_free(t->efficiency);
+	t->performance = t->efficiency = NULL;
+	if (t->kind.count < 2)
+		return;
+	t->performance = hwloc_bitmap_dup(t->kind.sets[t->kind.count - 1]);
+	t->efficiency = hwloc_bitmap_alloc();
+	for (size_t i = 0; i + 1 < t->kind.count; i++)
+		hwloc_bitmap_or(t->efficiency, t->efficiency, t->kind.sets[i]);
+}
+
+/* hwloc ranks kinds by efficiency, lowest first. */
 static void place_load_kinds(struct place_topology *t)
 {
 	int n = hwloc_cpukinds_get_nr(t->topology, 0);
@@ -59,15 +73,27 @@ static void place_load_kinds(struct place_topology *t)
 			continue;
 		place_domains_add(&t->kind, set);
 	}
-	if (t->kind.count > 1) {
-		t->performance =
-			hwloc_bitmap_dup(t->kind.sets[t->kind.count - 1]);
-		t->efficiency = hwloc_bitmap_alloc();
-		for (size_t i = 0; i + 1 < t->kind.count; i++)
-			hwloc_bitmap_or(t->efficiency, t->efficiency,
-					t->kind.sets[i]);
-	}
+	place_kinds_rank(t);
 	hwloc_bitmap_free(set);
+}
+
+/* The kinds of the system's own ranking replace hwloc's where it has one
+ * (Windows: the CPU Sets' EfficiencyClass, what cores hands over). */
+void place_topology_kinds(struct place_topology *t)
+{
+	size_t count;
+	hwloc_bitmap_t *kinds = apply_place_kinds(&count);
+
+	if (!kinds)
+		return;
+	place_domains_free(&t->kind);
+	for (size_t i = 0; i < count; i++) {
+		if (count > 1)
+			place_domains_add(&t->kind, kinds[i]);
+		hwloc_bitmap_free(kinds[i]);
+	}
+	free(kinds);
+	place_kinds_rank(t);
 }
 
 /* xml or synthetic name another machine, for tests; both NULL: this one. */
@@ -95,6 +121,8 @@ int place_topology_load(struct place_topology *t, const char *xml,
 	place_load_kinds(t);
 	if (!xml && !synthetic && system_native() == RULES_SYSTEM_WINDOWS)
 		place_topology_groups(t);
+	if (!xml && !synthetic)
+		place_topology_kinds(t);
 	return 0;
 }
 
@@ -277,6 +305,8 @@ int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 		hwloc_bitmap_free(set);
 	}
 	plan->active = true;
+	/* One set for every thread can be the process's default alone. */
+	plan->soft = !rules_place_hard(rule) && plan->domains.count <= 1;
 	return 0;
 }
 

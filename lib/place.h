@@ -39,6 +39,11 @@ struct place_plan {
 	/* Processor groups: slot s gets domains[order[s % period]], the
 	 * groups in proportion to their sizes (groups.c). */
 	size_t *order, period;
+	/* A preference, not a limit: where the system has one (Windows CPU
+	 * Sets), the process's default set alone, its threads' affinities
+	 * untouched; elsewhere each thread's affinity. Never with spread =
+	 * "group", which moves threads between groups by their affinity. */
+	bool soft;
 };
 
 /* place.c */
@@ -46,6 +51,7 @@ int place_topology_load(struct place_topology *t, const char *xml,
 			const char *synthetic);
 void place_topology_free(struct place_topology *t);
 void place_topology_groups(struct place_topology *t);
+void place_topology_kinds(struct place_topology *t);
 int place_plan_make(struct place_topology *t, const struct rule_placement *rule,
 		    hwloc_const_bitmap_t allowed, hwloc_const_bitmap_t current,
 		    struct place_plan *plan, char *why, size_t why_size);

@@ -562,6 +562,8 @@ static int prolasso_compare_settings(const struct prolasso_proc *a,
 		return a->class < b->class ? -1 : 1;
 	if (a->efficiency != b->efficiency)
 		return a->efficiency < b->efficiency ? -1 : 1;
+	if (a->cpus_hard != b->cpus_hard)
+		return a->cpus_hard ? 1 : -1;
 	return strcmp(a->cpus, b->cpus);
 }
 
@@ -665,8 +667,11 @@ static void prolasso_write_rule(FILE *out, const struct prolasso_job *j,
 						p->efficiency));
 		fprintf(out, " };\n");
 	}
+	/* Process Lasso's CPU Sets are soft, as Windows's are: hard =
+	 * false keeps them so; an affinity is cpus' default, hard. */
 	if (p->cpus[0])
-		fprintf(out, "    placement = { cpus = \"%s\"; };\n", p->cpus);
+		fprintf(out, "    placement = { cpus = \"%s\";%s };\n", p->cpus,
+			p->cpus_hard ? "" : " hard = false;");
 	if (g->raises && !opt->user && !opt->group && opt->allow_spoofable)
 		fprintf(out, "    # Raises, and any program can be given an "
 			     "image name: chosen with --allow-spoofable.\n"

@@ -786,10 +786,29 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 	rulefile_ifeo(rf, g, rule);
 }
 
+/* Linux has no soft placement: an affinity is all it has. */
+static void rulefile_placement_system(struct rulefile *rf,
+				      const config_setting_t *g,
+				      const struct rule_placement *p)
+{
+	const config_setting_t *s = config_setting_get_member(g, "hard");
+
+	if (s && p->has_hard && !p->cores && !p->has_cpus && !p->spread)
+		rulefile_warning(rf, rulefile_line(rf, s),
+				 "placement.hard alone places nothing: it "
+				 "says how cores, cpus or spread apply");
+	else if (s && p->has_hard && !p->hard &&
+		 rf->system == RULES_SYSTEM_LINUX)
+		rulefile_warning(rf, rulefile_line(rf, s),
+				 "placement.hard = false has no effect on "
+				 "Linux: a thread's affinity is always hard "
+				 "there");
+}
+
 static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
 			       struct rule *rule)
 {
-	static const char *const keys[] = {"cores", "cpus", "spread"};
+	static const char *const keys[] = {"cores", "cpus", "spread", "hard"};
 	struct rule_placement *p = &rule->placement;
 	const config_setting_t *s;
 	char why[128];
@@ -817,8 +836,12 @@ static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
 	if ((s = config_setting_get_member(g, "spread")) &&
 	    rulefile_enum(rf, s, RULES_ENUM_SPREAD, &value))
 		p->spread = (enum rule_spread)value;
+	if ((s = config_setting_get_member(g, "hard")) &&
+	    rulefile_bool(rf, s, &p->hard))
+		p->has_hard = true;
 	rulefile_conflict(rf, g, "cores", "cpus",
 			  "both choose the CPUs; use one of them");
+	rulefile_placement_system(rf, g, p);
 }
 
 static void rulefile_power_string(struct rulefile *rf,

@@ -213,6 +213,13 @@ bool rules_places(const struct rule *rule)
 	return p->cores || p->has_cpus || p->spread;
 }
 
+/* An exact list of CPUs is a limit; a kind of core is a preference the
+ * scheduler may leave when those cores are busy. */
+bool rules_place_hard(const struct rule_placement *p)
+{
+	return p->has_hard ? p->hard : p->has_cpus;
+}
+
 bool rules_have_placement(const struct rules *rules)
 {
 	for (size_t i = 0; i < rules->count; i++) {
@@ -728,6 +735,9 @@ static void rules_print_placement(FILE *out, const struct rule_placement *p)
 	if (p->spread)
 		fprintf(out, "  placement.spread = %s\n",
 			rules_enum_name(RULES_ENUM_SPREAD, p->spread));
+	if (p->has_hard)
+		fprintf(out, "  placement.hard = %s\n",
+			p->hard ? "true" : "false");
 }
 
 static void rules_print_power(FILE *out, const struct rule_power *p)

@@ -159,6 +159,10 @@ struct rule_placement {
 	bool has_cpus;
 	struct cpulist cpus;
 	enum rule_spread spread;
+	/* placement.hard: the CPUs as an affinity no thread leaves, not
+	 * Windows's soft CPU Sets; unset, cpus is hard and cores is not
+	 * (rules_place_hard). */
+	bool has_hard, hard;
 };
 
 #define RULE_PLAN_MAX 40
@@ -263,6 +267,7 @@ bool rules_has_power(const struct rule *rule);
 bool rules_realtime(const struct rule *rule);
 bool rules_places(const struct rule *rule);
 bool rules_have_placement(const struct rules *rules);
+bool rules_place_hard(const struct rule_placement *p);
 const char *rules_source(const struct rule *rule, const char *comm);
 void rules_print(const struct rules *rules, FILE *out);
 

@@ -129,3 +129,17 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 	(void)set;
 	return OS_UNSUPPORTED;
 }
+
+enum os_status apply_place_process_read(pid_t pid, hwloc_bitmap_t set)
+{
+	(void)pid;
+	hwloc_bitmap_zero(set);
+	return OS_UNSUPPORTED;
+}
+
+/* hwloc reads the kinds from sysfs (cpu_core, cpu_atom) itself. */
+hwloc_bitmap_t *apply_place_kinds(size_t *count)
+{
+	*count = 0;
+	return NULL;
+}

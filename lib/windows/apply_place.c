@@ -56,6 +56,31 @@ static struct winapi_cpu_set_info *apply_place_cpu_sets(ULONG *len)
 	     e->Size >= sizeof(*e);                                            \
 	     e = (struct winapi_cpu_set_info *)((char *)e + e->Size))
 
+/* The ids of the CPU Sets whose home processors are the set's, in the
+ * machine's order; *count of them (0: none of the set's). */
+static ULONG *apply_place_ids_of(hwloc_const_bitmap_t set,
+				 struct winapi_cpu_set_info *info, ULONG len,
+				 ULONG *count)
+{
+	ULONG n = 0, *ids;
+
+	APPLY_PLACE_FOR_EACH(e, info, len)
+	{
+		(void)e;
+		n++;
+	}
+	ids = xcalloc(n ? n : 1, sizeof(*ids));
+	*count = 0;
+	APPLY_PLACE_FOR_EACH(e, info, len)
+	{
+		if (hwloc_bitmap_isset(
+			    set, e->CpuSet.Group * APPLY_PLACE_GROUP_BITS +
+					 e->CpuSet.LogicalProcessorIndex))
+			ids[(*count)++] = e->CpuSet.Id;
+	}
+	return ids;
+}
+
 static void apply_place_of_ids(const ULONG *ids, ULONG count,
 			       hwloc_bitmap_t set)
 {
@@ -145,7 +170,7 @@ static enum os_status apply_place_write_cpu_sets(HANDLE thread,
 						 hwloc_const_bitmap_t set)
 {
 	const struct winapi *w = winapi_get();
-	ULONG len, *ids, count = 0, n = 0;
+	ULONG len, *ids, count;
 	struct winapi_cpu_set_info *info;
 	enum os_status os = OS_OK;
 
@@ -156,19 +181,7 @@ static enum os_status apply_place_write_cpu_sets(HANDLE thread,
 				    "be given to a thread");
 		return status_of_win32(ERROR_NOT_SUPPORTED);
 	}
-	APPLY_PLACE_FOR_EACH(e, info, len)
-	{
-		(void)e;
-		n++;
-	}
-	ids = xcalloc(n ? n : 1, sizeof(*ids));
-	APPLY_PLACE_FOR_EACH(e, info, len)
-	{
-		if (hwloc_bitmap_isset(
-			    set, e->CpuSet.Group * APPLY_PLACE_GROUP_BITS +
-					 e->CpuSet.LogicalProcessorIndex))
-			ids[count++] = e->CpuSet.Id;
-	}
+	ids = apply_place_ids_of(set, info, len, &count);
 	free(info);
 	if (count == 0 || !w->SetThreadSelectedCpuSets(thread, ids, count))
 		os = status_of_win32(count ? GetLastError()
@@ -220,19 +233,24 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 }
 
 /* The process's default CPU Sets, which its threads without CPU Sets of
- * their own run on, new ones from their start: the ids of the set's
- * processors when they lie in one group (SetProcessDefaultCpuSets), the
- * groups' masks when they span several and Windows has
- * SetProcessDefaultCpuSetMasks (Windows 11, Server 2022), where older
- * Windows keeps a process in one group anyway: there the threads'
- * affinities, dealt over the groups, are all there is. NULL clears the
- * default: Windows chooses again. */
+ * their own run on, new ones from their start: soft, "a 'soft' manner
+ * that is compatible with OS power management", where "a restrictive
+ * affinity mask ... is respected above any conflicting CPU Set
+ * assignment" (https://learn.microsoft.com/windows/win32/procthread/cpu-sets).
+ * The groups' masks when the set spans several and Windows has
+ * SetProcessDefaultCpuSetMasks (Windows 11, Server 2022); else the ids
+ * of the set's processors (SetProcessDefaultCpuSets), of which a thread
+ * uses those in its own group: "On multi-group systems, CPU assignments
+ * are ignored if they are in groups that do not match the group in the
+ * thread's affinity mask" (same page), so CPU Sets never move a thread
+ * to another group, and spread = "group" is the threads' affinities.
+ * NULL clears the default: Windows chooses again. */
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 {
 	const struct winapi *w = winapi_get();
 	GROUP_AFFINITY masks[64];
 	USHORT mask_count = 0;
-	ULONG len, *ids = NULL, count = 0, n = 0;
+	ULONG len, *ids = NULL, count = 0;
 	struct winapi_cpu_set_info *info = NULL;
 	enum os_status os;
 	KAFFINITY one;
@@ -240,9 +258,6 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 	BOOL ok;
 
 	if (!w->SetProcessDefaultCpuSets)
-		return status_of_win32(ERROR_NOT_SUPPORTED);
-	if (set && apply_place_one_group(set, &one) < 0 &&
-	    !w->SetProcessDefaultCpuSetMasks)
 		return status_of_win32(ERROR_NOT_SUPPORTED);
 	if (set && !(info = apply_place_cpu_sets(&len)))
 		return status_of_win32(ERROR_NOT_SUPPORTED);
@@ -255,21 +270,9 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 	}
 	if (!set) {
 		ok = w->SetProcessDefaultCpuSets(process, NULL, 0);
-	} else if (apply_place_one_group(set, &one) >= 0) {
-		APPLY_PLACE_FOR_EACH(e, info, len)
-		{
-			(void)e;
-			n++;
-		}
-		ids = xcalloc(n ? n : 1, sizeof(*ids));
-		APPLY_PLACE_FOR_EACH(e, info, len)
-		{
-			if (hwloc_bitmap_isset(
-				    set,
-				    e->CpuSet.Group * APPLY_PLACE_GROUP_BITS +
-					    e->CpuSet.LogicalProcessorIndex))
-				ids[count++] = e->CpuSet.Id;
-		}
+	} else if (apply_place_one_group(set, &one) >= 0 ||
+		   !w->SetProcessDefaultCpuSetMasks) {
+		ids = apply_place_ids_of(set, info, len, &count);
 		ok = count > 0 &&
 		     w->SetProcessDefaultCpuSets(process, ids, count);
 	} else {
@@ -294,6 +297,73 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 	free(ids);
 	free(info);
 	return os;
+}
+
+/* The process's default CPU Sets as processors, empty when it has none
+ * ("If the process has no default CPU Sets ... RequiredIdCount is 0",
+ * sdk-api-src/content/processthreadsapi/nf-processthreadsapi-getprocessdefaultcpusets.md):
+ * what a rule that places it gives back. */
+enum os_status apply_place_process_read(pid_t pid, hwloc_bitmap_t set)
+{
+	const struct winapi *w = winapi_get();
+	ULONG needed = 0, *ids;
+	enum os_status os;
+	HANDLE process;
+	BOOL ok;
+
+	hwloc_bitmap_zero(set);
+	if (!w->GetProcessDefaultCpuSets)
+		return status_of_win32(ERROR_NOT_SUPPORTED);
+	process = procinfo_open(pid ? pid : procinfo_self(),
+				PROCESS_QUERY_LIMITED_INFORMATION, &os);
+	if (!process)
+		return os;
+	ok = w->GetProcessDefaultCpuSets(process, NULL, 0, &needed);
+	if (!ok && GetLastError() == ERROR_INSUFFICIENT_BUFFER && needed) {
+		ids = xcalloc(needed, sizeof(*ids));
+		ok = w->GetProcessDefaultCpuSets(process, ids, needed, &needed);
+		if (ok)
+			apply_place_of_ids(ids, needed, set);
+		free(ids);
+	}
+	os = ok ? OS_OK : status_of_win32(GetLastError());
+	CloseHandle(process);
+	return os;
+}
+
+/* The kinds of CPU by EfficiencyClass: "CPU Sets with higher numerical
+ * values of this field have home processors that are faster but less
+ * power-efficient than ones with lower values"
+ * (sdk-api-src/content/winnt/ns-winnt-system_cpu_set_information.md),
+ * lowest class first. hwloc's own kinds come from
+ * GetLogicalProcessorInformationEx; this is what the CPU Sets a rule
+ * hands over are ranked by. */
+hwloc_bitmap_t *apply_place_kinds(size_t *count)
+{
+	ULONG len;
+	struct winapi_cpu_set_info *info = apply_place_cpu_sets(&len);
+	hwloc_bitmap_t by_class[256] = {NULL}, *kinds;
+
+	*count = 0;
+	if (!info)
+		return NULL;
+	APPLY_PLACE_FOR_EACH(e, info, len)
+	{
+		BYTE c = e->CpuSet.EfficiencyClass;
+
+		if (!by_class[c])
+			by_class[c] = hwloc_bitmap_alloc();
+		hwloc_bitmap_set(by_class[c],
+				 e->CpuSet.Group * APPLY_PLACE_GROUP_BITS +
+					 e->CpuSet.LogicalProcessorIndex);
+	}
+	free(info);
+	kinds = xcalloc(ARRAYSIZE(by_class), sizeof(*kinds));
+	for (size_t c = 0; c < ARRAYSIZE(by_class); c++) {
+		if (by_class[c])
+			kinds[(*count)++] = by_class[c];
+	}
+	return kinds;
 }
 
 /* What a process may be given: every active processor of the machine.

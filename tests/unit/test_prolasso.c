@@ -151,7 +151,7 @@ static const struct prolasso_case prolasso_cases[] = {
 	{"cpu sets",
 	 PD "DefaultCPUSets=i.exe,2;3\r\n",
 	 {0},
-	 "cpus = \"2-3\";",
+	 "placement = { cpus = \"2-3\"; hard = false; };",
 	 NULL,
 	 0,
 	 NULL,
@@ -160,7 +160,7 @@ static const struct prolasso_case prolasso_cases[] = {
 	{"affinity wins over cpu sets",
 	 PD "DefaultCPUSets=i.exe,2\r\nDefaultAffinitiesEx=i.exe,0,4\r\n",
 	 {0},
-	 "cpus = \"4\";",
+	 "placement = { cpus = \"4\"; };",
 	 "cpus = \"2\"",
 	 0,
 	 NULL,
@@ -413,6 +413,43 @@ static void test_decode(void **state)
 	assert_null(prolasso_decode("a\0b", 3, &len, why, sizeof(why)));
 }
 
+/* DefaultCPUSets are soft in Process Lasso, as CPU Sets are in Windows:
+ * the rule loaded from the import places softly; an affinity hard. */
+static void test_cpu_sets_soft(void **state)
+{
+	static const char text[] = PD "DefaultCPUSets=s.exe,2;3\r\n"
+				      "DefaultAffinitiesEx=h.exe,0,4\r\n";
+	struct prolasso_result res;
+	struct rules rules;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	prolasso_import("p.ini", text, strlen(text),
+			&(struct ananicy_options){0}, &res, &diag);
+	assert_non_null(res.file.text);
+	rules_init(&rules);
+	rules.system = RULES_SYSTEM_WINDOWS;
+	rules_load_text(&rules, "out", res.file.text, strlen(res.file.text),
+			&diag);
+	assert_int_equal(diag.errors, 0);
+	assert_int_equal(rules.count, 2);
+	for (size_t i = 0; i < rules.count; i++) {
+		const struct rule *r = &rules.list[i];
+		bool soft = strcmp(r->match.name.values[0], "s.exe") == 0;
+
+		assert_true(r->placement.has_cpus);
+		if (rules_place_hard(&r->placement) == soft)
+			fail_msg("%s: placed %s, want %s",
+				 r->match.name.values[0],
+				 soft ? "hard" : "soft",
+				 soft ? "soft" : "hard");
+	}
+	rules_free(&rules);
+	prolasso_result_free(&res);
+	diag_free(&diag);
+}
+
 /* The path is named in the header's comment and in every source: a
  * newline in it ends neither. */
 static void test_path_newline(void **state)
@@ -464,6 +501,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_path_newline),
+		cmocka_unit_test(test_cpu_sets_soft),
 		cmocka_unit_test(test_unmapped_counted),
 	};
 

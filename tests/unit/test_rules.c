@@ -105,7 +105,9 @@ static const struct rule_case rule_cases[] = {
 	{"unknown priority key", RULE(EXE, "priority = { nicety = 5; };"), 1, 0,
 	 4, "unknown key 'priority.nicety'"},
 	{"unknown placement key", RULE(EXE, "placement = { cpu = \"0\"; };"), 1,
-	 0, 4, "unknown key 'placement.cpu' (valid here: cores, cpus, spread)"},
+	 0, 4,
+	 "unknown key 'placement.cpu' (valid here: cores, cpus, spread, "
+	 "hard)"},
 	{"unknown power key", RULE(EXE, "power = { parkin = \"off\"; };"), 1, 0,
 	 4, "unknown key 'power.parkin'"},
 	{"string for integer", RULE(EXE, "priority = { nice = \"5\"; };"), 1, 0,
@@ -435,6 +437,19 @@ static const struct system_case system_cases[] = {
 	 "rule 'r' holds power settings for every user who can run its exe "
 	 "(with a DLL of theirs injected, under a debugger, with any input): "
 	 "add user or group to the match"},
+	/* placement.hard: Linux has no soft placement. */
+	{"placement hard = false on Linux", LNX,
+	 RULE(EXE, "placement = { cores = \"performance\"; hard = false; };"),
+	 0, 1, 4,
+	 "placement.hard = false has no effect on Linux: a thread's affinity "
+	 "is always hard there"},
+	{"placement hard = false on Windows", WIN,
+	 RULE(WEXE, "placement = { cpus = \"0-3\"; hard = false; };"), 0, 0, 0,
+	 NULL},
+	{"placement hard alone", WIN,
+	 RULE(WEXE, "placement = { hard = true; };"), 0, 1, 4,
+	 "placement.hard alone places nothing: it says how cores, cpus or "
+	 "spread apply"},
 	{"efficiency_mode on Linux", LNX,
 	 RULE(EXE, "priority = { efficiency_mode = \"off\"; };"), 0, 1, 4,
 	 "priority.efficiency_mode applies on Windows only; on Linux it is "

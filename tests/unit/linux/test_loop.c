@@ -230,6 +230,19 @@ enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
 	return OS_UNSUPPORTED;
 }
 
+enum os_status apply_place_process_read(pid_t pid, hwloc_bitmap_t set)
+{
+	(void)pid;
+	hwloc_bitmap_zero(set);
+	return OS_UNSUPPORTED;
+}
+
+hwloc_bitmap_t *apply_place_kinds(size_t *count)
+{
+	*count = 0;
+	return NULL;
+}
+
 int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 {
 	(void)sysfs;
