@@ -212,7 +212,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		grep -q 'throughput A: .* M units/s (geometric mean of 2 trials)' <<<"$out" &&
 		grep -q 'mean of the log ratios, t 12.706 with 1 df' <<<"$out" &&
 		grep -q "workers' priority: A nice 0 other, io from nice; B nice -10 other" <<<"$out" &&
-		grep -q "background ($N_ALLOWED threads, normal priority): [0-9]* % of its rate alone with A, [0-9]* % with B" <<<"$out" &&
+		grep -qE "background \($N_ALLOWED threads?, normal priority\): [0-9]* % of its rate alone with A, [0-9]* % with B" <<<"$out" &&
 		grep -q 'probe (1 ms period, normal priority): A p99 .* (pooled over the trials; worst trial.s p99: A [0-9]* us, B [0-9]* us)' <<<"$out"; then
 		ok "--compare class high: $change % with the background's cost and the probe reported"
 	else
