@@ -1410,27 +1410,27 @@ rules = (
     } elseif ($Step -eq 'uninstall') {
         Check-UninstallPower
     } elseif ($Step -eq 'all') {
-    Check-Delay
-    Check-Latency
-    $p = Check-Threads
-    if ($p -and -not $p.HasExited) {
-        Check-EcoQoS $p
-        Check-Explain $p
-    }
-    Stop-Test $p
-    Check-CpuSets
-    Check-Groups
-    $perf = Check-PerfOptions
-    Check-Impostors $perf
-    if ($perf) { Check-PerfOptionsGone }
-    Check-Parking
-    Check-Trust
-    Check-Saturate
-    Check-PipeOwner
-    Check-SecondDaemon
-    Check-PipeTaken
-    Check-GroupCure
-    Check-InstallAcl
+        Check-Delay
+        Check-Latency
+        $p = Check-Threads
+        if ($p -and -not $p.HasExited) {
+            Check-EcoQoS $p
+            Check-Explain $p
+        }
+        Stop-Test $p
+        Check-CpuSets
+        Check-Groups
+        $perf = Check-PerfOptions
+        Check-Impostors $perf
+        if ($perf) { Check-PerfOptionsGone }
+        Check-Parking
+        Check-Trust
+        Check-Saturate
+        Check-PipeOwner
+        Check-SecondDaemon
+        Check-PipeTaken
+        Check-GroupCure
+        Check-InstallAcl
     }
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"
