@@ -217,6 +217,72 @@ static void test_etw_session(void **state)
 	model_uninstall();
 }
 
+static void exec_to_manage(void *ctx, const struct events_event *e)
+{
+	if (e->kind == EVENTS_KIND_EXEC)
+		manage_exec(ctx, e->pid);
+}
+
+/* A process started after the daemon's scan gets its class from the
+ * session's ProcessStart record alone: no rescan runs, and before the
+ * record is read the process is still at its own class. */
+static void test_class_from_process_start(void **state)
+{
+	static const char text[] =
+		"rules = ( { name = \"child\"; match = { name = "
+		"\"cmd.exe\"; }; priority = { class = \"below-normal\"; "
+		"}; } );\n";
+	struct model_config c =
+		config_of(MODEL_WINDOWS_11_24H2, MODEL_MACHINE_64_24);
+	STARTUPINFOW si = {.cb = sizeof(si)};
+	PROCESS_INFORMATION child;
+	wchar_t cmd[] = L"cmd.exe /c exit";
+	struct events ev = {0};
+	struct rules rules;
+	struct manage m;
+	struct diag diag;
+	char why[128];
+	DWORD before_read, after_read;
+	bool delivered, etw;
+	int read;
+
+	(void)state;
+	model_install(&c);
+	assert_int_equal(events_open(&ev, 256), 0);
+	etw = events_etw(&ev, why, sizeof(why));
+	diag_init(&diag);
+	rules_init(&rules);
+	rules.system = RULES_SYSTEM_WINDOWS;
+	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
+		    NULL);
+	manage_set_rules(&m, &rules);
+	assert_true(CreateProcessW(NULL, cmd, NULL, NULL, FALSE,
+				   CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL,
+				   NULL, &si, &child));
+	before_read = GetPriorityClass(child.hProcess);
+	delivered = model_etw_process_start(child.dwProcessId,
+					    GetCurrentProcessId());
+	read = events_read(&ev, exec_to_manage, &m);
+	after_read = GetPriorityClass(child.hProcess);
+	/* Read first, asserted after the child is gone. */
+	TerminateProcess(child.hProcess, 0);
+	WaitForSingleObject(child.hProcess, 5000);
+	CloseHandle(child.hThread);
+	CloseHandle(child.hProcess);
+	manage_free(&m);
+	rules_free(&rules);
+	events_close(&ev);
+	assert_int_equal(diag.errors, 0);
+	diag_free(&diag);
+	assert_true(etw);
+	assert_true(delivered);
+	assert_int_equal(read, 0);
+	assert_int_equal(before_read, NORMAL_PRIORITY_CLASS);
+	assert_int_equal(after_read, BELOW_NORMAL_PRIORITY_CLASS);
+	model_uninstall();
+}
+
 /* Threads are listed once per scan, whatever the number of processes:
  * the test's own process, under a rule, with sleeping threads, is
  * rescanned on one system-wide listing (its threads read from it, not
@@ -366,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_default_cpu_sets),
 		cmocka_unit_test(test_throttling_by_version),
 		cmocka_unit_test(test_etw_session),
+		cmocka_unit_test(test_class_from_process_start),
 		cmocka_unit_test(test_threads_listed_once_per_scan),
 		cmocka_unit_test(test_trust_dacls),
 		cmocka_unit_test(test_registry_reboot),

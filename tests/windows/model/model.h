@@ -180,5 +180,10 @@ void model_etw_install(struct winapi *w);
 void model_procs_install(struct winapi *w);
 void model_etw_reset(void);
 const struct model_etw_session *model_etw_session(void);
+/* A record of the enabled provider to the consumer's callback (false:
+ * no consumer); a process's start as Kernel-Process reports it. */
+bool model_etw_deliver(USHORT id, UCHAR version, const void *data,
+		       USHORT length);
+bool model_etw_process_start(DWORD pid, DWORD parent);
 
 #endif

@@ -3,10 +3,17 @@
  * the session's stop. */
 #include <string.h>
 
+#include <windows.h>
+
+#include <evntcons.h>
+
 #include "model.h"
 
 static struct model_etw_session model_session;
 static HANDLE model_etw_ended; /* set by CloseTrace: ProcessTrace returns */
+/* The consumer OpenTrace was given: its callback and context. */
+static PEVENT_RECORD_CALLBACK model_etw_callback;
+static PVOID model_etw_context;
 
 #define MODEL_ETW_SESSION  ((TRACEHANDLE)0x5e55)
 #define MODEL_ETW_CONSUMER ((TRACEHANDLE)0xc0de)
@@ -16,6 +23,8 @@ static HANDLE model_etw_ended; /* set by CloseTrace: ProcessTrace returns */
 void model_etw_reset(void)
 {
 	memset(&model_session, 0, sizeof(model_session));
+	model_etw_callback = NULL;
+	model_etw_context = NULL;
 	if (!model_etw_ended)
 		model_etw_ended = CreateEventW(NULL, TRUE, FALSE, NULL);
 	ResetEvent(model_etw_ended);
@@ -99,6 +108,8 @@ static TRACEHANDLE WINAPI model_open_trace(PEVENT_TRACE_LOGFILEW log)
 		return (TRACEHANDLE)INVALID_HANDLE_VALUE;
 	}
 	model_session.opened = true;
+	model_etw_callback = log->EventRecordCallback;
+	model_etw_context = log->Context;
 	return MODEL_ETW_CONSUMER;
 }
 
@@ -125,6 +136,44 @@ static ULONG WINAPI model_close_trace(TRACEHANDLE handle)
 	model_session.opened = false;
 	SetEvent(model_etw_ended);
 	return ERROR_SUCCESS;
+}
+
+/* "The EVENT_RECORD structure is passed to the consumer's implementation
+ * of the EventRecordCallback callback"; its UserContext is "the context
+ * specified in the Context member of the EVENT_TRACE_LOGFILE structure
+ * that is passed to the OpenTrace function".
+ * sdk-api-src/content/evntcons/ns-evntcons-event_record.md
+ * Delivered on the caller's thread, where Windows uses ProcessTrace's. */
+bool model_etw_deliver(USHORT id, UCHAR version, const void *data,
+		       USHORT length)
+{
+	EVENT_RECORD rec = {0};
+
+	if (!model_session.opened || !model_session.enabled ||
+	    !model_etw_callback)
+		return false;
+	rec.EventHeader.ProviderId = model_session.provider;
+	rec.EventHeader.EventDescriptor.Id = id;
+	rec.EventHeader.EventDescriptor.Version = version;
+	rec.UserData = (PVOID)data;
+	rec.UserDataLength = length;
+	rec.UserContext = model_etw_context;
+	model_etw_callback(&rec);
+	return true;
+}
+
+/* Microsoft-Windows-Kernel-Process's ProcessStart, version 0:
+ * ProcessID (UInt32), CreateTime (FILETIME), ParentProcessID (UInt32),
+ * SessionID (UInt32), ImageName. Not in Microsoft's reference: the
+ * provider's manifest, as `wevtutil gp Microsoft-Windows-Kernel-Process
+ * /ge /gm` prints it. */
+bool model_etw_process_start(DWORD pid, DWORD parent)
+{
+	unsigned char data[20] = {0};
+
+	memcpy(data, &pid, 4);
+	memcpy(data + 12, &parent, 4);
+	return model_etw_deliver(1, 0, data, sizeof(data));
 }
 
 void model_etw_install(struct winapi *w)
