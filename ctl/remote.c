@@ -273,7 +273,7 @@ static void remote_saturate_state(const struct conf *conf, const char *name)
 	unsigned threads;
 	size_t len;
 
-	if (util_read_file(path, 1 << 20, &text, &len) < 0) {
+	if (files_read(path, 1 << 20, &text, &len) != OS_OK) {
 		free(path);
 		return;
 	}
