@@ -38,6 +38,10 @@ enum rules_system system_native(void);
 /* The system's build number (Windows: 19045, 22631...; 0 on Linux),
  * for what depends on it (processor groups, groups.h). */
 unsigned long system_build(void);
+/* The command line in UTF-8, as main is to read it: Windows hands main
+ * its arguments in the ANSI code page, which loses what it cannot spell
+ * (a CJK file name becomes "??"); Linux's are as given. */
+void system_args(int *argc, char ***argv);
 
 /* A process's facts are read through procinfo_fetch with this context. */
 struct procinfo {

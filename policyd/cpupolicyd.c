@@ -513,6 +513,7 @@ int main(int argc, char **argv)
 	int status;
 
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
+	system_args(&argc, &argv);
 	/* Before anything is opened or replayed: a TERM or HUP during the
 	 * start waits for the loop, which stops or reloads cleanly. */
 	if (loop_prepare() < 0)
