@@ -367,6 +367,7 @@ install: all
 		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
@@ -392,6 +393,8 @@ install: all
 		$(DESTDIR)$(UNITDIR)/
 	install -m 0644 packaging/prometheus/cpupolicy.rules.yml \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus/
+	install -m 0644 packaging/grafana/cpupolicy.json \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana/
 	install -m 0644 packaging/systemd/cpupolicy.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
 	install -m 0644 packaging/bash-completion/cpupolicyctl \
