@@ -65,7 +65,7 @@ endif
 # (checked with --syntax-check, which needs the modules it names),
 # build-essential is what dpkg-buildpackage checks for before it builds,
 # prometheus brings promtool, which checks the metrics exposition and the
-# alerting rules;
+# alerting rules; jq reads the Grafana dashboard's queries for promtool;
 # systemd-container (systemd-nspawn) boots the container test-systemd
 # runs the units in, debootstrap makes that container's Debian 12 root;
 # libbpf-dev loads the exec filter into the kernel (and its headers build
@@ -74,8 +74,8 @@ endif
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
 	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
-	systemd ansible-core ansible build-essential prometheus systemd-container \
-	debootstrap libbpf-dev bpftool
+	systemd ansible-core ansible build-essential prometheus jq \
+	systemd-container debootstrap libbpf-dev bpftool
 
 PKGS := libconfig inih libcap hwloc libsystemd libbpf
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -367,6 +367,7 @@ install: all
 		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana \
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
@@ -392,6 +393,8 @@ install: all
 		$(DESTDIR)$(UNITDIR)/
 	install -m 0644 packaging/prometheus/cpupolicy.rules.yml \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus/
+	install -m 0644 packaging/grafana/cpupolicy.json \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana/
 	install -m 0644 packaging/systemd/cpupolicy.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
 	install -m 0644 packaging/bash-completion/cpupolicyctl \
