@@ -19,6 +19,7 @@
 
 #include "os.h" /* memstream */
 #include "saturate.h"
+#include "saturate_report.h"
 #include "util.h"
 
 #define TOPO(name) SRCDIR "/tests/data/topologies/" name
@@ -115,7 +116,7 @@ static void run_judge(struct run *r)
 	free(r->text);
 	saturate_judge(&r->in, &r->r);
 	out = memstream_open(&ms);
-	saturate_render_text(&r->in, &r->r, out);
+	saturate_report_text(&r->in, &r->r, out);
 	r->text = memstream_close(&ms, &r->text_len);
 }
 
@@ -767,7 +768,7 @@ static void test_json(void **state)
 	r.in.run = step(20, 7.9e6, 5, 1);
 	run_judge(&r);
 	out = memstream_open(&ms);
-	saturate_render_json(&r.in, &r.r, out);
+	saturate_report_json(&r.in, &r.r, out);
 	json = memstream_close(&ms, &len);
 	if (!strstr(json, "\"efficiency\":0.5000") ||
 	    !strstr(json, "\"capacity\":15.8000") ||
@@ -808,7 +809,7 @@ static void test_metrics(void **state)
 	r.in.run = step(80, 40e6, 5, 0.5);
 	run_judge(&r);
 	out = memstream_open(&ms);
-	saturate_render_metrics(&r.in, &r.r, 1796003359, out);
+	saturate_report_metrics(&r.in, &r.r, 1796003359, out);
 	text = memstream_close(&ms, &len);
 	if (!strstr(text, "\ncpupolicy_saturate_efficiency 0.8000\n") ||
 	    !strstr(text, "\ncpupolicy_saturate_ok 0\n") ||
@@ -828,7 +829,7 @@ static void test_metrics(void **state)
 		fail_msg("%s", text);
 	free(text);
 	out = memstream_open(&ms);
-	saturate_render_attempt(true, 0.374, 0.1, 1796003360, out);
+	saturate_report_attempt(true, 0.374, 0.1, 1796003360, out);
 	text = memstream_close(&ms, &len);
 	if (!strstr(text, "\ncpupolicy_saturate_skipped 1\n") ||
 	    !strstr(text, "\ncpupolicy_saturate_attempt_busy 0.3740\n"))
@@ -862,7 +863,7 @@ static void expect_json(const struct run *r, const char *needle)
 	FILE *out = memstream_open(&ms);
 	char *json;
 
-	saturate_render_json(&r->in, &r->r, out);
+	saturate_report_json(&r->in, &r->r, out);
 	json = memstream_close(&ms, NULL);
 	if (!strstr(json, needle))
 		fail_msg("no '%s' in:\n%s", needle, json);
