@@ -84,7 +84,6 @@ struct scenario {
 	hwloc_bitmap_t offline, parked;
 	unsigned busy[GOLDEN_CPUS], steal[GOLDEN_CPUS];
 	unsigned group_bits;
-	bool single_set, run_set;
 	char work[32];
 	struct saturate_competitor competitors[GOLDEN_COMPETITORS];
 	bool text, json, metrics;
@@ -171,10 +170,10 @@ struct golden_args {
 	const char *rest;
 };
 
-static void golden_step(const struct scenario *s, const struct golden_args *a,
-			struct saturate_step *step)
+static struct saturate_step golden_step(const struct scenario *s,
+					const struct golden_args *a)
 {
-	*step = (struct saturate_step){
+	return (struct saturate_step){
 		.threads = golden_whole(s, a->w[0]),
 		.units = golden_number(s, a->w[1]),
 		.wall_s = golden_number(s, a->w[2]),
@@ -199,11 +198,6 @@ static void golden_ticks(struct scenario *s, const struct golden_args *a,
 	hwloc_bitmap_free(set);
 }
 
-static void key_topology(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->topology, sizeof(s->topology), "%s", a->w[0]);
-}
-
 static void key_cpus(struct scenario *s, const struct golden_args *a)
 {
 	unsigned n = golden_whole(s, a->w[0]);
@@ -213,18 +207,6 @@ static void key_cpus(struct scenario *s, const struct golden_args *a)
 	hwloc_bitmap_free(s->in.present);
 	s->in.present = hwloc_bitmap_alloc();
 	hwloc_bitmap_set_range(s->in.present, 0, (int)n - 1);
-}
-
-static void key_present(struct scenario *s, const struct golden_args *a)
-{
-	hwloc_bitmap_free(s->in.present);
-	s->in.present = golden_list(s, a->w[0]);
-}
-
-static void key_offline(struct scenario *s, const struct golden_args *a)
-{
-	hwloc_bitmap_free(s->offline);
-	s->offline = golden_list(s, a->w[0]);
 }
 
 static void key_busy(struct scenario *s, const struct golden_args *a)
@@ -237,19 +219,6 @@ static void key_steal(struct scenario *s, const struct golden_args *a)
 	golden_ticks(s, a, s->steal);
 }
 
-static void key_groups(struct scenario *s, const struct golden_args *a)
-{
-	s->group_bits = golden_whole(s, a->w[0]);
-	if (!s->group_bits)
-		golden_fail(s, "groups of no processors");
-}
-
-static void key_parked(struct scenario *s, const struct golden_args *a)
-{
-	hwloc_bitmap_free(s->parked);
-	s->parked = golden_list(s, a->w[0]);
-}
-
 static void key_system(struct scenario *s, const struct golden_args *a)
 {
 	if (strcmp(a->w[0], "windows") == 0)
@@ -260,92 +229,22 @@ static void key_system(struct scenario *s, const struct golden_args *a)
 		golden_fail(s, "system '%s': linux or windows", a->w[0]);
 }
 
-static void key_threads(struct scenario *s, const struct golden_args *a)
-{
-	s->in.threads = golden_whole(s, a->w[0]);
-}
-
-static void key_seconds(struct scenario *s, const struct golden_args *a)
-{
-	s->in.seconds = golden_number(s, a->w[0]);
-}
-
-static void key_work(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->work, sizeof(s->work), "%s", a->w[0]);
-}
-
-static void key_threshold(struct scenario *s, const struct golden_args *a)
-{
-	s->in.threshold = golden_number(s, a->w[0]);
-}
-
-static void key_single(struct scenario *s, const struct golden_args *a)
-{
-	golden_step(s, a, &s->in.single);
-	s->single_set = true;
-}
-
-static void key_run(struct scenario *s, const struct golden_args *a)
-{
-	golden_step(s, a, &s->in.run);
-	s->run_set = true;
-}
-
-static void key_smt_one(struct scenario *s, const struct golden_args *a)
-{
-	golden_step(s, a, &s->in.smt.one);
-}
-
-static void key_smt_all(struct scenario *s, const struct golden_args *a)
-{
-	golden_step(s, a, &s->in.smt.all);
-}
-
 static void key_smt(struct scenario *s, const struct golden_args *a)
 {
 	struct saturate_smt *smt = &s->in.smt;
 
-	if (strcmp(a->w[0], "measured") == 0 && a->n == 2) {
+	if (strcmp(a->w[0], "measured") == 0) {
 		smt->source = SATURATE_YIELD_MEASURED;
 		snprintf(smt->core_cpus, sizeof(smt->core_cpus), "%s", a->w[1]);
-	} else if (strcmp(a->w[0], "given") == 0 && a->n == 2) {
-		smt->source = SATURATE_YIELD_GIVEN;
-		smt->yield = golden_number(s, a->w[1]);
-	} else if (strcmp(a->w[0], "assumed") == 0 && a->n == 2) {
-		smt->source = SATURATE_YIELD_ASSUMED;
-		smt->yield = golden_number(s, a->w[1]);
-	} else {
-		golden_fail(s, "smt: measured CPUS, given Y or assumed Y");
+		return;
 	}
-}
-
-static void key_affinity(struct scenario *s, const struct golden_args *a)
-{
-	hwloc_bitmap_free(s->in.affinity);
-	s->in.affinity = golden_list(s, a->w[0]);
-}
-
-static void key_cpuset(struct scenario *s, const struct golden_args *a)
-{
-	hwloc_bitmap_free(s->in.cpuset);
-	s->in.cpuset = golden_list(s, a->w[0]);
-}
-
-static void key_cgroup(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->in.cgroup, sizeof(s->in.cgroup), "%s", a->rest);
-}
-
-static void key_cpuset_cgroup(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->in.cpuset_cgroup, sizeof(s->in.cpuset_cgroup), "%s",
-		 a->rest);
-}
-
-static void key_quota(struct scenario *s, const struct golden_args *a)
-{
-	s->in.quota_cpus = golden_number(s, a->w[0]);
+	if (strcmp(a->w[0], "given") == 0)
+		smt->source = SATURATE_YIELD_GIVEN;
+	else if (strcmp(a->w[0], "assumed") == 0)
+		smt->source = SATURATE_YIELD_ASSUMED;
+	else
+		golden_fail(s, "smt: measured CPUS, given Y or assumed Y");
+	smt->yield = golden_number(s, a->w[1]);
 }
 
 static void key_competitor(struct scenario *s, const struct golden_args *a)
@@ -362,37 +261,10 @@ static void key_competitor(struct scenario *s, const struct golden_args *a)
 	s->in.competitors = s->competitors;
 }
 
-static void key_governor(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->in.governor, sizeof(s->in.governor), "%s", a->w[0]);
-}
-
-static void key_epp(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->in.epp, sizeof(s->in.epp), "%s", a->w[0]);
-}
-
-static void key_driver(struct scenario *s, const struct golden_args *a)
-{
-	snprintf(s->in.driver, sizeof(s->in.driver), "%s", a->w[0]);
-}
-
-static void key_max_freq_capped(struct scenario *s, const struct golden_args *a)
-{
-	(void)a;
-	s->in.max_freq_capped = true;
-}
-
 static void key_min_cores(struct scenario *s, const struct golden_args *a)
 {
 	s->in.min_cores_known = true;
 	s->in.min_cores = (int)golden_whole(s, a->w[0]);
-}
-
-static void key_ecoqos(struct scenario *s, const struct golden_args *a)
-{
-	(void)a;
-	s->in.ecoqos = true;
 }
 
 static void key_report(struct scenario *s, const struct golden_args *a)
@@ -411,43 +283,98 @@ static void key_report(struct scenario *s, const struct golden_args *a)
 	}
 }
 
+/* Most settings set one field of the scenario, by its type; the others
+ * say what they do in a function of their own. */
+enum golden_type {
+	GOLDEN_TYPE_TEXT,   /* a char array: the first word */
+	GOLDEN_TYPE_REST,   /* a char array: every word, as written */
+	GOLDEN_TYPE_NUMBER, /* a double */
+	GOLDEN_TYPE_WHOLE,  /* an unsigned */
+	GOLDEN_TYPE_LIST,   /* an hwloc_bitmap_t */
+	GOLDEN_TYPE_FLAG,   /* a bool, set */
+	GOLDEN_TYPE_STEP,   /* a struct saturate_step */
+	GOLDEN_TYPE_OWN,
+};
+
+#define GOLDEN_FIELD(type, member)                                             \
+	GOLDEN_TYPE_##type, offsetof(struct scenario, member),                 \
+		sizeof(((struct scenario *)NULL)->member), NULL
+#define GOLDEN_OWN(fn) GOLDEN_TYPE_OWN, 0, 0, (fn)
+
 static const struct golden_key {
 	const char *name;
 	size_t min, max; /* words after the key */
+	enum golden_type type;
+	size_t offset, size;
 	void (*set)(struct scenario *s, const struct golden_args *a);
 } golden_keys[] = {
-	{"topology", 1, 1, key_topology},
-	{"cpus", 1, 1, key_cpus},
-	{"present", 1, 1, key_present},
-	{"offline", 1, 1, key_offline},
-	{"busy", 2, 2, key_busy},
-	{"steal", 2, 2, key_steal},
-	{"groups", 1, 1, key_groups},
-	{"parked", 1, 1, key_parked},
-	{"system", 1, 1, key_system},
-	{"threads", 1, 1, key_threads},
-	{"seconds", 1, 1, key_seconds},
-	{"work", 1, 1, key_work},
-	{"threshold", 1, 1, key_threshold},
-	{"single", 4, 5, key_single},
-	{"run", 4, 5, key_run},
-	{"smt", 2, 2, key_smt},
-	{"smt-one", 4, 5, key_smt_one},
-	{"smt-all", 4, 5, key_smt_all},
-	{"affinity", 1, 1, key_affinity},
-	{"cpuset", 1, 1, key_cpuset},
-	{"cgroup", 1, 8, key_cgroup},
-	{"cpuset-cgroup", 1, 8, key_cpuset_cgroup},
-	{"quota", 1, 1, key_quota},
-	{"competitor", 4, 4, key_competitor},
-	{"governor", 1, 1, key_governor},
-	{"epp", 1, 1, key_epp},
-	{"driver", 1, 1, key_driver},
-	{"max-freq-capped", 0, 0, key_max_freq_capped},
-	{"min-cores", 1, 1, key_min_cores},
-	{"ecoqos", 0, 0, key_ecoqos},
-	{"report", 1, 3, key_report},
+	{"topology", 1, 1, GOLDEN_FIELD(TEXT, topology)},
+	{"cpus", 1, 1, GOLDEN_OWN(key_cpus)},
+	{"present", 1, 1, GOLDEN_FIELD(LIST, in.present)},
+	{"offline", 1, 1, GOLDEN_FIELD(LIST, offline)},
+	{"busy", 2, 2, GOLDEN_OWN(key_busy)},
+	{"steal", 2, 2, GOLDEN_OWN(key_steal)},
+	{"groups", 1, 1, GOLDEN_FIELD(WHOLE, group_bits)},
+	{"parked", 1, 1, GOLDEN_FIELD(LIST, parked)},
+	{"system", 1, 1, GOLDEN_OWN(key_system)},
+	{"threads", 1, 1, GOLDEN_FIELD(WHOLE, in.threads)},
+	{"seconds", 1, 1, GOLDEN_FIELD(NUMBER, in.seconds)},
+	{"work", 1, 1, GOLDEN_FIELD(TEXT, work)},
+	{"threshold", 1, 1, GOLDEN_FIELD(NUMBER, in.threshold)},
+	{"single", 4, 5, GOLDEN_FIELD(STEP, in.single)},
+	{"run", 4, 5, GOLDEN_FIELD(STEP, in.run)},
+	{"smt", 2, 2, GOLDEN_OWN(key_smt)},
+	{"smt-one", 4, 5, GOLDEN_FIELD(STEP, in.smt.one)},
+	{"smt-all", 4, 5, GOLDEN_FIELD(STEP, in.smt.all)},
+	{"affinity", 1, 1, GOLDEN_FIELD(LIST, in.affinity)},
+	{"cpuset", 1, 1, GOLDEN_FIELD(LIST, in.cpuset)},
+	{"cgroup", 1, GOLDEN_WORDS, GOLDEN_FIELD(REST, in.cgroup)},
+	{"cpuset-cgroup", 1, GOLDEN_WORDS,
+	 GOLDEN_FIELD(REST, in.cpuset_cgroup)},
+	{"quota", 1, 1, GOLDEN_FIELD(NUMBER, in.quota_cpus)},
+	{"competitor", 4, 4, GOLDEN_OWN(key_competitor)},
+	{"governor", 1, 1, GOLDEN_FIELD(TEXT, in.governor)},
+	{"epp", 1, 1, GOLDEN_FIELD(TEXT, in.epp)},
+	{"driver", 1, 1, GOLDEN_FIELD(TEXT, in.driver)},
+	{"max-freq-capped", 0, 0, GOLDEN_FIELD(FLAG, in.max_freq_capped)},
+	{"min-cores", 1, 1, GOLDEN_OWN(key_min_cores)},
+	{"ecoqos", 0, 0, GOLDEN_FIELD(FLAG, in.ecoqos)},
+	{"report", 1, 3, GOLDEN_OWN(key_report)},
 };
+
+static void golden_set(struct scenario *s, const struct golden_key *key,
+		       const struct golden_args *a)
+{
+	void *field = (char *)s + key->offset;
+
+	switch (key->type) {
+	case GOLDEN_TYPE_TEXT:
+		snprintf(field, key->size, "%s", a->w[0]);
+		return;
+	case GOLDEN_TYPE_REST:
+		snprintf(field, key->size, "%s", a->rest);
+		return;
+	case GOLDEN_TYPE_NUMBER:
+		*(double *)field = golden_number(s, a->w[0]);
+		return;
+	case GOLDEN_TYPE_WHOLE:
+		*(unsigned *)field = golden_whole(s, a->w[0]);
+		return;
+	case GOLDEN_TYPE_LIST:
+		hwloc_bitmap_free(*(hwloc_bitmap_t *)field);
+		*(hwloc_bitmap_t *)field = golden_list(s, a->w[0]);
+		return;
+	case GOLDEN_TYPE_FLAG:
+		*(bool *)field = true;
+		return;
+	case GOLDEN_TYPE_STEP:
+		*(struct saturate_step *)field = golden_step(s, a);
+		return;
+	case GOLDEN_TYPE_OWN:
+		key->set(s, a);
+		return;
+	}
+}
 
 /* A line's words, split in place on blanks; max + 1: too many. */
 static size_t golden_words(char *line, char **words, size_t max)
@@ -482,7 +409,7 @@ static void golden_setting(struct scenario *s, char *line)
 				    key->min, key->max);
 		memcpy(a.w, words + 1, (n - 1) * sizeof(*words));
 		a.n = n - 1;
-		key->set(s, &a);
+		golden_set(s, key, &a);
 		return;
 	}
 	golden_fail(s, "'%s' is no setting", words[0]);
@@ -583,9 +510,9 @@ static void golden_build(struct scenario *s)
 	golden_machine(s);
 	if (!s->in.threads)
 		s->in.threads = n;
-	if (!s->single_set)
+	if (!s->in.single.threads)
 		s->in.single = step(1, 1e6, 1, 1);
-	if (!s->run_set)
+	if (!s->in.run.threads)
 		s->in.run = step(n, 1e6 * n * 0.5, 5, 1);
 	s->in.work = s->work;
 }
