@@ -1081,7 +1081,7 @@ static void test_windows_job_rate(void **state)
 /* The four Windows cases as a person sees them, on synthetic machines
  * and times: the whole text report, against the stored one
  * (tests/data/saturate/; GOLDEN_UPDATE=1 in the environment rewrites
- * them). The README quotes their findings. */
+ * them). docs/windows.md points readers to them. */
 static void golden_compare(const struct run *r, const char *name)
 {
 	char path[512];
