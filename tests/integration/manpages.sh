@@ -17,7 +17,7 @@ else
 		name="$page renders without a warning"
 		# A fixed width and locale: the warnings and the layout must not
 		# depend on the terminal that runs the suite.
-		run env LC_ALL=C.UTF-8 MANWIDTH=80 MAN_KEEP_FORMATTING= \
+		run env -u MAN_KEEP_FORMATTING LC_ALL=C.UTF-8 MANWIDTH=80 \
 			man --warnings -l "$SRCDIR/$page"
 		if [ "$status" -ne 0 ]; then
 			not_ok "$name" "man exited $status: $err"
