@@ -361,14 +361,18 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRC)
 
 # The config names the vendor rules directory: it follows DATADIR. The
-# timer of the scheduled saturation check is installed, not enabled.
+# timer of the scheduled saturation check is installed, not enabled. The
+# README and the guides of docs/ go to DOCDIR as they sit in the tree, so
+# that the README's links into docs/ hold; HACKING.md is for the source's
+# maintainers and stays with the source.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus \
 		$(DESTDIR)$(DATADIR)/cpupolicy/grafana \
-		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs \
+		$(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(BUILD)/cpupolicyd $(DESTDIR)$(SBINDIR)/cpupolicyd
@@ -378,6 +382,8 @@ install: all
 	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf
 	install -m 0644 rules/*.rules $(DESTDIR)$(DATADIR)/cpupolicy/rules.d/
 	install -m 0644 rules/examples/*.rules $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 rules/cpupolicy.rules.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 ctl/cpupolicyctl.8 policyd/cpupolicyd.8 \
 		$(DESTDIR)$(MANDIR)/man8/
