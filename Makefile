@@ -225,10 +225,10 @@ $(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(UNIT_LINK)
-# The loop's dispatch is the daemon's (policyd/loop.c): its test links it,
-# the rest of the daemon stubbed.
-$(BUILD)/tests/test_loop: $(BUILD)/policyd/loop.o
-$(BUILD)/tests/test_loop: UNIT_EXTRA = -Ipolicyd $(BUILD)/policyd/loop.o
+# The loop's dispatch is the daemon's (policyd/loop_common.c): its test
+# links it, the rest of the daemon stubbed.
+$(BUILD)/tests/test_loop: $(BUILD)/policyd/loop_common.o
+$(BUILD)/tests/test_loop: UNIT_EXTRA = -Ipolicyd $(BUILD)/policyd/loop_common.o
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
 FUZZ_CC := clang
