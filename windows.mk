@@ -166,7 +166,7 @@ $(WIN_MODEL): $(WIN_MODEL_OBJ)
 	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
 # A unit test of a front end's own files (which libcpupolicy.a does not
 # hold) names their objects in WIN_UNIT_OBJS_<test>: linked in beside it.
-WIN_UNIT_OBJS_test_model_check := ctl/work.o ctl/windows/work.o \
+WIN_UNIT_OBJS_test_model_check := ctl/work_common.o ctl/windows/work.o \
 	ctl/windows/facts.o
 WIN_UNIT_OBJS_test_model_pipes := policyd/windows/listen.o
 WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
