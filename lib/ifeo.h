@@ -128,7 +128,7 @@ struct ifeo_diff {
  * whose processes the daemon may not be able to put back. */
 typedef bool (*ifeo_reserved_fn)(void *ctx, const char *name);
 
-/* ifeo.c */
+/* ifeo_common.c */
 struct ifeo_values ifeo_values_of(const struct rule_priority *priority);
 bool ifeo_exe_literal(const char *exe);
 const char *ifeo_exe_file_name(const char *exe);
