@@ -36,7 +36,7 @@ enum os_status {
  * checked for unless told otherwise */
 enum rules_system system_native(void);
 /* The system's build number (Windows: 19045, 22631...; 0 on Linux),
- * for what depends on it (processor groups, groups.h). */
+ * for what depends on it (processor groups, procgroups.h). */
 unsigned long system_build(void);
 
 /* A process's facts are read through procinfo_fetch with this context. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groups.h"
+#include "procgroups.h"
 #include "log.h"
 #include "os.h"
 #include "place.h"

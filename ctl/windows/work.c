@@ -18,7 +18,7 @@
 
 #include <windows.h>
 
-#include "groups.h"
+#include "procgroups.h"
 #include "os.h"
 #include "util.h"
 #include "winapi.h"
@@ -134,7 +134,7 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 }
 
 /* Worker `index` to its turn's group, dealt in proportion to the groups'
- * active processors (groups.c), so that every group gets its share; with
+ * active processors (procgroups.c), so that every group gets its share; with
  * one group nothing to do. The groups and the move go through the table
  * (winapi.h): Wine has one group, the model of Windows several. */
 int work_spread(pthread_t thread, unsigned index, unsigned threads)

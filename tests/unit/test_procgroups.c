@@ -12,7 +12,7 @@
 
 #include "unit.h"
 
-#include "groups.h"
+#include "procgroups.h"
 #include "util.h"
 
 #define GROUPS_MAX_CASE 8

@@ -2,8 +2,8 @@
  * the groups, and which group (with which processors of it) each thread
  * gets, in proportion to the groups' sizes. Pure and OS-neutral: the
  * backend reads the groups and sets each thread's GROUP_AFFINITY. */
-#ifndef CPUPOLICY_GROUPS_H
-#define CPUPOLICY_GROUPS_H
+#ifndef CPUPOLICY_PROCGROUPS_H
+#define CPUPOLICY_PROCGROUPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@ struct groups_plan {
 	size_t period;
 };
 
-/* groups.c */
+/* procgroups.c */
 enum groups_need groups_need(size_t groups, unsigned long build,
 			     bool spans_all);
 void groups_describe_need(enum groups_need need, size_t groups,

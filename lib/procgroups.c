@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "groups.h"
+#include "procgroups.h"
 #include "util.h"
 
 /* Before GROUPS_SPAN_BUILD a process starts in one group and a thread pool
