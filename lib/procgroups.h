@@ -11,40 +11,40 @@
 
 /* A GROUP_AFFINITY: a group's number and processors in it, bit n for its
  * logical processor n (KAFFINITY, 64 processors at most). */
-struct groups_affinity {
+struct procgroups_affinity {
 	unsigned short group;
 	uint64_t mask;
 };
 
 /* Windows Server 2022 (build 20348) and Windows 11 (22000) and later give
  * a process an affinity over every group by default. */
-#define GROUPS_SPAN_BUILD 20348ul
+#define PROCGROUPS_SPAN_BUILD 20348ul
 
-enum groups_need {
-	GROUPS_NEED_DEAL,	  /* deal the threads over the groups */
-	GROUPS_NEED_ONE_GROUP,	  /* one group: nothing to deal */
-	GROUPS_NEED_SYSTEM_SPANS, /* Windows spreads the process itself */
+enum procgroups_need {
+	PROCGROUPS_NEED_DEAL,	      /* deal the threads over the groups */
+	PROCGROUPS_NEED_ONE_GROUP,    /* one group: nothing to deal */
+	PROCGROUPS_NEED_SYSTEM_SPANS, /* Windows spreads the process itself */
 };
 
 /* The groups dealt over, and the order their turns come in: slot s (the
  * s-th thread, 0 first) gets groups[order[s % period]]. */
-struct groups_plan {
-	struct groups_affinity *groups;
+struct procgroups_plan {
+	struct procgroups_affinity *groups;
 	size_t count;
 	size_t *order;
 	size_t period;
 };
 
 /* procgroups.c */
-enum groups_need groups_need(size_t groups, unsigned long build,
-			     bool spans_all);
-void groups_describe_need(enum groups_need need, size_t groups,
-			  unsigned long build, char *buf, size_t size);
-uint64_t groups_mask(unsigned processors);
-size_t groups_plan_make(const uint64_t *masks, size_t count,
-			struct groups_plan *plan);
-const struct groups_affinity *groups_plan_thread(const struct groups_plan *plan,
-						 size_t slot);
-void groups_plan_free(struct groups_plan *plan);
+enum procgroups_need procgroups_need(size_t groups, unsigned long build,
+				     bool spans_all);
+void procgroups_describe_need(enum procgroups_need need, size_t groups,
+			      unsigned long build, char *buf, size_t size);
+uint64_t procgroups_mask(unsigned processors);
+size_t procgroups_plan_make(const uint64_t *masks, size_t count,
+			    struct procgroups_plan *plan);
+const struct procgroups_affinity *procgroups_plan_thread(
+	const struct procgroups_plan *plan, size_t slot);
+void procgroups_plan_free(struct procgroups_plan *plan);
 
 #endif
