@@ -167,7 +167,7 @@ $(WIN_MODEL): $(WIN_MODEL_OBJ)
 # A unit test of a front end's own files (which libcpupolicy.a does not
 # hold) names their objects in WIN_UNIT_OBJS_<test>: linked in beside it.
 WIN_UNIT_OBJS_test_model_check := ctl/work_common.o ctl/windows/work.o \
-	ctl/windows/facts.o
+	ctl/windows/machine.o
 WIN_UNIT_OBJS_test_model_pipes := policyd/windows/listen.o
 WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
 # The front end's --uninstall, with the part of the daemon it runs.

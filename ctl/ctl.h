@@ -75,7 +75,7 @@ int dial_write(struct dial *d, const char *buf, size_t len);
 long dial_read(struct dial *d, char *buf, size_t size);
 void dial_close(struct dial *d);
 
-/* linux/facts.c, windows/facts.c: what limits cpupolicyctl and its
+/* linux/machine.c, windows/machine.c: what limits cpupolicyctl and its
  * workers on this machine, and what other processes take of it */
 struct facts_task {
 	pid_t pid;

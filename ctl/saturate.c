@@ -10,7 +10,7 @@
  * each a fresh process, with optional background load and a latency probe
  * to show what the policy costs. What it reads of the machine (CPU
  * lists, quotas, cpufreq, the CPU time of others) and the worker
- * processes are the system's: ctl/linux/facts.c and ctl/linux/work.c. */
+ * processes are the system's: ctl/linux/machine.c and ctl/linux/work.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The saturation check's own Windows code (ctl/windows/facts.c and
+/* The saturation check's own Windows code (ctl/windows/machine.c and
  * work.c) on the model of Windows: the processor counts and groups it
  * reports, and its workers dealt over the groups in proportion, each
  * thread's group affinity read back from the model. Wine has one group:
