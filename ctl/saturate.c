@@ -364,8 +364,9 @@ static int saturate_smt_step(struct saturate_env *env,
 				NULL);
 }
 
-/* For "cpupolicyctl metrics": a state file, where it may be written (the
- * state directory is root's); a user's check leaves none. */
+/* A state file, where it may be written (the state directory is root's);
+ * a user's check leaves none. saturate.last is what a skipped check's
+ * textfile carries on. */
 static void saturate_state_write(struct saturate_env *env, const char *name,
 				 const char *text, size_t len)
 {
@@ -474,7 +475,7 @@ static char *saturate_metrics_text(const struct saturate_input *in,
 	return memstream_close(&text, NULL);
 }
 
-/* The result for metrics and the textfile. */
+/* The result, for the state directory and the textfile. */
 static int saturate_record(struct saturate_env *env,
 			   const struct saturate_opts *o,
 			   const struct saturate_input *in,

@@ -1,7 +1,7 @@
 /* The saturation check's report: a judged check (saturate.c) as text for
  * a person, as JSON, and as Prometheus series for the textfile collector
- * and "cpupolicyctl metrics". Only drawing here: every figure and finding
- * is the judgement's. */
+ * (saturate --textfile, and the state directory). Only drawing here:
+ * every figure and finding is the judgement's. */
 #include <stdio.h>
 
 #include "proto.h"

@@ -2,8 +2,8 @@
  * a person (text: the steps, the CPUs' bars by processor group, NUMA
  * node and kind, the cores, the findings with their fixes), for a program
  * (one JSON object; all of the JSON is written here), and as Prometheus
- * series for node_exporter's textfile collector and "cpupolicyctl
- * metrics". It decides nothing: every figure is the judgement's. */
+ * series for node_exporter's textfile collector (saturate --textfile).
+ * It decides nothing: every figure is the judgement's. */
 #ifndef CPUPOLICY_SATURATE_REPORT_H
 #define CPUPOLICY_SATURATE_REPORT_H
 

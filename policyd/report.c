@@ -646,7 +646,8 @@ static void report_label(FILE *out, const char *value)
 }
 
 /* Prometheus text exposition of the counters, the holds and the settings
- * held; "cpupolicyctl metrics" adds the last saturation check. */
+ * held: what "cpupolicyctl metrics" prints. The saturation check's series
+ * are its own textfile's. */
 void report_metrics(struct daemon *d, FILE *out)
 {
 	const struct manage_counters *c = &d->manage.counters;

@@ -3,10 +3,10 @@
 # (packaging/grafana/cpupolicy.json): a dashboard model with a Prometheus
 # data source variable and a machine variable; every panel's PromQL parsed
 # by promtool (as recording rules: Grafana is not in Debian); every series
-# it names one that cpupolicyctl metrics writes, in a real run beside a
-# daemon and after a scheduled check; counters read only through rate,
-# irate or increase, gauges never; and every series metrics writes shown
-# on some panel.
+# it names one of the two writers' in a real run: cpupolicyctl metrics
+# beside a daemon, or a scheduled check's own textfile; counters read only
+# through rate, irate or increase, gauges never; and every series either
+# writes shown on some panel.
 . "$(dirname "$0")/lib.sh"
 
 DASHBOARD="$SRCDIR/packaging/grafana/cpupolicy.json"
@@ -79,22 +79,25 @@ else
 	fi
 fi
 
-# What metrics writes, in a real run: a daemon up (with the exec filter
-# where it loads here), a saturation check and a scheduled check's
-# decision in its state directory.
+# What the two writers write, in a real run: metrics of a daemon up (with
+# the exec filter where it loads here), and a scheduled check's textfile,
+# the result and the decision.
 if [ "$(id -u)" -ne 0 ]; then
-	skip "the dashboard's series are those metrics writes" "needs root, for a daemon"
+	skip "the dashboard's series are those metrics and the check write" "needs root, for a daemon"
 	finish
 	exit 0
 fi
 write_conf
 start_daemon || { finish; exit 1; }
-"$CTL" -c "$CONF" saturate --seconds 0.5 --threads 1 --if-idle 100 >/dev/null
+"$CTL" -c "$CONF" saturate --seconds 0.5 --threads 1 --if-idle 100 \
+	--textfile "$TMP/check.prom" >/dev/null
 "$CTL" -c "$CONF" metrics >"$TMP/metrics.prom"
 stop_daemon || not_ok "clean stop" "the daemon did not stop"
-# name TYPE, of the metric families in it.
-awk '$1 == "#" && $2 == "TYPE" { print $3, $4 }' "$TMP/metrics.prom" |
-	sort -u >"$TMP/written"
+# name TYPE, of the metric families in each file and in both.
+families() { awk '$1 == "#" && $2 == "TYPE" { print $3, $4 }' "$1" | sort -u; }
+families "$TMP/metrics.prom" >"$TMP/written.metrics"
+families "$TMP/check.prom" >"$TMP/written.check"
+sort -u "$TMP/written.metrics" "$TMP/written.check" >"$TMP/written"
 
 # Each series a query names, with the function applied to it right away
 # ("-" stands for none of either: read joins runs of tabs): the query
@@ -126,15 +129,16 @@ while IFS=$'\t' read -r name func series; do
 		[[ $series == cpupolicy_exec_filter_* ]]; then
 		unseen="$unseen $series"
 	elif [ -z "$type" ]; then
-		bad="$bad"$'\n'"$name: $series is not a series cpupolicyctl metrics writes"
+		bad="$bad"$'\n'"$name: $series is not a series cpupolicyctl metrics or the check's textfile writes"
 	elif [ "$type" = counter ] && [[ ! $func =~ ^(rate|irate|increase)$ ]]; then
 		bad="$bad"$'\n'"$name: the counter $series read without rate, irate or increase"
 	elif [ "$type" != counter ] && [[ $func =~ ^(rate|irate|increase)$ ]]; then
 		bad="$bad"$'\n'"$name: $func of the $type $series"
 	fi
 done <"$TMP/uses"
-[ -s "$TMP/written" ] && [ -s "$TMP/uses" ] && [ -z "$bad" ] &&
-	ok "every series the dashboard's $count queries name is one metrics writes; counters through rate or increase, gauges as they are" ||
+[ -s "$TMP/written.metrics" ] && [ -s "$TMP/written.check" ] &&
+	[ -s "$TMP/uses" ] && [ -z "$bad" ] &&
+	ok "every series the dashboard's $count queries name is one metrics or the check's textfile writes; counters through rate or increase, gauges as they are" ||
 	not_ok "the dashboard's series" "${bad#$'\n'}"
 if [ -n "$unseen" ]; then
 	skip "the exec filter's series are among those metrics writes" \
@@ -146,6 +150,12 @@ while read -r series _; do
 	grep -q $'\t'"$series"'$' "$TMP/uses" || missing="$missing $series"
 done <"$TMP/written"
 [ -s "$TMP/written" ] && [ -z "$missing" ] &&
-	ok "every series metrics writes ($(wc -l <"$TMP/written")) is on a panel" ||
+	ok "every series metrics ($(wc -l <"$TMP/written.metrics")) and the check's textfile ($(wc -l <"$TMP/written.check")) write is on a panel" ||
 	not_ok "series without a panel" "missing:$missing"
+
+# One writer a family: the two files lie in one textfile directory.
+both=$(cut -d' ' -f1 "$TMP/written.metrics" "$TMP/written.check" | sort | uniq -d)
+[ -s "$TMP/written" ] && [ -z "$both" ] &&
+	ok "no series is written both by metrics and by the check" ||
+	not_ok "series of two writers" "$(paste -sd' ' <<<"$both")"
 finish
