@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "proto.h"
 #include "util.h"
 
@@ -125,33 +126,6 @@ int proto_parse_response(const char *text, size_t len, int *status,
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p, or 0. */
-static size_t proto_utf8_length(const unsigned char *p)
-{
-	size_t len;
-	unsigned min, code;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2, min = 0x80, code = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3, min = 0x800, code = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4, min = 0x10000, code = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		code = code << 6 | (p[i] & 0x3f);
-	}
-	if (code < min || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* A JSON string of text chosen by anyone (process names, paths): always
  * valid JSON. A byte that is not part of valid UTF-8 is written as the
  * character of the same value (\u00XX). */
@@ -161,7 +135,7 @@ void proto_json_string(FILE *out, const char *text)
 
 	fputc('"', out);
 	while (*c) {
-		size_t len = proto_utf8_length(c);
+		size_t len = jsonout_utf8_length(c);
 
 		if (*c == '"' || *c == '\\')
 			fprintf(out, "\\%c", *c);
