@@ -67,7 +67,7 @@ endif
 # (checked with --syntax-check, which needs the modules it names),
 # build-essential is what dpkg-buildpackage checks for before it builds,
 # prometheus brings promtool, which checks the metrics exposition and the
-# alerting rules;
+# alerting rules; jq reads the Grafana dashboard's queries for promtool;
 # systemd-container (systemd-nspawn) boots the container test-systemd
 # runs the units in, debootstrap makes that container's Debian 12 root;
 # libbpf-dev loads the exec filter into the kernel (and its headers build
@@ -76,9 +76,8 @@ endif
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libjson-c-dev libhwloc-dev libcmocka-dev clang libclang-rt-14-dev \
 	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
-	lintian man-db rpm \
-	systemd ansible-core ansible build-essential prometheus systemd-container \
-	debootstrap libbpf-dev bpftool
+	lintian man-db rpm systemd ansible-core ansible build-essential \
+	prometheus jq systemd-container debootstrap libbpf-dev bpftool
 
 PKGS := libconfig inih libcap hwloc libsystemd libbpf json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -364,13 +363,18 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRC)
 
 # The config names the vendor rules directory: it follows DATADIR. The
-# timer of the scheduled saturation check is installed, not enabled.
+# timer of the scheduled saturation check is installed, not enabled. The
+# README and the guides of docs/ go to DOCDIR as they sit in the tree, so
+# that the README's links into docs/ hold; HACKING.md is for the source's
+# maintainers and stays with the source.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus \
-		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs \
+		$(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(BUILD)/cpupolicyd $(DESTDIR)$(SBINDIR)/cpupolicyd
@@ -380,6 +384,8 @@ install: all
 	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf
 	install -m 0644 rules/*.rules $(DESTDIR)$(DATADIR)/cpupolicy/rules.d/
 	install -m 0644 rules/examples/*.rules $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 rules/cpupolicy.rules.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 ctl/cpupolicyctl.8 policyd/cpupolicyd.8 \
 		$(DESTDIR)$(MANDIR)/man8/
@@ -395,6 +401,8 @@ install: all
 		$(DESTDIR)$(UNITDIR)/
 	install -m 0644 packaging/prometheus/cpupolicy.rules.yml \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus/
+	install -m 0644 packaging/grafana/cpupolicy.json \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana/
 	install -m 0644 packaging/systemd/cpupolicy.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
 	install -m 0644 packaging/bash-completion/cpupolicyctl \

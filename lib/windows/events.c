@@ -40,7 +40,7 @@ static const GUID events_kernel_process = {
 /* Not in the SDK's evntrace.h (phnt's ntwmi.h: events_props). */
 #define EVENTS_TRACE_USE_MS_FLUSH_TIMER 0x00000010
 /* How late a start may reach the consumer: well inside the 100 ms the
- * class is to be applied in (README.md). */
+ * class is to be applied in (check.ps1's LatencyLimitMs). */
 #define EVENTS_FLUSH_MS	       20
 #define EVENTS_KEYWORD_PROCESS 0x10ull
 #define EVENTS_KEYWORD_THREAD  0x20ull
