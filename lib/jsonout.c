@@ -1,6 +1,7 @@
 /* The JSON documents the programs write, through json-c: objects built
  * with the helpers below, strings escaped by the library, each document
  * one compact line. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
 #include "util.h"
 
 /* Length of the valid UTF-8 sequence at p, or 0. */
-size_t jsonout_utf8_length(const unsigned char *p)
+static size_t jsonout_utf8_length(const unsigned char *p)
 {
 	size_t len;
 	unsigned min, code;
@@ -91,6 +92,23 @@ void jsonout_add_uint(struct json_object *obj, const char *key,
 void jsonout_add_bool(struct json_object *obj, const char *key, bool value)
 {
 	jsonout_add(obj, key, json_object_new_boolean(value));
+}
+
+/* A measured figure to the decimals it is measured to ("%.4f"), where
+ * json-c would write every double with 17 significant digits: json-c
+ * writes the text given with the value as it is. */
+struct json_object *jsonout_fixed(double value, int decimals)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.*f", decimals, value);
+	return json_object_new_double_s(value, text);
+}
+
+void jsonout_add_fixed(struct json_object *obj, const char *key, double value,
+		       int decimals)
+{
+	jsonout_add(obj, key, jsonout_fixed(value, decimals));
 }
 
 struct json_object *jsonout_add_array(struct json_object *obj, const char *key)

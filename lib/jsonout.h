@@ -11,7 +11,6 @@
 #include <json.h>
 
 /* jsonout.c */
-size_t jsonout_utf8_length(const unsigned char *p);
 struct json_object *jsonout_string(const char *text);
 void jsonout_add(struct json_object *obj, const char *key,
 		 struct json_object *value);
@@ -21,6 +20,9 @@ void jsonout_add_int(struct json_object *obj, const char *key, long long value);
 void jsonout_add_uint(struct json_object *obj, const char *key,
 		      unsigned long long value);
 void jsonout_add_bool(struct json_object *obj, const char *key, bool value);
+struct json_object *jsonout_fixed(double value, int decimals);
+void jsonout_add_fixed(struct json_object *obj, const char *key, double value,
+		       int decimals);
 struct json_object *jsonout_add_array(struct json_object *obj, const char *key);
 struct json_object *jsonout_add_object(struct json_object *obj,
 				       const char *key);

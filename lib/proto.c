@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonout.h"
 #include "proto.h"
 #include "util.h"
 
@@ -124,28 +123,4 @@ int proto_parse_response(const char *text, size_t len, int *status,
 	*status = (int)n;
 	*body = (size_t)(nl - text) + 1;
 	return 0;
-}
-
-/* A JSON string of text chosen by anyone (process names, paths): always
- * valid JSON. A byte that is not part of valid UTF-8 is written as the
- * character of the same value (\u00XX). */
-void proto_json_string(FILE *out, const char *text)
-{
-	const unsigned char *c = (const unsigned char *)text;
-
-	fputc('"', out);
-	while (*c) {
-		size_t len = jsonout_utf8_length(c);
-
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", out);
-		else if (*c < 0x20 || *c == 0x7f || len == 0)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fwrite(c, 1, len, out);
-		c += len ? len : 1;
-	}
-	fputc('"', out);
 }
