@@ -90,25 +90,19 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS_ALL = $(CPPFLAGS) -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
 	-DCONF_DEFAULT_PATH='"$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf"' \
 	-DCONF_DEFAULT_RULES_DIRS='"$(DATADIR)/cpupolicy/rules.d:$(SYSCONFDIR)/cpupolicy/rules.d"' \
-	-Ilib -Ilib/$(OS) -I$(BPF_DIR) $(PKG_CFLAGS)
+	-Ilib -Ilib/linux -I$(BPF_DIR) $(PKG_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS_ALL = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS)
 
-# The portable core in lib/, policyd/ and ctl/; what calls the system in
-# their $(OS)/ folders, behind lib/os.h (linux here, windows in
-# windows.mk). Unit tests of a backend's own parts are in tests/unit/$(OS)/.
-OS := linux
-LIB_SRC := $(wildcard lib/*.c lib/$(OS)/*.c)
-CTL_SRC := $(wildcard ctl/*.c ctl/$(OS)/*.c)
-POLICYD_SRC := $(wildcard policyd/*.c policyd/$(OS)/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/$(OS)/test_*.c)
-FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+# There is no OS switch: both systems' rules are always there (below for
+# Linux, windows.mk for Windows), each program named by its directory.
+ifeq ($(origin OS),command line)
+$(error OS=$(OS) selects nothing: "make" builds Linux's programs in \
+	$(BUILD)/, "make windows" (or windows-build) Windows' in build-win/)
+endif
 
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
-POLICYD_OBJ := $(POLICYD_SRC:%.c=$(BUILD)/%.o)
-UNIT_BIN := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(UNIT_SRC)))
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 	$(wildcard tests/helpers/*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
@@ -154,11 +148,6 @@ deps:
 # V=1 shows the whole commands.
 Q := $(if $(filter 1,$(V)),,@)
 
-$(BUILD)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
-
 # The exec filter (lib/linux/bpf/): a BPF program compiled by clang,
 # relocated at load time against the running kernel's BTF (CO-RE), and
 # embedded in the daemon by bpftool's skeleton. vmlinux.h comes from the
@@ -194,49 +183,110 @@ $(BPF_SKEL): $(BPF_DIR)/execfilter.bpf.o
 	$(Q)mv $@.tmp $@
 $(BUILD)/lib/linux/execfilter.o: $(BPF_SKEL)
 
-$(LIBCP): $(LIB_OBJ)
-	@echo "  AR      $@"
-	$(Q)rm -f $@
-	$(Q)ar rcs $@ $^
+# $(call programs,SYSTEM,PREFIX): the rules of one system's programs,
+# once for Linux (PREFIX empty) and once for Windows (WIN_, windows.mk).
+# The portable core in lib/, policyd/ and ctl/ with what calls the system
+# in their SYSTEM/ folders, behind lib/os.h (wildcards: a new file joins
+# by existing); unit tests from tests/unit/ and tests/unit/SYSTEM/, each
+# with tests/unit/unit.c and the fixtures it calls (tests/unit/*fix.c,
+# from an archive). What it reads, each name after PREFIX:
+#   BUILD (the programs, the library, tests/), OBJ (the objects), EXE (the
+#   programs' suffix), CC, AR, CPPFLAGS_ALL, CFLAGS_ALL, LDFLAGS_ALL and
+#   LIBS_ALL (after the library), DEPS (what compiling waits for);
+#   UNIT_CPPFLAGS, UNIT_ARCHIVES (before the library), UNIT_LIBS (after
+#   it) and UNIT_DEPS (what linking waits for) of the unit tests; for one
+#   test, UNIT_CPPFLAGS_<test> and UNIT_OBJS_<test>: a front end's objects
+#   (which libcpupolicy.a does not hold) linked beside it (see
+#   unit_objs_rules); plain variables, as a target-specific one would
+#   reach the objects the test shares with the others.
+# What it defines, after PREFIX: LIB_SRC, CTL_SRC, POLICYD_SRC, their
+# _OBJ, LIBCP, UNIT_SRC, UNIT_BIN, UNIT_MAIN, UNIT_FIX.
+define programs
+$(2)LIB_SRC := $$(wildcard lib/*.c lib/$(1)/*.c)
+$(2)CTL_SRC := $$(wildcard ctl/*.c ctl/$(1)/*.c)
+$(2)POLICYD_SRC := $$(wildcard policyd/*.c policyd/$(1)/*.c)
+$(2)UNIT_SRC := $$(wildcard tests/unit/test_*.c tests/unit/$(1)/test_*.c)
+$(2)LIB_OBJ := $$($(2)LIB_SRC:%.c=$$($(2)OBJ)/%.o)
+$(2)CTL_OBJ := $$($(2)CTL_SRC:%.c=$$($(2)OBJ)/%.o)
+$(2)POLICYD_OBJ := $$($(2)POLICYD_SRC:%.c=$$($(2)OBJ)/%.o)
+$(2)LIBCP := $$($(2)BUILD)/libcpupolicy.a
+$(2)UNIT_BIN := $$(patsubst %.c,$$($(2)BUILD)/tests/%$$($(2)EXE),\
+	$$(notdir $$($(2)UNIT_SRC)))
+$(2)UNIT_MAIN := $$($(2)OBJ)/tests/unit/unit.o
+$(2)UNIT_FIX := $$($(2)OBJ)/tests/unit/libfix.a
+$(2)UNIT_FIX_OBJ := $$(patsubst %.c,$$($(2)OBJ)/%.o,$$(wildcard tests/unit/*fix.c))
 
-$(BUILD)/cpupolicyd: $(POLICYD_OBJ) $(LIBCP)
-	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(POLICYD_OBJ) $(LIBCP) $(PKG_LIBS)
+$$($(2)OBJ)/%.o: %.c | $$($(2)DEPS)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$<$(if $(2), ($(1)))"
+	$$(Q)$$($(2)CC) $$($(2)CPPFLAGS_ALL) $$($(2)CFLAGS_ALL) -c $$< -o $$@
 
-$(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
-	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
+$$($(2)LIBCP): $$($(2)LIB_OBJ)
+	@echo "  AR      $$@"
+	$$(Q)rm -f $$@
+	$$(Q)$$($(2)AR) rcs $$@ $$^
 
-# Every unit test links the one main helper, tests/unit/unit.c, and
-# takes what it uses of the shared fixtures (tests/unit/*fix.c) from an
-# archive, so that a test gets only the ones it calls.
-UNIT_MAIN := $(BUILD)/tests/unit/unit.o
-UNIT_FIX := $(BUILD)/tests/unit/libfix.a
-UNIT_FIX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*fix.c))
-.SECONDARY: $(UNIT_MAIN) $(UNIT_FIX_OBJ)
-$(UNIT_FIX): $(UNIT_FIX_OBJ)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
-UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
-	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_EXTRA) $(UNIT_MAIN) $(UNIT_FIX) \
-	$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(UNIT_LINK)
-$(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(UNIT_LINK)
-# The loop's dispatch is the daemon's (policyd/loop.c): its test links it,
-# the rest of the daemon stubbed.
-$(BUILD)/tests/test_loop: $(BUILD)/policyd/loop.o
-$(BUILD)/tests/test_loop: UNIT_EXTRA = -Ipolicyd $(BUILD)/policyd/loop.o
+$$($(2)BUILD)/cpupolicyd$$($(2)EXE): $$($(2)POLICYD_OBJ) $$($(2)LIBCP)
+	@echo "  LD      $$@"
+	$$(Q)$$($(2)CC) $$($(2)LDFLAGS_ALL) -o $$@ $$($(2)POLICYD_OBJ) \
+		$$($(2)LIBCP) $$($(2)LIBS_ALL)
+
+$$($(2)BUILD)/cpupolicyctl$$($(2)EXE): $$($(2)CTL_OBJ) $$($(2)LIBCP)
+	@echo "  LD      $$@"
+	$$(Q)$$($(2)CC) $$($(2)LDFLAGS_ALL) -o $$@ $$($(2)CTL_OBJ) \
+		$$($(2)LIBCP) $$($(2)LIBS_ALL) -lm
+
+.SECONDARY: $$($(2)UNIT_MAIN) $$($(2)UNIT_FIX_OBJ)
+$$($(2)UNIT_FIX): $$($(2)UNIT_FIX_OBJ)
+	$$(Q)rm -f $$@ && $$($(2)AR) rcs $$@ $$^
+$(2)UNIT_LINK = $$(Q)$$($(2)CC) $$($(2)CPPFLAGS_ALL) -Itests/unit \
+	$$($(2)UNIT_CPPFLAGS) $$($(2)UNIT_CPPFLAGS_$$(basename $$(notdir $$@))) \
+	-DSRCDIR='"$$(CURDIR)"' $$($(2)CFLAGS_ALL) \
+	-o $$@ $$< $$(call unit_objs,$(2),$$(basename $$(notdir $$@))) \
+	$$($(2)UNIT_MAIN) $$($(2)UNIT_FIX) $$($(2)UNIT_ARCHIVES) $$($(2)LIBCP) \
+	$$($(2)LDFLAGS_ALL) $$($(2)LIBS_ALL) $$($(2)UNIT_LIBS) -lm
+$$($(2)BUILD)/tests/%$$($(2)EXE): tests/unit/%.c $$($(2)UNIT_MAIN) \
+		$$($(2)UNIT_FIX) $$($(2)UNIT_ARCHIVES) $$($(2)LIBCP) \
+		| $$($(2)UNIT_DEPS)
+	@mkdir -p $$(dir $$@)
+	@echo "  TEST    $$@"
+	$$($(2)UNIT_LINK)
+$$($(2)BUILD)/tests/%$$($(2)EXE): tests/unit/$(1)/%.c $$($(2)UNIT_MAIN) \
+		$$($(2)UNIT_FIX) $$($(2)UNIT_ARCHIVES) $$($(2)LIBCP) \
+		| $$($(2)UNIT_DEPS)
+	@mkdir -p $$(dir $$@)
+	@echo "  TEST    $$@"
+	$$($(2)UNIT_LINK)
+
+-include $$($(2)LIB_OBJ:.o=.d) $$($(2)CTL_OBJ:.o=.d) \
+	$$($(2)POLICYD_OBJ:.o=.d) $$(addsuffix .d,$$(basename $$($(2)UNIT_BIN))) \
+	$$($(2)UNIT_MAIN:.o=.d) $$($(2)UNIT_FIX_OBJ:.o=.d)
+endef
+# $(call unit_objs,PREFIX,TEST): the objects PREFIX's TEST links beside
+# libcpupolicy.a; $(call unit_objs_rules,PREFIX,TESTS): each of TESTS
+# waits for its own.
+unit_objs = $(addprefix $($(1)OBJ)/,$($(1)UNIT_OBJS_$(2)))
+unit_objs_rules = $(foreach t,$(2),$(eval \
+	$($(1)BUILD)/tests/$(t)$($(1)EXE): $(call unit_objs,$(1),$(t))))
+
+# Linux: objects beside the programs, in build/ (build-san/ under SAN=1).
+OBJ := $(BUILD)
+LIBS_ALL = $(PKG_LIBS)
+UNIT_CPPFLAGS = $(shell pkg-config --cflags cmocka)
+UNIT_LIBS = $(shell pkg-config --libs cmocka)
+$(eval $(call programs,linux,))
+
+# The loop's dispatch is the daemon's (policyd/loop_common.c): its test
+# links it, the rest of the daemon stubbed.
+UNIT_OBJS_test_loop := policyd/loop_common.o
+UNIT_CPPFLAGS_test_loop := -Ipolicyd
+$(call unit_objs_rules,,test_loop)
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
 FUZZ_CC := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/$(OS)/*.h) \
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/linux/*.h) \
 		$(BPF_SKEL)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
@@ -430,6 +480,3 @@ clean:
 	rm -rf build build-san
 
 include windows.mk
-
--include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(UNIT_MAIN:.o=.d)

@@ -63,9 +63,9 @@ WIN_PKGS := libconfig inih hwloc json-c
 .PHONY: windows windows-deps windows-packages windows-clean \
 	windows-build windows-test-deps windows-units windows-test
 
-# The programs: the portable core and the windows/ folders, as the
-# Makefile builds linux/ (wildcards: a new file joins by existing).
-# Objects under obj-cp/, apart from the libraries' obj/.
+# The programs: the Makefile's rules (programs) over the windows/
+# folders, with these settings. Objects under obj-cp/, apart from the
+# libraries' obj/.
 # __USE_MINGW_ANSI_STDIO: mingw-w64's own C99 printf (%zu, %lld), not
 # MSVCRT's. _WIN32_WINNT 0x0A00: the Windows 10 API is declared; what
 # an older Windows or Wine lacks is resolved at run time (winapi.c).
@@ -74,48 +74,26 @@ WIN_PKGS := libconfig inih hwloc json-c
 # (_PID_T_) and an int, as on Linux. No sanitizers: the Windows build
 # is the same under SAN=1.
 WIN_OBJ := $(WIN_BUILD)/obj-cp
-WIN_LIB_SRC := $(wildcard lib/*.c lib/windows/*.c)
-WIN_CTL_SRC := $(wildcard ctl/*.c ctl/windows/*.c)
-WIN_POLICYD_SRC := $(wildcard policyd/*.c policyd/windows/*.c)
-WIN_LIB_OBJ := $(WIN_LIB_SRC:%.c=$(WIN_OBJ)/%.o)
-WIN_CTL_OBJ := $(WIN_CTL_SRC:%.c=$(WIN_OBJ)/%.o)
-WIN_POLICYD_OBJ := $(WIN_POLICYD_SRC:%.c=$(WIN_OBJ)/%.o)
-WIN_LIBCP := $(WIN_BUILD)/libcpupolicy.a
+WIN_EXE := .exe
 WIN_AR := $(WIN_HOST)-ar
-WIN_CPPFLAGS = -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 \
+WIN_DEPS = $(WIN_LIB_STAMPS)
+WIN_CPPFLAGS_ALL = -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 \
 	-D_WIN32_WINNT=0x0A00 -DWINVER=0x0A00 -DUNICODE -D_UNICODE \
 	-D_PID_T_ -Dpid_t=int -D_pid_t=int \
 	-DCPUPOLICY_VERSION='"$(VERSION)"' -Ilib -Ilib/windows \
 	$(shell $(WIN_PKG_CONFIG) --cflags $(WIN_PKGS) 2>/dev/null)
-WIN_CFLAGS := -std=c11 $(WARN) -O2 -g -MMD -MP
+WIN_CFLAGS_ALL := -std=c11 $(WARN) -O2 -g -MMD -MP
+WIN_LDFLAGS_ALL := -static
 # Windows' own DLLs only: advapi32 (tokens, SIDs, services, ETW),
 # the rest what the C runtime and the pipes need.
 WIN_SYSLIBS := -ladvapi32 -lkernel32 -luser32 -lws2_32
-WIN_LIBS = $(shell $(WIN_PKG_CONFIG) --libs $(WIN_PKGS) 2>/dev/null) \
+WIN_LIBS_ALL = $(shell $(WIN_PKG_CONFIG) --libs $(WIN_PKGS) 2>/dev/null) \
 	$(WIN_SYSLIBS)
 
 windows: windows-deps
 	@$(MAKE) --no-print-directory windows-build
 
 windows-build: $(WIN_BUILD)/cpupolicyd.exe $(WIN_BUILD)/cpupolicyctl.exe
-
-$(WIN_OBJ)/%.o: %.c | $(WIN_LIB_STAMPS)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $< (windows)"
-	$(Q)$(WIN_CC) $(WIN_CPPFLAGS) $(WIN_CFLAGS) -c $< -o $@
-
-$(WIN_LIBCP): $(WIN_LIB_OBJ)
-	@echo "  AR      $@"
-	$(Q)rm -f $@
-	$(Q)$(WIN_AR) rcs $@ $^
-
-$(WIN_BUILD)/cpupolicyd.exe: $(WIN_POLICYD_OBJ) $(WIN_LIBCP)
-	@echo "  LD      $@"
-	$(Q)$(WIN_CC) -static -o $@ $(WIN_POLICYD_OBJ) $(WIN_LIBCP) $(WIN_LIBS)
-
-$(WIN_BUILD)/cpupolicyctl.exe: $(WIN_CTL_OBJ) $(WIN_LIBCP)
-	@echo "  LD      $@"
-	$(Q)$(WIN_CC) -static -o $@ $(WIN_CTL_OBJ) $(WIN_LIBCP) $(WIN_LIBS) -lm
 
 windows-deps: windows-packages $(WIN_LIB_STAMPS)
 
@@ -170,54 +148,36 @@ $(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.
 windows-test-deps: windows-deps $(WIN_CMOCKA_STAMP)
 
 # The unit tests as .exe: every portable one (tests/unit/test_*.c) and
-# those of the Windows backend's own parts (tests/unit/windows/), each
-# with tests/unit/unit.c, run under Wine by tests/windows/run-units.sh.
-WIN_UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/windows/test_*.c)
-WIN_UNIT_BIN := $(patsubst %.c,$(WIN_BUILD)/tests/%.exe,$(notdir $(WIN_UNIT_SRC)))
-WIN_UNIT_MAIN := $(WIN_OBJ)/tests/unit/unit.o
-WIN_UNIT_FIX := $(WIN_OBJ)/tests/unit/libfix.a
-WIN_UNIT_FIX_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/unit/*fix.c))
+# those of the Windows backend's own parts (tests/unit/windows/), run
+# under Wine by tests/windows/run-units.sh, with cmocka for mingw.
 # The model of Windows (tests/windows/model/): a library the Windows
 # unit tests link, whose model_install puts it behind winapi.h's table.
 WIN_MODEL_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/windows/model/*.c))
 WIN_MODEL := $(WIN_OBJ)/tests/windows/model/libmodel.a
 $(WIN_MODEL): $(WIN_MODEL_OBJ)
 	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
-# A unit test of a front end's own files (which libcpupolicy.a does not
-# hold) names their objects in WIN_UNIT_OBJS_<test>: linked in beside it.
-WIN_UNIT_OBJS_test_model_check := ctl/work.o ctl/windows/work.o \
-	ctl/windows/facts.o
+WIN_UNIT_CPPFLAGS = -Itests/windows/model \
+	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
+WIN_UNIT_ARCHIVES = $(WIN_MODEL)
+WIN_UNIT_LIBS = $(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null)
+WIN_UNIT_DEPS = $(WIN_CMOCKA_STAMP)
+$(eval $(call programs,windows,WIN_))
+
+# A unit test of a front end's own files names their objects in
+# WIN_UNIT_OBJS_<test>, its own flags in WIN_UNIT_CPPFLAGS_<test> (the
+# Makefile's programs).
+WIN_UNIT_OBJS_test_model_check := ctl/work_common.o ctl/windows/work.o \
+	ctl/windows/machine.o
 WIN_UNIT_OBJS_test_model_pipes := policyd/windows/listen.o
 WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
 # The front end's --uninstall, with the part of the daemon it runs.
 WIN_UNIT_OBJS_test_uninstall := policyd/windows/install.o \
 	policyd/windows/ifeo.o
-win_unit_objs = $(addprefix $(WIN_OBJ)/,$(WIN_UNIT_OBJS_$(1)))
-$(foreach t,test_model_check test_model_pipes test_model_ifeo \
-	test_uninstall,$(eval \
-	$(WIN_BUILD)/tests/$(t).exe: $(call win_unit_objs,$(t))))
-WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
-	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
-	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
-	$(call win_unit_objs,$(basename $(notdir $@))) \
-	$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) -static $(WIN_LIBS) \
-	$(shell $(WIN_PKG_CONFIG) --libs cmocka 2>/dev/null) -lm
-.SECONDARY: $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ)
-$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
-$(WIN_UNIT_FIX): $(WIN_UNIT_FIX_OBJ)
-	$(Q)rm -f $@ && $(WIN_AR) rcs $@ $^
-$(WIN_BUILD)/tests/%.exe: tests/unit/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) \
-		| $(WIN_CMOCKA_STAMP)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(WIN_UNIT_LINK)
-$(WIN_BUILD)/tests/%.exe: tests/unit/windows/%.c $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX) $(WIN_MODEL) $(WIN_LIBCP) \
-		| $(WIN_CMOCKA_STAMP)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(WIN_UNIT_LINK)
-
-$(WIN_BUILD)/tests/test_uninstall.exe: WIN_CPPFLAGS += -Ipolicyd/windows
+WIN_UNIT_CPPFLAGS_test_uninstall := -Ipolicyd/windows
+$(call unit_objs_rules,WIN_,test_model_check test_model_pipes \
+	test_model_ifeo test_uninstall)
+# The test main and fixtures include cmocka.h, which is in the prefix.
+$(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS_ALL += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
 
 windows-units: $(WIN_UNIT_BIN)
 
@@ -229,8 +189,7 @@ windows-test: windows-test-deps
 windows-clean:
 	rm -rf $(WIN_BUILD)
 
--include $(WIN_LIB_OBJ:.o=.d) $(WIN_CTL_OBJ:.o=.d) $(WIN_POLICYD_OBJ:.o=.d) \
-	$(WIN_UNIT_BIN:.exe=.d) $(WIN_UNIT_MAIN:.o=.d) $(WIN_MODEL_OBJ:.o=.d)
+-include $(WIN_MODEL_OBJ:.o=.d)
 
 # The integration test's program and the benchmark's (tests/windows/
 # probe.c), the daemon under Wine with a rule for it (integration.sh), and

@@ -10,7 +10,7 @@
  * saturate_compare.c; the options and a step's measurement are shared
  * with it (saturate_compare.h). What it reads of the machine (CPU
  * lists, quotas, cpufreq, the CPU time of others) and the worker
- * processes are the system's: ctl/linux/facts.c and ctl/linux/work.c. */
+ * processes are the system's: ctl/linux/machine.c and ctl/linux/work.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -83,8 +83,8 @@ static int saturate_competitor_compare(const void *a, const void *b)
 }
 
 /* What other processes took while the workers ran. */
-static size_t saturate_competitors(const struct facts_task *before, size_t nb,
-				   const struct facts_task *after, size_t na,
+static size_t saturate_competitors(const struct machine_task *before, size_t nb,
+				   const struct machine_task *after, size_t na,
 				   double seconds, pid_t ours,
 				   struct saturate_competitor **out)
 {
@@ -92,7 +92,7 @@ static size_t saturate_competitors(const struct facts_task *before, size_t nb,
 
 	*out = xcalloc(na ? na : 1, sizeof(**out));
 	for (size_t a = 0; a < na; a++) {
-		const struct facts_task *t = &after[a];
+		const struct machine_task *t = &after[a];
 		double start = 0, cpus;
 
 		if (t->pid == ours || t->pid == procinfo_self())
@@ -129,7 +129,7 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 		hwloc_bitmap_copy(in->present, env->topo.all);
 	else if (hwloc_bitmap_iszero(in->present))
 		hwloc_bitmap_set_range(in->present, 0,
-				       (int)facts_cpu_count(false) - 1);
+				       (int)machine_cpu_count(false) - 1);
 	if (apply_place_online(conf->sysfs, in->online) < 0)
 		hwloc_bitmap_copy(in->online, in->present);
 	if (apply_place_read(0, 0, in->affinity) != OS_OK) {
@@ -141,11 +141,11 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 		hwloc_bitmap_free(in->cpuset);
 		in->cpuset = NULL;
 	}
-	in->quota_cpus = facts_quota(conf->procfs, conf->sysfs, in->cgroup,
-				     sizeof(in->cgroup));
-	facts_cpuset_cgroup(conf->procfs, in->cpuset_cgroup,
-			    sizeof(in->cpuset_cgroup));
-	facts_freq(conf->sysfs, in);
+	in->quota_cpus = machine_quota(conf->procfs, conf->sysfs, in->cgroup,
+				       sizeof(in->cgroup));
+	machine_cpuset_cgroup(conf->procfs, in->cpuset_cgroup,
+			      sizeof(in->cpuset_cgroup));
+	machine_freq(conf->sysfs, in);
 }
 
 static void saturate_progress(const struct saturate_window *w, double elapsed,
@@ -166,7 +166,7 @@ static void saturate_threads_cpu(const struct saturate_env *env, pid_t pid,
 				 double *out)
 {
 	for (unsigned i = 0; i < threads; i++)
-		out[i] = facts_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
+		out[i] = machine_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
 }
 
 struct saturate_sampler {
@@ -521,18 +521,18 @@ static int saturate_run_step(struct saturate_env *env,
 		.expected = expected,
 		.live = !o->json && isatty(2),
 	};
-	struct facts_task *before, *after;
+	struct machine_task *before, *after;
 	struct prio_state prio;
 	size_t nb, na, shares_max;
 	int status;
 
 	in->thread_cpu_s = xcalloc(o->threads, sizeof(*in->thread_cpu_s));
 	in->thread_count = o->threads;
-	nb = facts_tasks(env->conf.procfs, &before);
+	nb = machine_tasks(env->conf.procfs, &before);
 	status = saturate_measure(env, &all, o->seconds, &w, &in->run,
 				  in->thread_cpu_s, &prio);
 	in->our_nice = prio.nice;
-	na = facts_tasks(env->conf.procfs, &after);
+	na = machine_tasks(env->conf.procfs, &after);
 	if (status == 0) {
 		in->competitor_count = saturate_competitors(
 			before, nb, after, na, in->run.wall_s + 0.1, 0,
@@ -595,7 +595,7 @@ static int saturate_check(struct saturate_env *env,
 		saturate_input_free(&in);
 		return CTL_EXIT_USAGE;
 	}
-	facts_system(&machine, &in);
+	machine_system(&machine, &in);
 	in.machine = &machine;
 	if (saturate_steps(env, o, &machine, &in) < 0) {
 		fprintf(stderr, "cpupolicyctl: cannot start the workers\n");
@@ -876,7 +876,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		o.threads = saturate_default_threads(
 			saturate_count(env.conf.sysfs, false, 0),
 			saturate_count(env.conf.sysfs, true,
-				       facts_cpu_count(true)),
+				       machine_cpu_count(true)),
 			WORK_MAX_THREADS);
 	if (!o.seconds)
 		o.seconds = o.compare ? 3 : 5;

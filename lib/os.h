@@ -36,7 +36,7 @@ enum os_status {
  * checked for unless told otherwise */
 enum rules_system system_native(void);
 /* The system's build number (Windows: 19045, 22631...; 0 on Linux),
- * for what depends on it (processor groups, groups.h). */
+ * for what depends on it (processor groups, procgroups.h). */
 unsigned long system_build(void);
 
 /* A process's facts are read through procinfo_fetch with this context. */
@@ -50,7 +50,7 @@ struct procinfo_pin {
 	long handle;
 };
 
-/* procinfo.c: processes and threads */
+/* procinfo_common.c: processes and threads */
 void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts);
 /* linux/procinfo.c, windows/procinfo.c: one fact (a MATCH_FACT_ bit), and
  * whether the file behind an exe path is the one the process runs; -1
@@ -220,7 +220,7 @@ struct memstream {
 FILE *memstream_open(struct memstream *m);
 char *memstream_close(struct memstream *m, size_t *len);
 
-/* procinfo.c: this process */
+/* linux/procinfo.c, windows/procinfo.c: this process */
 pid_t procinfo_self(void);
 
 /* apply_place.c: the CPUs this machine has, online or not */

@@ -190,7 +190,7 @@ struct saturate_result {
 	struct saturate_findings findings;
 };
 
-/* saturate.c */
+/* saturate_common.c */
 unsigned saturate_default_threads(unsigned present, unsigned online,
 				  unsigned max);
 int saturate_machine_load(struct saturate_machine *m,

@@ -374,7 +374,7 @@ static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
 			    sizeof(facts->parent_exe));
 }
 
-/* One fact of a process, for procinfo_fetch (procinfo.c). */
+/* One fact of a process, for procinfo_fetch (procinfo_common.c). */
 int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
 {
 	switch (fact) {

@@ -470,7 +470,7 @@ static int procinfo_exe_file(pid_t pid, const char *exe, enum match_file *file)
 	return 0;
 }
 
-/* One fact of a process, for procinfo_fetch (procinfo.c). */
+/* One fact of a process, for procinfo_fetch (procinfo_common.c). */
 int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
 {
 	switch (fact) {

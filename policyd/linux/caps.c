@@ -62,7 +62,7 @@ static void caps_name(cap_value_t cap, char *buf, size_t size)
 	cap_free(name);
 }
 
-/* The capabilities a need takes, by name (caps.c compares and lists
+/* The capabilities a need takes, by name (caps_common.c compares and lists
  * them). */
 size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX])
 {

@@ -52,7 +52,7 @@ static void caps_name(const wchar_t *name, char *buf, size_t size)
 		snprintf(buf, size, "a privilege");
 }
 
-/* The privileges a need takes, by name (caps.c compares and lists
+/* The privileges a need takes, by name (caps_common.c compares and lists
  * them). */
 size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX])
 {

@@ -1,7 +1,7 @@
 /* Windows: the rules' share of Image File Execution Options, written to
  * HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution
  * Options\<file name>\PerfOptions (CpuPriorityClass, IoPriority), which
- * Windows applies as it creates a process. lib/ifeo.c plans which names
+ * Windows applies as it creates a process. lib/ifeo_common.c plans which names
  * and values; lib/perfopts.c keeps the record, here in the daemon's own
  * key HKLM\SOFTWARE\cpupolicy\PerfOptions (one value per name: what it
  * wrote and what was there before), written before each value, so that a

@@ -1,4 +1,4 @@
-/* The loop's dispatch (policyd/loop.c) with the exec filter, its two
+/* The loop's dispatch (policyd/loop_common.c) with the exec filter, its two
  * sources stubbed: the ring buffer's execs and the proc connector's
  * forks, fed in the order the kernel cannot prevent (the child's exec in
  * the ring, its fork still in the connector's queue, the ring named
@@ -250,7 +250,7 @@ int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 	return -1;
 }
 
-/* The two sources, and the rest of the daemon loop.c calls. */
+/* The two sources, and the rest of the daemon loop_common.c calls. */
 
 int events_read(struct events *ev, events_fn fn, void *ctx)
 {
