@@ -57,7 +57,9 @@ endif
 # runtime (libclang-rt) builds the libFuzzer targets, clang-format keeps the
 # style checked, hwloc's tools (hwloc-calc) cross-check topology tests;
 # libsystemd tells systemd the daemon is ready (sd_notify) and hands it
-# the sockets of socket activation (sd_listen_fds). The package tests:
+# the sockets of socket activation (sd_listen_fds); json-c writes every
+# JSON document the programs output (its strings escaped by the library)
+# and parses the ananicy rules an import reads. The package tests:
 # debhelper and dpkg-dev build the .deb, lintian checks it, man-db renders
 # the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
 # scores the unit's hardening, ansible-core runs the fleet role and
@@ -72,12 +74,12 @@ endif
 # the filter's BPF program, with clang), bpftool writes vmlinux.h from the
 # kernel's BTF and the skeleton that embeds the program in the daemon.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
-	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
-	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
-	systemd ansible-core ansible build-essential prometheus jq \
-	systemd-container debootstrap libbpf-dev bpftool
+	libjson-c-dev libhwloc-dev libcmocka-dev clang libclang-rt-14-dev \
+	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
+	lintian man-db rpm systemd ansible-core ansible build-essential \
+	prometheus jq systemd-container debootstrap libbpf-dev bpftool
 
-PKGS := libconfig inih libcap hwloc libsystemd libbpf
+PKGS := libconfig inih libcap hwloc libsystemd libbpf json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))

@@ -4,7 +4,8 @@
 #                       build-win/cpupolicyctl.exe (static: no DLL beyond
 #                       Windows' own) and build-win/libcpupolicy.a
 #   make windows-deps   install mingw-w64 and Wine (root), then build
-#                       libconfig, inih and hwloc from Debian source packages
+#                       libconfig, inih, hwloc and json-c from Debian source
+#                       packages
 #                       as static x86_64-w64-mingw32 libraries under
 #                       build-win/deps/{include,lib,lib/pkgconfig}
 #   make msi            build-win/cpupolicy-VERSION-x64.msi, the installer
@@ -27,10 +28,12 @@ WIN_STAMP := $(WIN_BUILD)/stamp
 # patches, and dpkg-architecture, which names the build machine to
 # configure; debian-archive-keyring holds the keys bookworm's and trixie's
 # Release files are checked with; pkg-config reads the libraries' .pc files
-# for the programs that link them. No autotools: the sources' own configure
+# for the programs that link them; cmake builds json-c, whose only build
+# is a CMake one (its cross build for mingw-w64 is named on the command
+# line: no toolchain file). No autotools: the sources' own configure
 # scripts work as shipped, and inih is one C file compiled directly.
 WIN_DEB_PACKAGES := gcc-mingw-w64-x86-64 wine wine64 dpkg-dev \
-	debian-archive-keyring pkg-config
+	debian-archive-keyring pkg-config cmake
 
 # The Debian source packages: libconfig and hwloc from bookworm, inih from
 # trixie (bookworm's cannot be fetched here).
@@ -38,6 +41,9 @@ WIN_LIBCONFIG := libconfig=1.5-0.4
 WIN_INIH := libinih=59-1
 WIN_HWLOC := hwloc=2.9.0-1
 WIN_SOURCES := $(WIN_LIBCONFIG) $(WIN_INIH) $(WIN_HWLOC)
+# json-c from bookworm: fetched apart from the three, after them, so that
+# a build directory that has those neither fetches nor builds them again.
+WIN_JSONC := json-c=0.16-2
 # For the unit tests only, fetched apart (make windows does without it):
 # cmocka from bookworm, one C file compiled directly like inih's.
 WIN_CMOCKA := cmocka=1.1.5-2.1
@@ -45,12 +51,14 @@ WIN_CMOCKA := cmocka=1.1.5-2.1
 # package=version -> package-version, the name of its tree under src/.
 win_dir = $(subst =,-,$(1))
 WIN_SRC_STAMPS := $(foreach s,$(WIN_SOURCES),$(WIN_STAMP)/src-$(call win_dir,$(s)))
-WIN_LIB_STAMPS := $(foreach s,$(WIN_SOURCES),$(WIN_STAMP)/$(call win_dir,$(s)))
+WIN_JSONC_SRC_STAMP := $(WIN_STAMP)/src-$(call win_dir,$(WIN_JSONC))
+WIN_LIB_STAMPS := $(foreach s,$(WIN_SOURCES) $(WIN_JSONC),\
+	$(WIN_STAMP)/$(call win_dir,$(s)))
 
 # pkg-config on the prefix alone, never the machine's own .pc files.
 WIN_PKG_CONFIG := PKG_CONFIG_LIBDIR=$(WIN_PREFIX)/lib/pkgconfig PKG_CONFIG_PATH= \
 	pkg-config --static
-WIN_PKGS := libconfig inih hwloc
+WIN_PKGS := libconfig inih hwloc json-c
 
 .PHONY: windows windows-deps windows-packages windows-clean \
 	windows-build windows-test-deps windows-units windows-test
@@ -100,13 +108,15 @@ $(WIN_SRC_STAMPS) &: packaging/windows/fetch-sources.sh | windows-packages
 		$(WIN_BUILD) $(WIN_SOURCES))
 	@mkdir -p $(WIN_STAMP) && touch $(WIN_SRC_STAMPS)
 
-# win_lib_rule NAME,PACKAGE=VERSION: the stamp of one library, built from its source tree.
+# win_lib_rule NAME,PACKAGE=VERSION[,SCRIPT]: the stamp of one library,
+# built from its source tree by SCRIPT (build-dep.sh unless named).
+win_script = packaging/windows/$(or $(1),build-dep.sh)
 define win_lib_rule
 $(WIN_STAMP)/$(call win_dir,$(2)): $(WIN_STAMP)/src-$(call win_dir,$(2)) \
-		packaging/windows/build-dep.sh | windows-packages
+		$(call win_script,$(3)) | windows-packages
 	@echo "  BUILD   $(1) ($(2)) for $(WIN_HOST)"
 	@start=$$$$(date +%s); \
-	{ $$(call limit,build-dep $(1),packaging/windows/build-dep.sh $(1) \
+	{ $$(call limit,build-dep $(1),$(call win_script,$(3)) $(1) \
 		$(WIN_BUILD)/src/$(call win_dir,$(2)) $(WIN_BUILD)/obj/$(1) \
 		$(WIN_PREFIX)); } && \
 	echo "  BUILT   $(1) in $$$$(( $$$$(date +%s) - start )) s"
@@ -115,13 +125,22 @@ endef
 $(eval $(call win_lib_rule,libconfig,$(WIN_LIBCONFIG)))
 $(eval $(call win_lib_rule,inih,$(WIN_INIH)))
 $(eval $(call win_lib_rule,hwloc,$(WIN_HWLOC)))
+# json-c's build is CMake's: a script of its own, so that a change to
+# one build does not build the other libraries again.
+$(eval $(call win_lib_rule,json-c,$(WIN_JSONC),build-cmake.sh))
 $(eval $(call win_lib_rule,cmocka,$(WIN_CMOCKA)))
 
-WIN_CMOCKA_STAMP := $(WIN_STAMP)/$(call win_dir,$(WIN_CMOCKA))
-# After the other fetch, never beside it: both use the one private apt
-# state, whose lock a second apt-get would find taken.
-$(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.sh \
+# Each fetch after the one before, never beside it: all use the one
+# private apt state, whose lock a second apt-get would find taken.
+$(WIN_JSONC_SRC_STAMP): packaging/windows/fetch-sources.sh \
 		| windows-packages $(WIN_SRC_STAMPS)
+	@$(call limit,fetch-sources,packaging/windows/fetch-sources.sh \
+		$(WIN_BUILD) $(WIN_JSONC))
+	@mkdir -p $(WIN_STAMP) && touch $@
+
+WIN_CMOCKA_STAMP := $(WIN_STAMP)/$(call win_dir,$(WIN_CMOCKA))
+$(WIN_STAMP)/src-$(call win_dir,$(WIN_CMOCKA)): packaging/windows/fetch-sources.sh \
+		| windows-packages $(WIN_SRC_STAMPS) $(WIN_JSONC_SRC_STAMP)
 	@$(call limit,fetch-sources,packaging/windows/fetch-sources.sh \
 		$(WIN_BUILD) $(WIN_CMOCKA))
 	@mkdir -p $(WIN_STAMP) && touch $@

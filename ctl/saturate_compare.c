@@ -12,10 +12,10 @@
 
 #include "compare.h"
 #include "ctl.h"
+#include "jsonout.h"
 #include "os.h"
 #include "place.h"
 #include "prio.h"
-#include "proto.h"
 #include "rules.h"
 #include "saturate.h"
 #include "saturate_compare.h"
@@ -225,43 +225,64 @@ static void saturate_compare_arm_percentiles(struct saturate_compare_arm *arm)
 	arm->p999_us = compare_pool_percentile(&arm->probe, 0.999);
 }
 
+static void saturate_compare_probe_json(struct json_object *doc,
+					const char *key,
+					const struct saturate_compare_arm *arm)
+{
+	struct json_object *j = jsonout_add_object(doc, key);
+
+	jsonout_add_fixed(j, "p99_us", arm->p99_us, 1);
+	jsonout_add_fixed(j, "p999_us", arm->p999_us, 1);
+	jsonout_add_uint(j, "missed", arm->missed);
+	jsonout_add_uint(j, "samples", arm->probe.count);
+	jsonout_add_fixed(j, "worst_trial_p99_us", arm->probe.worst_p99, 1);
+}
+
 static void saturate_compare_json(const struct saturate_opts *o,
 				  const struct saturate_compare_trials *t,
 				  const struct compare_summary *sum)
 {
-	printf("{\"compare\":");
-	proto_json_string(stdout, o->compare);
-	printf(",\"pairs\":%u,\"order\":\"AB BA\",\"threads\":%u,"
-	       "\"seconds\":%.3f,\"estimator\":\"mean of log ratios\","
-	       "\"rate_a\":%.1f,\"rate_b\":%.1f,\"change\":%.4f,"
-	       "\"ci95\":[%.4f,%.4f],\"t\":%.4f,\"df\":%u,\"trials\":{",
-	       o->pairs, o->threads, o->seconds, sum->geo_a, sum->geo_b,
-	       sum->change, sum->low, sum->high, sum->t, o->pairs - 1);
+	struct json_object *doc = json_object_new_object(), *ci95, *trials;
+
+	jsonout_add_string(doc, "compare", o->compare);
+	jsonout_add_uint(doc, "pairs", o->pairs);
+	jsonout_add_string(doc, "order", "AB BA");
+	jsonout_add_uint(doc, "threads", o->threads);
+	jsonout_add_fixed(doc, "seconds", o->seconds, 3);
+	jsonout_add_string(doc, "estimator", "mean of log ratios");
+	jsonout_add_fixed(doc, "rate_a", sum->geo_a, 1);
+	jsonout_add_fixed(doc, "rate_b", sum->geo_b, 1);
+	jsonout_add_fixed(doc, "change", sum->change, 4);
+	ci95 = jsonout_add_array(doc, "ci95");
+	json_object_array_add(ci95, jsonout_fixed(sum->low, 4));
+	json_object_array_add(ci95, jsonout_fixed(sum->high, 4));
+	jsonout_add_fixed(doc, "t", sum->t, 4);
+	jsonout_add_uint(doc, "df", o->pairs - 1);
+	trials = jsonout_add_object(doc, "trials");
 	for (unsigned arm = 0; arm < 2; arm++) {
-		printf("%s\"%c\":[", arm ? "," : "", arm ? 'b' : 'a');
+		struct json_object *rates =
+			jsonout_add_array(trials, arm ? "b" : "a");
+
 		for (unsigned i = 0; i < o->pairs; i++)
-			printf("%s%.1f", i ? "," : "", t->arm[arm].rates[i]);
-		printf("]");
+			json_object_array_add(
+				rates, jsonout_fixed(t->arm[arm].rates[i], 1));
 	}
-	printf("}");
-	for (unsigned arm = 0; arm < 2; arm++) {
-		printf(",\"priority_%c\":", arm ? 'b' : 'a');
-		proto_json_string(stdout, t->arm[arm].prio);
+	jsonout_add_string(doc, "priority_a", t->arm[0].prio);
+	jsonout_add_string(doc, "priority_b", t->arm[1].prio);
+	if (t->bg) {
+		jsonout_add_fixed(doc, "background_alone", t->bg_alone, 1);
+		jsonout_add_fixed(
+			doc, "background_a",
+			compare_geomean(t->arm[0].background, o->pairs), 4);
+		jsonout_add_fixed(
+			doc, "background_b",
+			compare_geomean(t->arm[1].background, o->pairs), 4);
 	}
-	if (t->bg)
-		printf(",\"background_alone\":%.1f,\"background_a\":%.4f,"
-		       "\"background_b\":%.4f",
-		       t->bg_alone,
-		       compare_geomean(t->arm[0].background, o->pairs),
-		       compare_geomean(t->arm[1].background, o->pairs));
-	for (unsigned arm = 0; t->probe && arm < 2; arm++)
-		printf(",\"probe_%c\":{\"p99_us\":%.1f,\"p999_us\":%.1f,"
-		       "\"missed\":%u,\"samples\":%zu,\"worst_trial_p99_us\":"
-		       "%.1f}",
-		       arm ? 'b' : 'a', t->arm[arm].p99_us, t->arm[arm].p999_us,
-		       t->arm[arm].missed, t->arm[arm].probe.count,
-		       t->arm[arm].probe.worst_p99);
-	printf("}\n");
+	if (t->probe) {
+		saturate_compare_probe_json(doc, "probe_a", &t->arm[0]);
+		saturate_compare_probe_json(doc, "probe_b", &t->arm[1]);
+	}
+	jsonout_write(stdout, doc);
 }
 
 static void saturate_compare_text(const struct saturate_opts *o,

@@ -4,7 +4,7 @@
  * every figure and finding is the judgement's. */
 #include <stdio.h>
 
-#include "proto.h"
+#include "jsonout.h"
 #include "saturate.h"
 #include "saturate_report.h"
 #include "util.h"
@@ -208,16 +208,19 @@ void saturate_report_text(const struct saturate_input *in,
 	}
 }
 
-static void saturate_report_step_json(const char *key,
-				      const struct saturate_step *s, FILE *out)
+static void saturate_report_step_json(struct json_object *doc, const char *key,
+				      const struct saturate_step *s)
 {
-	fprintf(out,
-		"\"%s\":{\"threads\":%u,\"units\":%.0f,\"wall_s\":%.4f,"
-		"\"cpu_s\":%.4f,\"rate\":%.1f,\"rate_per_cpu_s\":%.1f,"
-		"\"cpu_share\":%.4f,\"rel_se\":%.5f}",
-		key, s->threads, s->units, s->wall_s, s->cpu_s,
-		saturate_step_rate(s), saturate_step_rate_cpu(s),
-		saturate_step_share(s), s->rel_se);
+	struct json_object *j = jsonout_add_object(doc, key);
+
+	jsonout_add_uint(j, "threads", s->threads);
+	jsonout_add_fixed(j, "units", s->units, 0);
+	jsonout_add_fixed(j, "wall_s", s->wall_s, 4);
+	jsonout_add_fixed(j, "cpu_s", s->cpu_s, 4);
+	jsonout_add_fixed(j, "rate", saturate_step_rate(s), 1);
+	jsonout_add_fixed(j, "rate_per_cpu_s", saturate_step_rate_cpu(s), 1);
+	jsonout_add_fixed(j, "cpu_share", saturate_step_share(s), 4);
+	jsonout_add_fixed(j, "rel_se", s->rel_se, 5);
 }
 
 static const char *saturate_report_above_name(enum saturate_above above)
@@ -239,122 +242,132 @@ static const char *saturate_report_above_name(enum saturate_above above)
 	return NULL;
 }
 
-static void saturate_report_smt_json(const struct saturate_input *in,
-				     const struct saturate_result *r, FILE *out)
+static void saturate_report_smt_json(struct json_object *doc,
+				     const struct saturate_input *in,
+				     const struct saturate_result *r)
 {
-	fprintf(out, "\"smt\":{\"source\":\"%s\",\"yield\":%.4f",
-		saturate_yield_source(r->source), r->yield);
-	if (r->source == SATURATE_YIELD_MEASURED) {
-		fprintf(out, ",\"core_cpus\":\"%s\",", in->smt.core_cpus);
-		saturate_report_step_json("one", &in->smt.one, out);
-		fputc(',', out);
-		saturate_report_step_json("all", &in->smt.all, out);
-	}
-	fputc('}', out);
+	struct json_object *smt = jsonout_add_object(doc, "smt");
+
+	jsonout_add_string(smt, "source", saturate_yield_source(r->source));
+	jsonout_add_fixed(smt, "yield", r->yield, 4);
+	if (r->source != SATURATE_YIELD_MEASURED)
+		return;
+	jsonout_add_string(smt, "core_cpus", in->smt.core_cpus);
+	saturate_report_step_json(smt, "one", &in->smt.one);
+	saturate_report_step_json(smt, "all", &in->smt.all);
 }
 
-static void saturate_report_cores_json(const struct saturate_result *r,
-				       FILE *out)
+static void saturate_report_cores_json(struct json_object *doc,
+				       const struct saturate_result *r)
 {
-	fprintf(out, "\"cores\":[");
+	struct json_object *cores = jsonout_add_array(doc, "cores");
+
 	for (size_t i = 0; i < r->core_count; i++) {
 		const struct saturate_core *c = &r->cores[i];
+		struct json_object *j = json_object_new_object();
 
-		fprintf(out,
-			"%s{\"core\":%zu,\"cpus\":\"%s\",\"siblings\":%u,"
-			"\"online\":%u,\"busy\":%.4f,\"capacity\":%.4f,"
-			"\"used\":%.4f}",
-			i ? "," : "", i, c->cpus, c->siblings, c->online,
-			c->busy, c->capacity, c->used);
+		jsonout_add_uint(j, "core", i);
+		jsonout_add_string(j, "cpus", c->cpus);
+		jsonout_add_uint(j, "siblings", c->siblings);
+		jsonout_add_uint(j, "online", c->online);
+		jsonout_add_fixed(j, "busy", c->busy, 4);
+		jsonout_add_fixed(j, "capacity", c->capacity, 4);
+		jsonout_add_fixed(j, "used", c->used, 4);
+		json_object_array_add(cores, j);
 	}
-	fputc(']', out);
 }
 
-static void saturate_report_cpus_json(const struct saturate_input *in,
-				      FILE *out)
+static void saturate_report_cpus_json(struct json_object *doc,
+				      const struct saturate_input *in)
 {
-	fprintf(out, "\"cpus\":[");
+	struct json_object *cpus = jsonout_add_array(doc, "cpus");
+
 	for (size_t i = 0; i < in->cpu_count; i++) {
 		const struct procstat_share *c = &in->cpus[i];
 		const struct saturate_cpu *s =
 			saturate_report_cpu_of(in->machine, c->cpu);
-		const char *kind =
-			s ? saturate_report_kind_label(s->kind) : NULL;
+		struct json_object *j = json_object_new_object();
 
-		fprintf(out,
-			"%s{\"cpu\":%d,\"core\":%d,\"numa\":%d,\"kind\":%s%s%s,"
-			"\"busy\":%.4f,\"steal\":%.4f",
-			i ? "," : "", c->cpu, s ? s->core : -1,
-			s ? s->numa : -1, kind ? "\"" : "",
-			kind ? kind : "null", kind ? "\"" : "", c->busy,
-			c->steal);
+		jsonout_add_int(j, "cpu", c->cpu);
+		jsonout_add_int(j, "core", s ? s->core : -1);
+		jsonout_add_int(j, "numa", s ? s->numa : -1);
+		jsonout_add_string(j, "kind",
+				   s ? saturate_report_kind_label(s->kind)
+				     : NULL);
+		jsonout_add_fixed(j, "busy", c->busy, 4);
+		jsonout_add_fixed(j, "steal", c->steal, 4);
 		/* Windows' processor group and the power manager's parking. */
-		if (in->system == SATURATE_SYSTEM_WINDOWS)
-			fprintf(out, ",\"group\":%d,\"parked\":%s",
-				s ? s->group : -1,
-				s && s->parked ? "true" : "false");
-		fputc('}', out);
+		if (in->system == SATURATE_SYSTEM_WINDOWS) {
+			jsonout_add_int(j, "group", s ? s->group : -1);
+			jsonout_add_bool(j, "parked", s && s->parked);
+		}
+		json_object_array_add(cpus, j);
 	}
-	fputc(']', out);
 }
 
-static void saturate_report_findings_json(const struct saturate_result *r,
-					  FILE *out)
+static void saturate_report_findings_json(struct json_object *doc,
+					  const struct saturate_result *r)
 {
-	fprintf(out, "\"findings\":[");
+	struct json_object *findings = jsonout_add_array(doc, "findings");
+
 	for (size_t i = 0; i < r->findings.count; i++) {
 		const struct saturate_finding *f = &r->findings.list[i];
+		struct json_object *j = json_object_new_object();
 
-		fprintf(out, "%s{\"kind\":\"%s\",\"evidence\":", i ? "," : "",
-			saturate_kind_name(f->kind));
-		proto_json_string(out, f->evidence);
-		fprintf(out, ",\"fix\":");
-		proto_json_string(out, f->fix);
-		fprintf(out, "}");
+		jsonout_add_string(j, "kind", saturate_kind_name(f->kind));
+		jsonout_add_string(j, "evidence", f->evidence);
+		jsonout_add_string(j, "fix", f->fix);
+		json_object_array_add(findings, j);
 	}
-	fputc(']', out);
+}
+
+static void saturate_report_above_json(struct json_object *doc,
+				       const struct saturate_result *r)
+{
+	const char *above = saturate_report_above_name(r->above);
+	struct json_object *j;
+
+	if (!above) {
+		jsonout_add(doc, "above_100", NULL);
+		return;
+	}
+	j = jsonout_add_object(doc, "above_100");
+	jsonout_add_string(j, "cause", above);
+	jsonout_add_string(j, "why", r->above_why);
 }
 
 void saturate_report_json(const struct saturate_input *in,
 			  const struct saturate_result *r, FILE *out)
 {
-	const char *above = saturate_report_above_name(r->above);
+	struct json_object *doc = json_object_new_object(), *thread_cpu_s;
 
-	fprintf(out,
-		"{\"threads\":%u,\"seconds\":%.3f,\"work\":\"%s\","
-		"\"cpus_present\":%zu,\"cpus_online\":%d,\"core_count\":%zu,"
-		"\"numa_nodes\":%zu,\"single_rate\":%.1f,\"total_rate\":%.1f,",
-		in->threads, in->seconds, in->work, in->machine->cpu_count,
-		hwloc_bitmap_weight(in->online), in->machine->core_count,
-		in->machine->numa_count, saturate_step_rate(&in->single),
-		saturate_step_rate(&in->run));
-	saturate_report_step_json("single", &in->single, out);
-	fputc(',', out);
-	saturate_report_step_json("run", &in->run, out);
-	fputc(',', out);
-	saturate_report_smt_json(in, r, out);
-	fprintf(out,
-		",\"capacity\":%.4f,\"efficiency\":%.4f,\"noise\":%.4f,"
-		"\"above_100\":",
-		r->capacity, r->efficiency, r->noise);
-	if (above) {
-		fprintf(out, "{\"cause\":\"%s\",\"why\":", above);
-		proto_json_string(out, r->above_why);
-		fputc('}', out);
-	} else {
-		fprintf(out, "null");
-	}
-	fprintf(out, ",\"threshold\":%.4f,\"ok\":%s,", in->threshold,
-		r->ok ? "true" : "false");
-	saturate_report_cpus_json(in, out);
-	fputc(',', out);
-	saturate_report_cores_json(r, out);
-	fprintf(out, ",\"thread_cpu_s\":[");
+	jsonout_add_uint(doc, "threads", in->threads);
+	jsonout_add_fixed(doc, "seconds", in->seconds, 3);
+	jsonout_add_string(doc, "work", in->work);
+	jsonout_add_uint(doc, "cpus_present", in->machine->cpu_count);
+	jsonout_add_int(doc, "cpus_online", hwloc_bitmap_weight(in->online));
+	jsonout_add_uint(doc, "core_count", in->machine->core_count);
+	jsonout_add_uint(doc, "numa_nodes", in->machine->numa_count);
+	jsonout_add_fixed(doc, "single_rate", saturate_step_rate(&in->single),
+			  1);
+	jsonout_add_fixed(doc, "total_rate", saturate_step_rate(&in->run), 1);
+	saturate_report_step_json(doc, "single", &in->single);
+	saturate_report_step_json(doc, "run", &in->run);
+	saturate_report_smt_json(doc, in, r);
+	jsonout_add_fixed(doc, "capacity", r->capacity, 4);
+	jsonout_add_fixed(doc, "efficiency", r->efficiency, 4);
+	jsonout_add_fixed(doc, "noise", r->noise, 4);
+	saturate_report_above_json(doc, r);
+	jsonout_add_fixed(doc, "threshold", in->threshold, 4);
+	jsonout_add_bool(doc, "ok", r->ok);
+	saturate_report_cpus_json(doc, in);
+	saturate_report_cores_json(doc, r);
+	thread_cpu_s = jsonout_add_array(doc, "thread_cpu_s");
 	for (size_t i = 0; i < in->thread_count; i++)
-		fprintf(out, "%s%.3f", i ? "," : "", in->thread_cpu_s[i]);
-	fprintf(out, "],");
-	saturate_report_findings_json(r, out);
-	fprintf(out, "}\n");
+		json_object_array_add(thread_cpu_s,
+				      jsonout_fixed(in->thread_cpu_s[i], 3));
+	saturate_report_findings_json(doc, r);
+	jsonout_write(out, doc);
 }
 
 static void saturate_report_metric(FILE *out, const char *name,

@@ -55,18 +55,27 @@ fi
 mkdir -p "$TMP/sys/devices/system/cpu/cpufreq/policy0"
 echo schedutil >"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
 echo "performance schedutil" >"$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_available_governors"
-cp "$BUILD/helpers/worker" "$TMP/holder"
+# Strings the JSON must escape: the holder's name (a quote, a tab and a
+# byte that is no UTF-8) and the dev root the idle latency is held in (a
+# quote), with a cpu_dma_latency file for the daemon to hold open.
+HOLDER=$TMP/ho\"l$'\t'd$'\xff'
+DEV=$TMP/de\"v
+mkdir -p "$DEV"
+: >"$DEV/cpu_dma_latency"
+cp "$BUILD/helpers/worker" "$HOLDER"
+HOLDER_QUOTED=${HOLDER//\"/\\\"}
 write_conf
 cat >>"$CONF" <<C
 [paths]
 sysfs = $TMP/sys
+dev = $DEV
 C
 cat >"$RULES/10.rules" <<C
-rules = ( { name = "holder"; match = { exe = "$TMP/holder"; };
-            power = { governor = "performance"; }; } );
+rules = ( { name = "holder"; match = { exe = "$HOLDER_QUOTED"; };
+            power = { governor = "performance"; idle_latency_us = 100; }; } );
 C
 start_daemon || { finish; exit 1; }
-start "$TMP/holder" -s 30
+start "$HOLDER" -s 30
 holder=$!
 held() { [ "$(cat "$TMP/sys/devices/system/cpu/cpufreq/policy0/scaling_governor")" = performance ]; }
 wait_until 5 held || not_ok "the hold" "the governor was not set"
@@ -113,5 +122,32 @@ for bad in 'cpupolicy_x 1' $'# HELP a_total a\n# TYPE a_total counter\na_total o
 done
 [ "$bad_ok" -eq 1 ] && ok "the parser rejects broken exposition" ||
 	not_ok "parser" "accepted a broken one"
+# json_check EXPRESSION: the JSON document on stdin is valid UTF-8 and
+# valid JSON to a parser other than the one that wrote it, and the Python
+# EXPRESSION on it (d) is true.
+json_check() {
+	python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$1"
+}
+if command -v python3 >/dev/null; then
+	run ctl status --json
+	if json_check "d['holds'][0]['rule'] == 'holder' and
+		{'path': '$DEV/cpu_dma_latency', 'value': '100',
+		 'original': None, 'yielded': False} in d['settings']" <<<"$out"; then
+		ok "status --json: a quote in a path held comes out escaped and parses back"
+	else
+		not_ok "status --json escaped" "$out"
+	fi
+	run ctl explain --json "$holder"
+	if json_check "d['name'] == 'ho\"l\\td\\u00ff' and
+		d['exe'] == '$TMP/ho\"l\\td\\u00ff'" <<<"$out"; then
+		ok "explain --json: a process name with a quote, a tab and a byte of no UTF-8 comes out escaped and parses back"
+	else
+		not_ok "explain --json escaped" "$(od -c <<<"$out" | head -n 20)"
+	fi
+else
+	skip "the JSON parsed back" "no python3 here"
+fi
 stop_daemon || not_ok "clean stop" "the daemon did not stop"
 finish

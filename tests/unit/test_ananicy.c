@@ -294,7 +294,7 @@ static const struct ananicy_case ananicy_cases[] = {
 	 NULL,
 	 NULL,
 	 1,
-	 "bad JSON: expected ',' or '}'",
+	 "bad JSON: unexpected end of data at column 25",
 	 0,
 	 0},
 	{"comment and blank lines",
@@ -648,6 +648,39 @@ static void test_names_long(void **state)
 	diag_free(&diag);
 }
 
+/* json-c parses a line at a time: a syntax error is said at its own
+ * line, with the column the tokener stopped at and the library's words;
+ * the lines around it are read. */
+static void test_bad_json_where(void **state)
+{
+	static const char text[] = "{ \"name\": \"x\", \"nice\": 5 }\n"
+				   "# a comment\n"
+				   "\n"
+				   "{ \"name\": \"y\" \"nice\": 5 }\n"
+				   "{ \"name\": \"z\", \"nice\": [5] }\n"
+				   "{ \"name\": \"w\", \"nice\": 5 }\n";
+	struct ananicy a;
+	struct diag diag;
+
+	(void)state;
+	diag_init(&diag);
+	ananicy_init(&a);
+	ananicy_parse(&a, "r.rules", "", text, strlen(text), &diag);
+	assert_int_equal(diag.count, 2);
+	assert_int_equal(diag.entries[0].line, 4);
+	assert_string_equal(diag.entries[0].message,
+			    "bad JSON: object value separator ',' expected "
+			    "at column 15: skipped");
+	assert_int_equal(diag.entries[1].line, 5);
+	assert_string_equal(diag.entries[1].message,
+			    "bad JSON: nested values are not ananicy's: "
+			    "skipped");
+	assert_int_equal(a.count, 2);
+	assert_int_equal(a.entries[1].line, 6);
+	ananicy_free(&a);
+	diag_free(&diag);
+}
+
 static void test_input_names(void **state)
 {
 	(void)state;
@@ -668,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_names_collide),
 		cmocka_unit_test(test_names_long),
 		cmocka_unit_test(test_input_names),
+		cmocka_unit_test(test_bad_json_where),
 	};
 
 	return unit_run("ananicy", UNIT_TABLE(ananicy_cases, test_ananicy_case),
