@@ -1,6 +1,7 @@
 /* The JSON documents the programs write, through json-c: objects built
  * with the helpers below, strings escaped by the library, each document
  * one compact line. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,10 @@ struct json_object *jsonout_fixed(double value, int decimals)
 {
 	char text[64];
 
+	/* JSON has no NaN or infinity: "nan" would make the whole document
+	 * unreadable, so a figure that could not be measured is null. */
+	if (!isfinite(value))
+		return NULL;
 	snprintf(text, sizeof(text), "%.*f", decimals, value);
 	return json_object_new_double_s(value, text);
 }

@@ -3,6 +3,7 @@
  * expected text and parsed back by json-c's strict tokener, which must
  * find valid UTF-8 and the text as written (bytes of no UTF-8 as the
  * characters of their value). */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,10 +101,28 @@ static void test_jsonout_types(void **state)
 	free(text);
 }
 
+/* A figure is written to its decimals; one that is no number (a NaN of
+ * a step that did not run, an infinity of a division by zero) is null,
+ * as JSON has neither. */
+static void test_jsonout_fixed(void **state)
+{
+	struct json_object *doc = json_object_new_object();
+	char *text;
+
+	(void)state;
+	jsonout_add_fixed(doc, "f", 0.5, 4);
+	jsonout_add_fixed(doc, "nan", NAN, 4);
+	jsonout_add_fixed(doc, "inf", -INFINITY, 2);
+	text = jsonout_text(doc);
+	assert_string_equal(text, "{\"f\":0.5000,\"nan\":null,\"inf\":null}\n");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jsonout_types),
+		cmocka_unit_test(test_jsonout_fixed),
 	};
 
 	return unit_run("jsonout", UNIT_TABLE(jsonout_cases, test_jsonout_case),
