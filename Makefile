@@ -2,6 +2,9 @@
 #
 #   make deps     install the Debian packages the build and tests need (root)
 #   make          build build/cpupolicyd and build/cpupolicyctl
+#   make check    the daily loop: build, then the unit tests and the format
+#                 check (tests/run-tests.sh unit style); no apt, no root,
+#                 no Wine, once make deps has run on the machine
 #   make test     deps, build, then unit, Windows (under Wine), integration
 #                 and fuzz tests
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
@@ -112,7 +115,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
-.PHONY: all deps test test-run test-systemd run fuzz soak bench format \
+.PHONY: all deps check test test-run test-systemd run fuzz soak bench format \
 	format-check clean install deb rpm
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
@@ -281,6 +284,11 @@ test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-stat
 		windows-units windows-programs windows-msi
 	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) \
 		tests/run-tests.sh
+
+# The daily loop: what make test runs first, without its deps (no apt),
+# Wine or root. Unit tests that need root skip, saying so.
+check: all $(UNIT_BIN)
+	@BUILD=$(BUILD) tests/run-tests.sh unit style
 
 # The package as a machine runs it: the .deb of the committed tree in a
 # Debian 12 container under its own systemd (tests/systemd/run.sh; root).
