@@ -991,6 +991,14 @@ static void test_journal_case(void **state_)
 	struct power pw;
 	int opened;
 
+	/* A setup that gives a file away runs as root alone. */
+	if (c->setup && strstr(c->setup, "chown ") && geteuid() != 0) {
+		print_message("skipped: only root gives a file to another "
+			      "user\n");
+		free(dir);
+		free(text);
+		skip();
+	}
 	build_tree();
 	if (c->setup)
 		run("cd %s && %s", root, c->setup);
