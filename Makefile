@@ -228,6 +228,15 @@ $(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  TEST    $@"
 	$(UNIT_LINK)
+# The tests whose system accounts are a fake's, the same on every system
+# (tests/unit/accountsfake.c): linked before libcpupolicy.a, whose
+# accounts.o it stands in for (windows.mk links it the same way).
+UNIT_FAKE_ACCOUNTS := test_ananicy test_golden test_importcheck \
+	test_prolasso test_rules
+UNIT_ACCOUNTS := $(BUILD)/tests/unit/accountsfake.o
+$(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
+	$(BUILD)/tests/$(t): $(UNIT_ACCOUNTS)) $(eval \
+	$(BUILD)/tests/$(t): UNIT_EXTRA += $(UNIT_ACCOUNTS)))
 # The loop's dispatch is the daemon's (policyd/loop.c): its test links it,
 # the rest of the daemon stubbed.
 $(BUILD)/tests/test_loop: $(BUILD)/policyd/loop.o
@@ -429,4 +438,4 @@ clean:
 include windows.mk
 
 -include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(UNIT_MAIN:.o=.d)
+	$(UNIT_BIN:=.d) $(UNIT_MAIN:.o=.d) $(UNIT_ACCOUNTS:.o=.d)

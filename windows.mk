@@ -173,9 +173,12 @@ WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
 # The front end's --uninstall, with the part of the daemon it runs.
 WIN_UNIT_OBJS_test_uninstall := policyd/windows/install.o \
 	policyd/windows/ifeo.o
+# The tests of the fake accounts (UNIT_FAKE_ACCOUNTS, the Makefile's).
+$(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
+	WIN_UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
 win_unit_objs = $(addprefix $(WIN_OBJ)/,$(WIN_UNIT_OBJS_$(1)))
 $(foreach t,test_model_check test_model_pipes test_model_ifeo \
-	test_uninstall,$(eval \
+	test_uninstall $(UNIT_FAKE_ACCOUNTS),$(eval \
 	$(WIN_BUILD)/tests/$(t).exe: $(call win_unit_objs,$(t))))
 WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
 	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \

@@ -17,19 +17,6 @@
 #include "os.h"
 #include "rules.h"
 
-/* The rules the import writes name root at most. */
-bool accounts_user(const char *name, unsigned *id)
-{
-	*id = 0;
-	return strcmp(name, "root") == 0;
-}
-
-bool accounts_group(const char *name, unsigned *id)
-{
-	*id = 0;
-	return strcmp(name, "root") == 0;
-}
-
 struct ananicy_case {
 	const char *name;
 	const char *types; /* a t.types file, or NULL */

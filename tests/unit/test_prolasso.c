@@ -18,18 +18,6 @@
 #include "prolasso.h"
 #include "rules.h"
 
-bool accounts_user(const char *name, unsigned *id)
-{
-	*id = 0;
-	return strcmp(name, "root") == 0;
-}
-
-bool accounts_group(const char *name, unsigned *id)
-{
-	*id = 0;
-	return strcmp(name, "root") == 0;
-}
-
 struct prolasso_case {
 	const char *name;
 	const char *text;
