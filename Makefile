@@ -209,15 +209,17 @@ $(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
 
 # Every unit test links the one main helper, tests/unit/unit.c, and
-# takes what it uses of the shared fixtures (tests/unit/*fix.c) from an
-# archive, so that a test gets only the ones it calls.
+# takes what it uses of the shared fixtures (tests/unit/*fix.c, and a
+# backend's own in tests/unit/$(OS)/*fix.c) from an archive, so that a
+# test gets only the ones it calls.
 UNIT_MAIN := $(BUILD)/tests/unit/unit.o
 UNIT_FIX := $(BUILD)/tests/unit/libfix.a
-UNIT_FIX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*fix.c))
+UNIT_FIX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*fix.c \
+	tests/unit/$(OS)/*fix.c))
 .SECONDARY: $(UNIT_MAIN) $(UNIT_FIX_OBJ)
 $(UNIT_FIX): $(UNIT_FIX_OBJ)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
-UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
+UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -Itests/unit/$(OS) -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
 	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_EXTRA) $(UNIT_MAIN) $(UNIT_FIX) \
 	$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
 $(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)

@@ -157,7 +157,9 @@ WIN_UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/windows/test_*.c)
 WIN_UNIT_BIN := $(patsubst %.c,$(WIN_BUILD)/tests/%.exe,$(notdir $(WIN_UNIT_SRC)))
 WIN_UNIT_MAIN := $(WIN_OBJ)/tests/unit/unit.o
 WIN_UNIT_FIX := $(WIN_OBJ)/tests/unit/libfix.a
-WIN_UNIT_FIX_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/unit/*fix.c))
+# The shared fixtures: the portable ones and the Windows backend's own.
+WIN_UNIT_FIX_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/unit/*fix.c \
+	tests/unit/windows/*fix.c))
 # The model of Windows (tests/windows/model/): a library the Windows
 # unit tests link, whose model_install puts it behind winapi.h's table.
 WIN_MODEL_OBJ := $(patsubst %.c,$(WIN_OBJ)/%.o,$(wildcard tests/windows/model/*.c))
@@ -180,7 +182,7 @@ win_unit_objs = $(addprefix $(WIN_OBJ)/,$(WIN_UNIT_OBJS_$(1)))
 $(foreach t,test_model_check test_model_pipes test_model_ifeo \
 	test_uninstall $(UNIT_FAKE_ACCOUNTS),$(eval \
 	$(WIN_BUILD)/tests/$(t).exe: $(call win_unit_objs,$(t))))
-WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit \
+WIN_UNIT_LINK = $(Q)$(WIN_CC) $(WIN_CPPFLAGS) -Itests/unit -Itests/unit/windows \
 	-Itests/windows/model -DSRCDIR='"$(CURDIR)"' $(WIN_CFLAGS) \
 	$(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null) -o $@ $< \
 	$(call win_unit_objs,$(basename $(notdir $@))) \

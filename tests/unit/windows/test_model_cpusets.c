@@ -25,50 +25,10 @@
 #include "model.h"
 #include "os.h"
 #include "place.h"
+#include "poolfix.h"
 #include "win.h"
 
-#define POOL	    8
-#define WAIT_THREAD 10000
-
-static HANDLE stop_event;
-
-static DWORD WINAPI pool_thread(LPVOID arg)
-{
-	(void)arg;
-	WaitForSingleObject(stop_event, 60000);
-	return 0;
-}
-
-struct pool {
-	HANDLE handles[POOL * 2];
-	DWORD tids[POOL * 2];
-	size_t count;
-};
-
-static void pool_start(struct pool *pool, size_t n)
-{
-	for (size_t i = 0; i < n && pool->count < ARRAYSIZE(pool->tids); i++) {
-		DWORD tid;
-		HANDLE h = CreateThread(NULL, 0, pool_thread, NULL, 0, &tid);
-
-		assert_non_null(h);
-		pool->handles[pool->count] = h;
-		pool->tids[pool->count++] = tid;
-	}
-}
-
-static void pool_stop(struct pool *pool)
-{
-	SetEvent(stop_event);
-	for (size_t i = 0; i < pool->count; i++) {
-		assert_int_equal(
-			WaitForSingleObject(pool->handles[i], WAIT_THREAD),
-			WAIT_OBJECT_0);
-		CloseHandle(pool->handles[i]);
-	}
-	ResetEvent(stop_event);
-	pool->count = 0;
-}
+#define POOL 8
 
 /* hwloc's view of the model's machine (group g's processor n is
  * g * 64 + n), one kind of CPU as a synthetic topology has; the kinds
@@ -134,7 +94,7 @@ static void assert_default_sets(const ULONG *want, ULONG count,
 
 /* Every thread of the pool and the main thread: the group affinity
  * each has (mask 0: the whole group, as a thread starts). */
-static void assert_threads(const struct pool *pool, KAFFINITY mask,
+static void assert_threads(const struct poolfix *pool, KAFFINITY mask,
 			   const char *what)
 {
 	KAFFINITY whole = ((KAFFINITY)1 << model_group_size(0)) - 1;
@@ -197,7 +157,7 @@ static void test_sets_case(void **state)
 	ULONG want[MODEL_CPUS_MAX], count;
 	struct place_topology topo;
 	struct rules rules, none;
-	struct pool pool = {0};
+	struct poolfix pool = {0};
 	struct manage m;
 
 	model_install(&config);
@@ -208,14 +168,14 @@ static void test_sets_case(void **state)
 	if (c->own_sets)
 		assert_true(winapi_get()->SetProcessDefaultCpuSets(
 			GetCurrentProcess(), own, ARRAYSIZE(own)));
-	pool_start(&pool, POOL);
+	poolfix_start(&pool, POOL);
 	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    &topo);
 	manage_set_rules(&m, &rules);
 	manage_exec(&m, (pid_t)GetCurrentProcessId());
 	assert_non_null(manage_find(&m, (pid_t)GetCurrentProcessId()));
 	/* A thread the program starts later. */
-	pool_start(&pool, 1);
+	poolfix_start(&pool, 1);
 	manage_thread_new(&m, (pid_t)GetCurrentProcessId(),
 			  (pid_t)pool.tids[pool.count - 1],
 			  (pid_t)GetCurrentThreadId());
@@ -237,7 +197,7 @@ static void test_sets_case(void **state)
 		assert_default_sets(NULL, 0, "restored");
 	assert_threads(&pool, 0, "restored");
 	manage_free(&m);
-	pool_stop(&pool);
+	poolfix_stop(&pool);
 	rules_free(&rules);
 	rules_free(&none);
 	place_topology_free(&topo);
@@ -290,7 +250,6 @@ int main(void)
 
 	log_init("test_model_cpusets",
 		 getenv("T_DEBUG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR);
-	stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);
 	return unit_run("model_cpusets", UNIT_TABLE(sets_cases, test_sets_case),
 			single, ARRAYSIZE(single), NULL, NULL);
 }
