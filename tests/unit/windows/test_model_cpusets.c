@@ -26,6 +26,7 @@
 #include "os.h"
 #include "place.h"
 #include "poolfix.h"
+#include "rulesfix.h"
 #include "win.h"
 
 #define POOL 8
@@ -55,19 +56,13 @@ static void topology_of(struct place_topology *t)
 static void rules_of(struct rules *r, const char *settings)
 {
 	char text[512] = "rules = ();\n";
-	struct diag diag;
 
 	if (settings)
 		snprintf(text, sizeof(text),
 			 "rules = ({ name = \"sets\"; match = { name = "
 			 "\"test_model_cpusets*\"; }; %s });\n",
 			 settings);
-	diag_init(&diag);
-	rules_init(r);
-	r->system = RULES_SYSTEM_WINDOWS;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(r, RULES_SYSTEM_WINDOWS, text);
 }
 
 /* The ids of the CPU Sets first..last in the machine's order (group 0's

@@ -25,6 +25,7 @@
 #include "os.h"
 #include "place.h"
 #include "poolfix.h"
+#include "rulesfix.h"
 #include "win.h"
 
 /* The topology hwloc's Windows backend would report for the model's
@@ -46,18 +47,6 @@ static void topology_of(enum model_machine machine, struct place_topology *t)
 			  hwloc_topology_get_complete_cpuset(t->topology));
 	place_topology_groups(t);
 	hwloc_bitmap_free(keep);
-}
-
-static void rules_of(struct rules *r, const char *text)
-{
-	struct diag diag;
-
-	diag_init(&diag);
-	rules_init(r);
-	r->system = RULES_SYSTEM_WINDOWS;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
 }
 
 static const char spread_rule[] =
@@ -156,8 +145,8 @@ static void test_groups_case(void **state)
 
 	model_install(&config);
 	topology_of(c->machine, &topo);
-	rules_of(&rules, spread_rule);
-	rules_of(&none, "rules = ();\n");
+	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, spread_rule);
+	rulesfix_load(&none, RULES_SYSTEM_WINDOWS, "rules = ();\n");
 	if (c->narrowed)
 		model_process_narrow(self, 0);
 	/* Half the pool there when the process is matched, half after. */
