@@ -27,29 +27,17 @@
 #include "place.h"
 #include "poolfix.h"
 #include "rulesfix.h"
+#include "topofix.h"
 #include "win.h"
 
 #define POOL 8
 
-/* hwloc's view of the model's machine (group g's processor n is
- * g * 64 + n), one kind of CPU as a synthetic topology has; the kinds
- * are then read from the model's CPU Sets, as the daemon does. */
+/* hwloc's view of the model's machine; the kinds then read from the
+ * model's CPU Sets, as the daemon does. */
 static void topology_of(struct place_topology *t)
 {
-	hwloc_bitmap_t keep = hwloc_bitmap_alloc();
-
-	assert_int_equal(place_topology_load(t, NULL, "pack:2 core:64 pu:1"),
-			 0);
-	for (WORD g = 0; g < model_group_count(); g++)
-		hwloc_bitmap_set_range(keep, g * 64u,
-				       (int)(g * 64u + model_group_size(g)) -
-					       1);
-	assert_int_equal(hwloc_topology_restrict(t->topology, keep, 0), 0);
-	hwloc_bitmap_copy(t->all,
-			  hwloc_topology_get_complete_cpuset(t->topology));
-	place_topology_groups(t);
+	topofix_of_model(t);
 	place_topology_kinds(t);
-	hwloc_bitmap_free(keep);
 }
 
 /* One rule for this program with the settings given; NULL: no rule. */

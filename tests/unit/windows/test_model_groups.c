@@ -26,28 +26,8 @@
 #include "place.h"
 #include "poolfix.h"
 #include "rulesfix.h"
+#include "topofix.h"
 #include "win.h"
-
-/* The topology hwloc's Windows backend would report for the model's
- * machine: group g's processor n is g * 64 + n. */
-static void topology_of(enum model_machine machine, struct place_topology *t)
-{
-	hwloc_bitmap_t keep = hwloc_bitmap_alloc();
-	const char *synthetic = machine == MODEL_MACHINE_4X64
-					? "pack:4 core:64 pu:1"
-					: "pack:2 core:64 pu:1";
-
-	assert_int_equal(place_topology_load(t, NULL, synthetic), 0);
-	for (WORD g = 0; g < model_group_count(); g++)
-		hwloc_bitmap_set_range(keep, g * 64u,
-				       (int)(g * 64u + model_group_size(g)) -
-					       1);
-	assert_int_equal(hwloc_topology_restrict(t->topology, keep, 0), 0);
-	hwloc_bitmap_copy(t->all,
-			  hwloc_topology_get_complete_cpuset(t->topology));
-	place_topology_groups(t);
-	hwloc_bitmap_free(keep);
-}
 
 static const char spread_rule[] =
 	"rules = ({ name = \"pool\"; match = { name = \"test_model_groups*\"; "
@@ -144,7 +124,7 @@ static void test_groups_case(void **state)
 	struct manage m;
 
 	model_install(&config);
-	topology_of(c->machine, &topo);
+	topofix_of_model(&topo);
 	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, spread_rule);
 	rulesfix_load(&none, RULES_SYSTEM_WINDOWS, "rules = ();\n");
 	if (c->narrowed)

@@ -1,0 +1,13 @@
+/* The topology hwloc's Windows backend would report for the model's
+ * machine (tests/windows/model): one package of 64 cores per processor
+ * group, restricted to the processors each group has, so that group g's
+ * processor n is g * 64 + n; one kind of CPU, as a synthetic topology
+ * has, and the groups read. */
+#ifndef CPUPOLICY_TOPOFIX_H
+#define CPUPOLICY_TOPOFIX_H
+
+#include "place.h"
+
+void topofix_of_model(struct place_topology *t);
+
+#endif
