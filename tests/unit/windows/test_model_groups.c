@@ -43,12 +43,7 @@ static void pool_groups(const struct poolfix *pool, unsigned *per_group)
 		assert_true(model_thread_group(GetCurrentProcessId(),
 					       pool->tids[i], &ga));
 		/* The whole of its group: a thread dealt, not pinned. */
-		assert_true(ga.Mask ==
-			    (model_group_size(ga.Group) >= 64
-				     ? ~(KAFFINITY)0
-				     : ((KAFFINITY)1
-					<< model_group_size(ga.Group)) -
-					       1));
+		assert_true(ga.Mask == topofix_group_mask(ga.Group));
 		per_group[ga.Group]++;
 	}
 }

@@ -28,3 +28,10 @@ void topofix_of_model(struct place_topology *t)
 	place_topology_groups(t);
 	hwloc_bitmap_free(keep);
 }
+
+KAFFINITY topofix_group_mask(WORD group)
+{
+	BYTE size = model_group_size(group);
+
+	return size >= 64 ? ~(KAFFINITY)0 : ((KAFFINITY)1 << size) - 1;
+}

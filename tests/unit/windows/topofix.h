@@ -6,8 +6,13 @@
 #ifndef CPUPOLICY_TOPOFIX_H
 #define CPUPOLICY_TOPOFIX_H
 
+#include <windows.h>
+
 #include "place.h"
 
 void topofix_of_model(struct place_topology *t);
+/* Every processor of one of the model's groups: the group affinity of a
+ * thread dealt to it, not pinned. */
+KAFFINITY topofix_group_mask(WORD group);
 
 #endif
