@@ -2,6 +2,9 @@
 #
 #   make deps     install the Debian packages the build and tests need (root)
 #   make          build build/cpupolicyd and build/cpupolicyctl
+#   make check    the daily loop: build, then the unit tests and the format
+#                 check (tests/run-tests.sh unit style); no apt, no root,
+#                 no Wine, once make deps has run on the machine
 #   make test     deps, build, then unit, Windows (under Wine), integration
 #                 and fuzz tests
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
@@ -108,7 +111,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
-.PHONY: all deps test test-run test-systemd run fuzz soak bench format \
+.PHONY: all deps check test test-run test-systemd run fuzz soak bench format \
 	format-check clean install deb rpm
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
@@ -188,8 +191,8 @@ $(BUILD)/lib/linux/execfilter.o: $(BPF_SKEL)
 # The portable core in lib/, policyd/ and ctl/ with what calls the system
 # in their SYSTEM/ folders, behind lib/os.h (wildcards: a new file joins
 # by existing); unit tests from tests/unit/ and tests/unit/SYSTEM/, each
-# with tests/unit/unit.c and the fixtures it calls (tests/unit/*fix.c,
-# from an archive). What it reads, each name after PREFIX:
+# with tests/unit/unit.c and the fixtures it calls (tests/unit/*fix.c and
+# tests/unit/SYSTEM/*fix.c, from an archive). What it reads, each name after PREFIX:
 #   BUILD (the programs, the library, tests/), OBJ (the objects), EXE (the
 #   programs' suffix), CC, AR, CPPFLAGS_ALL, CFLAGS_ALL, LDFLAGS_ALL and
 #   LIBS_ALL (after the library), DEPS (what compiling waits for);
@@ -214,7 +217,8 @@ $(2)UNIT_BIN := $$(patsubst %.c,$$($(2)BUILD)/tests/%$$($(2)EXE),\
 	$$(notdir $$($(2)UNIT_SRC)))
 $(2)UNIT_MAIN := $$($(2)OBJ)/tests/unit/unit.o
 $(2)UNIT_FIX := $$($(2)OBJ)/tests/unit/libfix.a
-$(2)UNIT_FIX_OBJ := $$(patsubst %.c,$$($(2)OBJ)/%.o,$$(wildcard tests/unit/*fix.c))
+$(2)UNIT_FIX_OBJ := $$(patsubst %.c,$$($(2)OBJ)/%.o,$$(wildcard tests/unit/*fix.c \
+	tests/unit/$(1)/*fix.c))
 
 $$($(2)OBJ)/%.o: %.c | $$($(2)DEPS)
 	@mkdir -p $$(dir $$@)
@@ -239,7 +243,7 @@ $$($(2)BUILD)/cpupolicyctl$$($(2)EXE): $$($(2)CTL_OBJ) $$($(2)LIBCP)
 .SECONDARY: $$($(2)UNIT_MAIN) $$($(2)UNIT_FIX_OBJ)
 $$($(2)UNIT_FIX): $$($(2)UNIT_FIX_OBJ)
 	$$(Q)rm -f $$@ && $$($(2)AR) rcs $$@ $$^
-$(2)UNIT_LINK = $$(Q)$$($(2)CC) $$($(2)CPPFLAGS_ALL) -Itests/unit \
+$(2)UNIT_LINK = $$(Q)$$($(2)CC) $$($(2)CPPFLAGS_ALL) -Itests/unit -Itests/unit/$(1) \
 	$$($(2)UNIT_CPPFLAGS) $$($(2)UNIT_CPPFLAGS_$$(basename $$(notdir $$@))) \
 	-DSRCDIR='"$$(CURDIR)"' $$($(2)CFLAGS_ALL) \
 	-o $$@ $$< $$(call unit_objs,$(2),$$(basename $$(notdir $$@))) \
@@ -276,6 +280,14 @@ UNIT_CPPFLAGS = $(shell pkg-config --cflags cmocka)
 UNIT_LIBS = $(shell pkg-config --libs cmocka)
 $(eval $(call programs,linux,))
 
+# The tests whose system accounts are a fake's, the same on every system
+# (tests/unit/accountsfake.c): linked before libcpupolicy.a, whose
+# accounts.o it stands in for (windows.mk links it the same way).
+UNIT_FAKE_ACCOUNTS := test_ananicy test_golden test_importcheck \
+	test_prolasso test_rules
+$(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
+	UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
+$(call unit_objs_rules,,$(UNIT_FAKE_ACCOUNTS))
 # The loop's dispatch is the daemon's (policyd/loop_common.c): its test
 # links it, the rest of the daemon stubbed.
 UNIT_OBJS_test_loop := policyd/loop_common.o
@@ -333,6 +345,11 @@ test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-stat
 		windows-units windows-programs windows-msi
 	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) \
 		tests/run-tests.sh
+
+# The daily loop: what make test runs first, without its deps (no apt),
+# Wine or root. Unit tests that need root skip, saying so.
+check: all $(UNIT_BIN)
+	@BUILD=$(BUILD) tests/run-tests.sh unit style
 
 # The package as a machine runs it: the .deb of the committed tree in a
 # Debian 12 container under its own systemd (tests/systemd/run.sh; root).

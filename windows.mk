@@ -174,10 +174,15 @@ WIN_UNIT_OBJS_test_model_ifeo := policyd/windows/ifeo.o
 WIN_UNIT_OBJS_test_uninstall := policyd/windows/install.o \
 	policyd/windows/ifeo.o
 WIN_UNIT_CPPFLAGS_test_uninstall := -Ipolicyd/windows
+# The tests of the fake accounts (UNIT_FAKE_ACCOUNTS, the Makefile's).
+$(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
+	WIN_UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
 $(call unit_objs_rules,WIN_,test_model_check test_model_pipes \
-	test_model_ifeo test_uninstall)
+	test_model_ifeo test_uninstall $(UNIT_FAKE_ACCOUNTS))
 # The test main and fixtures include cmocka.h, which is in the prefix.
 $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS_ALL += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
+# The Windows fixtures may stand on the model (topofix.c reads its groups).
+$(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS_ALL += -Itests/windows/model
 
 windows-units: $(WIN_UNIT_BIN)
 

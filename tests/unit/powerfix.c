@@ -107,6 +107,17 @@ void powerfix_set(struct power *pw, const struct rule_power *a,
 	apply_power_set(pw, &want);
 }
 
+void powerfix_crash_now(struct power *pw)
+{
+	for (size_t i = 0; i < pw->knob_count; i++)
+		free(pw->knobs[i].path);
+	free(pw->knobs);
+	journal_close(&pw->journal);
+	free(pw->sysfs);
+	free(pw->dev);
+	free(pw->procfs);
+}
+
 struct powerfix_crash powerfix_crash;
 
 static struct {

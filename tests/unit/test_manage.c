@@ -21,6 +21,7 @@
 #include "manage.h"
 #include "os.h"
 #include "rules.h"
+#include "rulesfix.h"
 
 /* The stub system. */
 
@@ -386,23 +387,10 @@ static const char rules_text[] =
 static struct rules rules, other_rules;
 static struct manage m;
 
-static void load_for(struct rules *r, enum rules_system system,
-		     const char *text)
-{
-	struct diag diag;
-
-	diag_init(&diag);
-	rules_init(r);
-	r->system = system;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
-}
-
 /* The stub backend is Linux's unless a test says: nice per thread. */
 static void load(struct rules *r, const char *text)
 {
-	load_for(r, RULES_SYSTEM_LINUX, text);
+	rulesfix_load(r, RULES_SYSTEM_LINUX, text);
 }
 
 static int setup(void **state)
@@ -663,7 +651,7 @@ static void test_windows_class_is_the_process(void **state)
 	stub.process_wide = true;
 	manage_free(&m);
 	rules_free(&rules);
-	load_for(&rules, RULES_SYSTEM_WINDOWS, high);
+	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, high);
 	manage_init(&m,
 		    &(struct manage_options){.procfs = "/stub",
 					     .sysfs = "/stub",
@@ -676,7 +664,7 @@ static void test_windows_class_is_the_process(void **state)
 		assert_int_equal(nice_of(700, t), -10);
 		assert_int_equal(stub_thread(700, t)->prio.thread_level, 2);
 	}
-	load_for(&other_rules, RULES_SYSTEM_WINDOWS, levels);
+	rulesfix_load(&other_rules, RULES_SYSTEM_WINDOWS, levels);
 	manage_set_rules(&m, &other_rules);
 	for (pid_t t = 700; t < 703; t++) {
 		assert_int_equal(nice_of(700, t), 0);
@@ -742,7 +730,7 @@ static void test_thread_rule_linear(void **state)
 
 	(void)state;
 	rules_free(&rules);
-	load_for(&rules, RULES_SYSTEM_WINDOWS, many);
+	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, many);
 	manage_fresh();
 	stub_start(10000, "C:/x/many.exe", N);
 	manage_exec(&m, 10000);

@@ -22,6 +22,7 @@
 #include "os.h"
 #include "policyd.h"
 #include "rules.h"
+#include "rulesfix.h"
 
 /* The stub system: processes of one thread, their nice value. */
 
@@ -419,20 +420,12 @@ static int filter; /* stands for the loaded filter: only its address */
 
 static int setup(void **state)
 {
-	struct diag diag;
-
 	(void)state;
 	stub = (struct stub){0};
 	map = (struct stub_map){.st = {.follow_max = 16}};
 	d = (struct daemon){.execfilter = (struct execfilter *)&filter};
 	d.events.fd = 3;
-	diag_init(&diag);
-	rules_init(&rules);
-	rules.system = RULES_SYSTEM_LINUX;
-	rules_load_text(&rules, "t.rules", rules_text, strlen(rules_text),
-			&diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(&rules, RULES_SYSTEM_LINUX, rules_text);
 	manage_init(&d.manage,
 		    &(struct manage_options){.procfs = "/stub",
 					     .sysfs = "/stub",
