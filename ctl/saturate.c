@@ -150,19 +150,20 @@ static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 	in->online = hwloc_bitmap_alloc();
 	in->affinity = hwloc_bitmap_alloc();
 	in->cpuset = hwloc_bitmap_alloc();
-	if (apply_place_present(conf->sysfs, in->present) < 0 && env->have_topo)
+	if (apply_place_present(conf->sysfs, in->present) != OS_OK &&
+	    env->have_topo)
 		hwloc_bitmap_copy(in->present, env->topo.all);
 	else if (hwloc_bitmap_iszero(in->present))
 		hwloc_bitmap_set_range(in->present, 0,
 				       (int)facts_cpu_count(false) - 1);
-	if (apply_place_online(conf->sysfs, in->online) < 0)
+	if (apply_place_online(conf->sysfs, in->online) != OS_OK)
 		hwloc_bitmap_copy(in->online, in->present);
 	if (apply_place_read(0, 0, in->affinity) != OS_OK) {
 		hwloc_bitmap_free(in->affinity);
 		in->affinity = NULL;
 	}
 	if (apply_place_allowed(conf->procfs, conf->sysfs, procinfo_self(),
-				in->cpuset) < 0) {
+				in->cpuset) != OS_OK) {
 		hwloc_bitmap_free(in->cpuset);
 		in->cpuset = NULL;
 	}
@@ -1165,9 +1166,9 @@ static unsigned saturate_count(const char *sysfs, bool online,
 			       unsigned fallback)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int status = online ? apply_place_online(sysfs, set)
-			    : apply_place_present(sysfs, set);
-	int n = status == 0 ? hwloc_bitmap_weight(set) : -1;
+	enum os_status status = online ? apply_place_online(sysfs, set)
+				       : apply_place_present(sysfs, set);
+	int n = status == OS_OK ? hwloc_bitmap_weight(set) : -1;
 
 	hwloc_bitmap_free(set);
 	return n > 0 ? (unsigned)n : fallback;

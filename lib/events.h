@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "osstatus.h"
+
 enum events_kind {
 	EVENTS_KIND_EXEC,
 	EVENTS_KIND_FORK,   /* a new process; parent, parent_tid: its forker */
@@ -45,6 +47,9 @@ struct events {
 		int last_error; /* the kernel's answer to a subscription */
 	} acks;
 	unsigned long long received, overflows;
+	/* The backend's own code of the last failure (Linux: an errno),
+	 * for events_why_not. */
+	int error;
 	/* The backend's own state (Windows: the ETW session or the poll);
 	 * NULL on Linux. */
 	void *os;
@@ -53,14 +58,18 @@ struct events {
 	unsigned poll_ms;
 };
 
-/* events.c */
-int events_open(struct events *ev, unsigned buffer_kb);
-int events_adopt(struct events *ev, int fd, unsigned buffer_kb);
+/* events.c. events_open and events_adopt say why they failed through
+ * events_why_not, given their status: the event holds the detail. */
+enum os_status events_open(struct events *ev, unsigned buffer_kb);
+enum os_status events_adopt(struct events *ev, int fd, unsigned buffer_kb);
 void events_close(struct events *ev);
-int events_read(struct events *ev, events_fn fn, void *ctx);
-int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
-		 struct events_acks *acks);
-int events_want(struct events *ev, unsigned wanted);
-void events_why_not(int error, char *buf, size_t size);
+/* Reads what is there; *lost: events were lost, and the caller rescans. */
+enum os_status events_read(struct events *ev, events_fn fn, void *ctx,
+			   bool *lost);
+enum os_status events_want(struct events *ev, unsigned wanted);
+/* Why events_open or events_adopt failed with status, and what would
+ * make it work. */
+void events_why_not(const struct events *ev, enum os_status status, char *buf,
+		    size_t size);
 
 #endif

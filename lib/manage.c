@@ -318,9 +318,9 @@ static hwloc_bitmap_t manage_allowed(struct manage *m, pid_t pid)
 		       online = hwloc_bitmap_alloc();
 
 	if (apply_place_allowed(m->options.procfs, m->options.sysfs, pid,
-				allowed) < 0)
+				allowed) != OS_OK)
 		hwloc_bitmap_copy(allowed, m->topology->all);
-	if (apply_place_online(m->options.sysfs, online) == 0)
+	if (apply_place_online(m->options.sysfs, online) == OS_OK)
 		hwloc_bitmap_and(allowed, allowed, online);
 	hwloc_bitmap_free(online);
 	return allowed;
@@ -587,7 +587,7 @@ static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
 	struct pidmap live;
 	pid_t *tids;
 
-	if (procinfo_threads(m->options.procfs, p->pid, &tids, &count) < 0)
+	if (procinfo_threads(m->options.procfs, p->pid, &tids, &count) != OS_OK)
 		return 0;
 	pidmap_init(&live);
 	for (size_t i = 0; i < count; i++)
@@ -697,7 +697,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 	if (!p->own_mask) {
 		p->own_mask = hwloc_bitmap_alloc();
 		if (apply_place_current(m->options.procfs, m->options.sysfs,
-					p->pid, p->own_mask) < 0)
+					p->pid, p->own_mask) != OS_OK)
 			hwloc_bitmap_copy(p->own_mask, allowed);
 	}
 	status = place_plan_make(m->topology, &rule->placement, allowed,
@@ -770,7 +770,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	if (procinfo_pin(pid, &pin) != OS_OK)
 		return NULL;
 	if (match_first(&m->index, &facts, procinfo_fetch, &pi) != rule ||
-	    procinfo_start_time(m->options.procfs, pid, 0, &start) < 0 ||
+	    procinfo_start_time(m->options.procfs, pid, 0, &start) != OS_OK ||
 	    procinfo_pin_ended(&pin)) {
 		procinfo_unpin(&pin);
 		return NULL;
@@ -806,7 +806,8 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	if (procinfo_pin_ended(&pin)) {
 		unsigned long long now;
 
-		if (procinfo_start_time(m->options.procfs, pid, 0, &now) == 0 &&
+		if (procinfo_start_time(m->options.procfs, pid, 0, &now) ==
+			    OS_OK &&
 		    now != start) {
 			m->counters.pid_reuse++;
 			log_warnx(
@@ -840,7 +841,7 @@ static void manage_heir_restore(struct manage *m, pid_t pid,
 	pid_t *tids;
 
 	if (m->options.dry_run ||
-	    procinfo_threads(m->options.procfs, pid, &tids, &count) < 0)
+	    procinfo_threads(m->options.procfs, pid, &tids, &count) != OS_OK)
 		return;
 	for (size_t i = 0; i < count; i++) {
 		struct prio_state now, back;
@@ -895,7 +896,7 @@ static void manage_evaluate(struct manage *m, pid_t pid)
 		return;
 	}
 	if (pidmap_get(&m->heirs, pid) &&
-	    procinfo_start_time(m->options.procfs, pid, 0, &start) == 0 &&
+	    procinfo_start_time(m->options.procfs, pid, 0, &start) == OS_OK &&
 	    (h = manage_heir_take(m, pid, start))) {
 		manage_heir_restore(m, pid, h);
 		manage_heir_free(h);
@@ -942,7 +943,8 @@ static bool manage_fork_known(struct manage *m, pid_t child)
 	unsigned long long start;
 
 	return h &&
-	       procinfo_start_time(m->options.procfs, child, 0, &start) == 0 &&
+	       procinfo_start_time(m->options.procfs, child, 0, &start) ==
+		       OS_OK &&
 	       start == h->start_time;
 }
 
@@ -1077,7 +1079,7 @@ void manage_rescan(struct manage *m)
 	m->counters.rescans++;
 	m->generation++;
 	procinfo_scan_begin();
-	if (procinfo_pids(m->options.procfs, &pids, &count) < 0) {
+	if (procinfo_pids(m->options.procfs, &pids, &count) != OS_OK) {
 		log_warn("cannot list %s", m->options.procfs);
 		procinfo_scan_end();
 		return;

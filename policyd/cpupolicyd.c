@@ -4,7 +4,6 @@
  * the system's process events. What each step asks of the system (the
  * service manager, privileges, the endpoint, the wait) is in
  * policyd/linux/ (policyd.h's last blocks). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,7 +257,7 @@ void daemon_events_update(struct daemon *d, const struct rules *rules)
 		want |= EVENTS_WANT_RENAMES;
 	if ((d->facts_used & MATCH_FACT_CREDS) && !d->renames_paused)
 		want |= EVENTS_WANT_IDS;
-	if (!d->polling && events_want(&d->events, want) < 0)
+	if (!d->polling && events_want(&d->events, want) != OS_OK)
 		log_warn("cannot change the process events subscribed");
 }
 
@@ -287,7 +286,7 @@ void daemon_filter_update(struct daemon *d, const struct rules *rules)
 			 "filter in the kernel: every exec goes to the daemon",
 			 d->execplan.all_rule, d->execplan.all_file,
 			 d->execplan.all_line);
-	if (execfilter_set(d->execfilter, &d->execplan) < 0)
+	if (execfilter_set(d->execfilter, &d->execplan) != OS_OK)
 		daemon_filter_drop(d, "cannot write the exec filter's maps");
 	else
 		execplan_trim(&d->execplan); /* the kernel has them now */
@@ -325,6 +324,7 @@ static void setup_execfilter(struct daemon *d)
  * or no connector): then rescans do it all. */
 static void setup_events(struct daemon *d)
 {
+	enum os_status status;
 	char why[512];
 
 	d->events.poll_ms = d->conf.events_poll_ms;
@@ -334,11 +334,12 @@ static void setup_events(struct daemon *d)
 		d->manage.options.polling = true;
 		return;
 	}
-	if ((d->passed.events >= 0
-		     ? events_adopt(&d->events, (int)d->passed.events,
-				    d->conf.event_buffer_kb)
-		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
-		events_why_not(errno, why, sizeof(why));
+	status = d->passed.events >= 0
+			 ? events_adopt(&d->events, (int)d->passed.events,
+					d->conf.event_buffer_kb)
+			 : events_open(&d->events, d->conf.event_buffer_kb);
+	if (status != OS_OK) {
+		events_why_not(&d->events, status, why, sizeof(why));
 		log_warnx("no process events from the kernel: %s; polling "
 			  "/proc every second instead",
 			  why);
@@ -356,8 +357,10 @@ static void setup_events(struct daemon *d)
 static void follow_process(void *ctx, pid_t pid)
 {
 	struct daemon *d = ctx;
+	bool added;
 
-	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid) < 0)
+	if (d->execfilter &&
+	    execfilter_follow(d->execfilter, (int)pid, &added) != OS_OK)
 		log_debug("the exec filter has no room to follow pid %d: "
 			  "every exec goes to the daemon",
 			  (int)pid);

@@ -145,7 +145,7 @@ static void report_filter(struct daemon *d, bool json, FILE *out)
 {
 	struct execfilter_stats st;
 
-	if (!d->execfilter || execfilter_stats(d->execfilter, &st) < 0)
+	if (!d->execfilter || execfilter_stats(d->execfilter, &st) != OS_OK)
 		return;
 	if (json) {
 		fprintf(out,
@@ -331,7 +331,7 @@ static void report_thread_state(struct daemon *d, pid_t pid,
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
 	if (procinfo_thread_name(d->conf.procfs, pid, t->tid, t->comm,
-				 sizeof(t->comm)) < 0)
+				 sizeof(t->comm)) != OS_OK)
 		t->comm[0] = '\0';
 	t->now_ok = apply_prio_read(pid, t->tid, &t->now) == OS_OK;
 	t->cpus[0] = '\0';
@@ -462,7 +462,7 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 	char why[1024] = "", target[512] = "", held[256] = "";
 	const struct hold *hold;
 
-	if (procinfo_start_time(d->conf.procfs, pid, 0, &start) < 0) {
+	if (procinfo_start_time(d->conf.procfs, pid, 0, &start) != OS_OK) {
 		fprintf(out, "no process %d\n", (int)pid);
 		return 1;
 	}
@@ -667,7 +667,7 @@ void report_metrics(struct daemon *d, FILE *out)
 	report_metric(out, "events_total", "counter",
 		      "Process events received from the kernel.",
 		      (double)report_received(d));
-	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0) {
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == OS_OK) {
 		report_metric(out, "exec_filter_execs_total", "counter",
 			      "Execs the exec filter in the kernel looked at.",
 			      (double)st.seen);

@@ -171,7 +171,7 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 	size_t count = 0, n = 0;
 
 	*out = NULL;
-	if (procinfo_pids(procfs, &pids, &count) < 0)
+	if (procinfo_pids(procfs, &pids, &count) != OS_OK)
 		return 0;
 	*out = xcalloc(count ? count : 1, sizeof(**out));
 	for (size_t i = 0; i < count; i++) {

@@ -520,7 +520,7 @@ void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
 	pid_t *pids;
 
 	*owners = (struct knobs_owners){0};
-	if (procinfo_pids(kn->procfs, &pids, &count) < 0)
+	if (procinfo_pids(kn->procfs, &pids, &count) != OS_OK)
 		return;
 	for (size_t i = 0; i < count; i++) {
 		char path[96], comm[32];

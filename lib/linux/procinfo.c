@@ -359,10 +359,10 @@ int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 	return procinfo_parse_stat(stat, ppid, start);
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
-	return procinfo_stat(procfs, pid, tid, NULL, start);
+	return status_of_result(procinfo_stat(procfs, pid, tid, NULL, start));
 }
 
 static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
@@ -374,8 +374,8 @@ static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
 			    sizeof(facts->parent_exe));
 }
 
-/* One fact of a process, for procinfo_fetch (procinfo.c). */
-int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
+static int procinfo_read_fact(const struct procinfo *pi, unsigned fact,
+			      struct facts *facts)
 {
 	switch (fact) {
 	case MATCH_FACT_EXE:
@@ -395,15 +395,25 @@ int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
 	case MATCH_FACT_PARENT_EXE:
 		return procinfo_parent_exe(pi, facts);
 	default:
+		errno = EINVAL;
 		return -1;
 	}
 }
 
-/* The identity of the file behind an exe path already fetched. */
-int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
-		  enum match_file *file)
+/* One fact of a process, for procinfo_fetch (procinfo.c). A kernel
+ * thread has no exe: readlink fails with ENOENT, the fact is gone. */
+enum os_status procinfo_fact(const struct procinfo *pi, unsigned fact,
+			     struct facts *facts)
 {
-	return procinfo_exe_file(pi->procfs, pid, exe, file);
+	errno = ENOENT;
+	return status_of_result(procinfo_read_fact(pi, fact, facts));
+}
+
+/* The identity of the file behind an exe path already fetched. */
+enum os_status procinfo_file(const struct procinfo *pi, pid_t pid,
+			     const char *exe, enum match_file *file)
+{
+	return status_of_result(procinfo_exe_file(pi->procfs, pid, exe, file));
 }
 
 static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
@@ -435,17 +445,18 @@ static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
 	return 0;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
+				size_t *count)
 {
 	char path[96];
 
 	snprintf(path, sizeof(path), "%s/%d/task", procfs, (int)pid);
-	return procinfo_numbers(path, tids, count);
+	return status_of_result(procinfo_numbers(path, tids, count));
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
 {
-	return procinfo_numbers(procfs, pids, count);
+	return status_of_result(procinfo_numbers(procfs, pids, count));
 }
 
 /* The main thread ended (a zombie) while others may run on: its facts
@@ -564,8 +575,8 @@ bool procinfo_is_daemon(const char *procfs, pid_t pid,
 }
 
 /* A thread's name (comm), for the explain report. */
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size)
+enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
+				    char *name, size_t size)
 {
 	char path[96];
 	size_t len;
@@ -573,10 +584,10 @@ int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
 	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", procfs, (int)pid,
 		 (int)tid);
 	if (procinfo_read(path, name, size, &len) < 0)
-		return -1;
+		return status_of_errno(errno);
 	if (len && name[len - 1] == '\n')
 		name[len - 1] = '\0';
-	return 0;
+	return OS_OK;
 }
 
 /* A pidfd: the process it names cannot be taken for another one that

@@ -166,20 +166,21 @@ static pid_t *stub_list(size_t *count, pid_t pid)
 	return list;
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
 {
 	(void)procfs;
 	*pids = stub_list(count, 0);
-	return 0;
+	return OS_OK;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
+				size_t *count)
 {
 	(void)procfs;
 	if (!stub_proc(pid))
-		return -1;
+		return OS_GONE;
 	*tids = stub_list(count, pid);
-	return 0;
+	return OS_OK;
 }
 
 void procinfo_scan_begin(void)
@@ -190,17 +191,17 @@ void procinfo_scan_end(void)
 {
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
 	struct stub_proc *p = stub_proc(pid);
 
 	(void)procfs;
 	(void)tid;
 	if (!p)
-		return -1;
+		return OS_GONE;
 	*start = p->start;
-	return 0;
+	return OS_OK;
 }
 
 bool procinfo_zombie(const char *procfs, pid_t pid)
@@ -211,14 +212,14 @@ bool procinfo_zombie(const char *procfs, pid_t pid)
 	return p && p->zombie;
 }
 
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size)
+enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
+				    char *name, size_t size)
 {
 	(void)procfs;
 	(void)pid;
 	(void)tid;
 	snprintf(name, size, "stub");
-	return 0;
+	return OS_OK;
 }
 
 /* A pin holds the start time it saw: a process with another start under
@@ -330,18 +331,18 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	return stub_thread(pid, tid) ? OS_OK : OS_GONE;
 }
 
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_allowed(const char *procfs, const char *sysfs,
+				   pid_t pid, hwloc_bitmap_t set)
 {
 	(void)procfs;
 	(void)sysfs;
 	(void)pid;
 	(void)set;
-	return -1;
+	return OS_GONE;
 }
 
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_current(const char *procfs, const char *sysfs,
+				   pid_t pid, hwloc_bitmap_t set)
 {
 	return apply_place_allowed(procfs, sysfs, pid, set);
 }
@@ -366,11 +367,11 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
 	return NULL;
 }
 
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 {
 	(void)sysfs;
 	(void)set;
-	return -1;
+	return OS_FAILED;
 }
 
 /* The tests. */

@@ -63,14 +63,14 @@ static void test_groups_allowed(void **state)
 		model_install(&c);
 		assert_int_equal(
 			apply_place_current(NULL, NULL, procinfo_self(), set),
-			0);
+			OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), cases[i].allowed);
 		assert_int_equal(
 			apply_place_allowed(NULL, NULL, procinfo_self(), set),
-			0);
+			OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), 88);
 		assert_true(model_calls("GetProcessGroupAffinity") > 0);
-		assert_int_equal(apply_place_online(NULL, set), 0);
+		assert_int_equal(apply_place_online(NULL, set), OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), 88);
 	}
 	hwloc_bitmap_free(set);
@@ -105,7 +105,7 @@ static void test_thread_moved_to_group(void **state)
 	assert_int_equal(hwloc_bitmap_weight(set), 44);
 	/* Now in both groups: it runs on 88. */
 	assert_int_equal(apply_place_current(NULL, NULL, procinfo_self(), set),
-			 0);
+			 OS_OK);
 	assert_int_equal(hwloc_bitmap_weight(set), 88);
 	/* A group the machine lacks is refused. */
 	hwloc_bitmap_only(set, 3 * 64);
@@ -199,7 +199,7 @@ static void test_etw_session(void **state)
 
 	(void)state;
 	model_install(&c);
-	assert_int_equal(events_open(&ev, 256), 0);
+	assert_int_equal(events_open(&ev, 256), OS_OK);
 	assert_true(events_etw(&ev, why, sizeof(why)));
 	s = model_etw_session();
 	assert_true(s->started && s->enabled && s->opened);
@@ -244,11 +244,12 @@ static void test_class_from_process_start(void **state)
 	char why[128];
 	DWORD before_read, after_read;
 	bool delivered, etw;
-	int read;
+	enum os_status read;
+	bool lost;
 
 	(void)state;
 	model_install(&c);
-	assert_int_equal(events_open(&ev, 256), 0);
+	assert_int_equal(events_open(&ev, 256), OS_OK);
 	etw = events_etw(&ev, why, sizeof(why));
 	diag_init(&diag);
 	rules_init(&rules);
@@ -263,7 +264,7 @@ static void test_class_from_process_start(void **state)
 	before_read = GetPriorityClass(child.hProcess);
 	delivered = model_etw_process_start(child.dwProcessId,
 					    GetCurrentProcessId());
-	read = events_read(&ev, exec_to_manage, &m);
+	read = events_read(&ev, exec_to_manage, &m, &lost);
 	after_read = GetPriorityClass(child.hProcess);
 	/* Read first, asserted after the child is gone. */
 	TerminateProcess(child.hProcess, 0);
@@ -277,7 +278,7 @@ static void test_class_from_process_start(void **state)
 	diag_free(&diag);
 	assert_true(etw);
 	assert_true(delivered);
-	assert_int_equal(read, 0);
+	assert_int_equal(read, OS_OK);
 	assert_int_equal(before_read, NORMAL_PRIORITY_CLASS);
 	assert_int_equal(after_read, BELOW_NORMAL_PRIORITY_CLASS);
 	model_uninstall();
