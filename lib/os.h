@@ -19,6 +19,7 @@
 #include "events.h"
 #include "match.h"
 #include "osstatus.h"
+#include "ostypes.h"
 #include "prio.h"
 
 struct power_held;
@@ -39,9 +40,10 @@ struct procinfo {
 	pid_t pid;
 };
 
-/* A process held against the reuse of its id (a pidfd, a handle). */
+/* A process held against the reuse of its id: its fields are the
+ * backend's (ostypes.h: a pidfd, a handle). */
 struct procinfo_pin {
-	long handle;
+	PROCINFO_PIN_PRIVATE_FIELDS
 };
 
 /* procinfo.c: processes and threads */

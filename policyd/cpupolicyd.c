@@ -324,10 +324,11 @@ static void setup_execfilter(struct daemon *d)
  * or no connector): then rescans do it all. */
 static void setup_events(struct daemon *d)
 {
+	struct events_options opt = {d->conf.event_buffer_kb,
+				     d->conf.events_poll_ms};
 	enum os_status status;
 	char why[512];
 
-	d->events.poll_ms = d->conf.events_poll_ms;
 	if (d->conf.events == CONF_EVENTS_POLL) {
 		log_info("events = poll: polling /proc every second");
 		d->polling = true;
@@ -335,9 +336,8 @@ static void setup_events(struct daemon *d)
 		return;
 	}
 	status = d->passed.events >= 0
-			 ? events_adopt(&d->events, (int)d->passed.events,
-					d->conf.event_buffer_kb)
-			 : events_open(&d->events, d->conf.event_buffer_kb);
+			 ? events_adopt(&d->events, (int)d->passed.events, &opt)
+			 : events_open(&d->events, &opt);
 	if (status != OS_OK) {
 		events_why_not(&d->events, status, why, sizeof(why));
 		log_warnx("no process events from the kernel: %s; polling "
@@ -511,10 +511,10 @@ int main(int argc, char **argv)
 {
 	struct daemon d = {
 		.passed = {.events = -1, .control = -1},
-		.events = {.fd = -1},
 	};
 	int status;
 
+	events_init(&d.events); /* closed, however the start ends */
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
 	/* Before anything is opened or replayed: a TERM or HUP during the
 	 * start waits for the loop, which stops or reloads cleanly. */

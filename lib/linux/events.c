@@ -233,9 +233,14 @@ static enum os_status events_setup(struct events *ev, int fd,
 	return OS_OK;
 }
 
-/* buffer_kb: the socket's receive buffer. Bursts must fit: what does not
+void events_init(struct events *ev)
+{
+	*ev = (struct events){.fd = -1};
+}
+
+/* opt->buffer_kb: the socket's receive buffer. Bursts must fit: what does not
  * is lost (ENOBUFS), and then the caller rescans /proc. */
-enum os_status events_open(struct events *ev, unsigned buffer_kb)
+enum os_status events_open(struct events *ev, const struct events_options *opt)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
@@ -254,20 +259,21 @@ enum os_status events_open(struct events *ev, unsigned buffer_kb)
 		close(fd);
 		return events_failed(ev, saved);
 	}
-	return events_setup(ev, fd, buffer_kb);
+	return events_setup(ev, fd, opt->buffer_kb);
 }
 
 /* A socket the service manager opened and bound to the proc connector's
  * group (ListenNetlink=connector 1): it lives in the host's network
  * namespace, so the daemon itself may run in a private one. */
-enum os_status events_adopt(struct events *ev, int fd, unsigned buffer_kb)
+enum os_status events_adopt(struct events *ev, int fd,
+			    const struct events_options *opt)
 {
 	int flags = fcntl(fd, F_GETFL);
 
 	*ev = (struct events){.fd = -1};
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
 		return events_failed(ev, errno);
-	return events_setup(ev, fd, buffer_kb);
+	return events_setup(ev, fd, opt->buffer_kb);
 }
 
 void events_close(struct events *ev)

@@ -596,7 +596,7 @@ enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
 	int fd = pidfd_open(pid, 0);
 
-	pin->handle = fd;
+	pin->fd = fd;
 	return fd < 0 ? status_of_errno(errno) : OS_OK;
 }
 
@@ -610,14 +610,14 @@ static bool procinfo_fd_ended(int fd)
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	return procinfo_fd_ended((int)pin->handle);
+	return procinfo_fd_ended(pin->fd);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	if (pin->handle >= 0)
-		close((int)pin->handle);
-	pin->handle = -1;
+	if (pin->fd >= 0)
+		close(pin->fd);
+	pin->fd = -1;
 }
 
 /* The whole process ended (all its threads), not only its main thread:

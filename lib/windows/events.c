@@ -493,7 +493,7 @@ static DWORD events_poll_start(struct events_win *w)
  * events_why_not. */
 static enum os_status events_failed(struct events *ev, DWORD error)
 {
-	ev->error = (int)error;
+	ev->error = error;
 	return status_of_win32(error);
 }
 
@@ -508,14 +508,19 @@ static void events_free(struct events_win *w)
 	free(w);
 }
 
-/* poll_ms is the caller's, set before; 0 is the default. */
-enum os_status events_open(struct events *ev, unsigned buffer_kb)
+void events_init(struct events *ev)
 {
-	unsigned poll_ms = ev->poll_ms ? ev->poll_ms : EVENTS_POLL_DEFAULT_MS;
+	*ev = (struct events){0};
+}
+
+/* opt->poll_ms: 0 is the default; opt->buffer_kb: ETW's buffers. */
+enum os_status events_open(struct events *ev, const struct events_options *opt)
+{
+	unsigned poll_ms = opt->poll_ms ? opt->poll_ms : EVENTS_POLL_DEFAULT_MS;
 	struct events_win *w = xcalloc(1, sizeof(*w));
 	DWORD error;
 
-	*ev = (struct events){.fd = -1, .poll_ms = poll_ms};
+	*ev = (struct events){0};
 	InitializeCriticalSection(&w->lock);
 	w->poll_ms =
 		poll_ms < EVENTS_POLL_MIN_MS ? EVENTS_POLL_MIN_MS : poll_ms;
@@ -526,7 +531,7 @@ enum os_status events_open(struct events *ev, unsigned buffer_kb)
 		return events_failed(ev, error);
 	}
 	ev->os = w;
-	w->etw = events_etw_open(w, buffer_kb);
+	w->etw = events_etw_open(w, opt->buffer_kb);
 	if (w->etw) {
 		log_info("process events: ETW real-time session on "
 			 "Microsoft-Windows-Kernel-Process (delivered as its "
@@ -547,10 +552,11 @@ enum os_status events_open(struct events *ev, unsigned buffer_kb)
 }
 
 /* No descriptor to adopt on Windows (no socket activation). */
-enum os_status events_adopt(struct events *ev, int fd, unsigned buffer_kb)
+enum os_status events_adopt(struct events *ev, int fd,
+			    const struct events_options *opt)
 {
 	(void)fd;
-	return events_open(ev, buffer_kb);
+	return events_open(ev, opt);
 }
 
 void events_close(struct events *ev)
@@ -560,7 +566,6 @@ void events_close(struct events *ev)
 	if (w)
 		events_free(w);
 	ev->os = NULL;
-	ev->fd = -1;
 }
 
 static bool events_wanted(const struct events *ev, enum events_kind kind)

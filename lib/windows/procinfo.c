@@ -763,7 +763,7 @@ enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 	enum os_status os;
 	HANDLE h = procinfo_open(pid, SYNCHRONIZE | PROCINFO_QUERY, &os);
 
-	pin->handle = h ? (long)(intptr_t)h : 0;
+	pin->handle = h;
 	return os;
 }
 
@@ -776,14 +776,14 @@ bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
 	if (!pin->handle)
 		return true;
-	return procinfo_handle_ended((HANDLE)(intptr_t)pin->handle);
+	return procinfo_handle_ended(pin->handle);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
 	if (pin->handle)
-		CloseHandle((HANDLE)(intptr_t)pin->handle);
-	pin->handle = 0;
+		CloseHandle(pin->handle);
+	pin->handle = NULL;
 }
 
 /* Refused (another user's protected process): it is there. */

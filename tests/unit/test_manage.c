@@ -223,28 +223,38 @@ enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
 }
 
 /* A pin holds the start time it saw: a process with another start under
- * the same pid is another process. */
+ * the same pid is another process. The pin's fields are the system's
+ * (ostypes.h): what it saw is kept here, as manage.c holds one pin at a
+ * time. */
+static struct {
+	pid_t pid;
+	unsigned long long start;
+} pinned;
+
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
 	struct stub_proc *p = stub_proc(pid);
 
+	(void)pin;
 	if (!p)
 		return OS_GONE;
-	pin->handle = (long)(p->start * 100000 + (unsigned long long)pid);
+	pinned.pid = pid;
+	pinned.start = p->start;
 	return OS_OK;
 }
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	pid_t pid = (pid_t)(pin->handle % 100000);
-	struct stub_proc *p = stub_proc(pid);
+	struct stub_proc *p = stub_proc(pinned.pid);
 
-	return !p || p->start != (unsigned long long)(pin->handle / 100000);
+	(void)pin;
+	return !p || p->start != pinned.start;
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	pin->handle = -1;
+	(void)pin;
+	pinned.pid = 0;
 }
 
 bool procinfo_ended(pid_t pid)

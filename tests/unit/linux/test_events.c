@@ -117,7 +117,7 @@ static int connector_outside(void)
 	if (unshare(CLONE_NEWNET) < 0 &&
 	    unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
 		return 77;
-	status = events_open(&ev, 64);
+	status = events_open(&ev, &(struct events_options){.buffer_kb = 64});
 	events_why_not(&ev, status, why, sizeof(why));
 	if (status != OS_UNSUPPORTED || !strstr(why, "no proc connector")) {
 		fprintf(stderr, "events_open: status %d: %s\n", (int)status,

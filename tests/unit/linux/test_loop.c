@@ -142,18 +142,18 @@ bool procinfo_zombie(const char *procfs, pid_t pid)
 
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
-	pin->handle = pid;
+	pin->fd = pid;
 	return stub_proc(pid) ? OS_OK : OS_GONE;
 }
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	return !stub_proc((pid_t)pin->handle);
+	return !stub_proc((pid_t)pin->fd);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	pin->handle = -1;
+	pin->fd = -1;
 }
 
 bool procinfo_ended(pid_t pid)

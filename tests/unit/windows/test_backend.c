@@ -313,13 +313,14 @@ static void wait_for(struct events *ev, struct seen *s, bool *flag)
  * come through the one handle. */
 static void test_events(void **state)
 {
-	struct events ev = {.poll_ms = 20};
+	struct events_options opt = {.buffer_kb = 1024, .poll_ms = 20};
+	struct events ev;
 	struct seen s = {0};
 	char why[160];
 	HANDLE h;
 
 	(void)state;
-	assert_int_equal(events_open(&ev, 1024), OS_OK);
+	assert_int_equal(events_open(&ev, &opt), OS_OK);
 	assert_int_equal(events_want(&ev, EVENTS_WANT_THREADS), OS_OK);
 	if (!events_etw(&ev, why, sizeof(why)))
 		print_message("# the poll: %s\n", why);

@@ -194,12 +194,13 @@ static void test_etw_session(void **state)
 		0x422b,
 		{0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16}};
 	const struct model_etw_session *s;
+	struct events_options opt = {.buffer_kb = 256};
 	struct events ev = {0};
 	char why[128];
 
 	(void)state;
 	model_install(&c);
-	assert_int_equal(events_open(&ev, 256), OS_OK);
+	assert_int_equal(events_open(&ev, &opt), OS_OK);
 	assert_true(events_etw(&ev, why, sizeof(why)));
 	s = model_etw_session();
 	assert_true(s->started && s->enabled && s->opened);
@@ -237,6 +238,7 @@ static void test_class_from_process_start(void **state)
 	STARTUPINFOW si = {.cb = sizeof(si)};
 	PROCESS_INFORMATION child;
 	wchar_t cmd[] = L"cmd.exe /c exit";
+	struct events_options opt = {.buffer_kb = 256};
 	struct events ev = {0};
 	struct rules rules;
 	struct manage m;
@@ -249,7 +251,7 @@ static void test_class_from_process_start(void **state)
 
 	(void)state;
 	model_install(&c);
-	assert_int_equal(events_open(&ev, 256), OS_OK);
+	assert_int_equal(events_open(&ev, &opt), OS_OK);
 	etw = events_etw(&ev, why, sizeof(why));
 	diag_init(&diag);
 	rules_init(&rules);
