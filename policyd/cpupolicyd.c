@@ -192,8 +192,7 @@ static void daemon_ready(const struct rules *rules)
 static unsigned daemon_caps_needed(const struct daemon *d,
 				   const struct rules *rules)
 {
-	return caps_needed(rules, caps_proc_hidden(d->conf.procfs),
-			   has_base_power(&d->conf));
+	return caps_needed(rules, caps_proc_hidden(), has_base_power(&d->conf));
 }
 
 int daemon_reload(struct daemon *d, struct diag *diag)
@@ -382,8 +381,7 @@ static void setup_power(struct daemon *d)
 {
 	int restored;
 
-	if (apply_power_open(&d->power, d->conf.sysfs, d->conf.dev,
-			     d->conf.procfs, d->conf.state_dir) < 0) {
+	if (apply_power_open(&d->power, d->conf.state_dir) < 0) {
 		if (d->power.journal.unsafe) {
 			control_close(d); /* no socket file left behind */
 			fatalx("not starting: the journal in %s is refused "
@@ -415,6 +413,9 @@ static void setup(struct daemon *d)
 		exit(1);
 	}
 	log_set_level(d->conf.log_level);
+	/* Once, before anything of the system is read: a reload keeps
+	 * them. */
+	paths_set_roots(d->conf.procfs, d->conf.sysfs, d->conf.dev);
 	/* Sockets a service manager passed (socket activation). */
 	service_take_passed(&d->passed);
 	/* First of all, refuse to run beside another daemon: it would have
@@ -437,8 +438,6 @@ static void setup(struct daemon *d)
 	service_trim(); /* the parse's peak is gone: give it back */
 	manage_init(&d->manage,
 		    &(struct manage_options){
-			    .procfs = d->conf.procfs,
-			    .sysfs = d->conf.sysfs,
 			    .dry_run = d->conf.dry_run,
 			    .respect_changes = d->conf.respect_changes,
 			    .polling = false,

@@ -48,7 +48,7 @@ static long long report_uptime(const struct daemon *d)
 static void report_power(struct daemon *d, bool json, FILE *out)
 {
 	struct power_want base;
-	char what[256];
+	char what[256], latency[256];
 
 	power_want_of(&base, &d->conf.base_power, d->conf.parking_latency_us);
 	if (json)
@@ -117,18 +117,19 @@ static void report_power(struct daemon *d, bool json, FILE *out)
 				k->path, k->value, e ? e->original : k->value);
 		}
 	}
+	knobs_latency_name(latency, sizeof(latency));
 	if (d->power.latency_fd >= 0 && json)
 		fprintf(out,
-			"%s{\"path\":\"%s/cpu_dma_latency\",\"value\":"
+			"%s{\"path\":\"%s\",\"value\":"
 			"\"%ld\",\"original\":null,\"yielded\":false}",
-			d->power.knob_count ? "," : "", d->power.dev,
+			d->power.knob_count ? "," : "", latency,
 			d->power.latency_us);
 	else if (d->power.latency_fd >= 0)
 		fprintf(out,
-			"  setting  %s/cpu_dma_latency = %ld us (held open; "
+			"  setting  %s = %ld us (held open; "
 			"the "
 			"kernel drops it when the daemon goes)\n",
-			d->power.dev, d->power.latency_us);
+			latency, d->power.latency_us);
 	if (json)
 		fprintf(out, "]");
 }
@@ -325,13 +326,12 @@ static void report_thread_kept(const struct manage_proc *p,
 		t->kept_count = prio_explain(&p->prio, &m->original, t->kept);
 }
 
-static void report_thread_state(struct daemon *d, pid_t pid,
-				struct report_thread *t)
+static void report_thread_state(pid_t pid, struct report_thread *t)
 {
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
-	if (procinfo_thread_name(d->conf.procfs, pid, t->tid, t->comm,
-				 sizeof(t->comm)) != OS_OK)
+	if (procinfo_thread_name(pid, t->tid, t->comm, sizeof(t->comm)) !=
+	    OS_OK)
 		t->comm[0] = '\0';
 	t->now_ok = apply_prio_read(pid, t->tid, &t->now) == OS_OK;
 	t->cpus[0] = '\0';
@@ -451,7 +451,7 @@ static const char *report_nothing(const struct rule *rule)
 
 int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 {
-	struct procinfo pi = {d->conf.procfs, pid};
+	struct procinfo pi = {pid};
 	struct facts facts = {0};
 	const struct manage_proc *p = manage_find(&d->manage, pid);
 	struct report_thread *threads = NULL;
@@ -462,7 +462,7 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 	char why[1024] = "", target[512] = "", held[256] = "";
 	const struct hold *hold;
 
-	if (procinfo_start_time(d->conf.procfs, pid, 0, &start) != OS_OK) {
+	if (procinfo_start_time(pid, 0, &start) != OS_OK) {
 		fprintf(out, "no process %d\n", (int)pid);
 		return 1;
 	}
@@ -494,11 +494,11 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
 		power_want_of(&want, &hold->power, d->conf.parking_latency_us);
 		power_want_describe(&want, held, sizeof(held));
 	}
-	procinfo_threads(d->conf.procfs, pid, &tids, &count);
+	procinfo_threads(pid, &tids, &count);
 	threads = xcalloc(count ? count : 1, sizeof(*threads));
 	for (size_t i = 0; i < count; i++) {
 		threads[i].tid = tids[i];
-		report_thread_state(d, pid, &threads[i]);
+		report_thread_state(pid, &threads[i]);
 		for (size_t k = 0; p && k < p->thread_count; k++) {
 			if (p->threads[k].tid == tids[i])
 				threads[i].managed = &p->threads[k];

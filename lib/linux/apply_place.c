@@ -70,9 +70,10 @@ int apply_place_read_list(const char *path, hwloc_bitmap_t set)
  * asked for; plan within it so that spread deals over CPUs that can run.
  * Looks where cgroup v1 (cpuset hierarchy), v2 and the hybrid layout
  * mount it; a process without a readable cpuset may use every CPU. */
-enum os_status apply_place_allowed(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
+	const char *procfs = paths_procfs();
+	const char *sysfs = paths_sysfs();
 	static const char *const files[] = {
 		"%s/fs/cgroup/cpuset%s/cpuset.effective_cpus",
 		"%s/fs/cgroup%s/cpuset.cpus.effective",
@@ -97,8 +98,9 @@ enum os_status apply_place_allowed(const char *procfs, const char *sysfs,
 }
 
 /* The CPUs online now. */
-enum os_status apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
+	const char *sysfs = paths_sysfs();
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs);
@@ -106,8 +108,9 @@ enum os_status apply_place_online(const char *sysfs, hwloc_bitmap_t set)
 }
 
 /* The CPUs the machine has, online or not (hot-pluggable ones too). */
-enum os_status apply_place_present(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_present(hwloc_bitmap_t set)
 {
+	const char *sysfs = paths_sysfs();
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/present", sysfs);
@@ -116,10 +119,9 @@ enum os_status apply_place_present(const char *sysfs, hwloc_bitmap_t set)
 
 /* Linux has no processor groups: a process may be placed on what its
  * cpuset allows. */
-enum os_status apply_place_current(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 /* Nothing process-wide: a new thread starts with its creator's affinity,

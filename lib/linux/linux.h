@@ -34,8 +34,7 @@ void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
 enum match_file procinfo_same_file(const struct stat *running,
 				   const struct stat *named);
-bool procinfo_is_daemon(const char *procfs, pid_t pid,
-			const struct procinfo_daemon *daemon);
+bool procinfo_is_daemon(pid_t pid, const struct procinfo_daemon *daemon);
 
 /* What decides whether the kernel serves process events to a listener:
  * read by events_env_read, explained by events_refusal. */
@@ -88,6 +87,12 @@ struct trust_flaw {
  * nobody else could have written anything on the way. */
 enum trust_fault trust_judge(const struct stat *st, bool last, unsigned flags);
 bool trust_walk(const char *path, unsigned flags, struct trust_flaw *flaw);
+
+/* paths.c: the roots paths_set_roots set (/proc, /sys, /dev by
+ * default) */
+const char *paths_procfs(void);
+const char *paths_sysfs(void);
+const char *paths_dev(void);
 
 /* status.c */
 enum os_status status_of_errno(int error);

@@ -359,18 +359,19 @@ int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 	return procinfo_parse_stat(stat, ppid, start);
 }
 
-enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start)
 {
+	const char *procfs = paths_procfs();
 	return status_of_result(procinfo_stat(procfs, pid, tid, NULL, start));
 }
 
 static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
 {
-	if (procinfo_stat(pi->procfs, pi->pid, 0, &facts->ppid, NULL) < 0 ||
+	if (procinfo_stat(paths_procfs(), pi->pid, 0, &facts->ppid, NULL) < 0 ||
 	    facts->ppid <= 0)
 		return -1;
-	return procinfo_exe(pi->procfs, facts->ppid, facts->parent_exe,
+	return procinfo_exe(paths_procfs(), facts->ppid, facts->parent_exe,
 			    sizeof(facts->parent_exe));
 }
 
@@ -379,18 +380,18 @@ static int procinfo_read_fact(const struct procinfo *pi, unsigned fact,
 {
 	switch (fact) {
 	case MATCH_FACT_EXE:
-		return procinfo_exe(pi->procfs, pi->pid, facts->exe,
+		return procinfo_exe(paths_procfs(), pi->pid, facts->exe,
 				    sizeof(facts->exe));
 	case MATCH_FACT_COMM:
-		return procinfo_comm(pi->procfs, pi->pid, facts->comm,
+		return procinfo_comm(paths_procfs(), pi->pid, facts->comm,
 				     sizeof(facts->comm));
 	case MATCH_FACT_CMDLINE:
-		return procinfo_cmdline(pi->procfs, pi->pid, facts->cmdline,
+		return procinfo_cmdline(paths_procfs(), pi->pid, facts->cmdline,
 					sizeof(facts->cmdline));
 	case MATCH_FACT_CREDS:
-		return procinfo_creds(pi->procfs, pi->pid, facts);
+		return procinfo_creds(paths_procfs(), pi->pid, facts);
 	case MATCH_FACT_CGROUP:
-		return procinfo_cgroups(pi->procfs, pi->pid, facts->cgroups,
+		return procinfo_cgroups(paths_procfs(), pi->pid, facts->cgroups,
 					sizeof(facts->cgroups));
 	case MATCH_FACT_PARENT_EXE:
 		return procinfo_parent_exe(pi, facts);
@@ -413,7 +414,9 @@ enum os_status procinfo_fact(const struct procinfo *pi, unsigned fact,
 enum os_status procinfo_file(const struct procinfo *pi, pid_t pid,
 			     const char *exe, enum match_file *file)
 {
-	return status_of_result(procinfo_exe_file(pi->procfs, pid, exe, file));
+	(void)pi;
+	return status_of_result(
+		procinfo_exe_file(paths_procfs(), pid, exe, file));
 }
 
 static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
@@ -445,24 +448,26 @@ static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
 	return 0;
 }
 
-enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
-				size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
+	const char *procfs = paths_procfs();
 	char path[96];
 
 	snprintf(path, sizeof(path), "%s/%d/task", procfs, (int)pid);
 	return status_of_result(procinfo_numbers(path, tids, count));
 }
 
-enum os_status procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
+	const char *procfs = paths_procfs();
 	return status_of_result(procinfo_numbers(procfs, pids, count));
 }
 
 /* The main thread ended (a zombie) while others may run on: its facts
  * (exe, name) are gone from /proc/PID until the process ends. */
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
+	const char *procfs = paths_procfs();
 	char path[96], stat[1024];
 	const char *p;
 
@@ -542,10 +547,10 @@ static bool procinfo_exe_denied(const char *procfs, pid_t pid)
 /* A daemon run by root from its real binary: one that is the file the path
  * names here, not a copy or a bind mount under the same name, nor a
  * program that only took the daemon's process name. */
-bool procinfo_is_daemon(const char *procfs, pid_t pid,
-			const struct procinfo_daemon *daemon)
+bool procinfo_is_daemon(pid_t pid, const struct procinfo_daemon *daemon)
 {
-	struct procinfo pi = {procfs, pid};
+	const char *procfs = paths_procfs();
+	struct procinfo pi = {pid};
 	struct facts facts;
 	struct stat running;
 
@@ -575,9 +580,10 @@ bool procinfo_is_daemon(const char *procfs, pid_t pid,
 }
 
 /* A thread's name (comm), for the explain report. */
-enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
-				    char *name, size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
+	const char *procfs = paths_procfs();
 	char path[96];
 	size_t len;
 

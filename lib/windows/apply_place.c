@@ -375,20 +375,17 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
  * which is how spread = "group" deals a pool. A job's group limit
  * (JobObjectGroupInformationEx) is not read: a write outside it fails
  * and is logged. */
-enum os_status apply_place_allowed(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
 	(void)pid;
-	return apply_place_online(sysfs, set);
+	return apply_place_online(set);
 }
 
 /* Where the process runs now: its affinity mask in its one group, or
  * every active processor of each of its groups (all of them where
  * Windows 11 and Server 2022 span a process over the groups itself,
  * unless it narrowed itself to fewer). */
-enum os_status apply_place_current(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
 	const struct winapi *w = winapi_get();
 	USHORT groups[64], count = ARRAYSIZE(groups);
@@ -397,8 +394,6 @@ enum os_status apply_place_current(const char *procfs, const char *sysfs,
 	HANDLE process;
 	bool ok;
 
-	(void)procfs;
-	(void)sysfs;
 	hwloc_bitmap_zero(set);
 	process = procinfo_open(pid, PROCESS_QUERY_LIMITED_INFORMATION, &os);
 	if (!process)
@@ -468,14 +463,12 @@ static enum os_status apply_place_groups(hwloc_bitmap_t set, bool active)
 	return hwloc_bitmap_iszero(set) ? OS_FAILED : OS_OK;
 }
 
-enum os_status apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	return apply_place_groups(set, true);
 }
 
-enum os_status apply_place_present(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_present(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	return apply_place_groups(set, false);
 }

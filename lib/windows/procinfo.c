@@ -281,7 +281,7 @@ static unsigned long long procinfo_filetime(const FILETIME *ft)
 	return (unsigned long long)ft->dwHighDateTime << 32 | ft->dwLowDateTime;
 }
 
-enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start)
 {
 	FILETIME created, exited, kernel, user;
@@ -289,7 +289,6 @@ enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 	HANDLE h;
 	BOOL ok;
 
-	(void)procfs;
 	if (tid) {
 		h = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
 					 &os);
@@ -335,8 +334,8 @@ static enum os_status procinfo_parent_exe(pid_t pid, struct facts *facts)
 	    pbi.InheritedFromUniqueProcessId > 0x7fffffff)
 		return OS_GONE;
 	facts->ppid = (pid_t)pbi.InheritedFromUniqueProcessId;
-	if ((os = procinfo_start_time(NULL, pid, 0, &child)) != OS_OK ||
-	    (os = procinfo_start_time(NULL, facts->ppid, 0, &parent)) != OS_OK)
+	if ((os = procinfo_start_time(pid, 0, &child)) != OS_OK ||
+	    (os = procinfo_start_time(facts->ppid, 0, &parent)) != OS_OK)
 		return os;
 	if (parent > child)
 		return OS_GONE; /* the id names a later process now */
@@ -636,11 +635,10 @@ static enum os_status procinfo_toolhelp_pids(pid_t **pids, size_t *count)
 
 /* Every process but the idle one (0), whose id names nothing: from the
  * scan's listing, else from Toolhelp. */
-enum os_status procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
 	const struct procinfo_listing *l = procinfo_scan_listing();
 
-	(void)procfs;
 	*pids = NULL;
 	*count = 0;
 	if (!l)
@@ -689,13 +687,11 @@ static enum os_status procinfo_toolhelp_threads(pid_t pid, pid_t **tids,
 /* One process's threads: from the scan's listing, or a listing of its
  * own outside a scan, or Toolhelp where NtQuerySystemInformation is not
  * there. No thread: the process ended. */
-enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
-				size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
 	struct procinfo_listing own, *l = procinfo_scan_listing();
 	enum os_status status = OS_OK;
 
-	(void)procfs;
 	*tids = NULL;
 	*count = 0;
 	if (pid <= 0)
@@ -717,17 +713,16 @@ enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
 }
 
 /* No zombies: a process whose threads have all ended has ended. */
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
-	(void)procfs;
 	(void)pid;
 	return false;
 }
 
 /* A thread's description (SetThreadDescription, Windows 10 1607), for
  * the explain report; resolved at run time, as Wine 8 lacks it. */
-enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
-				    char *name, size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
 	const struct winapi *w = winapi_get();
 	enum os_status os;
@@ -735,7 +730,6 @@ enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
 	PWSTR text = NULL;
 	bool ok;
 
-	(void)procfs;
 	(void)pid;
 	if (size)
 		name[0] = '\0';

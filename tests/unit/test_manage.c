@@ -166,17 +166,14 @@ static pid_t *stub_list(size_t *count, pid_t pid)
 	return list;
 }
 
-enum os_status procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
-	(void)procfs;
 	*pids = stub_list(count, 0);
 	return OS_OK;
 }
 
-enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
-				size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
-	(void)procfs;
 	if (!stub_proc(pid))
 		return OS_GONE;
 	*tids = stub_list(count, pid);
@@ -191,12 +188,11 @@ void procinfo_scan_end(void)
 {
 }
 
-enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	(void)tid;
 	if (!p)
 		return OS_GONE;
@@ -204,18 +200,16 @@ enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 	return OS_OK;
 }
 
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	return p && p->zombie;
 }
 
-enum os_status procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid,
-				    char *name, size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
-	(void)procfs;
 	(void)pid;
 	(void)tid;
 	snprintf(name, size, "stub");
@@ -341,20 +335,16 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	return stub_thread(pid, tid) ? OS_OK : OS_GONE;
 }
 
-enum os_status apply_place_allowed(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
-	(void)sysfs;
 	(void)pid;
 	(void)set;
 	return OS_GONE;
 }
 
-enum os_status apply_place_current(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
@@ -377,9 +367,8 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
 	return NULL;
 }
 
-enum os_status apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	(void)set;
 	return OS_FAILED;
 }
@@ -421,10 +410,7 @@ static int setup(void **state)
 	(void)state;
 	stub = (struct stub){.refuse = OS_OK};
 	load(&rules, rules_text);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	return 0;
@@ -631,10 +617,7 @@ static void test_enforced_in_its_direction(void **state)
 
 	(void)state;
 	manage_free(&m);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = false},
+	manage_init(&m, &(struct manage_options){.respect_changes = false},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	p = stub_start(900, "/usr/bin/lowered", 1);
@@ -675,10 +658,7 @@ static void test_windows_class_is_the_process(void **state)
 	manage_free(&m);
 	rules_free(&rules);
 	load_for(&rules, RULES_SYSTEM_WINDOWS, high);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	stub_start(700, "C:/x/w.exe", 3);
@@ -700,10 +680,7 @@ static void manage_fresh(void)
 {
 	manage_free(&m);
 	stub = (struct stub){.refuse = OS_OK, .process_wide = true};
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 }

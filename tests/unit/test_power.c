@@ -213,9 +213,6 @@ static void crash_now(struct power *pw)
 		free(pw->knobs[i].path);
 	free(pw->knobs);
 	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
 }
 
 static void assert_originals(void)

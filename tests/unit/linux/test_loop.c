@@ -95,17 +95,14 @@ static pid_t *stub_list(size_t *count, pid_t pid)
 	return list;
 }
 
-enum os_status procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
-	(void)procfs;
 	*pids = stub_list(count, 0);
 	return OS_OK;
 }
 
-enum os_status procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
-				size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
-	(void)procfs;
 	if (!stub_proc(pid))
 		return OS_GONE;
 	*tids = stub_list(count, pid);
@@ -120,12 +117,11 @@ void procinfo_scan_end(void)
 {
 }
 
-enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	(void)tid;
 	if (!p)
 		return OS_GONE;
@@ -133,9 +129,8 @@ enum os_status procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
 	return OS_OK;
 }
 
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
-	(void)procfs;
 	(void)pid;
 	return false;
 }
@@ -208,20 +203,16 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	return stub_proc(pid) ? OS_OK : OS_GONE;
 }
 
-enum os_status apply_place_allowed(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
-	(void)sysfs;
 	(void)pid;
 	(void)set;
 	return OS_GONE;
 }
 
-enum os_status apply_place_current(const char *procfs, const char *sysfs,
-				   pid_t pid, hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
@@ -244,9 +235,8 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
 	return NULL;
 }
 
-enum os_status apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	(void)set;
 	return OS_FAILED;
 }
@@ -440,10 +430,7 @@ static int setup(void **state)
 	assert_int_equal(diag.errors, 0);
 	diag_free(&diag);
 	manage_init(&d.manage,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
-		    NULL);
+		    &(struct manage_options){.respect_changes = true}, NULL);
 	manage_set_rules(&d.manage, &rules);
 	d.rules = &rules;
 	return 0;

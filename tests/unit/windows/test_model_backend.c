@@ -61,16 +61,14 @@ static void test_groups_allowed(void **state)
 			config_of(cases[i].version, MODEL_MACHINE_64_24);
 
 		model_install(&c);
-		assert_int_equal(
-			apply_place_current(NULL, NULL, procinfo_self(), set),
-			OS_OK);
+		assert_int_equal(apply_place_current(procinfo_self(), set),
+				 OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), cases[i].allowed);
-		assert_int_equal(
-			apply_place_allowed(NULL, NULL, procinfo_self(), set),
-			OS_OK);
+		assert_int_equal(apply_place_allowed(procinfo_self(), set),
+				 OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), 88);
 		assert_true(model_calls("GetProcessGroupAffinity") > 0);
-		assert_int_equal(apply_place_online(NULL, set), OS_OK);
+		assert_int_equal(apply_place_online(set), OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), 88);
 	}
 	hwloc_bitmap_free(set);
@@ -104,8 +102,7 @@ static void test_thread_moved_to_group(void **state)
 	assert_int_equal(hwloc_bitmap_first(set), 64);
 	assert_int_equal(hwloc_bitmap_weight(set), 44);
 	/* Now in both groups: it runs on 88. */
-	assert_int_equal(apply_place_current(NULL, NULL, procinfo_self(), set),
-			 OS_OK);
+	assert_int_equal(apply_place_current(procinfo_self(), set), OS_OK);
 	assert_int_equal(hwloc_bitmap_weight(set), 88);
 	/* A group the machine lacks is refused. */
 	hwloc_bitmap_only(set, 3 * 64);

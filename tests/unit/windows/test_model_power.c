@@ -196,9 +196,6 @@ static void crash_now(struct power *pw)
 		free(pw->knobs[i].path);
 	free(pw->knobs);
 	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
 }
 
 static void assert_parking(DWORD ac, DWORD dc)

@@ -65,9 +65,6 @@ static void crash_now(struct power *pw)
 		free(pw->knobs[i].path);
 	free(pw->knobs);
 	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
 }
 
 /* The config --uninstall reads, where the service's is, naming the
