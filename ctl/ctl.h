@@ -86,15 +86,14 @@ struct machine_task {
 struct saturate_input;
 struct saturate_machine;
 unsigned machine_cpu_count(bool online);
-double machine_quota(const char *procfs, const char *sysfs, char *cgroup,
-		     size_t size);
-void machine_cpuset_cgroup(const char *procfs, char *name, size_t size);
-void machine_freq(const char *sysfs, struct saturate_input *in);
+double machine_quota(char *cgroup, size_t size);
+void machine_cpuset_cgroup(char *name, size_t size);
+void machine_freq(struct saturate_input *in);
 /* What the system adds to the machine and the input: Windows' processor
  * groups and parked cores, and whose fixes to give. */
 void machine_system(struct saturate_machine *m, struct saturate_input *in);
-size_t machine_tasks(const char *procfs, struct machine_task **out);
-double machine_thread_cpu(const char *procfs, pid_t pid, pid_t tid);
+size_t machine_tasks(struct machine_task **out);
+double machine_thread_cpu(pid_t pid, pid_t tid);
 
 /* linux/files.c, windows/files.c: the check's state files; an import's
  * rule files, staged and read back before they take their place (errno

@@ -119,33 +119,28 @@ static size_t saturate_competitors(const struct machine_task *before, size_t nb,
 /* What limits this process (and the workers it starts) on this machine. */
 static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 {
-	const struct conf *conf = &env->conf;
-
 	in->present = hwloc_bitmap_alloc();
 	in->online = hwloc_bitmap_alloc();
 	in->affinity = hwloc_bitmap_alloc();
 	in->cpuset = hwloc_bitmap_alloc();
-	if (apply_place_present(conf->sysfs, in->present) < 0 && env->have_topo)
+	if (apply_place_present(in->present) != OS_OK && env->have_topo)
 		hwloc_bitmap_copy(in->present, env->topo.all);
 	else if (hwloc_bitmap_iszero(in->present))
 		hwloc_bitmap_set_range(in->present, 0,
 				       (int)machine_cpu_count(false) - 1);
-	if (apply_place_online(conf->sysfs, in->online) < 0)
+	if (apply_place_online(in->online) != OS_OK)
 		hwloc_bitmap_copy(in->online, in->present);
 	if (apply_place_read(0, 0, in->affinity) != OS_OK) {
 		hwloc_bitmap_free(in->affinity);
 		in->affinity = NULL;
 	}
-	if (apply_place_allowed(conf->procfs, conf->sysfs, procinfo_self(),
-				in->cpuset) < 0) {
+	if (apply_place_allowed(procinfo_self(), in->cpuset) != OS_OK) {
 		hwloc_bitmap_free(in->cpuset);
 		in->cpuset = NULL;
 	}
-	in->quota_cpus = machine_quota(conf->procfs, conf->sysfs, in->cgroup,
-				       sizeof(in->cgroup));
-	machine_cpuset_cgroup(conf->procfs, in->cpuset_cgroup,
-			      sizeof(in->cpuset_cgroup));
-	machine_freq(conf->sysfs, in);
+	in->quota_cpus = machine_quota(in->cgroup, sizeof(in->cgroup));
+	machine_cpuset_cgroup(in->cpuset_cgroup, sizeof(in->cpuset_cgroup));
+	machine_freq(in);
 }
 
 static void saturate_progress(const struct saturate_window *w, double elapsed,
@@ -161,12 +156,11 @@ static void saturate_progress(const struct saturate_window *w, double elapsed,
 	fflush(stderr);
 }
 
-static void saturate_threads_cpu(const struct saturate_env *env, pid_t pid,
-				 const struct work_shared *sh, unsigned threads,
-				 double *out)
+static void saturate_threads_cpu(pid_t pid, const struct work_shared *sh,
+				 unsigned threads, double *out)
 {
 	for (unsigned i = 0; i < threads; i++)
-		out[i] = machine_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
+		out[i] = machine_thread_cpu(pid, sh->tid[i]);
 }
 
 struct saturate_sampler {
@@ -233,6 +227,7 @@ int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
 	long long t0;
 	pid_t pid;
 
+	(void)env; /* the system's roots are the backend's (paths_set_roots) */
 	if (!sh)
 		return -1;
 	pid = work_start(spec, sh);
@@ -247,14 +242,14 @@ int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
 	cpu0 = xcalloc(n, sizeof(*cpu0));
 	cpu1 = xcalloc(n, sizeof(*cpu1));
 	if (w->first)
-		procstat_read(env->conf.procfs, w->first);
+		procstat_read(w->first);
 	s.at = t0 = timing_now_ns();
 	s.units = c0 = work_total(sh, n);
-	saturate_threads_cpu(env, pid, sh, n, cpu0);
+	saturate_threads_cpu(pid, sh, n, cpu0);
 	saturate_sample(&s, sh, n, t0 + (long long)(seconds * 1e9), w, t0, c0);
-	saturate_threads_cpu(env, pid, sh, n, cpu1);
+	saturate_threads_cpu(pid, sh, n, cpu1);
 	if (w->last)
-		procstat_read(env->conf.procfs, w->last);
+		procstat_read(w->last);
 	*step = (struct saturate_step){
 		.threads = n,
 		.units = (double)(s.units - c0),
@@ -425,11 +420,12 @@ static bool saturate_idle_enough(struct saturate_env *env,
 	struct procstat_share *shares;
 	size_t n;
 
+	(void)env; /* the system's roots are the backend's (paths_set_roots) */
 	*busy = 0;
-	if (procstat_read(env->conf.procfs, &a) < 0)
+	if (procstat_read(&a) < 0)
 		return true;
 	timing_sleep_ns((long long)(SATURATE_IDLE_SAMPLE_S * 1e9));
-	if (procstat_read(env->conf.procfs, &b) < 0) {
+	if (procstat_read(&b) < 0) {
 		procstat_free(&a);
 		return true;
 	}
@@ -529,11 +525,11 @@ static int saturate_run_step(struct saturate_env *env,
 
 	in->thread_cpu_s = xcalloc(o->threads, sizeof(*in->thread_cpu_s));
 	in->thread_count = o->threads;
-	nb = machine_tasks(env->conf.procfs, &before);
+	nb = machine_tasks(&before);
 	status = saturate_measure(env, &all, o->seconds, &w, &in->run,
 				  in->thread_cpu_s, &prio);
 	in->our_nice = prio.nice;
-	na = machine_tasks(env->conf.procfs, &after);
+	na = machine_tasks(&after);
 	if (status == 0) {
 		in->competitor_count = saturate_competitors(
 			before, nb, after, na, in->run.wall_s + 0.1, 0,
@@ -788,14 +784,13 @@ out:
 	return status;
 }
 
-/* The CPUs present or online, as sysfs lists them, else fallback. */
-static unsigned saturate_count(const char *sysfs, bool online,
-			       unsigned fallback)
+/* The CPUs present or online, as the system lists them, else fallback. */
+static unsigned saturate_count(bool online, unsigned fallback)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int status = online ? apply_place_online(sysfs, set)
-			    : apply_place_present(sysfs, set);
-	int n = status == 0 ? hwloc_bitmap_weight(set) : -1;
+	enum os_status status =
+		online ? apply_place_online(set) : apply_place_present(set);
+	int n = status == OS_OK ? hwloc_bitmap_weight(set) : -1;
 
 	hwloc_bitmap_free(set);
 	return n > 0 ? (unsigned)n : fallback;
@@ -868,6 +863,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	diag_free(&diag);
+	paths_set_roots(env.conf.procfs, env.conf.sysfs, env.conf.dev);
 	env.have_topo = place_topology_load(&env.topo, NULL, NULL) == 0;
 	if (o.worker) {
 		status = saturate_worker(&env, o.worker);
@@ -875,9 +871,8 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	}
 	if (!o.threads)
 		o.threads = saturate_default_threads(
-			saturate_count(env.conf.sysfs, false, 0),
-			saturate_count(env.conf.sysfs, true,
-				       machine_cpu_count(true)),
+			saturate_count(false, 0),
+			saturate_count(true, machine_cpu_count(true)),
 			WORK_MAX_THREADS);
 	if (!o.seconds)
 		o.seconds = o.compare ? 3 : 5;

@@ -223,7 +223,7 @@ bool caps_cover(unsigned have, unsigned need, char *missing, size_t size);
 void caps_describe(unsigned have, char *buf, size_t size);
 /* linux/caps.c, windows/caps.c: privileges, and the capabilities
  * (privileges) a need takes, by name, for caps_cover and caps_describe */
-bool caps_proc_hidden(const char *procfs);
+bool caps_proc_hidden(void);
 int caps_keep_only(unsigned need);
 #define CAPS_NAMES_MAX 4
 #define CAPS_NAME_MAX  64

@@ -66,7 +66,7 @@ static void report_power_text(struct daemon *d, FILE *out)
 {
 	struct power_want want;
 	const char *rule;
-	char what[256];
+	char what[256], latency[256];
 
 	fprintf(out, "power:    %zu holds, %zu settings held\n",
 		d->hold_count + report_hold(d, d->hold_count, &want, &rule),
@@ -95,11 +95,12 @@ static void report_power_text(struct daemon *d, FILE *out)
 			fprintf(out, "  setting  %s = %s (original %s)\n",
 				k->path, k->value, e ? e->original : k->value);
 	}
+	knobs_latency_name(latency, sizeof(latency));
 	if (d->power.latency_fd >= 0)
 		fprintf(out,
-			"  setting  %s/cpu_dma_latency = %ld us (held open; "
+			"  setting  %s = %ld us (held open; "
 			"the kernel drops it when the daemon goes)\n",
-			d->power.dev, d->power.latency_us);
+			latency, d->power.latency_us);
 }
 
 static void report_setting_json(struct json_object *settings, const char *path,
@@ -143,11 +144,11 @@ static void report_power_json(struct daemon *d, struct json_object *doc)
 				    k->yielded ? NULL : original, k->yielded);
 	}
 	if (d->power.latency_fd >= 0) {
-		char *path = xasprintf("%s/cpu_dma_latency", d->power.dev);
+		char path[256];
 		char *value = xasprintf("%ld", d->power.latency_us);
 
+		knobs_latency_name(path, sizeof(path));
 		report_setting_json(settings, path, value, NULL, false);
-		free(path);
 		free(value);
 	}
 }
@@ -164,7 +165,7 @@ static void report_filter_text(struct daemon *d, FILE *out)
 {
 	struct execfilter_stats st;
 
-	if (!d->execfilter || execfilter_stats(d->execfilter, &st) < 0)
+	if (!d->execfilter || execfilter_stats(d->execfilter, &st) != OS_OK)
 		return;
 	fprintf(out,
 		"filter:   %llu execs seen in the kernel, %llu sent, %llu "
@@ -181,7 +182,7 @@ static void report_filter_json(struct daemon *d, struct json_object *doc)
 	struct execfilter_stats st;
 	struct json_object *f;
 
-	if (!d->execfilter || execfilter_stats(d->execfilter, &st) < 0)
+	if (!d->execfilter || execfilter_stats(d->execfilter, &st) != OS_OK)
 		return;
 	f = jsonout_add_object(doc, "exec_filter");
 	jsonout_add_uint(f, "execs", st.seen);
@@ -361,13 +362,12 @@ static void report_thread_kept(const struct manage_proc *p,
 		t->kept_count = prio_explain(&p->prio, &m->original, t->kept);
 }
 
-static void report_thread_state(struct daemon *d, pid_t pid,
-				struct report_thread *t)
+static void report_thread_state(pid_t pid, struct report_thread *t)
 {
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
-	if (procinfo_thread_name(d->conf.procfs, pid, t->tid, t->comm,
-				 sizeof(t->comm)) < 0)
+	if (procinfo_thread_name(pid, t->tid, t->comm, sizeof(t->comm)) !=
+	    OS_OK)
 		t->comm[0] = '\0';
 	t->now_ok = apply_prio_read(pid, t->tid, &t->now) == OS_OK;
 	t->cpus[0] = '\0';
@@ -518,18 +518,18 @@ static void report_target(const struct manage_proc *p, char *target,
 					    : "");
 }
 
-static void report_explain_threads(struct daemon *d, struct report_explained *x)
+static void report_explain_threads(struct report_explained *x)
 {
 	pid_t *tids = NULL;
 
 	x->count = 0;
-	procinfo_threads(d->conf.procfs, x->pid, &tids, &x->count);
+	procinfo_threads(x->pid, &tids, &x->count);
 	x->threads = xcalloc(x->count ? x->count : 1, sizeof(*x->threads));
 	for (size_t i = 0; i < x->count; i++) {
 		struct report_thread *t = &x->threads[i];
 
 		t->tid = tids[i];
-		report_thread_state(d, x->pid, t);
+		report_thread_state(x->pid, t);
 		for (size_t k = 0; x->p && k < x->p->thread_count; k++) {
 			if (x->p->threads[k].tid == tids[i])
 				t->managed = &x->p->threads[k];
@@ -546,8 +546,8 @@ static bool report_explain_read(struct daemon *d, pid_t pid,
 {
 	long rule;
 
-	*x = (struct report_explained){.pid = pid, .pi = {d->conf.procfs, pid}};
-	if (procinfo_start_time(d->conf.procfs, pid, 0, &x->start) < 0)
+	*x = (struct report_explained){.pid = pid, .pi = {pid}};
+	if (procinfo_start_time(pid, 0, &x->start) != OS_OK)
 		return false;
 	report_facts(&x->pi, &x->facts);
 	rule = match_first(&d->manage.index, &x->facts, procinfo_fetch, &x->pi);
@@ -569,7 +569,7 @@ static bool report_explain_read(struct daemon *d, pid_t pid,
 			      d->conf.parking_latency_us);
 		power_want_describe(&want, x->held, sizeof(x->held));
 	}
-	report_explain_threads(d, x);
+	report_explain_threads(x);
 	return true;
 }
 
@@ -738,7 +738,7 @@ void report_metrics(struct daemon *d, FILE *out)
 	report_metric(out, "events_total", "counter",
 		      "Process events received from the kernel.",
 		      (double)report_received(d));
-	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0) {
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == OS_OK) {
 		report_metric(out, "exec_filter_execs_total", "counter",
 			      "Execs the exec filter in the kernel looked at.",
 			      (double)st.seen);

@@ -73,9 +73,10 @@ static bool machine_cpu_controller(const char *controllers)
 
 /* The CPUs this process may use by its cgroup's quota, and the cgroup it
  * comes from; -1: no quota. */
-double machine_quota(const char *procfs, const char *sysfs, char *cgroup,
-		     size_t size)
+double machine_quota(char *cgroup, size_t size)
 {
+	const char *procfs = paths_procfs();
+	const char *sysfs = paths_sysfs();
 	static const char *const mounts_v1[] = {"cpu", "cpu,cpuacct"};
 	static const char *const mounts_v2[] = {"", "unified"};
 	char *self = xasprintf("%s/self/cgroup", procfs);
@@ -117,8 +118,9 @@ double machine_quota(const char *procfs, const char *sysfs, char *cgroup,
 }
 
 /* The cpuset cgroup this process is in ("" when unreadable). */
-void machine_cpuset_cgroup(const char *procfs, char *name, size_t size)
+void machine_cpuset_cgroup(char *name, size_t size)
 {
+	const char *procfs = paths_procfs();
 	char *path = xasprintf("%s/self/cpuset", procfs);
 	size_t len;
 
@@ -138,8 +140,9 @@ static int machine_line(const char *path, char *out, size_t size)
 
 /* cpufreq of the first policy: governor, driver, EPP, and whether the
  * maximum frequency is capped below what the hardware does. */
-void machine_freq(const char *sysfs, struct saturate_input *in)
+void machine_freq(struct saturate_input *in)
 {
+	const char *sysfs = paths_sysfs();
 	char *base = xasprintf("%s/devices/system/cpu/cpufreq/policy0", sysfs);
 	char *gov = xasprintf("%s/scaling_governor", base);
 	char *driver = xasprintf("%s/scaling_driver", base);
@@ -164,14 +167,15 @@ void machine_freq(const char *sysfs, struct saturate_input *in)
 }
 
 /* Every process's CPU time so far and nice value, with its name. */
-size_t machine_tasks(const char *procfs, struct machine_task **out)
+size_t machine_tasks(struct machine_task **out)
 {
+	const char *procfs = paths_procfs();
 	double tick = (double)sysconf(_SC_CLK_TCK);
 	pid_t *pids;
 	size_t count = 0, n = 0;
 
 	*out = NULL;
-	if (procinfo_pids(procfs, &pids, &count) < 0)
+	if (procinfo_pids(&pids, &count) != OS_OK)
 		return 0;
 	*out = xcalloc(count ? count : 1, sizeof(**out));
 	for (size_t i = 0; i < count; i++) {
@@ -201,8 +205,9 @@ size_t machine_tasks(const char *procfs, struct machine_task **out)
 
 /* A thread's CPU time so far, in seconds: the nanoseconds it ran from
  * schedstat, else its clock ticks from stat; 0 when neither reads. */
-double machine_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
+double machine_thread_cpu(pid_t pid, pid_t tid)
 {
+	const char *procfs = paths_procfs();
 	char path[128], text[1024];
 	unsigned long long ns, ticks;
 

@@ -35,15 +35,12 @@ unsigned machine_cpu_count(bool online)
  * of nested jobs), in CPUs; -1 for none. The rate's union holds MinRate
  * and MaxRate as its low and high words, which mingw-w64's header does
  * not name. */
-double machine_quota(const char *procfs, const char *sysfs, char *cgroup,
-		     size_t size)
+double machine_quota(char *cgroup, size_t size)
 {
 	JOBOBJECT_CPU_RATE_CONTROL_INFORMATION info = {0};
 	BOOL in_job = FALSE;
 	double quota;
 
-	(void)procfs;
-	(void)sysfs;
 	if (size)
 		cgroup[0] = '\0';
 	if (!IsProcessInJob(GetCurrentProcess(), NULL, &in_job) || !in_job ||
@@ -57,16 +54,14 @@ double machine_quota(const char *procfs, const char *sysfs, char *cgroup,
 	return quota;
 }
 
-void machine_cpuset_cgroup(const char *procfs, char *name, size_t size)
+void machine_cpuset_cgroup(char *name, size_t size)
 {
-	(void)procfs;
 	if (size)
 		name[0] = '\0';
 }
 
-void machine_freq(const char *sysfs, struct saturate_input *in)
+void machine_freq(struct saturate_input *in)
 {
-	(void)sysfs;
 	(void)in;
 }
 
@@ -119,13 +114,12 @@ static bool machine_echo(double theirs, double before, double after)
 	return theirs == before || theirs == after;
 }
 
-size_t machine_tasks(const char *procfs, struct machine_task **out)
+size_t machine_tasks(struct machine_task **out)
 {
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
 	size_t n = 0, cap = 0;
 
-	(void)procfs;
 	*out = NULL;
 	if (snap == INVALID_HANDLE_VALUE)
 		return 0;
@@ -165,14 +159,13 @@ size_t machine_tasks(const char *procfs, struct machine_task **out)
 	return n;
 }
 
-double machine_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
+double machine_thread_cpu(pid_t pid, pid_t tid)
 {
 	HANDLE h =
 		OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)tid);
 	FILETIME created, ended, kernel, user;
 	double s = 0;
 
-	(void)procfs;
 	(void)pid;
 	if (!h)
 		return 0;

@@ -40,9 +40,8 @@ static size_t caps_of(unsigned need, const wchar_t *names[CAPS_MAX_NAMES])
 
 /* Windows hides no process from an Administrator's or SYSTEM's view the
  * way a hidepid /proc does: opening it is what SeDebugPrivilege is for. */
-bool caps_proc_hidden(const char *procfs)
+bool caps_proc_hidden(void)
 {
-	(void)procfs;
 	return false;
 }
 

@@ -419,7 +419,7 @@ static bool ifeo_image_name(HANDLE h, char *name, size_t size)
  * priority cannot be put back through a documented call. */
 void ifeo_exec(struct daemon *d, pid_t pid)
 {
-	struct procinfo pi = {.procfs = d->conf.procfs, .pid = pid};
+	struct procinfo pi = {.pid = pid};
 	const struct ifeo_entry *e;
 	const struct rule *rule = NULL;
 	struct facts facts = {0};

@@ -53,9 +53,7 @@ bool powerfix_journal_exists(void)
 void powerfix_open(struct power *pw)
 {
 	unlink(powerfix_journal);
-	assert_int_equal(
-		apply_power_open(pw, "/sys", "/dev", "/proc", powerfix_state),
-		0);
+	assert_int_equal(apply_power_open(pw, powerfix_state), 0);
 }
 
 int powerfix_replay(void)
@@ -63,7 +61,7 @@ int powerfix_replay(void)
 	struct power pw;
 	int restored = -2;
 
-	if (apply_power_open(&pw, "/sys", "/dev", "/proc", powerfix_state) == 0)
+	if (apply_power_open(&pw, powerfix_state) == 0)
 		restored = apply_power_restore_all(&pw);
 	apply_power_close(&pw);
 	return restored;
@@ -113,9 +111,6 @@ void powerfix_crash_now(struct power *pw)
 		free(pw->knobs[i].path);
 	free(pw->knobs);
 	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
 }
 
 struct powerfix_crash powerfix_crash;

@@ -167,20 +167,18 @@ static pid_t *stub_list(size_t *count, pid_t pid)
 	return list;
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
-	(void)procfs;
 	*pids = stub_list(count, 0);
-	return 0;
+	return OS_OK;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
-	(void)procfs;
 	if (!stub_proc(pid))
-		return -1;
+		return OS_GONE;
 	*tids = stub_list(count, pid);
-	return 0;
+	return OS_OK;
 }
 
 void procinfo_scan_begin(void)
@@ -191,60 +189,67 @@ void procinfo_scan_end(void)
 {
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	(void)tid;
 	if (!p)
-		return -1;
+		return OS_GONE;
 	*start = p->start;
-	return 0;
+	return OS_OK;
 }
 
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	return p && p->zombie;
 }
 
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
-	(void)procfs;
 	(void)pid;
 	(void)tid;
 	snprintf(name, size, "stub");
-	return 0;
+	return OS_OK;
 }
 
 /* A pin holds the start time it saw: a process with another start under
- * the same pid is another process. */
+ * the same pid is another process. The pin's fields are the system's
+ * (ostypes.h): what it saw is kept here, as manage.c holds one pin at a
+ * time. */
+static struct {
+	pid_t pid;
+	unsigned long long start;
+} pinned;
+
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
 	struct stub_proc *p = stub_proc(pid);
 
+	(void)pin;
 	if (!p)
 		return OS_GONE;
-	pin->handle = (long)(p->start * 100000 + (unsigned long long)pid);
+	pinned.pid = pid;
+	pinned.start = p->start;
 	return OS_OK;
 }
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	pid_t pid = (pid_t)(pin->handle % 100000);
-	struct stub_proc *p = stub_proc(pid);
+	struct stub_proc *p = stub_proc(pinned.pid);
 
-	return !p || p->start != (unsigned long long)(pin->handle / 100000);
+	(void)pin;
+	return !p || p->start != pinned.start;
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	pin->handle = -1;
+	(void)pin;
+	pinned.pid = 0;
 }
 
 bool procinfo_ended(pid_t pid)
@@ -331,20 +336,16 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	return stub_thread(pid, tid) ? OS_OK : OS_GONE;
 }
 
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
-	(void)sysfs;
 	(void)pid;
 	(void)set;
-	return -1;
+	return OS_GONE;
 }
 
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
@@ -367,11 +368,10 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
 	return NULL;
 }
 
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	(void)set;
-	return -1;
+	return OS_FAILED;
 }
 
 /* The tests. */
@@ -398,10 +398,7 @@ static int setup(void **state)
 	(void)state;
 	stub = (struct stub){.refuse = OS_OK};
 	load(&rules, rules_text);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	return 0;
@@ -608,10 +605,7 @@ static void test_enforced_in_its_direction(void **state)
 
 	(void)state;
 	manage_free(&m);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = false},
+	manage_init(&m, &(struct manage_options){.respect_changes = false},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	p = stub_start(900, "/usr/bin/lowered", 1);
@@ -652,10 +646,7 @@ static void test_windows_class_is_the_process(void **state)
 	manage_free(&m);
 	rules_free(&rules);
 	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, high);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	stub_start(700, "C:/x/w.exe", 3);
@@ -677,10 +668,7 @@ static void manage_fresh(void)
 {
 	manage_free(&m);
 	stub = (struct stub){.refuse = OS_OK, .process_wide = true};
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 }

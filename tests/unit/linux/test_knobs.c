@@ -260,6 +260,7 @@ static int setup(void **state_)
 	snprintf(dev, sizeof(dev), "%s/dev", root);
 	snprintf(procfs, sizeof(procfs), "%s/proc", root);
 	snprintf(state, sizeof(state), "%s/state", root);
+	paths_set_roots(procfs, sysfs, dev);
 	return 0;
 }
 
@@ -273,7 +274,7 @@ static int teardown(void **state_)
 static void open_power(struct power *pw)
 {
 	build_tree();
-	assert_int_equal(apply_power_open(pw, sysfs, dev, procfs, state), 0);
+	assert_int_equal(apply_power_open(pw, state), 0);
 }
 
 /* The journal replayed, as the next start or "cpupolicyctl restore"
@@ -284,7 +285,7 @@ static int replay(void)
 	struct power pw;
 	int restored = -2;
 
-	if (apply_power_open(&pw, sysfs, dev, procfs, state) == 0) {
+	if (apply_power_open(&pw, state) == 0) {
 		pw.step_hook = model_hook;
 		restored = apply_power_restore_all(&pw);
 	}
@@ -683,7 +684,7 @@ static void test_crash_at_each_step(void **state_)
 		if (pid == 0) {
 			struct power child;
 
-			apply_power_open(&child, sysfs, dev, procfs, state);
+			apply_power_open(&child, state);
 			child.step_hook = crash_hook;
 			crash_after = step;
 			crash_run(&child);
@@ -700,9 +701,6 @@ static void test_crash_at_each_step(void **state_)
 		assert_true(replay() >= 0);
 		assert_originals();
 		assert_int_equal(replay(), 0);
-		free(pw.sysfs);
-		free(pw.dev);
-		free(pw.procfs);
 		free(pw.knobs);
 	}
 	model = false;
@@ -824,7 +822,7 @@ static void test_journal_newer_left(void **state_)
 	put(ONLINE(9), "1\n");
 	plant(state, "version\t3\nboot\t" BOOT_ID "\n@/" ONLINE(9) "\t0\t1\n");
 	before = xstrdup(get("state/journal"));
-	assert_int_equal(apply_power_open(&pw, sysfs, dev, procfs, state), -1);
+	assert_int_equal(apply_power_open(&pw, state), -1);
 	assert_int_equal(apply_power_restore_all(&pw), 0);
 	a.governor = "performance";
 	powerfix_set(&pw, &a, NULL);
@@ -993,7 +991,7 @@ static void test_journal_case(void **state_)
 	plant(dir, text);
 	put(c->entry, "1\n");
 	capture_start();
-	opened = apply_power_open(&pw, sysfs, dev, procfs, dir);
+	opened = apply_power_open(&pw, dir);
 	apply_power_restore_all(&pw);
 	apply_power_close(&pw);
 	log = capture_end();

@@ -56,7 +56,7 @@ static void test_check_sees_groups(void **state)
 		model_install(&c);
 		assert_int_equal(machine_cpu_count(true), cases[i].cpus);
 		assert_int_equal(machine_cpu_count(false), cases[i].cpus);
-		assert_int_equal(apply_place_present(NULL, present), 0);
+		assert_int_equal(apply_place_present(present), OS_OK);
 		assert_int_equal(saturate_machine_load(&m, NULL, present), 0);
 		machine_system(&m, &in);
 		assert_int_equal(m.group_count, cases[i].groups);

@@ -91,7 +91,7 @@ static void load_none(struct rules *r)
 
 static void manage_start(struct manage *m)
 {
-	manage_init(m, &(struct manage_options){.procfs = NULL}, NULL);
+	manage_init(m, &(struct manage_options){0}, NULL);
 }
 
 static struct model_config config_of(enum model_version v)
