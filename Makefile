@@ -2,6 +2,9 @@
 #
 #   make deps     install the Debian packages the build and tests need (root)
 #   make          build build/cpupolicyd and build/cpupolicyctl
+#   make check    the daily loop: build, then the unit tests and the format
+#                 check (tests/run-tests.sh unit style); no apt, no root,
+#                 no Wine, once make deps has run on the machine
 #   make test     deps, build, then unit, Windows (under Wine), integration
 #                 and fuzz tests
 #   make test SAN=1   the same under AddressSanitizer + UBSan (build-san/)
@@ -57,7 +60,9 @@ endif
 # runtime (libclang-rt) builds the libFuzzer targets, clang-format keeps the
 # style checked, hwloc's tools (hwloc-calc) cross-check topology tests;
 # libsystemd tells systemd the daemon is ready (sd_notify) and hands it
-# the sockets of socket activation (sd_listen_fds). The package tests:
+# the sockets of socket activation (sd_listen_fds); json-c writes every
+# JSON document the programs output (its strings escaped by the library)
+# and parses the ananicy rules an import reads. The package tests:
 # debhelper and dpkg-dev build the .deb, lintian checks it, man-db renders
 # the installed man pages, rpm builds the .rpm, systemd's systemd-analyze
 # scores the unit's hardening, ansible-core runs the fleet role and
@@ -65,19 +70,19 @@ endif
 # (checked with --syntax-check, which needs the modules it names),
 # build-essential is what dpkg-buildpackage checks for before it builds,
 # prometheus brings promtool, which checks the metrics exposition and the
-# alerting rules;
+# alerting rules; jq reads the Grafana dashboard's queries for promtool;
 # systemd-container (systemd-nspawn) boots the container test-systemd
 # runs the units in, debootstrap makes that container's Debian 12 root;
 # libbpf-dev loads the exec filter into the kernel (and its headers build
 # the filter's BPF program, with clang), bpftool writes vmlinux.h from the
 # kernel's BTF and the skeleton that embeds the program in the daemon.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
-	libhwloc-dev libcmocka-dev clang libclang-rt-14-dev clang-format hwloc \
-	libsystemd-dev git debhelper dpkg-dev fakeroot lintian man-db rpm \
-	systemd ansible-core ansible build-essential prometheus systemd-container \
-	debootstrap libbpf-dev bpftool
+	libjson-c-dev libhwloc-dev libcmocka-dev clang libclang-rt-14-dev \
+	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
+	lintian man-db rpm systemd ansible-core ansible build-essential \
+	prometheus jq systemd-container debootstrap libbpf-dev bpftool
 
-PKGS := libconfig inih libcap hwloc libsystemd libbpf
+PKGS := libconfig inih libcap hwloc libsystemd libbpf json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
@@ -88,31 +93,25 @@ WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CPPFLAGS_ALL = $(CPPFLAGS) -D_GNU_SOURCE -DCPUPOLICY_VERSION='"$(VERSION)"' \
 	-DCONF_DEFAULT_PATH='"$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf"' \
 	-DCONF_DEFAULT_RULES_DIRS='"$(DATADIR)/cpupolicy/rules.d:$(SYSCONFDIR)/cpupolicy/rules.d"' \
-	-Ilib -Ilib/$(OS) -I$(BPF_DIR) $(PKG_CFLAGS)
+	-Ilib -Ilib/linux -I$(BPF_DIR) $(PKG_CFLAGS)
 CFLAGS ?= -O2 -g
 CFLAGS_ALL = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS_ALL = $(LDFLAGS) $(SANFLAGS)
 
-# The portable core in lib/, policyd/ and ctl/; what calls the system in
-# their $(OS)/ folders, behind lib/os.h (linux here, windows in
-# windows.mk). Unit tests of a backend's own parts are in tests/unit/$(OS)/.
-OS := linux
-LIB_SRC := $(wildcard lib/*.c lib/$(OS)/*.c)
-CTL_SRC := $(wildcard ctl/*.c ctl/$(OS)/*.c)
-POLICYD_SRC := $(wildcard policyd/*.c policyd/$(OS)/*.c)
-UNIT_SRC := $(wildcard tests/unit/test_*.c tests/unit/$(OS)/test_*.c)
-FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+# There is no OS switch: both systems' rules are always there (below for
+# Linux, windows.mk for Windows), each program named by its directory.
+ifeq ($(origin OS),command line)
+$(error OS=$(OS) selects nothing: "make" builds Linux's programs in \
+	$(BUILD)/, "make windows" (or windows-build) Windows' in build-win/)
+endif
 
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
-POLICYD_OBJ := $(POLICYD_SRC:%.c=$(BUILD)/%.o)
-UNIT_BIN := $(patsubst %.c,$(BUILD)/tests/%,$(notdir $(UNIT_SRC)))
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,\
 	$(wildcard tests/helpers/*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBCP := $(BUILD)/libcpupolicy.a
 
-.PHONY: all deps test test-run test-systemd run fuzz soak bench format \
+.PHONY: all deps check test test-run test-systemd run fuzz soak bench format \
 	format-check clean install deb rpm
 
 all: $(BUILD)/cpupolicyd $(BUILD)/cpupolicyctl
@@ -152,11 +151,6 @@ deps:
 # V=1 shows the whole commands.
 Q := $(if $(filter 1,$(V)),,@)
 
-$(BUILD)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
-
 # The exec filter (lib/linux/bpf/): a BPF program compiled by clang,
 # relocated at load time against the running kernel's BTF (CO-RE), and
 # embedded in the daemon by bpftool's skeleton. vmlinux.h comes from the
@@ -192,49 +186,119 @@ $(BPF_SKEL): $(BPF_DIR)/execfilter.bpf.o
 	$(Q)mv $@.tmp $@
 $(BUILD)/lib/linux/execfilter.o: $(BPF_SKEL)
 
-$(LIBCP): $(LIB_OBJ)
-	@echo "  AR      $@"
-	$(Q)rm -f $@
-	$(Q)ar rcs $@ $^
+# $(call programs,SYSTEM,PREFIX): the rules of one system's programs,
+# once for Linux (PREFIX empty) and once for Windows (WIN_, windows.mk).
+# The portable core in lib/, policyd/ and ctl/ with what calls the system
+# in their SYSTEM/ folders, behind lib/os.h (wildcards: a new file joins
+# by existing); unit tests from tests/unit/ and tests/unit/SYSTEM/, each
+# with tests/unit/unit.c and the fixtures it calls (tests/unit/*fix.c and
+# tests/unit/SYSTEM/*fix.c, from an archive). What it reads, each name after PREFIX:
+#   BUILD (the programs, the library, tests/), OBJ (the objects), EXE (the
+#   programs' suffix), CC, AR, CPPFLAGS_ALL, CFLAGS_ALL, LDFLAGS_ALL and
+#   LIBS_ALL (after the library), DEPS (what compiling waits for);
+#   UNIT_CPPFLAGS, UNIT_ARCHIVES (before the library), UNIT_LIBS (after
+#   it) and UNIT_DEPS (what linking waits for) of the unit tests; for one
+#   test, UNIT_CPPFLAGS_<test> and UNIT_OBJS_<test>: a front end's objects
+#   (which libcpupolicy.a does not hold) linked beside it (see
+#   unit_objs_rules); plain variables, as a target-specific one would
+#   reach the objects the test shares with the others.
+# What it defines, after PREFIX: LIB_SRC, CTL_SRC, POLICYD_SRC, their
+# _OBJ, LIBCP, UNIT_SRC, UNIT_BIN, UNIT_MAIN, UNIT_FIX.
+define programs
+$(2)LIB_SRC := $$(wildcard lib/*.c lib/$(1)/*.c)
+$(2)CTL_SRC := $$(wildcard ctl/*.c ctl/$(1)/*.c)
+$(2)POLICYD_SRC := $$(wildcard policyd/*.c policyd/$(1)/*.c)
+$(2)UNIT_SRC := $$(wildcard tests/unit/test_*.c tests/unit/$(1)/test_*.c)
+$(2)LIB_OBJ := $$($(2)LIB_SRC:%.c=$$($(2)OBJ)/%.o)
+$(2)CTL_OBJ := $$($(2)CTL_SRC:%.c=$$($(2)OBJ)/%.o)
+$(2)POLICYD_OBJ := $$($(2)POLICYD_SRC:%.c=$$($(2)OBJ)/%.o)
+$(2)LIBCP := $$($(2)BUILD)/libcpupolicy.a
+$(2)UNIT_BIN := $$(patsubst %.c,$$($(2)BUILD)/tests/%$$($(2)EXE),\
+	$$(notdir $$($(2)UNIT_SRC)))
+$(2)UNIT_MAIN := $$($(2)OBJ)/tests/unit/unit.o
+$(2)UNIT_FIX := $$($(2)OBJ)/tests/unit/libfix.a
+$(2)UNIT_FIX_OBJ := $$(patsubst %.c,$$($(2)OBJ)/%.o,$$(wildcard tests/unit/*fix.c \
+	tests/unit/$(1)/*fix.c))
 
-$(BUILD)/cpupolicyd: $(POLICYD_OBJ) $(LIBCP)
-	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(POLICYD_OBJ) $(LIBCP) $(PKG_LIBS)
+$$($(2)OBJ)/%.o: %.c | $$($(2)DEPS)
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$<$(if $(2), ($(1)))"
+	$$(Q)$$($(2)CC) $$($(2)CPPFLAGS_ALL) $$($(2)CFLAGS_ALL) -c $$< -o $$@
 
-$(BUILD)/cpupolicyctl: $(CTL_OBJ) $(LIBCP)
-	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CTL_OBJ) $(LIBCP) $(PKG_LIBS) -lm
+$$($(2)LIBCP): $$($(2)LIB_OBJ)
+	@echo "  AR      $$@"
+	$$(Q)rm -f $$@
+	$$(Q)$$($(2)AR) rcs $$@ $$^
 
-# Every unit test links the one main helper, tests/unit/unit.c, and
-# takes what it uses of the shared fixtures (tests/unit/*fix.c) from an
-# archive, so that a test gets only the ones it calls.
-UNIT_MAIN := $(BUILD)/tests/unit/unit.o
-UNIT_FIX := $(BUILD)/tests/unit/libfix.a
-UNIT_FIX_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*fix.c))
-.SECONDARY: $(UNIT_MAIN) $(UNIT_FIX_OBJ)
-$(UNIT_FIX): $(UNIT_FIX_OBJ)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
-UNIT_LINK = $(Q)$(CC) $(CPPFLAGS_ALL) -Itests/unit -DSRCDIR='"$(CURDIR)"' $(CFLAGS_ALL) \
-	$(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_EXTRA) $(UNIT_MAIN) $(UNIT_FIX) \
-	$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) $(shell pkg-config --libs cmocka) -lm
-$(BUILD)/tests/%: tests/unit/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(UNIT_LINK)
-$(BUILD)/tests/%: tests/unit/$(OS)/%.c $(UNIT_MAIN) $(UNIT_FIX) $(LIBCP)
-	@mkdir -p $(dir $@)
-	@echo "  TEST    $@"
-	$(UNIT_LINK)
-# The loop's dispatch is the daemon's (policyd/loop.c): its test links it,
-# the rest of the daemon stubbed.
-$(BUILD)/tests/test_loop: $(BUILD)/policyd/loop.o
-$(BUILD)/tests/test_loop: UNIT_EXTRA = -Ipolicyd $(BUILD)/policyd/loop.o
+$$($(2)BUILD)/cpupolicyd$$($(2)EXE): $$($(2)POLICYD_OBJ) $$($(2)LIBCP)
+	@echo "  LD      $$@"
+	$$(Q)$$($(2)CC) $$($(2)LDFLAGS_ALL) -o $$@ $$($(2)POLICYD_OBJ) \
+		$$($(2)LIBCP) $$($(2)LIBS_ALL)
+
+$$($(2)BUILD)/cpupolicyctl$$($(2)EXE): $$($(2)CTL_OBJ) $$($(2)LIBCP)
+	@echo "  LD      $$@"
+	$$(Q)$$($(2)CC) $$($(2)LDFLAGS_ALL) -o $$@ $$($(2)CTL_OBJ) \
+		$$($(2)LIBCP) $$($(2)LIBS_ALL) -lm
+
+.SECONDARY: $$($(2)UNIT_MAIN) $$($(2)UNIT_FIX_OBJ)
+$$($(2)UNIT_FIX): $$($(2)UNIT_FIX_OBJ)
+	$$(Q)rm -f $$@ && $$($(2)AR) rcs $$@ $$^
+$(2)UNIT_LINK = $$(Q)$$($(2)CC) $$($(2)CPPFLAGS_ALL) -Itests/unit -Itests/unit/$(1) \
+	$$($(2)UNIT_CPPFLAGS) $$($(2)UNIT_CPPFLAGS_$$(basename $$(notdir $$@))) \
+	-DSRCDIR='"$$(CURDIR)"' $$($(2)CFLAGS_ALL) \
+	-o $$@ $$< $$(call unit_objs,$(2),$$(basename $$(notdir $$@))) \
+	$$($(2)UNIT_MAIN) $$($(2)UNIT_FIX) $$($(2)UNIT_ARCHIVES) $$($(2)LIBCP) \
+	$$($(2)LDFLAGS_ALL) $$($(2)LIBS_ALL) $$($(2)UNIT_LIBS) -lm
+$$($(2)BUILD)/tests/%$$($(2)EXE): tests/unit/%.c $$($(2)UNIT_MAIN) \
+		$$($(2)UNIT_FIX) $$($(2)UNIT_ARCHIVES) $$($(2)LIBCP) \
+		| $$($(2)UNIT_DEPS)
+	@mkdir -p $$(dir $$@)
+	@echo "  TEST    $$@"
+	$$($(2)UNIT_LINK)
+$$($(2)BUILD)/tests/%$$($(2)EXE): tests/unit/$(1)/%.c $$($(2)UNIT_MAIN) \
+		$$($(2)UNIT_FIX) $$($(2)UNIT_ARCHIVES) $$($(2)LIBCP) \
+		| $$($(2)UNIT_DEPS)
+	@mkdir -p $$(dir $$@)
+	@echo "  TEST    $$@"
+	$$($(2)UNIT_LINK)
+
+-include $$($(2)LIB_OBJ:.o=.d) $$($(2)CTL_OBJ:.o=.d) \
+	$$($(2)POLICYD_OBJ:.o=.d) $$(addsuffix .d,$$(basename $$($(2)UNIT_BIN))) \
+	$$($(2)UNIT_MAIN:.o=.d) $$($(2)UNIT_FIX_OBJ:.o=.d)
+endef
+# $(call unit_objs,PREFIX,TEST): the objects PREFIX's TEST links beside
+# libcpupolicy.a; $(call unit_objs_rules,PREFIX,TESTS): each of TESTS
+# waits for its own.
+unit_objs = $(addprefix $($(1)OBJ)/,$($(1)UNIT_OBJS_$(2)))
+unit_objs_rules = $(foreach t,$(2),$(eval \
+	$($(1)BUILD)/tests/$(t)$($(1)EXE): $(call unit_objs,$(1),$(t))))
+
+# Linux: objects beside the programs, in build/ (build-san/ under SAN=1).
+OBJ := $(BUILD)
+LIBS_ALL = $(PKG_LIBS)
+UNIT_CPPFLAGS = $(shell pkg-config --cflags cmocka)
+UNIT_LIBS = $(shell pkg-config --libs cmocka)
+$(eval $(call programs,linux,))
+
+# The tests whose system accounts are a fake's, the same on every system
+# (tests/unit/accountsfake.c): linked before libcpupolicy.a, whose
+# accounts.o it stands in for (windows.mk links it the same way).
+UNIT_FAKE_ACCOUNTS := test_ananicy test_golden test_importcheck \
+	test_prolasso test_rules
+$(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
+	UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
+$(call unit_objs_rules,,$(UNIT_FAKE_ACCOUNTS))
+# The loop's dispatch is the daemon's (policyd/loop_common.c): its test
+# links it, the rest of the daemon stubbed.
+UNIT_OBJS_test_loop := policyd/loop_common.o
+UNIT_CPPFLAGS_test_loop := -Ipolicyd
+$(call unit_objs_rules,,test_loop)
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
 FUZZ_CC := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/$(OS)/*.h) \
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/linux/*.h) \
 		$(BPF_SKEL)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
@@ -281,6 +345,11 @@ test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-stat
 		windows-units windows-programs windows-msi
 	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) \
 		tests/run-tests.sh
+
+# The daily loop: what make test runs first, without its deps (no apt),
+# Wine or root. Unit tests that need root skip, saying so.
+check: all $(UNIT_BIN)
+	@BUILD=$(BUILD) tests/run-tests.sh unit style
 
 # The package as a machine runs it: the .deb of the committed tree in a
 # Debian 12 container under its own systemd (tests/systemd/run.sh; root).
@@ -361,13 +430,18 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_SRC)
 
 # The config names the vendor rules directory: it follows DATADIR. The
-# timer of the scheduled saturation check is installed, not enabled.
+# timer of the scheduled saturation check is installed, not enabled. The
+# README and the guides of docs/ go to DOCDIR as they sit in the tree, so
+# that the README's links into docs/ hold; HACKING.md is for the source's
+# maintainers and stays with the source.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/rules.d \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus \
-		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana \
+		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs \
+		$(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(BUILD)/cpupolicyd $(DESTDIR)$(SBINDIR)/cpupolicyd
@@ -377,6 +451,8 @@ install: all
 	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/cpupolicy/cpupolicyd.conf
 	install -m 0644 rules/*.rules $(DESTDIR)$(DATADIR)/cpupolicy/rules.d/
 	install -m 0644 rules/examples/*.rules $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 rules/cpupolicy.rules.5 $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 ctl/cpupolicyctl.8 policyd/cpupolicyd.8 \
 		$(DESTDIR)$(MANDIR)/man8/
@@ -392,6 +468,8 @@ install: all
 		$(DESTDIR)$(UNITDIR)/
 	install -m 0644 packaging/prometheus/cpupolicy.rules.yml \
 		$(DESTDIR)$(DATADIR)/cpupolicy/prometheus/
+	install -m 0644 packaging/grafana/cpupolicy.json \
+		$(DESTDIR)$(DATADIR)/cpupolicy/grafana/
 	install -m 0644 packaging/systemd/cpupolicy.tmpfiles \
 		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
 	install -m 0644 packaging/bash-completion/cpupolicyctl \
@@ -419,6 +497,3 @@ clean:
 	rm -rf build build-san
 
 include windows.mk
-
--include $(LIB_OBJ:.o=.d) $(CTL_OBJ:.o=.d) $(POLICYD_OBJ:.o=.d) \
-	$(UNIT_BIN:=.d) $(UNIT_MAIN:.o=.d)

@@ -61,6 +61,7 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 	diag_init(&diag);
 	status = conf_load_trusted(&conf, ctl->conf_path, ctl->conf_explicit,
 				   &diag);
+	paths_set_roots(conf.procfs, conf.sysfs, conf.dev);
 	/* The configured rules, as the daemon would load them; files named
 	 * on the command line are the caller's choice. */
 	rules.trust_all = optind >= argc;
@@ -89,8 +90,6 @@ int apply_main(struct ctl *ctl, int argc, char **argv)
 	}
 	manage_init(&m,
 		    &(struct manage_options){
-			    .procfs = conf.procfs,
-			    .sysfs = conf.sysfs,
 			    .dry_run = dry_run || conf.dry_run,
 			    .respect_changes = conf.respect_changes,
 		    },

@@ -75,9 +75,9 @@ int dial_write(struct dial *d, const char *buf, size_t len);
 long dial_read(struct dial *d, char *buf, size_t size);
 void dial_close(struct dial *d);
 
-/* linux/facts.c, windows/facts.c: what limits cpupolicyctl and its
+/* linux/machine.c, windows/machine.c: what limits cpupolicyctl and its
  * workers on this machine, and what other processes take of it */
-struct facts_task {
+struct machine_task {
 	pid_t pid;
 	char name[16];
 	double cpu_s; /* used so far */
@@ -85,15 +85,14 @@ struct facts_task {
 };
 struct saturate_input;
 struct saturate_machine;
-unsigned facts_cpu_count(bool online);
-double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
-		   size_t size);
-void facts_cpuset_cgroup(const char *procfs, char *name, size_t size);
-void facts_freq(const char *sysfs, struct saturate_input *in);
+unsigned machine_cpu_count(bool online);
+double machine_quota(char *cgroup, size_t size);
+void machine_cpuset_cgroup(char *name, size_t size);
+void machine_freq(struct saturate_input *in);
 /* What the system adds to the machine and the input: Windows' processor
  * groups and parked cores, and whose fixes to give. */
-void facts_system(struct saturate_machine *m, struct saturate_input *in);
-size_t facts_tasks(const char *procfs, struct facts_task **out);
-double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid);
+void machine_system(struct saturate_machine *m, struct saturate_input *in);
+size_t machine_tasks(struct machine_task **out);
+double machine_thread_cpu(pid_t pid, pid_t tid);
 
 #endif

@@ -264,52 +264,14 @@ int remote_reload_main(struct ctl *ctl, int argc, char **argv)
 			     "cpupolicyctl reload");
 }
 
-/* A state file the check wrote: its series as they are. A result of
- * before the series (four numbers on a line) still reads. */
-static void remote_saturate_state(const struct conf *conf, const char *name)
-{
-	char *path = xasprintf("%s/%s", conf->state_dir, name), *text;
-	double efficiency, threshold, when;
-	unsigned threads;
-	size_t len;
-
-	if (files_read(path, 1 << 20, &text, &len) != OS_OK) {
-		free(path);
-		return;
-	}
-	free(path);
-	if (strncmp(text, "# HELP cpupolicy_saturate_", 26) == 0 && len &&
-	    text[len - 1] == '\n')
-		fwrite(text, 1, len, stdout);
-	else if (sscanf(text, "%lf %lf %u %lf", &efficiency, &threshold,
-			&threads, &when) == 4)
-		printf("# HELP cpupolicy_saturate_efficiency Efficiency of the "
-		       "last saturation check (1: every core worked).\n"
-		       "# TYPE cpupolicy_saturate_efficiency gauge\n"
-		       "cpupolicy_saturate_efficiency %.4f\n"
-		       "# HELP cpupolicy_saturate_threshold Its threshold.\n"
-		       "# TYPE cpupolicy_saturate_threshold gauge\n"
-		       "cpupolicy_saturate_threshold %.4f\n"
-		       "# HELP cpupolicy_saturate_threads Its worker threads.\n"
-		       "# TYPE cpupolicy_saturate_threads gauge\n"
-		       "cpupolicy_saturate_threads %u\n"
-		       "# HELP cpupolicy_saturate_timestamp_seconds When it "
-		       "ran (Unix time).\n"
-		       "# TYPE cpupolicy_saturate_timestamp_seconds gauge\n"
-		       "cpupolicy_saturate_timestamp_seconds %.0f\n",
-		       efficiency, threshold, threads, when);
-	free(text);
-}
-
 /* Prometheus text exposition, for node_exporter's textfile collector: the
  * daemon's counters, holds and settings (cpupolicy_up 0 without a daemon),
- * and the last saturation check and the last scheduled one's decision
- * from the state directory. */
+ * and nothing else. The saturation check's series are written by the
+ * check alone (saturate --textfile), into the same directory: a series
+ * in two files there fails the collector's whole scrape. */
 int remote_metrics_main(struct ctl *ctl, int argc, char **argv)
 {
 	struct proto_request req = {.verb = PROTO_VERB_METRICS};
-	struct conf conf;
-	struct diag diag;
 	char *text;
 	size_t len;
 	int status = -1;
@@ -332,12 +294,5 @@ int remote_metrics_main(struct ctl *ctl, int argc, char **argv)
 		printf("# HELP cpupolicy_up Whether cpupolicyd answered.\n"
 		       "# TYPE cpupolicy_up gauge\ncpupolicy_up 0\n");
 	}
-	conf_init(&conf);
-	diag_init(&diag);
-	conf_load_file(&conf, ctl->conf_path, ctl->conf_explicit, &diag);
-	diag_free(&diag);
-	remote_saturate_state(&conf, "saturate.last");
-	remote_saturate_state(&conf, "saturate.attempt");
-	conf_free(&conf);
 	return CTL_EXIT_OK;
 }

@@ -22,8 +22,8 @@ static int restore_journal(const struct conf *conf)
 	struct power pw;
 	int restored;
 
-	if (apply_power_open(&pw, conf->sysfs, conf->dev, conf->procfs,
-			     conf->state_dir) < 0) {
+	paths_set_roots(conf->procfs, conf->sysfs, conf->dev);
+	if (apply_power_open(&pw, conf->state_dir) < 0) {
 		bool unsafe = pw.journal.unsafe;
 
 		apply_power_close(&pw);

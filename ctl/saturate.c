@@ -5,15 +5,14 @@
  * confinement show) for S seconds. Every step is a fresh worker process
  * measured on the same clock over a window after the same warm-up. The
  * efficiency is the rate of all threads over what the cores can do; the
- * findings say why it falls short and what fixes it. --compare measures a
- * policy: paired trials in A B, B A order, A as is and B with the policy,
- * each a fresh process, with optional background load and a latency probe
- * to show what the policy costs. What it reads of the machine (CPU
+ * findings say why it falls short and what fixes it; the report is
+ * lib/saturate_report.c's. --compare, which measures a policy, is
+ * saturate_compare.c; the options and a step's measurement are shared
+ * with it (saturate_compare.h). What it reads of the machine (CPU
  * lists, quotas, cpufreq, the CPU time of others) and the worker
- * processes are the system's: ctl/linux/facts.c and ctl/linux/work.c. */
+ * processes are the system's: ctl/linux/machine.c and ctl/linux/work.c. */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,45 +20,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compare.h"
 #include "conf.h"
 #include "ctl.h"
-#include "log.h"
 #include "os.h"
 #include "place.h"
 #include "prio.h"
 #include "procstat.h"
-#include "proto.h"
 #include "rules.h"
 #include "saturate.h"
+#include "saturate_compare.h"
+#include "saturate_report.h"
 #include "util.h"
 #include "work.h"
 
 /* --if-idle looks at the machine this long before it decides. */
 #define SATURATE_IDLE_SAMPLE_S 2.0
-
-struct saturate_opts {
-	unsigned threads;
-	double seconds;
-	enum work_kind kind;
-	const char *work;
-	double threshold;
-	bool json;
-	const char *compare;
-	unsigned background;
-	bool probe;
-	unsigned pairs;
-	double smt_yield; /* -1: measure it */
-	double if_idle;	  /* -1: always run */
-	const char *textfile;
-	const char *worker; /* the hidden --worker: be a step's workers */
-};
-
-struct saturate_env {
-	struct conf conf;
-	struct place_topology topo;
-	bool have_topo;
-};
 
 static void saturate_usage(FILE *out)
 {
@@ -108,8 +83,8 @@ static int saturate_competitor_compare(const void *a, const void *b)
 }
 
 /* What other processes took while the workers ran. */
-static size_t saturate_competitors(const struct facts_task *before, size_t nb,
-				   const struct facts_task *after, size_t na,
+static size_t saturate_competitors(const struct machine_task *before, size_t nb,
+				   const struct machine_task *after, size_t na,
 				   double seconds, pid_t ours,
 				   struct saturate_competitor **out)
 {
@@ -117,7 +92,7 @@ static size_t saturate_competitors(const struct facts_task *before, size_t nb,
 
 	*out = xcalloc(na ? na : 1, sizeof(**out));
 	for (size_t a = 0; a < na; a++) {
-		const struct facts_task *t = &after[a];
+		const struct machine_task *t = &after[a];
 		double start = 0, cpus;
 
 		if (t->pid == ours || t->pid == procinfo_self())
@@ -144,42 +119,29 @@ static size_t saturate_competitors(const struct facts_task *before, size_t nb,
 /* What limits this process (and the workers it starts) on this machine. */
 static void saturate_facts(struct saturate_env *env, struct saturate_input *in)
 {
-	const struct conf *conf = &env->conf;
-
 	in->present = hwloc_bitmap_alloc();
 	in->online = hwloc_bitmap_alloc();
 	in->affinity = hwloc_bitmap_alloc();
 	in->cpuset = hwloc_bitmap_alloc();
-	if (apply_place_present(conf->sysfs, in->present) < 0 && env->have_topo)
+	if (apply_place_present(in->present) != OS_OK && env->have_topo)
 		hwloc_bitmap_copy(in->present, env->topo.all);
 	else if (hwloc_bitmap_iszero(in->present))
 		hwloc_bitmap_set_range(in->present, 0,
-				       (int)facts_cpu_count(false) - 1);
-	if (apply_place_online(conf->sysfs, in->online) < 0)
+				       (int)machine_cpu_count(false) - 1);
+	if (apply_place_online(in->online) != OS_OK)
 		hwloc_bitmap_copy(in->online, in->present);
 	if (apply_place_read(0, 0, in->affinity) != OS_OK) {
 		hwloc_bitmap_free(in->affinity);
 		in->affinity = NULL;
 	}
-	if (apply_place_allowed(conf->procfs, conf->sysfs, procinfo_self(),
-				in->cpuset) < 0) {
+	if (apply_place_allowed(procinfo_self(), in->cpuset) != OS_OK) {
 		hwloc_bitmap_free(in->cpuset);
 		in->cpuset = NULL;
 	}
-	in->quota_cpus = facts_quota(conf->procfs, conf->sysfs, in->cgroup,
-				     sizeof(in->cgroup));
-	facts_cpuset_cgroup(conf->procfs, in->cpuset_cgroup,
-			    sizeof(in->cpuset_cgroup));
-	facts_freq(conf->sysfs, in);
+	in->quota_cpus = machine_quota(in->cgroup, sizeof(in->cgroup));
+	machine_cpuset_cgroup(in->cpuset_cgroup, sizeof(in->cpuset_cgroup));
+	machine_freq(in);
 }
-
-/* How a step is measured: /proc/stat at the window's ends (or not), and
- * for the live line the rate that is 100 % (0: none yet). */
-struct saturate_window {
-	struct procstat *first, *last;
-	double expected;
-	bool live;
-};
 
 static void saturate_progress(const struct saturate_window *w, double elapsed,
 			      double total, double rate)
@@ -194,12 +156,11 @@ static void saturate_progress(const struct saturate_window *w, double elapsed,
 	fflush(stderr);
 }
 
-static void saturate_threads_cpu(const struct saturate_env *env, pid_t pid,
-				 const struct work_shared *sh, unsigned threads,
-				 double *out)
+static void saturate_threads_cpu(pid_t pid, const struct work_shared *sh,
+				 unsigned threads, double *out)
 {
 	for (unsigned i = 0; i < threads; i++)
-		out[i] = facts_thread_cpu(env->conf.procfs, pid, sh->tid[i]);
+		out[i] = machine_thread_cpu(pid, sh->tid[i]);
 }
 
 struct saturate_sampler {
@@ -253,11 +214,10 @@ static void saturate_prio(pid_t pid, const struct work_shared *sh,
  * `seconds` on the monotonic clock, in whole 100 ms intervals; the work
  * done in the window over its length is the rate, and the CPU time the
  * threads got in the same window is the evidence beside it. */
-static int saturate_measure(struct saturate_env *env,
-			    const struct work_spec *spec, double seconds,
-			    const struct saturate_window *w,
-			    struct saturate_step *step, double *thread_cpu,
-			    struct prio_state *prio)
+int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
+		     double seconds, const struct saturate_window *w,
+		     struct saturate_step *step, double *thread_cpu,
+		     struct prio_state *prio)
 {
 	struct work_shared *sh = work_shared_new();
 	struct saturate_sampler s = {0};
@@ -267,6 +227,7 @@ static int saturate_measure(struct saturate_env *env,
 	long long t0;
 	pid_t pid;
 
+	(void)env; /* the system's roots are the backend's (paths_set_roots) */
 	if (!sh)
 		return -1;
 	pid = work_start(spec, sh);
@@ -281,14 +242,14 @@ static int saturate_measure(struct saturate_env *env,
 	cpu0 = xcalloc(n, sizeof(*cpu0));
 	cpu1 = xcalloc(n, sizeof(*cpu1));
 	if (w->first)
-		procstat_read(env->conf.procfs, w->first);
+		procstat_read(w->first);
 	s.at = t0 = timing_now_ns();
 	s.units = c0 = work_total(sh, n);
-	saturate_threads_cpu(env, pid, sh, n, cpu0);
+	saturate_threads_cpu(pid, sh, n, cpu0);
 	saturate_sample(&s, sh, n, t0 + (long long)(seconds * 1e9), w, t0, c0);
-	saturate_threads_cpu(env, pid, sh, n, cpu1);
+	saturate_threads_cpu(pid, sh, n, cpu1);
 	if (w->last)
-		procstat_read(env->conf.procfs, w->last);
+		procstat_read(w->last);
 	*step = (struct saturate_step){
 		.threads = n,
 		.units = (double)(s.units - c0),
@@ -398,8 +359,9 @@ static int saturate_smt_step(struct saturate_env *env,
 				NULL);
 }
 
-/* For "cpupolicyctl metrics": a state file, where it may be written (the
- * state directory is root's); a user's check leaves none. */
+/* A state file, where it may be written (the state directory is root's);
+ * a user's check leaves none. saturate.last is what a skipped check's
+ * textfile carries on. */
 static void saturate_state_write(struct saturate_env *env, const char *name,
 				 const char *text, size_t len)
 {
@@ -444,7 +406,7 @@ static char *saturate_attempt_text(bool skipped, double busy, double limit)
 
 	if (!out)
 		return NULL;
-	saturate_render_attempt(skipped, busy, limit, (long long)time(NULL),
+	saturate_report_attempt(skipped, busy, limit, (long long)time(NULL),
 				out);
 	return memstream_close(&text, NULL);
 }
@@ -458,11 +420,12 @@ static bool saturate_idle_enough(struct saturate_env *env,
 	struct procstat_share *shares;
 	size_t n;
 
+	(void)env; /* the system's roots are the backend's (paths_set_roots) */
 	*busy = 0;
-	if (procstat_read(env->conf.procfs, &a) < 0)
+	if (procstat_read(&a) < 0)
 		return true;
 	timing_sleep_ns((long long)(SATURATE_IDLE_SAMPLE_S * 1e9));
-	if (procstat_read(env->conf.procfs, &b) < 0) {
+	if (procstat_read(&b) < 0) {
 		procstat_free(&a);
 		return true;
 	}
@@ -504,11 +467,11 @@ static char *saturate_metrics_text(const struct saturate_input *in,
 
 	if (!out)
 		return NULL;
-	saturate_render_metrics(in, r, (long long)time(NULL), out);
+	saturate_report_metrics(in, r, (long long)time(NULL), out);
 	return memstream_close(&text, NULL);
 }
 
-/* The result for metrics and the textfile. */
+/* The result, for the state directory and the textfile. */
 static int saturate_record(struct saturate_env *env,
 			   const struct saturate_opts *o,
 			   const struct saturate_input *in,
@@ -555,18 +518,18 @@ static int saturate_run_step(struct saturate_env *env,
 		.expected = expected,
 		.live = !o->json && isatty(2),
 	};
-	struct facts_task *before, *after;
+	struct machine_task *before, *after;
 	struct prio_state prio;
 	size_t nb, na, shares_max;
 	int status;
 
 	in->thread_cpu_s = xcalloc(o->threads, sizeof(*in->thread_cpu_s));
 	in->thread_count = o->threads;
-	nb = facts_tasks(env->conf.procfs, &before);
+	nb = machine_tasks(&before);
 	status = saturate_measure(env, &all, o->seconds, &w, &in->run,
 				  in->thread_cpu_s, &prio);
 	in->our_nice = prio.nice;
-	na = facts_tasks(env->conf.procfs, &after);
+	na = machine_tasks(&after);
 	if (status == 0) {
 		in->competitor_count = saturate_competitors(
 			before, nb, after, na, in->run.wall_s + 0.1, 0,
@@ -629,7 +592,7 @@ static int saturate_check(struct saturate_env *env,
 		saturate_input_free(&in);
 		return CTL_EXIT_USAGE;
 	}
-	facts_system(&machine, &in);
+	machine_system(&machine, &in);
 	in.machine = &machine;
 	if (saturate_steps(env, o, &machine, &in) < 0) {
 		fprintf(stderr, "cpupolicyctl: cannot start the workers\n");
@@ -639,354 +602,15 @@ static int saturate_check(struct saturate_env *env,
 	}
 	saturate_judge(&in, &r);
 	if (o->json)
-		saturate_render_json(&in, &r, stdout);
+		saturate_report_json(&in, &r, stdout);
 	else
-		saturate_render_text(&in, &r, stdout);
+		saturate_report_text(&in, &r, stdout);
 	status = r.ok ? CTL_EXIT_OK : CTL_EXIT_FAIL;
 	if (saturate_record(env, o, &in, &r, busy) < 0)
 		status = CTL_EXIT_USAGE;
 	saturate_result_free(&r);
 	saturate_machine_free(&machine);
 	saturate_input_free(&in);
-	return status;
-}
-
-/* --compare: B is the rule body applied to a fresh worker process. */
-struct saturate_policy {
-	struct rules rules;
-	const struct rule *rule;
-	struct prio_target prio;
-	struct place_plan place;
-};
-
-static int saturate_policy_setup(void *ctx)
-{
-	struct saturate_policy *b = ctx;
-	struct prio_state now, wanted;
-
-	if (prio_target_empty(&b->prio))
-		return 0;
-	if (apply_prio_read(0, 0, &now) != OS_OK)
-		return -1;
-	prio_expected(&b->prio, &now, &wanted);
-	return apply_prio_write(0, 0, &now, &wanted) == OS_OK ? 0 : -1;
-}
-
-static int saturate_policy_thread(void *ctx, pthread_t thread, unsigned index)
-{
-	struct saturate_policy *b = ctx;
-
-	if (!b->place.active)
-		return 0;
-	return work_pin(thread, place_plan_thread(&b->place, (int)index));
-}
-
-static int saturate_policy_parse(struct saturate_env *env, const char *body,
-				 struct saturate_policy *b)
-{
-	char *text = xasprintf("rules = ( { name = \"compare\"; match = { exe "
-			       "= \"/compare\"; }; %s } );\n",
-			       body);
-	struct diag diag;
-	char why[128];
-	int status = 0;
-
-	*b = (struct saturate_policy){0};
-	rules_init(&b->rules);
-	diag_init(&diag);
-	rules_load_text(&b->rules, "--compare", text, strlen(text), &diag);
-	diag_print(&diag, stderr, true);
-	if (diag.errors || b->rules.count != 1) {
-		status = -1;
-	} else {
-		b->rule = &b->rules.list[0];
-		if (rules_has_power(b->rule)) {
-			fprintf(stderr,
-				"cpupolicyctl: --compare measures "
-				"priority and placement; power keys "
-				"are held by cpupolicyd (write a rule "
-				"and compare with the daemon running)\n");
-			status = -1;
-		}
-		prio_target_for_system(&b->rule->priority,
-				       rules_target(&b->rules), &b->prio);
-		if (status == 0 && rules_places(b->rule) &&
-		    (!env->have_topo ||
-		     place_plan_make(&env->topo, &b->rule->placement,
-				     env->topo.all, NULL, &b->place, why,
-				     sizeof(why)) < 0)) {
-			fprintf(stderr, "cpupolicyctl: --compare: %s\n",
-				env->have_topo ? why : "no CPU topology");
-			status = -1;
-		}
-	}
-	diag_free(&diag);
-	free(text);
-	return status;
-}
-
-/* The probe's lateness in one trial's window, in microseconds, added to
- * its arm's pool; the slots it missed. */
-static void saturate_probe_window(const struct work_probe *probe,
-				  long long from, long long to,
-				  struct compare_pool *pool, unsigned *missed)
-{
-	unsigned count = __atomic_load_n(&probe->count, __ATOMIC_ACQUIRE);
-	double *late = xcalloc(count ? count : 1, sizeof(*late));
-	size_t n = 0;
-
-	for (unsigned i = 0; i < count; i++) {
-		if (probe->at[i] < from || probe->at[i] >= to)
-			continue;
-		late[n++] = (double)probe->late[i] / 1e3;
-		if (probe->late[i] >= probe->period_ns)
-			*missed +=
-				(unsigned)(probe->late[i] / probe->period_ns);
-	}
-	compare_pool_add(pool, late, n);
-	free(late);
-}
-
-struct saturate_arm {
-	double *rates;	    /* per pair */
-	double *background; /* its rate over its rate alone, per pair */
-	struct compare_pool probe;
-	unsigned missed;
-	double p99_us, p999_us;
-	char prio[128]; /* its workers' priority as read in its first trial */
-};
-
-struct saturate_trials {
-	struct saturate_policy b;
-	struct work_spec spec[2];
-	struct saturate_arm arm[2];
-	struct work_shared *bg;
-	struct work_probe *probe;
-	pid_t bg_pid, probe_pid;
-	double bg_alone;
-};
-
-static int saturate_trial(struct saturate_env *env,
-			  const struct saturate_opts *o,
-			  struct saturate_trials *t, unsigned pair,
-			  unsigned which)
-{
-	struct saturate_window w = {0};
-	struct saturate_step step;
-	struct prio_state prio;
-	unsigned long long bg_c = 0;
-	long long from = timing_now_ns();
-
-	if (t->bg)
-		bg_c = work_total(t->bg, o->background);
-	if (saturate_measure(env, &t->spec[which], o->seconds, &w, &step, NULL,
-			     &prio) < 0) {
-		fprintf(stderr, "cpupolicyctl: a trial failed (raising "
-				"priority needs root or CAP_SYS_NICE)\n");
-		return -1;
-	}
-	t->arm[which].rates[pair] = saturate_step_rate(&step);
-	if (!t->arm[which].prio[0])
-		prio_describe_state(&prio, t->arm[which].prio,
-				    sizeof(t->arm[which].prio));
-	if (t->bg)
-		t->arm[which].background[pair] =
-			(double)(work_total(t->bg, o->background) - bg_c) /
-			((double)(timing_now_ns() - from) / 1e9) / t->bg_alone;
-	if (t->probe)
-		saturate_probe_window(t->probe, from, timing_now_ns(),
-				      &t->arm[which].probe,
-				      &t->arm[which].missed);
-	if (!o->json && isatty(2))
-		fprintf(stderr, "\r  pair %u/%u  %s %.3f M/s", pair + 1,
-			o->pairs, which ? "B" : "A",
-			saturate_step_rate(&step) / 1e6);
-	return 0;
-}
-
-/* The background's rate alone first, as the baseline of its cost; then it
- * and the probe run through every trial. */
-static int saturate_trials_start(struct saturate_env *env,
-				 const struct saturate_opts *o,
-				 struct saturate_trials *t)
-{
-	struct work_spec bg_spec = {.threads = o->background,
-				    .kind = WORK_KIND_INT};
-
-	if (o->background) {
-		struct saturate_window w = {0};
-		struct saturate_step alone;
-
-		if (saturate_measure(env, &bg_spec, o->seconds, &w, &alone,
-				     NULL, NULL) < 0)
-			return -1;
-		t->bg_alone = saturate_step_rate(&alone);
-		t->bg = work_shared_new();
-		t->bg_pid = t->bg ? work_start(&bg_spec, t->bg) : -1;
-		if (t->bg_pid < 0 || t->bg_alone <= 0)
-			return -1;
-		t->bg->start = 1;
-	}
-	if (o->probe) {
-		t->probe = work_probe_new();
-		t->probe_pid = t->probe ? work_probe_start(t->probe, 1000) : -1;
-		if (t->probe_pid < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static void saturate_trials_free(struct saturate_trials *t)
-{
-	if (t->bg_pid > 0)
-		work_stop(t->bg_pid, t->bg);
-	if (t->bg)
-		work_shared_free(t->bg);
-	if (t->probe_pid > 0)
-		work_probe_stop(t->probe_pid, t->probe);
-	if (t->probe)
-		work_probe_free(t->probe);
-	for (unsigned i = 0; i < 2; i++) {
-		free(t->arm[i].rates);
-		free(t->arm[i].background);
-		compare_pool_free(&t->arm[i].probe);
-	}
-	place_plan_free(&t->b.place);
-	rules_free(&t->b.rules);
-}
-
-static void saturate_arm_percentiles(struct saturate_arm *arm)
-{
-	arm->p99_us = compare_pool_percentile(&arm->probe, 0.99);
-	arm->p999_us = compare_pool_percentile(&arm->probe, 0.999);
-}
-
-static void saturate_compare_json(const struct saturate_opts *o,
-				  const struct saturate_trials *t,
-				  const struct compare_summary *sum)
-{
-	printf("{\"compare\":");
-	proto_json_string(stdout, o->compare);
-	printf(",\"pairs\":%u,\"order\":\"AB BA\",\"threads\":%u,"
-	       "\"seconds\":%.3f,\"estimator\":\"mean of log ratios\","
-	       "\"rate_a\":%.1f,\"rate_b\":%.1f,\"change\":%.4f,"
-	       "\"ci95\":[%.4f,%.4f],\"t\":%.4f,\"df\":%u,\"trials\":{",
-	       o->pairs, o->threads, o->seconds, sum->geo_a, sum->geo_b,
-	       sum->change, sum->low, sum->high, sum->t, o->pairs - 1);
-	for (unsigned arm = 0; arm < 2; arm++) {
-		printf("%s\"%c\":[", arm ? "," : "", arm ? 'b' : 'a');
-		for (unsigned i = 0; i < o->pairs; i++)
-			printf("%s%.1f", i ? "," : "", t->arm[arm].rates[i]);
-		printf("]");
-	}
-	printf("}");
-	for (unsigned arm = 0; arm < 2; arm++) {
-		printf(",\"priority_%c\":", arm ? 'b' : 'a');
-		proto_json_string(stdout, t->arm[arm].prio);
-	}
-	if (t->bg)
-		printf(",\"background_alone\":%.1f,\"background_a\":%.4f,"
-		       "\"background_b\":%.4f",
-		       t->bg_alone,
-		       compare_geomean(t->arm[0].background, o->pairs),
-		       compare_geomean(t->arm[1].background, o->pairs));
-	for (unsigned arm = 0; t->probe && arm < 2; arm++)
-		printf(",\"probe_%c\":{\"p99_us\":%.1f,\"p999_us\":%.1f,"
-		       "\"missed\":%u,\"samples\":%zu,\"worst_trial_p99_us\":"
-		       "%.1f}",
-		       arm ? 'b' : 'a', t->arm[arm].p99_us, t->arm[arm].p999_us,
-		       t->arm[arm].missed, t->arm[arm].probe.count,
-		       t->arm[arm].probe.worst_p99);
-	printf("}\n");
-}
-
-static void saturate_compare_text(const struct saturate_opts *o,
-				  const struct saturate_trials *t,
-				  const struct compare_summary *sum)
-{
-	printf("compare: A as is, B with: %s\n", o->compare);
-	printf("  %u pairs of %.1f s trials, %u thread%s, work %s; order A B, "
-	       "B A, ...: A first in %u, B first in %u\n",
-	       o->pairs, o->seconds, o->threads, o->threads == 1 ? "" : "s",
-	       o->work, o->pairs / 2, o->pairs / 2);
-	printf("  throughput A: %10.3f M units/s (geometric mean of %u "
-	       "trials)\n",
-	       sum->geo_a / 1e6, o->pairs);
-	printf("  throughput B: %10.3f M units/s (geometric mean of %u "
-	       "trials)\n",
-	       sum->geo_b / 1e6, o->pairs);
-	printf("  change B/A:   %+9.1f %%  (95 %% CI %+.1f %% .. %+.1f %%; "
-	       "mean of the log ratios, t %.3f with %u df)\n",
-	       sum->change * 100, sum->low * 100, sum->high * 100, sum->t,
-	       o->pairs - 1);
-	printf("  workers' priority: A %s; B %s\n", t->arm[0].prio,
-	       t->arm[1].prio);
-	if (t->bg)
-		printf("  background (%u thread%s, normal priority): %.0f %% "
-		       "of its rate alone with A, %.0f %% with B\n",
-		       o->background, o->background == 1 ? "" : "s",
-		       compare_geomean(t->arm[0].background, o->pairs) * 100,
-		       compare_geomean(t->arm[1].background, o->pairs) * 100);
-	if (t->probe)
-		printf("  probe (1 ms period, normal priority): A p99 %.0f us, "
-		       "p99.9 %.0f us, %u missed; B p99 %.0f us, p99.9 %.0f "
-		       "us, %u missed (pooled over the trials; worst trial's "
-		       "p99: A %.0f us, B %.0f us)\n",
-		       t->arm[0].p99_us, t->arm[0].p999_us, t->arm[0].missed,
-		       t->arm[1].p99_us, t->arm[1].p999_us, t->arm[1].missed,
-		       t->arm[0].probe.worst_p99, t->arm[1].probe.worst_p99);
-}
-
-static int saturate_compare(struct saturate_env *env,
-			    const struct saturate_opts *o)
-{
-	struct saturate_trials t = {.bg_pid = -1, .probe_pid = -1};
-	struct compare_summary sum;
-	int status = CTL_EXIT_USAGE;
-
-	if (saturate_policy_parse(env, o->compare, &t.b) < 0) {
-		rules_free(&t.b.rules);
-		return CTL_EXIT_USAGE;
-	}
-	t.spec[0] = (struct work_spec){.threads = o->threads, .kind = o->kind};
-	t.spec[1] = (struct work_spec){
-		.threads = o->threads,
-		.kind = o->kind,
-		.setup = saturate_policy_setup,
-		.thread_setup = saturate_policy_thread,
-		.thread_start = saturate_policy_setup,
-		.setup_ctx = &t.b,
-		.policy = o->compare,
-	};
-	for (unsigned i = 0; i < 2; i++) {
-		t.arm[i].rates = xcalloc(o->pairs, sizeof(double));
-		t.arm[i].background = xcalloc(o->pairs, sizeof(double));
-	}
-	if (saturate_trials_start(env, o, &t) < 0)
-		goto out;
-	for (unsigned pair = 0; pair < o->pairs; pair++) {
-		for (unsigned step = 0; step < 2; step++) {
-			if (saturate_trial(env, o, &t, pair,
-					   compare_arm(pair, step)) < 0)
-				goto out;
-		}
-	}
-	if (!o->json && isatty(2))
-		fprintf(stderr, "\r\033[K");
-	if (compare_paired(t.arm[0].rates, t.arm[1].rates, o->pairs, 0.95,
-			   &sum) < 0) {
-		fprintf(stderr, "cpupolicyctl: a trial did no work\n");
-		goto out;
-	}
-	for (unsigned i = 0; t.probe && i < 2; i++)
-		saturate_arm_percentiles(&t.arm[i]);
-	if (o->json)
-		saturate_compare_json(o, &t, &sum);
-	else
-		saturate_compare_text(o, &t, &sum);
-	status = CTL_EXIT_OK;
-out:
-	saturate_trials_free(&t);
 	return status;
 }
 
@@ -1127,7 +751,7 @@ static int saturate_options_check(const struct saturate_opts *o, bool pairs_set)
  * status is work_child's. */
 static int saturate_worker(struct saturate_env *env, const char *arg)
 {
-	struct saturate_policy b = {0};
+	struct saturate_compare_policy b = {0};
 	struct saturate_pin pin = {0};
 	struct work_order order;
 	struct work_shared *sh = work_attach(arg, &order);
@@ -1145,10 +769,10 @@ static int saturate_worker(struct saturate_env *env, const char *arg)
 		spec.setup_ctx = &pin;
 	} else if (order.policy[0]) {
 		policy = true;
-		if (saturate_policy_parse(env, order.policy, &b) < 0)
+		if (saturate_compare_policy_parse(env, order.policy, &b) < 0)
 			goto out;
-		spec.setup = spec.thread_start = saturate_policy_setup;
-		spec.thread_setup = saturate_policy_thread;
+		spec.setup = spec.thread_start = saturate_compare_policy_setup;
+		spec.thread_setup = saturate_compare_policy_thread;
 		spec.setup_ctx = &b;
 	}
 	status = work_child(&spec, sh);
@@ -1160,14 +784,13 @@ out:
 	return status;
 }
 
-/* The CPUs present or online, as sysfs lists them, else fallback. */
-static unsigned saturate_count(const char *sysfs, bool online,
-			       unsigned fallback)
+/* The CPUs present or online, as the system lists them, else fallback. */
+static unsigned saturate_count(bool online, unsigned fallback)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int status = online ? apply_place_online(sysfs, set)
-			    : apply_place_present(sysfs, set);
-	int n = status == 0 ? hwloc_bitmap_weight(set) : -1;
+	enum os_status status =
+		online ? apply_place_online(set) : apply_place_present(set);
+	int n = status == OS_OK ? hwloc_bitmap_weight(set) : -1;
 
 	hwloc_bitmap_free(set);
 	return n > 0 ? (unsigned)n : fallback;
@@ -1240,6 +863,7 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	diag_free(&diag);
+	paths_set_roots(env.conf.procfs, env.conf.sysfs, env.conf.dev);
 	env.have_topo = place_topology_load(&env.topo, NULL, NULL) == 0;
 	if (o.worker) {
 		status = saturate_worker(&env, o.worker);
@@ -1247,13 +871,12 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 	}
 	if (!o.threads)
 		o.threads = saturate_default_threads(
-			saturate_count(env.conf.sysfs, false, 0),
-			saturate_count(env.conf.sysfs, true,
-				       facts_cpu_count(true)),
+			saturate_count(false, 0),
+			saturate_count(true, machine_cpu_count(true)),
 			WORK_MAX_THREADS);
 	if (!o.seconds)
 		o.seconds = o.compare ? 3 : 5;
-	status = o.compare ? saturate_compare(&env, &o)
+	status = o.compare ? saturate_compare_run(&env, &o)
 			   : saturate_check(&env, &o);
 out:
 	if (env.have_topo)

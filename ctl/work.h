@@ -1,5 +1,5 @@
 /* The saturation check's load and latency probe: what the workers run
- * (work.c), and the worker processes as the system makes them
+ * (work_common.c), and the worker processes as the system makes them
  * (linux/work.c, windows/work.c). */
 #ifndef CPUPOLICY_WORK_H
 #define CPUPOLICY_WORK_H
@@ -71,7 +71,7 @@ struct work_probe {
 	long long late[WORK_PROBE_MAX]; /* how late it came, ns */
 };
 
-/* work.c: in the worker process, its threads, the probe */
+/* work_common.c: in the worker process, its threads, the probe */
 unsigned long long work_total(const struct work_shared *sh, unsigned threads);
 int work_child(const struct work_spec *spec, struct work_shared *sh);
 void work_probe_run(struct work_probe *probe);

@@ -1,14 +1,15 @@
 /* ananicy rule trees to cpupolicy rule files: each line a flat JSON object
  * (a program rule with "name", a type with "type", a cgroup with
- * "cgroup"), read as ananicy-cpp reads them; then types inlined, keys
- * mapped to priority settings, and the rules grouped by folder and by
- * what they set. */
+ * "cgroup"), parsed by json-c and read as ananicy-cpp reads them; then
+ * types inlined, keys mapped to priority settings, and the rules grouped
+ * by folder and by what they set. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json.h>
 
 #include "ananicy.h"
 #include "os.h"
@@ -19,8 +20,9 @@
 
 /* A line of the community set is under 200 bytes; an object of more keys
  * than this is no ananicy rule. */
-#define ANANICY_MAX_PAIRS  32
-#define ANANICY_MAX_STRING 4096
+#define ANANICY_MAX_PAIRS 32
+#define ANANICY_STR(n)	  ANANICY_STR_(n)
+#define ANANICY_STR_(n)	  #n
 
 static const char *const ananicy_kind_key[] = {
 	[ANANICY_KIND_RULE] = "name",
@@ -35,12 +37,17 @@ void ananicy_init(struct ananicy *a)
 		strmap_init(&a->ids[i]);
 }
 
-static void ananicy_free_pairs(struct ananicy_pair *pairs, size_t count)
+static void ananicy_free_line(struct ananicy_pair *pairs, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
 		free(pairs[i].key);
 		free(pairs[i].text);
 	}
+}
+
+static void ananicy_free_pairs(struct ananicy_pair *pairs, size_t count)
+{
+	ananicy_free_line(pairs, count);
 	free(pairs);
 }
 
@@ -84,245 +91,60 @@ static const char *ananicy_keep(struct ananicy *a, const char *text)
 	return a->strings[a->string_count++];
 }
 
-/* The JSON of one line: a cursor and where it ends. */
-struct ananicy_cursor {
-	const char *p, *end;
-	char why[128];
-};
-
-static void ananicy_space(struct ananicy_cursor *c)
+/* One value of a line's object as a pair: a string decoded, anything
+ * else as json-c writes it (a number as it was written, a double's text
+ * kept). */
+static const char *ananicy_pair_of(const char *key, struct json_object *value,
+				   struct ananicy_pair *v)
 {
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
-				 *c->p == '\r' || *c->p == '\n'))
-		c->p++;
-}
-
-static bool ananicy_fail(struct ananicy_cursor *c, const char *fmt, ...)
-	__attribute__((format(OS_PRINTF, 2, 3)));
-
-static bool ananicy_fail(struct ananicy_cursor *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static int ananicy_hex(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	ch = (char)tolower((unsigned char)ch);
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	return -1;
-}
-
-/* \uXXXX as UTF-8; NUL and lone surrogates are refused (no process name
- * holds them). */
-static bool ananicy_unicode(struct ananicy_cursor *c, char *out, size_t *len)
-{
-	unsigned code = 0;
-
-	if (c->end - c->p < 4)
-		return ananicy_fail(c, "short \\u escape");
-	for (int i = 0; i < 4; i++) {
-		int d = ananicy_hex(*c->p++);
-
-		if (d < 0)
-			return ananicy_fail(c, "bad \\u escape");
-		code = code * 16 + (unsigned)d;
-	}
-	if (code == 0 || (code >= 0xd800 && code <= 0xdfff))
-		return ananicy_fail(c, "\\u%04x is not allowed here", code);
-	if (code < 0x80) {
-		out[(*len)++] = (char)code;
-	} else if (code < 0x800) {
-		out[(*len)++] = (char)(0xc0 | (code >> 6));
-		out[(*len)++] = (char)(0x80 | (code & 0x3f));
-	} else {
-		out[(*len)++] = (char)(0xe0 | (code >> 12));
-		out[(*len)++] = (char)(0x80 | ((code >> 6) & 0x3f));
-		out[(*len)++] = (char)(0x80 | (code & 0x3f));
-	}
-	return true;
-}
-
-static bool ananicy_escape(struct ananicy_cursor *c, char *out, size_t *len)
-{
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *at;
-
-	if (c->p >= c->end)
-		return ananicy_fail(c, "unterminated string");
-	if (*c->p == 'u') {
-		c->p++;
-		return ananicy_unicode(c, out, len);
-	}
-	at = strchr(from, *c->p);
-	if (!at || !*c->p)
-		return ananicy_fail(c, "bad escape '\\%c'", *c->p);
-	out[(*len)++] = to[at - from];
-	c->p++;
-	return true;
-}
-
-static bool ananicy_string(struct ananicy_cursor *c, char **out)
-{
-	char buf[ANANICY_MAX_STRING + 4];
-	size_t len = 0;
-
-	if (c->p >= c->end || *c->p != '"')
-		return ananicy_fail(c, "expected a string");
-	c->p++;
-	while (c->p < c->end && *c->p != '"') {
-		if (len >= ANANICY_MAX_STRING)
-			return ananicy_fail(c, "string too long");
-		if ((unsigned char)*c->p < 0x20)
-			return ananicy_fail(c, "control character in a "
-					       "string");
-		if (*c->p == '\\') {
-			c->p++;
-			if (!ananicy_escape(c, buf, &len))
-				return false;
-			continue;
-		}
-		buf[len++] = *c->p++;
-	}
-	if (c->p >= c->end)
-		return ananicy_fail(c, "unterminated string");
-	c->p++;
-	*out = xstrndup(buf, len);
-	return true;
-}
-
-static bool ananicy_word(struct ananicy_cursor *c, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n) != 0)
-		return false;
-	c->p += n;
-	return true;
-}
-
-/* A JSON number: an integer when it has neither fraction nor exponent
- * and fits. */
-static bool ananicy_number(struct ananicy_cursor *c, struct ananicy_pair *v)
-{
-	const char *start = c->p;
-	bool integer = true;
-
-	if (c->p < c->end && *c->p == '-')
-		c->p++;
-	if (c->p >= c->end || !isdigit((unsigned char)*c->p))
-		return ananicy_fail(c, "expected a value");
-	while (c->p < c->end &&
-	       (isdigit((unsigned char)*c->p) || strchr(".eE+-", *c->p))) {
-		if (!isdigit((unsigned char)*c->p))
-			integer = false;
-		c->p++;
-	}
-	v->text = xstrndup(start, (size_t)(c->p - start));
-	v->type = ANANICY_VALUE_FLOAT;
-	if (integer && strlen(v->text) <= 10) {
+	*v = (struct ananicy_pair){.type = ANANICY_VALUE_NULL};
+	switch (json_object_get_type(value)) {
+	case json_type_null:
+		break;
+	case json_type_boolean:
+		v->type = ANANICY_VALUE_BOOL;
+		break;
+	case json_type_double:
+		v->type = ANANICY_VALUE_FLOAT;
+		break;
+	case json_type_int:
 		v->type = ANANICY_VALUE_INTEGER;
-		v->integer = strtoll(v->text, NULL, 10);
-	}
-	return true;
-}
-
-static bool ananicy_value(struct ananicy_cursor *c, struct ananicy_pair *v)
-{
-	static const struct {
-		const char *text;
-		enum ananicy_value_type type;
-	} words[] = {
-		{"true", ANANICY_VALUE_BOOL},
-		{"false", ANANICY_VALUE_BOOL},
-		{"null", ANANICY_VALUE_NULL},
-	};
-
-	if (c->p < c->end && *c->p == '"') {
+		v->integer = json_object_get_int64(value);
+		break;
+	case json_type_string:
+		/* json-c decodes \u0000 into the string, whose C text would
+		 * end there: no process name holds it. */
+		if (strlen(json_object_get_string(value)) !=
+		    (size_t)json_object_get_string_len(value))
+			return "\\u0000 is not allowed here";
 		v->type = ANANICY_VALUE_STRING;
-		return ananicy_string(c, &v->text);
+		break;
+	case json_type_object:
+	case json_type_array:
+		return "nested values are not ananicy's";
 	}
-	if (c->p < c->end && (*c->p == '{' || *c->p == '['))
-		return ananicy_fail(c, "nested values are not ananicy's");
-	for (size_t i = 0; i < ARRAY_SIZE(words); i++) {
-		if (ananicy_word(c, words[i].text)) {
-			v->type = words[i].type;
-			v->text = xstrdup(words[i].text);
-			return true;
-		}
-	}
-	return ananicy_number(c, v);
+	v->key = xstrdup(key);
+	v->text = xstrdup(value ? json_object_get_string(value) : "null");
+	return NULL;
 }
 
-/* A repeated key keeps its last value, as the JSON library of ananicy-cpp
- * does. */
-static void ananicy_put(struct ananicy_pair *pairs, size_t *count,
-			struct ananicy_pair *v)
+/* The object's keys as pairs, in the order read (a repeated key keeps its
+ * last value, as json-c and the JSON library of ananicy-cpp do); NULL or
+ * why not. */
+static const char *ananicy_pairs(struct json_object *obj,
+				 struct ananicy_pair *pairs, size_t *count)
 {
-	for (size_t i = 0; i < *count; i++) {
-		if (strcmp(pairs[i].key, v->key) == 0) {
-			free(pairs[i].key);
-			free(pairs[i].text);
-			pairs[i] = *v;
-			return;
-		}
-	}
-	pairs[(*count)++] = *v;
-}
+	if (json_object_object_length(obj) > ANANICY_MAX_PAIRS)
+		return "more than " ANANICY_STR(ANANICY_MAX_PAIRS) " keys";
+	json_object_object_foreach(obj, key, value)
+	{
+		const char *why = ananicy_pair_of(key, value, &pairs[*count]);
 
-static bool ananicy_object(struct ananicy_cursor *c, struct ananicy_pair *pairs,
-			   size_t *count)
-{
-	c->p++; /* '{' */
-	ananicy_space(c);
-	if (c->p < c->end && *c->p == '}') {
-		c->p++;
-		return true;
+		if (why)
+			return why;
+		(*count)++;
 	}
-	for (;;) {
-		struct ananicy_pair v = {0};
-
-		ananicy_space(c);
-		if (!ananicy_string(c, &v.key))
-			return false;
-		ananicy_space(c);
-		if (c->p >= c->end || *c->p != ':') {
-			ananicy_fail(c, "expected ':' after \"%.40s\"", v.key);
-			free(v.key);
-			return false;
-		}
-		c->p++;
-		ananicy_space(c);
-		if (!ananicy_value(c, &v)) {
-			free(v.key);
-			free(v.text);
-			return false;
-		}
-		if (*count >= ANANICY_MAX_PAIRS) {
-			free(v.key);
-			free(v.text);
-			return ananicy_fail(c, "more than %d keys",
-					    ANANICY_MAX_PAIRS);
-		}
-		ananicy_put(pairs, count, &v);
-		ananicy_space(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p < c->end && *c->p == '}') {
-			c->p++;
-			return true;
-		}
-		return ananicy_fail(c, "expected ',' or '}'");
-	}
+	return NULL;
 }
 
 static const struct ananicy_pair *ananicy_get(const struct ananicy_pair *pairs,
@@ -374,46 +196,77 @@ static void ananicy_add(struct ananicy *a, struct ananicy_entry *e,
 	strmap_put(ids, e->id, (void *)(uintptr_t)a->count);
 }
 
-static void ananicy_line(struct ananicy *a, const char *path,
-			 const char *folder, unsigned line, const char *text,
-			 size_t len, struct diag *diag)
+static size_t ananicy_skip_space(const char *text, size_t at)
 {
-	struct ananicy_cursor c = {text, text + len, ""};
+	return at + strspn(text + at, " \t\r");
+}
+
+/* The object of one line, parsed by json-c's tokener: the line numbers
+ * are ours (one object a line), the column of a syntax error the
+ * tokener's offset. NULL when it is no object, said why. */
+static struct json_object *ananicy_tokens(struct json_tokener *tok,
+					  const char *path, unsigned line,
+					  const char *text, struct diag *diag)
+{
+	struct json_object *obj;
+	size_t end;
+
+	json_tokener_reset(tok);
+	/* With its NUL: the tokener takes that for the end of the input, and
+	 * says what an unfinished object lacks instead of waiting for more. */
+	obj = json_tokener_parse_ex(tok, text, (int)strlen(text) + 1);
+	end = json_tokener_get_parse_end(tok);
+	if (!obj) {
+		diag_warning(
+			diag, path, line, "bad JSON: %s at column %zu: skipped",
+			json_tokener_error_desc(json_tokener_get_error(tok)),
+			end + 1);
+		return NULL;
+	}
+	end = ananicy_skip_space(text, end);
+	if (text[end] && text[end] != '#') {
+		diag_warning(diag, path, line,
+			     "bad JSON: text after the object at column %zu: "
+			     "skipped",
+			     end + 1);
+		json_object_put(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+static void ananicy_line(struct ananicy *a, struct json_tokener *tok,
+			 const char *path, const char *folder, unsigned line,
+			 const char *text, struct diag *diag)
+{
 	struct ananicy_pair pairs[ANANICY_MAX_PAIRS];
 	struct ananicy_entry e = {.file = path, .folder = folder, .line = line};
-	size_t count = 0;
+	size_t count = 0, start = ananicy_skip_space(text, 0);
+	struct json_object *obj;
+	const char *why;
 	int kind;
 
-	ananicy_space(&c);
-	if (c.p == c.end || *c.p == '#')
+	if (!text[start] || text[start] == '#')
 		return;
 	a->lines++;
-	if (*c.p != '{') {
+	if (text[start] != '{') {
 		diag_warning(diag, path, line, "not a JSON object: skipped");
 		return;
 	}
-	if (ananicy_object(&c, pairs, &count)) {
-		ananicy_space(&c);
-		if (c.p < c.end && *c.p != '#')
-			ananicy_fail(&c, "text after the object");
-	}
-	if (c.why[0]) {
-		diag_warning(diag, path, line, "bad JSON: %s: skipped", c.why);
-		for (size_t i = 0; i < count; i++) {
-			free(pairs[i].key);
-			free(pairs[i].text);
-		}
+	obj = ananicy_tokens(tok, path, line, text, diag);
+	if (!obj)
 		return;
-	}
-	kind = ananicy_kind_of(pairs, count);
-	if (kind < 0) {
+	why = ananicy_pairs(obj, pairs, &count);
+	json_object_put(obj);
+	kind = why ? -1 : ananicy_kind_of(pairs, count);
+	if (why)
+		diag_warning(diag, path, line, "bad JSON: %s: skipped", why);
+	else if (kind < 0)
 		diag_warning(diag, path, line,
 			     "no string \"name\", \"type\" or \"cgroup\": "
 			     "skipped");
-		for (size_t i = 0; i < count; i++) {
-			free(pairs[i].key);
-			free(pairs[i].text);
-		}
+	if (kind < 0) {
+		ananicy_free_line(pairs, count);
 		return;
 	}
 	e.kind = (enum ananicy_kind)kind;
@@ -430,25 +283,34 @@ static void ananicy_line(struct ananicy *a, const char *path,
 void ananicy_parse(struct ananicy *a, const char *path, const char *folder,
 		   const char *text, size_t len, struct diag *diag)
 {
+	struct json_tokener *tok = json_tokener_new();
 	const char *end = text + len, *p = text;
 	unsigned line = 0;
 
+	/* Strict JSON, as ananicy-cpp reads it; what follows the object is
+	 * ananicy_tokens' to judge (a comment may). */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+					    JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	path = ananicy_keep(a, path);
 	folder = ananicy_keep(a, folder);
 	a->files++;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *stop = nl ? nl : end;
+		char *copy;
 
 		line++;
-		if (memchr(p, '\0', (size_t)(stop - p)))
+		if (memchr(p, '\0', (size_t)(stop - p))) {
 			diag_warning(diag, path, line,
 				     "NUL byte in the line: skipped");
-		else
-			ananicy_line(a, path, folder, line, p,
-				     (size_t)(stop - p), diag);
+		} else {
+			copy = xstrndup(p, (size_t)(stop - p));
+			ananicy_line(a, tok, path, folder, line, copy, diag);
+			free(copy);
+		}
 		p = nl ? nl + 1 : end;
 	}
+	json_tokener_free(tok);
 }
 
 /* What one ananicy rule sets, in cpupolicy's terms. */

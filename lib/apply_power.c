@@ -383,23 +383,14 @@ int apply_power_restore_all(struct power *pw)
 	return failed ? -1 : restored;
 }
 
-int apply_power_open(struct power *pw, const char *sysfs, const char *dev,
-		     const char *procfs, const char *state_dir)
+int apply_power_open(struct power *pw, const char *state_dir)
 {
 	*pw = (struct power){
-		.sysfs = xstrdup(sysfs),
-		.dev = xstrdup(dev),
-		.procfs = xstrdup(procfs),
 		.latency_fd = -1,
 		.latency_us = -1,
 	};
-	pw->os = (struct knobs){
-		.sysfs = pw->sysfs,
-		.dev = pw->dev,
-		.procfs = pw->procfs,
-	};
-	pw->journal_ok = journal_open(&pw->journal, state_dir, procfs,
-				      knobs_lasting) == 0;
+	pw->journal_ok =
+		journal_open(&pw->journal, state_dir, knobs_lasting) == 0;
 	return pw->journal_ok ? 0 : -1;
 }
 
@@ -412,8 +403,5 @@ void apply_power_close(struct power *pw)
 	apply_power_set(pw, &none);
 	journal_close(&pw->journal);
 	free(pw->knobs);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
 	*pw = (struct power){.latency_fd = -1};
 }

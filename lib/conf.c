@@ -174,9 +174,6 @@ void conf_init(struct conf *conf)
 	conf_set_rules_dirs(conf, paths_rules_dirs());
 	conf_set_string(&conf->socket, paths_endpoint());
 	conf_set_string(&conf->state_dir, paths_state_dir());
-	conf_set_string(&conf->sysfs, "/sys");
-	conf_set_string(&conf->procfs, "/proc");
-	conf_set_string(&conf->dev, "/dev");
 }
 
 void conf_free(struct conf *conf)

@@ -1,6 +1,6 @@
 /* The daemon's configuration (INI, read with inih): defaults, the file,
- * then command-line overrides. The defaults below are Linux's; each
- * system's own come from the seam (os.h, paths.c). */
+ * then command-line overrides. Where files are by default is each
+ * system's own, from the seam (os.h, paths.c). */
 #ifndef CPUPOLICY_CONF_H
 #define CPUPOLICY_CONF_H
 
@@ -12,15 +12,6 @@
 #include "log.h"
 #include "rules.h"
 
-#ifndef CONF_DEFAULT_PATH
-#define CONF_DEFAULT_PATH "/etc/cpupolicy/cpupolicyd.conf"
-#endif
-#ifndef CONF_DEFAULT_RULES_DIRS
-#define CONF_DEFAULT_RULES_DIRS                                                \
-	"/usr/share/cpupolicy/rules.d:/etc/cpupolicy/rules.d"
-#endif
-#define CONF_DEFAULT_SOCKET		"/run/cpupolicy/cpupolicyd.sock"
-#define CONF_DEFAULT_STATE_DIR		"/var/lib/cpupolicy"
 #define CONF_DEFAULT_RESCAN_MS		10000
 #define CONF_MAX_RESCAN_MS		86400000
 #define CONF_MIN_RESCAN_MS		100
@@ -75,6 +66,9 @@ struct conf {
 	/* Which rules' classes go to Image File Execution Options (Windows;
 	 * unused on Linux). */
 	enum ifeo_mode ifeo_mode;
+	/* [paths]: the roots of the system's trees the backend reads
+	 * (Linux: /proc, /sys, /dev), given to paths_set_roots; NULL where
+	 * the config names none, and the backend's own stand. */
 	char *sysfs;
 	char *procfs;
 	char *dev;

@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "osstatus.h"
+#include "ostypes.h"
+
 enum events_kind {
 	EVENTS_KIND_EXEC,
 	EVENTS_KIND_FORK,   /* a new process; parent, parent_tid: its forker */
@@ -36,31 +39,38 @@ enum events_want {
 
 typedef void (*events_fn)(void *ctx, const struct events_event *event);
 
-struct events {
-	int fd;
-	bool filtering;	 /* the kernel filters events for us */
-	unsigned wanted; /* enum events_want bits subscribed */
-	struct events_acks {
-		unsigned count;
-		int last_error; /* the kernel's answer to a subscription */
-	} acks;
-	unsigned long long received, overflows;
-	/* The backend's own state (Windows: the ETW session or the poll);
-	 * NULL on Linux. */
-	void *os;
-	/* Windows: the poll's interval when ETW is not there, set by the
-	 * caller before events_open (0: the default); Linux ignores it. */
+/* What events_open is given: each system takes what it has use for. */
+struct events_options {
+	unsigned buffer_kb; /* Linux: the socket's receive buffer */
+	/* Windows: the poll's interval when ETW is not there (0: the
+	 * default). */
 	unsigned poll_ms;
 };
 
-/* events.c */
-int events_open(struct events *ev, unsigned buffer_kb);
-int events_adopt(struct events *ev, int fd, unsigned buffer_kb);
+struct events {
+	bool filtering;	 /* the system filters events for us */
+	unsigned wanted; /* enum events_want bits subscribed */
+	unsigned long long received, overflows;
+	/* The backend's own (ostypes.h): its socket or session, and the
+	 * code of its last failure for events_why_not. */
+	EVENTS_PRIVATE_FIELDS
+};
+
+/* events.c. events_open and events_adopt say why they failed through
+ * events_why_not, given their status: the event holds the detail. */
+/* Events not open, which events_close leaves alone. */
+void events_init(struct events *ev);
+enum os_status events_open(struct events *ev, const struct events_options *opt);
+enum os_status events_adopt(struct events *ev, int fd,
+			    const struct events_options *opt);
 void events_close(struct events *ev);
-int events_read(struct events *ev, events_fn fn, void *ctx);
-int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
-		 struct events_acks *acks);
-int events_want(struct events *ev, unsigned wanted);
-void events_why_not(int error, char *buf, size_t size);
+/* Reads what is there; *lost: events were lost, and the caller rescans. */
+enum os_status events_read(struct events *ev, events_fn fn, void *ctx,
+			   bool *lost);
+enum os_status events_want(struct events *ev, unsigned wanted);
+/* Why events_open or events_adopt failed with status, and what would
+ * make it work. */
+void events_why_not(const struct events *ev, enum os_status status, char *buf,
+		    size_t size);
 
 #endif

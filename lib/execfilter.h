@@ -11,6 +11,7 @@
 
 #include "events.h"
 #include "execplan.h"
+#include "osstatus.h"
 
 struct execfilter; /* the loaded program, its maps, its ring buffer */
 
@@ -27,16 +28,24 @@ struct execfilter_stats {
 /* execfilter.c */
 struct execfilter *execfilter_open(unsigned follow_max, char *why,
 				   size_t why_size);
-int execfilter_set(struct execfilter *f, const struct execplan *plan);
-int execfilter_refresh(struct execfilter *f);
+enum os_status execfilter_set(struct execfilter *f,
+			      const struct execplan *plan);
+/* *changed: a literal exe's file changed since the maps were written. */
+enum os_status execfilter_refresh(struct execfilter *f, bool *changed);
+/* The descriptors that wake the loop (the watch of the exes'
+ * directories, the ring buffer): -1 where there is none. */
 int execfilter_watch_fd(const struct execfilter *f);
-int execfilter_watch_read(struct execfilter *f);
-int execfilter_follow(struct execfilter *f, int pid);
+/* *changed: how many literal exes' files changed; OS_FAILED: a key
+ * could not be written alone (the caller writes the plan again). */
+enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed);
+/* *added: not followed before. OS_FAILED: the map has no room. */
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added);
 void execfilter_unfull(struct execfilter *f, unsigned long long failed);
 int execfilter_fd(const struct execfilter *f);
-int execfilter_take(struct execfilter *f);
+enum os_status execfilter_take(struct execfilter *f);
 void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx);
-int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st);
+enum os_status execfilter_stats(const struct execfilter *f,
+				struct execfilter_stats *st);
 unsigned long long execfilter_received(const struct execfilter *f);
 void execfilter_close(struct execfilter *f);
 

@@ -3,7 +3,8 @@
  * gives them at process creation, before the daemon sees the process.
  * Pure and OS-neutral: the Windows front end writes the plan
  * (HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution
- * Options\<name>\PerfOptions, REG_DWORD values) and applies the diffs.
+ * Options\<name>\PerfOptions, REG_DWORD values), each write recorded
+ * first (perfopts.h).
  *
  * Windows keys these values by image file name alone: every process of
  * that name gets them, whatever its folder, user or command line. So:
@@ -105,30 +106,12 @@ struct ifeo_plan {
 	size_t skip_count;
 };
 
-enum ifeo_change_kind {
-	IFEO_CHANGE_KIND_ADD,	 /* a new name: write its values */
-	IFEO_CHANGE_KIND_SET,	 /* other values: write, delete the unset */
-	IFEO_CHANGE_KIND_REMOVE, /* the name goes: delete what was written */
-};
-
-struct ifeo_change {
-	enum ifeo_change_kind kind;
-	const char *name; /* the new plan's (REMOVE: the old one's) */
-	struct ifeo_values from, to; /* from unset on ADD, to unset on REMOVE */
-};
-
-/* The names point into the plans: valid while both live. */
-struct ifeo_diff {
-	struct ifeo_change *changes; /* sorted by name */
-	size_t count;
-};
-
 /* Says whether Windows runs a program of this file name itself (the
  * writer: a file of that name in %SystemRoot%, System32 or SysWOW64),
  * whose processes the daemon may not be able to put back. */
 typedef bool (*ifeo_reserved_fn)(void *ctx, const char *name);
 
-/* ifeo.c */
+/* ifeo_common.c */
 struct ifeo_values ifeo_values_of(const struct rule_priority *priority);
 bool ifeo_exe_literal(const char *exe);
 const char *ifeo_exe_file_name(const char *exe);
@@ -146,8 +129,5 @@ const struct ifeo_entry *ifeo_find(const struct ifeo_plan *plan,
 bool ifeo_put_back(const struct ifeo_entry *entry, const struct rule *matched);
 enum rule_class ifeo_class_without(enum rule_class parent);
 const char *ifeo_skip_text(enum ifeo_skip_why why);
-void ifeo_diff_make(const struct ifeo_plan *from, const struct ifeo_plan *to,
-		    struct ifeo_diff *diff);
-void ifeo_diff_free(struct ifeo_diff *diff);
 
 #endif

@@ -65,12 +65,11 @@ static bool journal_boot_ok(const char *boot)
 	       strspn(boot, "0123456789abcdef-") == len;
 }
 
-static int journal_read_boot(struct journal *j, const char *procfs)
+static int journal_read_boot(struct journal *j)
 {
 	char id[2 * JOURNAL_BOOT_MAX], from[512];
 
-	if (statefile_boot_id(procfs, id, sizeof(id), from, sizeof(from)) !=
-	    OS_OK) {
+	if (statefile_boot_id(id, sizeof(id), from, sizeof(from)) != OS_OK) {
 		log_warn("cannot read this boot's ID from %s: the journal "
 			 "could not tell this boot's settings from an earlier "
 			 "one's",
@@ -306,9 +305,8 @@ static int journal_load(struct journal *j, journal_lasting_fn lasting)
 	return 0;
 }
 
-/* procfs: where the backend finds this boot's ID (statefile_boot_id);
- * lasting: which settings outlive a reboot (NULL: none). */
-int journal_open(struct journal *j, const char *state_dir, const char *procfs,
+/* lasting: which settings outlive a reboot (NULL: none). */
+int journal_open(struct journal *j, const char *state_dir,
 		 journal_lasting_fn lasting)
 {
 	*j = (struct journal){0};
@@ -321,7 +319,7 @@ int journal_open(struct journal *j, const char *state_dir, const char *procfs,
 		return -1;
 	}
 	j->file = xasprintf("%s/journal", state_dir);
-	if (journal_read_boot(j, procfs) < 0)
+	if (journal_read_boot(j) < 0)
 		return -1;
 	return journal_load(j, lasting);
 }

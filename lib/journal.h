@@ -47,7 +47,7 @@ typedef bool (*journal_lasting_fn)(const char *path);
 
 /* journal.c */
 void journal_parse(struct journal *j, struct journal_head *head, char *text);
-int journal_open(struct journal *j, const char *state_dir, const char *procfs,
+int journal_open(struct journal *j, const char *state_dir,
 		 journal_lasting_fn lasting);
 void journal_close(struct journal *j);
 struct journal_entry *journal_find(struct journal *j, const char *path);

@@ -90,11 +90,6 @@ int log_level_parse(const char *text, enum log_level *level)
 	return -1;
 }
 
-const char *log_level_name(enum log_level level)
-{
-	return log_level_names[level];
-}
-
 static void log_emit(enum log_level level, const char *why, const char *fmt,
 		     va_list ap)
 {

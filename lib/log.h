@@ -24,7 +24,6 @@ void log_set_file(FILE *f);
 FILE *log_file(void);
 enum log_level log_get_level(void);
 int log_level_parse(const char *text, enum log_level *level);
-const char *log_level_name(enum log_level level);
 void log_error(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));

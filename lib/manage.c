@@ -317,10 +317,9 @@ static hwloc_bitmap_t manage_allowed(struct manage *m, pid_t pid)
 	hwloc_bitmap_t allowed = hwloc_bitmap_alloc(),
 		       online = hwloc_bitmap_alloc();
 
-	if (apply_place_allowed(m->options.procfs, m->options.sysfs, pid,
-				allowed) < 0)
+	if (apply_place_allowed(pid, allowed) != OS_OK)
 		hwloc_bitmap_copy(allowed, m->topology->all);
-	if (apply_place_online(m->options.sysfs, online) == 0)
+	if (apply_place_online(online) == OS_OK)
 		hwloc_bitmap_and(allowed, allowed, online);
 	hwloc_bitmap_free(online);
 	return allowed;
@@ -587,7 +586,7 @@ static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
 	struct pidmap live;
 	pid_t *tids;
 
-	if (procinfo_threads(m->options.procfs, p->pid, &tids, &count) < 0)
+	if (procinfo_threads(p->pid, &tids, &count) != OS_OK)
 		return 0;
 	pidmap_init(&live);
 	for (size_t i = 0; i < count; i++)
@@ -696,8 +695,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 	allowed = manage_allowed(m, p->pid);
 	if (!p->own_mask) {
 		p->own_mask = hwloc_bitmap_alloc();
-		if (apply_place_current(m->options.procfs, m->options.sysfs,
-					p->pid, p->own_mask) < 0)
+		if (apply_place_current(p->pid, p->own_mask) != OS_OK)
 			hwloc_bitmap_copy(p->own_mask, allowed);
 	}
 	status = place_plan_make(m->topology, &rule->placement, allowed,
@@ -756,7 +754,7 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p)
 {
-	struct procinfo pi = {m->options.procfs, pid};
+	struct procinfo pi = {pid};
 	/* Only have/failed need clearing: a fact is read before it is used,
 	 * and zeroing all 13 KiB per exec showed in profiles. */
 	struct facts facts;
@@ -770,7 +768,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	if (procinfo_pin(pid, &pin) != OS_OK)
 		return NULL;
 	if (match_first(&m->index, &facts, procinfo_fetch, &pi) != rule ||
-	    procinfo_start_time(m->options.procfs, pid, 0, &start) < 0 ||
+	    procinfo_start_time(pid, 0, &start) != OS_OK ||
 	    procinfo_pin_ended(&pin)) {
 		procinfo_unpin(&pin);
 		return NULL;
@@ -806,7 +804,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	if (procinfo_pin_ended(&pin)) {
 		unsigned long long now;
 
-		if (procinfo_start_time(m->options.procfs, pid, 0, &now) == 0 &&
+		if (procinfo_start_time(pid, 0, &now) == OS_OK &&
 		    now != start) {
 			m->counters.pid_reuse++;
 			log_warnx(
@@ -839,8 +837,7 @@ static void manage_heir_restore(struct manage *m, pid_t pid,
 	size_t count = 0, written = 0;
 	pid_t *tids;
 
-	if (m->options.dry_run ||
-	    procinfo_threads(m->options.procfs, pid, &tids, &count) < 0)
+	if (m->options.dry_run || procinfo_threads(pid, &tids, &count) != OS_OK)
 		return;
 	for (size_t i = 0; i < count; i++) {
 		struct prio_state now, back;
@@ -874,7 +871,7 @@ static void manage_heir_restore(struct manage *m, pid_t pid,
 
 static void manage_evaluate(struct manage *m, pid_t pid)
 {
-	struct procinfo pi = {m->options.procfs, pid};
+	struct procinfo pi = {pid};
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
 	struct manage_heir *h;
 	unsigned long long start;
@@ -895,7 +892,7 @@ static void manage_evaluate(struct manage *m, pid_t pid)
 		return;
 	}
 	if (pidmap_get(&m->heirs, pid) &&
-	    procinfo_start_time(m->options.procfs, pid, 0, &start) == 0 &&
+	    procinfo_start_time(pid, 0, &start) == OS_OK &&
 	    (h = manage_heir_take(m, pid, start))) {
 		manage_heir_restore(m, pid, h);
 		manage_heir_free(h);
@@ -941,8 +938,7 @@ static bool manage_fork_known(struct manage *m, pid_t child)
 	const struct manage_heir *h = pidmap_get(&m->heirs, child);
 	unsigned long long start;
 
-	return h &&
-	       procinfo_start_time(m->options.procfs, child, 0, &start) == 0 &&
+	return h && procinfo_start_time(child, 0, &start) == OS_OK &&
 	       start == h->start_time;
 }
 
@@ -970,8 +966,7 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
 		return;
 	}
 	h = xcalloc(1, sizeof(*h));
-	if (procinfo_start_time(m->options.procfs, child, 0, &h->start_time) <
-	    0) {
+	if (procinfo_start_time(child, 0, &h->start_time) < 0) {
 		free(h); /* gone already */
 		return;
 	}
@@ -1077,8 +1072,8 @@ void manage_rescan(struct manage *m)
 	m->counters.rescans++;
 	m->generation++;
 	procinfo_scan_begin();
-	if (procinfo_pids(m->options.procfs, &pids, &count) < 0) {
-		log_warn("cannot list %s", m->options.procfs);
+	if (procinfo_pids(&pids, &count) != OS_OK) {
+		log_warn("cannot list the processes");
 		procinfo_scan_end();
 		return;
 	}
@@ -1087,14 +1082,13 @@ void manage_rescan(struct manage *m)
 		struct manage_proc *p = pidmap_get(&m->procs, pids[i]);
 		unsigned long long start;
 
-		if (procinfo_start_time(m->options.procfs, pids[i], 0, &start) <
-		    0)
+		if (procinfo_start_time(pids[i], 0, &start) < 0)
 			continue;
 		pidmap_put(&seen, pids[i], (void *)(uintptr_t)start);
 		/* A main thread that ended before its exit event reached us:
 		 * the process is not to be matched again on what it lost. */
 		if (p && p->start_time == start && !p->leader_exited &&
-		    procinfo_zombie(m->options.procfs, pids[i]))
+		    procinfo_zombie(pids[i]))
 			p->leader_exited = true;
 		if (p && (p->start_time != start ||
 			  (p->leader_exited && procinfo_ended(pids[i])))) {
@@ -1105,8 +1099,7 @@ void manage_rescan(struct manage *m)
 			p->generation = m->generation;
 		/* Its main thread ended and no exec followed: nothing to
 		 * match on, its other threads still run under the rule. */
-		if (p && p->leader_exited &&
-		    procinfo_zombie(m->options.procfs, pids[i])) {
+		if (p && p->leader_exited && procinfo_zombie(pids[i])) {
 			manage_apply_all(m, p, true);
 			continue;
 		}
@@ -1177,7 +1170,7 @@ void manage_set_rules(struct manage *m, const struct rules *rules)
 	for (size_t i = 0; i < count; i++) {
 		struct manage_proc *p = pidmap_get(&m->procs, pids[i]);
 
-		if (p && procinfo_zombie(m->options.procfs, pids[i])) {
+		if (p && procinfo_zombie(pids[i])) {
 			p->leader_exited =
 				true; /* its event may be on its way */
 			manage_keep_rule(m, p);

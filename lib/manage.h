@@ -18,8 +18,6 @@
 struct manage_proc;
 
 struct manage_options {
-	const char *procfs;
-	const char *sysfs;
 	bool dry_run;
 	bool respect_changes; /* leave alone what someone else changed */
 	bool polling;	      /* no exec events: rescans match everything */

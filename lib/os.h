@@ -1,10 +1,11 @@
 /* The seam: what the portable core (lib/, policyd/, ctl/) asks of the
  * system, implemented once per system under the same file names in
  * lib/linux/ and lib/windows/ (the Makefile picks the folder). The events
- * of events.h are part of it. A call that can fail returns enum
- * os_status, decided in the backend: no errno or GetLastError is judged
- * outside it. errno is still set (translated on Windows) for the message
- * the caller logs. */
+ * of events.h and the exec filter of execfilter.h are part of it. A call
+ * that can fail returns enum os_status (osstatus.h), decided in the
+ * backend, with what it found in out-parameters: no errno or
+ * GetLastError is judged outside it. errno may still be set (translated
+ * on Windows) for the message the caller logs. */
 #ifndef CPUPOLICY_OS_H
 #define CPUPOLICY_OS_H
 
@@ -17,6 +18,8 @@
 
 #include "events.h"
 #include "match.h"
+#include "osstatus.h"
+#include "ostypes.h"
 #include "prio.h"
 
 struct power_held;
@@ -24,19 +27,11 @@ struct power_plan;
 struct power_want;
 struct procstat;
 
-enum os_status {
-	OS_OK,
-	OS_GONE,	/* the process or thread has ended */
-	OS_DENIED,	/* refused for good: a privilege, a limit, a policy */
-	OS_UNSUPPORTED, /* this system, or this value here, cannot do it */
-	OS_FAILED,	/* anything else: it may work later */
-};
-
 /* system.c: the system this backend is for, the one rule files are
  * checked for unless told otherwise */
 enum rules_system system_native(void);
 /* The system's build number (Windows: 19045, 22631...; 0 on Linux),
- * for what depends on it (processor groups, groups.h). */
+ * for what depends on it (processor groups, procgroups.h). */
 unsigned long system_build(void);
 /* The command line in UTF-8, as main is to read it: Windows hands main
  * its arguments in the ANSI code page, which loses what it cannot spell
@@ -45,27 +40,28 @@ void system_args(int *argc, char ***argv);
 
 /* A process's facts are read through procinfo_fetch with this context. */
 struct procinfo {
-	const char *procfs;
 	pid_t pid;
 };
 
-/* A process held against the reuse of its id (a pidfd, a handle). */
+/* A process held against the reuse of its id: its fields are the
+ * backend's (ostypes.h: a pidfd, a handle). */
 struct procinfo_pin {
-	long handle;
+	PROCINFO_PIN_PRIVATE_FIELDS
 };
 
-/* procinfo.c: processes and threads */
+/* procinfo_common.c: processes and threads */
 void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts);
 /* linux/procinfo.c, windows/procinfo.c: one fact (a MATCH_FACT_ bit), and
  * whether the file behind an exe path is the one the process runs; -1
  * where it cannot be read. procinfo_fetch asks them. */
-int procinfo_fact(const struct procinfo *pi, unsigned fact,
-		  struct facts *facts);
-int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
-		  enum match_file *file);
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count);
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
-		     size_t *count);
+enum os_status procinfo_fact(const struct procinfo *pi, unsigned fact,
+			     struct facts *facts);
+enum os_status procinfo_file(const struct procinfo *pi, pid_t pid,
+			     const char *exe, enum match_file *file);
+/* The ids of every process, and of one process's threads: *count of
+ * them in *pids or *tids, the caller's to free. */
+enum os_status procinfo_pids(pid_t **pids, size_t *count);
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count);
 /* A scan of every process (manage_rescan) is between these: within it
  * procinfo_threads may answer from one listing of the system taken for
  * the scan (Windows: a listing holds every thread of the system, so one
@@ -73,11 +69,11 @@ int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids,
  * Linux reads one process's threads anyway: nothing to do. */
 void procinfo_scan_begin(void);
 void procinfo_scan_end(void);
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start);
-bool procinfo_zombie(const char *procfs, pid_t pid);
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size);
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
+				   unsigned long long *start);
+bool procinfo_zombie(pid_t pid);
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size);
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin);
 bool procinfo_pin_ended(const struct procinfo_pin *pin);
 void procinfo_unpin(struct procinfo_pin *pin);
@@ -95,15 +91,13 @@ enum os_status apply_prio_write(pid_t pid, pid_t tid,
 enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set);
 enum os_status apply_place_write(pid_t pid, pid_t tid,
 				 hwloc_const_bitmap_t set);
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set);
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set);
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set);
+enum os_status apply_place_online(hwloc_bitmap_t set);
 /* The processors a process runs on now by its own choice, within what it
  * is allowed: on Windows the processor groups it and its threads are in
  * (all of them where Windows spreads a process itself, unless it
  * narrowed itself), on Linux what it is allowed. */
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set);
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set);
 /* What a process's threads get by default, new ones the moment they
  * start (Windows: its default CPU Sets); NULL gives the system's choice
  * back. OS_UNSUPPORTED where there is none (Linux: a new thread takes
@@ -126,9 +120,6 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count);
  * of key and value, power.h) and reads and writes them; apply_power.c
  * holds them, journaled. */
 struct knobs {
-	/* Where the knobs are (tests point them at a fake tree); a
-	 * backend without such files ignores them. */
-	const char *sysfs, *dev, *procfs;
 	char refused[512]; /* the last "not offered" said: not again */
 };
 
@@ -160,6 +151,9 @@ bool knobs_valid(const struct knobs *kn, const char *key, char *why,
 		 size_t size);
 void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us);
 void knobs_latency_release(const struct knobs *kn, int *handle);
+/* What a held latency is named in reports (Linux: the path of
+ * cpu_dma_latency). */
+void knobs_latency_name(char *name, size_t size);
 
 /* A state file as statefile_load found it. */
 struct statefile {
@@ -178,8 +172,8 @@ enum os_status statefile_load(const char *file, size_t max,
 enum os_status statefile_replace(const char *file, const char *text,
 				 size_t len);
 enum os_status statefile_remove(const char *file);
-enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
-				 char *from, size_t from_size);
+enum os_status statefile_boot_id(char *id, size_t size, char *from,
+				 size_t from_size);
 
 /* What files_info tells of a path, links followed. */
 enum files_type {
@@ -239,7 +233,7 @@ void files_remove_dir(const char *path);
 enum os_status trust_path(const char *path, char *why, size_t size);
 
 /* cputimes.c: each online CPU's busy, idle and stolen time */
-enum os_status cputimes_read(const char *procfs, struct procstat *stat);
+enum os_status cputimes_read(struct procstat *stat);
 
 /* The blocks below serve the front ends (cpupolicyd's set-up, the config
  * and rules they load, cpupolicyctl's checks) as much as the core. */
@@ -269,13 +263,18 @@ struct memstream {
 FILE *memstream_open(struct memstream *m);
 char *memstream_close(struct memstream *m, size_t *len);
 
-/* procinfo.c: this process */
+/* linux/procinfo.c, windows/procinfo.c: this process */
 pid_t procinfo_self(void);
 
 /* apply_place.c: the CPUs this machine has, online or not */
-int apply_place_present(const char *sysfs, hwloc_bitmap_t set);
+enum os_status apply_place_present(hwloc_bitmap_t set);
 
-/* paths.c: where the daemon's files are by default, and what a path and
+/* paths.c: the roots of the trees the backend reads, set once before
+ * anything is read (the config's [paths], a test's fake tree); NULL
+ * keeps the backend's own (Linux: /proc, /sys, /dev; Windows has none).
+ */
+void paths_set_roots(const char *procfs, const char *sysfs, const char *dev);
+/* Where the daemon's files are by default, and what a path and
  * the control endpoint's name look like on this system (Linux: /etc,
  * /run, ':' between directories; Windows: %ProgramData%, a named pipe,
  * ';' between directories, as a drive letter has a ':' of its own). */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "groups.h"
+#include "procgroups.h"
 #include "log.h"
 #include "os.h"
 #include "place.h"
@@ -218,8 +218,8 @@ static void place_plan_groups(const struct place_topology *t,
 	uint64_t *masks = xcalloc(t->groups.count, sizeof(*masks));
 	unsigned long build = system_build();
 	hwloc_bitmap_t all_allowed = hwloc_bitmap_alloc();
-	enum groups_need need;
-	struct groups_plan gp;
+	enum procgroups_need need;
+	struct procgroups_plan gp;
 	char line[160];
 
 	for (size_t g = 0; g < t->groups.count; g++) {
@@ -230,19 +230,19 @@ static void place_plan_groups(const struct place_topology *t,
 					    << (i % PLACE_GROUP_SIZE);
 		}
 	}
-	groups_plan_make(masks, t->groups.count, &gp);
+	procgroups_plan_make(masks, t->groups.count, &gp);
 	/* Windows 11 and Server 2022 spread a process whose affinity
 	 * covers every group themselves: its threads are left where
 	 * Windows puts them, unless the rule's own CPUs narrow them. */
 	hwloc_bitmap_and(all_allowed, current, t->all);
-	need = groups_need(gp.count, build,
-			   hwloc_bitmap_isequal(all_allowed, t->all));
-	groups_describe_need(need, gp.count, build, line, sizeof(line));
+	need = procgroups_need(gp.count, build,
+			       hwloc_bitmap_isequal(all_allowed, t->all));
+	procgroups_describe_need(need, gp.count, build, line, sizeof(line));
 	log_debug("spread = \"group\": %s", line);
-	if (need == GROUPS_NEED_SYSTEM_SPANS &&
+	if (need == PROCGROUPS_NEED_SYSTEM_SPANS &&
 	    hwloc_bitmap_isequal(plan->base, all_allowed))
 		plan->active = false;
-	else if (need == GROUPS_NEED_DEAL) {
+	else if (need == PROCGROUPS_NEED_DEAL) {
 		for (size_t g = 0; g < gp.count; g++) {
 			hwloc_bitmap_t set = hwloc_bitmap_alloc();
 
@@ -256,7 +256,7 @@ static void place_plan_groups(const struct place_topology *t,
 		plan->period = gp.period;
 		gp.order = NULL;
 	}
-	groups_plan_free(&gp);
+	procgroups_plan_free(&gp);
 	hwloc_bitmap_free(all_allowed);
 	free(masks);
 }

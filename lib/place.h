@@ -37,7 +37,7 @@ struct place_plan {
 	hwloc_bitmap_t base;
 	struct place_domains domains;
 	/* Processor groups: slot s gets domains[order[s % period]], the
-	 * groups in proportion to their sizes (groups.c). */
+	 * groups in proportion to their sizes (procgroups.c). */
 	size_t *order, period;
 	/* A preference, not a limit: where the system has one (Windows CPU
 	 * Sets), the process's default set alone, its threads' affinities

@@ -53,8 +53,7 @@ struct power_knob {
 };
 
 struct power {
-	char *sysfs, *dev, *procfs; /* where the knobs are (os.h) */
-	struct knobs os;	    /* the backend's; it borrows those */
+	struct knobs os; /* the backend's */
 	struct journal journal;
 	bool journal_ok;
 	struct power_knob *knobs;
@@ -83,8 +82,7 @@ const char *power_plan_find(const struct power_plan *plan, const char *key);
 void power_plan_free(struct power_plan *plan);
 
 /* apply_power.c */
-int apply_power_open(struct power *pw, const char *sysfs, const char *dev,
-		     const char *procfs, const char *state_dir);
+int apply_power_open(struct power *pw, const char *state_dir);
 void apply_power_close(struct power *pw);
 int apply_power_restore_all(struct power *pw);
 void apply_power_set(struct power *pw, const struct power_want *want);

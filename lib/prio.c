@@ -6,7 +6,7 @@
 #include "prio.h"
 #include "util.h"
 
-/* The one mapping, documented in cpupolicy.rules(5) and the README. */
+/* The one mapping, documented in cpupolicy.rules(5), Priority classes. */
 static const struct prio_class_map prio_classes[] = {
 	{RULE_CLASS_IDLE, 19, RULE_POLICY_IDLE, RULE_IO_CLASS_IDLE,
 	 "IDLE_PRIORITY_CLASS", false},

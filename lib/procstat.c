@@ -7,9 +7,9 @@
 #include "procstat.h"
 
 /* A sample now, from the system (cputimes_read). */
-int procstat_read(const char *procfs, struct procstat *stat)
+int procstat_read(struct procstat *stat)
 {
-	return cputimes_read(procfs, stat) == OS_OK ? 0 : -1;
+	return cputimes_read(stat) == OS_OK ? 0 : -1;
 }
 
 void procstat_free(struct procstat *stat)

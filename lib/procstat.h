@@ -23,7 +23,7 @@ struct procstat_share {
 };
 
 /* procstat.c */
-int procstat_read(const char *procfs, struct procstat *stat);
+int procstat_read(struct procstat *stat);
 void procstat_free(struct procstat *stat);
 size_t procstat_diff(const struct procstat *before,
 		     const struct procstat *after, struct procstat_share *out,

@@ -34,6 +34,5 @@ int proto_format_request(const struct proto_request *req, char *buf,
 int proto_parse_response(const char *text, size_t len, int *status,
 			 size_t *body);
 const char *proto_verb_name(enum proto_verb verb);
-void proto_json_string(FILE *out, const char *text);
 
 #endif

@@ -1,9 +1,8 @@
 /* The saturation check's judgement: from what was measured (the steps'
  * work and clocks, per-CPU time, the process's limits, the competition)
  * and the machine's cores to an efficiency against what those cores can
- * do, findings, each with its evidence and the fix, and the report as
- * text, JSON or Prometheus series. Pure: the CLI measures, this decides
- * and draws. */
+ * do, and findings, each with its evidence and the fix. Pure: the CLI
+ * measures, this decides, saturate_report.h draws. */
 #ifndef CPUPOLICY_SATURATE_H
 #define CPUPOLICY_SATURATE_H
 
@@ -191,7 +190,7 @@ struct saturate_result {
 	struct saturate_findings findings;
 };
 
-/* saturate.c */
+/* saturate_common.c */
 unsigned saturate_default_threads(unsigned present, unsigned online,
 				  unsigned max);
 int saturate_machine_load(struct saturate_machine *m,
@@ -219,15 +218,7 @@ void saturate_judge(const struct saturate_input *in,
 void saturate_result_free(struct saturate_result *r);
 size_t saturate_kind_count(void);
 const char *saturate_kind_name(enum saturate_kind kind);
+const char *saturate_yield_source(enum saturate_yield source);
 bool saturate_found(const struct saturate_result *r, enum saturate_kind kind);
-void saturate_render_text(const struct saturate_input *in,
-			  const struct saturate_result *r, FILE *out);
-void saturate_render_json(const struct saturate_input *in,
-			  const struct saturate_result *r, FILE *out);
-void saturate_render_metrics(const struct saturate_input *in,
-			     const struct saturate_result *r, long long when,
-			     FILE *out);
-void saturate_render_attempt(bool skipped, double busy, double limit,
-			     long long when, FILE *out);
 
 #endif

@@ -4,7 +4,6 @@
  * the system's process events. What each step asks of the system (the
  * service manager, privileges, the endpoint, the wait) is in
  * policyd/linux/ (policyd.h's last blocks). */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,8 +192,7 @@ static void daemon_ready(const struct rules *rules)
 static unsigned daemon_caps_needed(const struct daemon *d,
 				   const struct rules *rules)
 {
-	return caps_needed(rules, caps_proc_hidden(d->conf.procfs),
-			   has_base_power(&d->conf));
+	return caps_needed(rules, caps_proc_hidden(), has_base_power(&d->conf));
 }
 
 int daemon_reload(struct daemon *d, struct diag *diag)
@@ -258,7 +256,7 @@ void daemon_events_update(struct daemon *d, const struct rules *rules)
 		want |= EVENTS_WANT_RENAMES;
 	if ((d->facts_used & MATCH_FACT_CREDS) && !d->renames_paused)
 		want |= EVENTS_WANT_IDS;
-	if (!d->polling && events_want(&d->events, want) < 0)
+	if (!d->polling && events_want(&d->events, want) != OS_OK)
 		log_warn("cannot change the process events subscribed");
 }
 
@@ -287,7 +285,7 @@ void daemon_filter_update(struct daemon *d, const struct rules *rules)
 			 "filter in the kernel: every exec goes to the daemon",
 			 d->execplan.all_rule, d->execplan.all_file,
 			 d->execplan.all_line);
-	if (execfilter_set(d->execfilter, &d->execplan) < 0)
+	if (execfilter_set(d->execfilter, &d->execplan) != OS_OK)
 		daemon_filter_drop(d, "cannot write the exec filter's maps");
 	else
 		execplan_trim(&d->execplan); /* the kernel has them now */
@@ -325,20 +323,22 @@ static void setup_execfilter(struct daemon *d)
  * or no connector): then rescans do it all. */
 static void setup_events(struct daemon *d)
 {
+	struct events_options opt = {d->conf.event_buffer_kb,
+				     d->conf.events_poll_ms};
+	enum os_status status;
 	char why[512];
 
-	d->events.poll_ms = d->conf.events_poll_ms;
 	if (d->conf.events == CONF_EVENTS_POLL) {
 		log_info("events = poll: polling /proc every second");
 		d->polling = true;
 		d->manage.options.polling = true;
 		return;
 	}
-	if ((d->passed.events >= 0
-		     ? events_adopt(&d->events, (int)d->passed.events,
-				    d->conf.event_buffer_kb)
-		     : events_open(&d->events, d->conf.event_buffer_kb)) < 0) {
-		events_why_not(errno, why, sizeof(why));
+	status = d->passed.events >= 0
+			 ? events_adopt(&d->events, (int)d->passed.events, &opt)
+			 : events_open(&d->events, &opt);
+	if (status != OS_OK) {
+		events_why_not(&d->events, status, why, sizeof(why));
 		log_warnx("no process events from the kernel: %s; polling "
 			  "/proc every second instead",
 			  why);
@@ -356,8 +356,10 @@ static void setup_events(struct daemon *d)
 static void follow_process(void *ctx, pid_t pid)
 {
 	struct daemon *d = ctx;
+	bool added;
 
-	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid) < 0)
+	if (d->execfilter &&
+	    execfilter_follow(d->execfilter, (int)pid, &added) != OS_OK)
 		log_debug("the exec filter has no room to follow pid %d: "
 			  "every exec goes to the daemon",
 			  (int)pid);
@@ -379,8 +381,7 @@ static void setup_power(struct daemon *d)
 {
 	int restored;
 
-	if (apply_power_open(&d->power, d->conf.sysfs, d->conf.dev,
-			     d->conf.procfs, d->conf.state_dir) < 0) {
+	if (apply_power_open(&d->power, d->conf.state_dir) < 0) {
 		if (d->power.journal.unsafe) {
 			control_close(d); /* no socket file left behind */
 			fatalx("not starting: the journal in %s is refused "
@@ -412,6 +413,9 @@ static void setup(struct daemon *d)
 		exit(1);
 	}
 	log_set_level(d->conf.log_level);
+	/* Once, before anything of the system is read: a reload keeps
+	 * them. */
+	paths_set_roots(d->conf.procfs, d->conf.sysfs, d->conf.dev);
 	/* Sockets a service manager passed (socket activation). */
 	service_take_passed(&d->passed);
 	/* First of all, refuse to run beside another daemon: it would have
@@ -434,8 +438,6 @@ static void setup(struct daemon *d)
 	service_trim(); /* the parse's peak is gone: give it back */
 	manage_init(&d->manage,
 		    &(struct manage_options){
-			    .procfs = d->conf.procfs,
-			    .sysfs = d->conf.sysfs,
 			    .dry_run = d->conf.dry_run,
 			    .respect_changes = d->conf.respect_changes,
 			    .polling = false,
@@ -508,10 +510,10 @@ int main(int argc, char **argv)
 {
 	struct daemon d = {
 		.passed = {.events = -1, .control = -1},
-		.events = {.fd = -1},
 	};
 	int status;
 
+	events_init(&d.events); /* closed, however the start ends */
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
 	system_args(&argc, &argv);
 	/* Before anything is opened or replayed: a TERM or HUP during the

@@ -150,7 +150,7 @@ void hold_apply(struct daemon *d);
 struct hold *hold_find(struct daemon *d, pid_t pid);
 void hold_update(void *ctx, const struct manage_proc *p, bool on);
 
-/* loop.c: what each wake-up of the loop does */
+/* loop_common.c: what each wake-up of the loop does */
 unsigned loop_tick_ms(const struct daemon *d);
 void loop_on_events(struct daemon *d);
 void loop_on_execs(struct daemon *d);
@@ -168,7 +168,7 @@ void control_client_io(struct daemon *d, struct control_client *c,
 		       bool can_send);
 void control_expire(struct daemon *d);
 
-/* caps.c: what the rules need */
+/* caps_common.c: what the rules need */
 unsigned caps_needed(const struct rules *rules, bool proc_hidden,
 		     bool base_power);
 
@@ -218,12 +218,12 @@ void listen_hang_up(struct listen_conn *conn);
  * explain: "uid 1000, gid 1000"; on Windows their account names. */
 void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size);
 
-/* caps.c: what was kept against what rules need, by name */
+/* caps_common.c: what was kept against what rules need, by name */
 bool caps_cover(unsigned have, unsigned need, char *missing, size_t size);
 void caps_describe(unsigned have, char *buf, size_t size);
 /* linux/caps.c, windows/caps.c: privileges, and the capabilities
  * (privileges) a need takes, by name, for caps_cover and caps_describe */
-bool caps_proc_hidden(const char *procfs);
+bool caps_proc_hidden(void);
 int caps_keep_only(unsigned need);
 #define CAPS_NAMES_MAX 4
 #define CAPS_NAME_MAX  64

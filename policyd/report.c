@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
 #include "log.h"
 #include "match.h"
 #include "policyd.h"
@@ -43,94 +44,113 @@ static long long report_uptime(const struct daemon *d)
 	X("rescans", c->rescans)                                               \
 	X("pid_reuse", c->pid_reuse)
 
+/* The i-th hold (the config's base policy after the processes'): what it
+ * wants and its rule; false past the last. */
+static bool report_hold(struct daemon *d, size_t i, struct power_want *want,
+			const char **rule)
+{
+	if (i < d->hold_count) {
+		power_want_of(want, &d->holds[i].power,
+			      d->conf.parking_latency_us);
+		*rule = d->holds[i].rule;
+		return true;
+	}
+	power_want_of(want, &d->conf.base_power, d->conf.parking_latency_us);
+	*rule = "(config)";
+	return i == d->hold_count && !power_want_empty(want);
+}
+
 /* Holds (who wants what) and the settings held (where, what, the
  * original that comes back). */
-static void report_power(struct daemon *d, bool json, FILE *out)
+static void report_power_text(struct daemon *d, FILE *out)
 {
-	struct power_want base;
-	char what[256];
+	struct power_want want;
+	const char *rule;
+	char what[256], latency[256];
 
-	power_want_of(&base, &d->conf.base_power, d->conf.parking_latency_us);
-	if (json)
-		fprintf(out, ",\"holds\":[");
-	else
-		fprintf(out, "power:    %zu holds, %zu settings held\n",
-			d->hold_count + !power_want_empty(&base),
-			d->power.knob_count + (d->power.latency_fd >= 0));
-	for (size_t i = 0; i <= d->hold_count; i++) {
-		struct power_want want;
-		const char *rule =
-			i < d->hold_count ? d->holds[i].rule : "(config)";
-
-		if (i < d->hold_count) {
-			power_want_of(&want, &d->holds[i].power,
-				      d->conf.parking_latency_us);
-		} else if (power_want_empty(&base)) {
-			break;
-		} else {
-			want = base;
-		}
+	fprintf(out, "power:    %zu holds, %zu settings held\n",
+		d->hold_count + report_hold(d, d->hold_count, &want, &rule),
+		d->power.knob_count + (d->power.latency_fd >= 0));
+	for (size_t i = 0; report_hold(d, i, &want, &rule); i++) {
 		power_want_describe(&want, what, sizeof(what));
-		if (json) {
-			fprintf(out, "%s{\"pid\":%d,\"rule\":", i ? "," : "",
-				i < d->hold_count ? (int)d->holds[i].pid : 0);
-			proto_json_string(out, rule);
-			fprintf(out, ",\"wants\":");
-			proto_json_string(out, what);
-			fprintf(out, "}");
-		} else if (i < d->hold_count) {
+		if (i < d->hold_count)
 			fprintf(out, "  hold     pid %d, rule %s: %s\n",
 				(int)d->holds[i].pid, rule, what);
-		} else {
+		else
 			fprintf(out,
 				"  hold     base policy of the config: %s\n",
 				what);
-		}
 	}
-	if (json)
-		fprintf(out, "],\"settings\":[");
 	for (size_t i = 0; i < d->power.knob_count; i++) {
 		const struct power_knob *k = &d->power.knobs[i];
 		struct journal_entry *e =
 			journal_find(&d->power.journal, k->path);
 
-		if (json) {
-			fprintf(out, "%s{\"path\":", i ? "," : "");
-			proto_json_string(out, k->path);
-			fprintf(out, ",\"value\":");
-			proto_json_string(out, k->value);
-			fprintf(out, ",\"original\":");
-			if (k->yielded)
-				fprintf(out, "null");
-			else
-				proto_json_string(out,
-						  e ? e->original : k->value);
-			fprintf(out, ",\"yielded\":%s}",
-				k->yielded ? "true" : "false");
-		} else if (k->yielded) {
+		if (k->yielded)
 			fprintf(out,
 				"  setting  %s: changed by another, theirs "
 				"now (was held at %s)\n",
 				k->path, k->value);
-		} else {
+		else
 			fprintf(out, "  setting  %s = %s (original %s)\n",
 				k->path, k->value, e ? e->original : k->value);
-		}
 	}
-	if (d->power.latency_fd >= 0 && json)
+	knobs_latency_name(latency, sizeof(latency));
+	if (d->power.latency_fd >= 0)
 		fprintf(out,
-			"%s{\"path\":\"%s/cpu_dma_latency\",\"value\":"
-			"\"%ld\",\"original\":null,\"yielded\":false}",
-			d->power.knob_count ? "," : "", d->power.dev,
-			d->power.latency_us);
-	else if (d->power.latency_fd >= 0)
-		fprintf(out,
-			"  setting  %s/cpu_dma_latency = %ld us (held open; "
-			"the "
-			"kernel drops it when the daemon goes)\n",
-			d->power.dev, d->power.latency_us);
-	if (json)
-		fprintf(out, "]");
+			"  setting  %s = %ld us (held open; "
+			"the kernel drops it when the daemon goes)\n",
+			latency, d->power.latency_us);
+}
+
+static void report_setting_json(struct json_object *settings, const char *path,
+				const char *value, const char *original,
+				bool yielded)
+{
+	struct json_object *s = json_object_new_object();
+
+	jsonout_add_string(s, "path", path);
+	jsonout_add_string(s, "value", value);
+	jsonout_add_string(s, "original", original);
+	jsonout_add_bool(s, "yielded", yielded);
+	json_object_array_add(settings, s);
+}
+
+static void report_power_json(struct daemon *d, struct json_object *doc)
+{
+	struct json_object *holds = jsonout_add_array(doc, "holds");
+	struct json_object *settings = jsonout_add_array(doc, "settings");
+	struct power_want want;
+	const char *rule;
+	char what[256];
+
+	for (size_t i = 0; report_hold(d, i, &want, &rule); i++) {
+		struct json_object *h = json_object_new_object();
+
+		power_want_describe(&want, what, sizeof(what));
+		jsonout_add_int(h, "pid",
+				i < d->hold_count ? d->holds[i].pid : 0);
+		jsonout_add_string(h, "rule", rule);
+		jsonout_add_string(h, "wants", what);
+		json_object_array_add(holds, h);
+	}
+	for (size_t i = 0; i < d->power.knob_count; i++) {
+		const struct power_knob *k = &d->power.knobs[i];
+		struct journal_entry *e =
+			journal_find(&d->power.journal, k->path);
+		const char *original = e ? e->original : k->value;
+
+		report_setting_json(settings, k->path, k->value,
+				    k->yielded ? NULL : original, k->yielded);
+	}
+	if (d->power.latency_fd >= 0) {
+		char path[256];
+		char *value = xasprintf("%ld", d->power.latency_us);
+
+		knobs_latency_name(path, sizeof(path));
+		report_setting_json(settings, path, value, NULL, false);
+		free(value);
+	}
 }
 
 /* Events the daemon woke for: the proc connector's and the filter's. */
@@ -141,25 +161,12 @@ static unsigned long long report_received(const struct daemon *d)
 }
 
 /* The exec filter's own counters: what it saw, what it let through. */
-static void report_filter(struct daemon *d, bool json, FILE *out)
+static void report_filter_text(struct daemon *d, FILE *out)
 {
 	struct execfilter_stats st;
 
-	if (!d->execfilter || execfilter_stats(d->execfilter, &st) < 0)
+	if (!d->execfilter || execfilter_stats(d->execfilter, &st) != OS_OK)
 		return;
-	if (json) {
-		fprintf(out,
-			",\"exec_filter\":{\"execs\":%llu,\"sent\":%llu,"
-			"\"lost\":%llu,\"all\":%s,",
-			st.seen, st.sent, st.lost,
-			d->execplan.all ? "true" : "false");
-		fprintf(out,
-			"\"following\":%llu,\"follow_max\":%llu,"
-			"\"full\":%s,\"fulls\":%llu}",
-			st.following, st.follow_max, st.full ? "true" : "false",
-			d->filter_fulls);
-		return;
-	}
 	fprintf(out,
 		"filter:   %llu execs seen in the kernel, %llu sent, %llu "
 		"lost%s\n",
@@ -170,38 +177,68 @@ static void report_filter(struct daemon *d, bool json, FILE *out)
 		st.full ? " (no room for more: every exec is sent)" : "");
 }
 
+static void report_filter_json(struct daemon *d, struct json_object *doc)
+{
+	struct execfilter_stats st;
+	struct json_object *f;
+
+	if (!d->execfilter || execfilter_stats(d->execfilter, &st) != OS_OK)
+		return;
+	f = jsonout_add_object(doc, "exec_filter");
+	jsonout_add_uint(f, "execs", st.seen);
+	jsonout_add_uint(f, "sent", st.sent);
+	jsonout_add_uint(f, "lost", st.lost);
+	jsonout_add_bool(f, "all", d->execplan.all);
+	jsonout_add_uint(f, "following", st.following);
+	jsonout_add_uint(f, "follow_max", st.follow_max);
+	jsonout_add_bool(f, "full", st.full);
+	jsonout_add_uint(f, "fulls", d->filter_fulls);
+}
+
+static void report_status_json(struct daemon *d, FILE *out)
+{
+	const struct manage_counters *c = &d->manage.counters;
+	struct json_object *doc = json_object_new_object();
+	size_t procs, threads;
+
+	report_threads_total(&d->manage, &procs, &threads);
+	jsonout_add_string(doc, "version", CPUPOLICY_VERSION);
+	jsonout_add_int(doc, "pid", procinfo_self());
+	jsonout_add_int(doc, "uptime_s", report_uptime(d));
+	jsonout_add_string(doc, "events", loop_events_word(d));
+	jsonout_add_bool(doc, "dry_run", d->conf.dry_run);
+	jsonout_add_uint(doc, "rules", d->rules->count);
+	jsonout_add_uint(doc, "rule_files", d->rules->files_read);
+	jsonout_add_uint(doc, "managed_processes", procs);
+	jsonout_add_uint(doc, "managed_threads", threads);
+	jsonout_add_uint(doc, "events_received", report_received(d));
+	jsonout_add_uint(doc, "overflows", d->events.overflows);
+	jsonout_add_uint(doc, "reloads", d->reloads);
+	report_filter_json(d, doc);
+#define REPORT_JSON(name, value) jsonout_add_uint(doc, name, value);
+	REPORT_COUNTERS(REPORT_JSON)
+	report_power_json(d, doc);
+	jsonout_write(out, doc);
+}
+
 void report_status(struct daemon *d, bool json, FILE *out)
 {
 	const struct manage_counters *c = &d->manage.counters;
 	size_t procs, threads;
 	long long up = report_uptime(d);
 
-	report_threads_total(&d->manage, &procs, &threads);
 	if (json) {
-		fprintf(out,
-			"{\"version\":\"%s\",\"pid\":%d,\"uptime_s\":%lld,"
-			"\"events\":\"%s\",\"dry_run\":%s,\"rules\":%zu,"
-			"\"rule_files\":%zu,\"managed_processes\":%zu,"
-			"\"managed_threads\":%zu,\"events_received\":%llu,"
-			"\"overflows\":%llu,\"reloads\":%llu",
-			CPUPOLICY_VERSION, (int)procinfo_self(), up,
-			loop_events_word(d), d->conf.dry_run ? "true" : "false",
-			d->rules->count, d->rules->files_read, procs, threads,
-			report_received(d), d->events.overflows, d->reloads);
-		report_filter(d, true, out);
-#define REPORT_JSON(name, value) fprintf(out, ",\"%s\":%llu", name, value);
-		REPORT_COUNTERS(REPORT_JSON)
-		report_power(d, true, out);
-		fprintf(out, "}\n");
+		report_status_json(d, out);
 		return;
 	}
+	report_threads_total(&d->manage, &procs, &threads);
 	fprintf(out, "cpupolicyd %s, pid %d, up %lldh%02lldm%02llds%s\n",
 		CPUPOLICY_VERSION, (int)procinfo_self(), up / 3600,
 		up / 60 % 60, up % 60, d->conf.dry_run ? " (dry run)" : "");
 	fprintf(out, "events:   %s, %llu received, %llu overflows\n",
 		d->polling ? loop_events_source(d) : loop_events_word(d),
 		report_received(d), d->events.overflows);
-	report_filter(d, false, out);
+	report_filter_text(d, out);
 	fprintf(out, "rules:    %zu rules in %zu files, %llu reloads\n",
 		d->rules->count, d->rules->files_read, d->reloads);
 	fprintf(out, "managed:  %zu processes, %zu threads\n", procs, threads);
@@ -209,7 +246,7 @@ void report_status(struct daemon *d, bool json, FILE *out)
 #define REPORT_TEXT(name, value) fprintf(out, " %s %llu", name, value);
 	REPORT_COUNTERS(REPORT_TEXT)
 	fprintf(out, "\n");
-	report_power(d, false, out);
+	report_power_text(d, out);
 }
 
 static void report_facts(struct procinfo *pi, struct facts *facts)
@@ -325,13 +362,12 @@ static void report_thread_kept(const struct manage_proc *p,
 		t->kept_count = prio_explain(&p->prio, &m->original, t->kept);
 }
 
-static void report_thread_state(struct daemon *d, pid_t pid,
-				struct report_thread *t)
+static void report_thread_state(pid_t pid, struct report_thread *t)
 {
 	hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
-	if (procinfo_thread_name(d->conf.procfs, pid, t->tid, t->comm,
-				 sizeof(t->comm)) < 0)
+	if (procinfo_thread_name(pid, t->tid, t->comm, sizeof(t->comm)) !=
+	    OS_OK)
 		t->comm[0] = '\0';
 	t->now_ok = apply_prio_read(pid, t->tid, &t->now) == OS_OK;
 	t->cpus[0] = '\0';
@@ -359,49 +395,50 @@ static void report_thread_text(FILE *out, const struct report_thread *t)
 		fprintf(out, "  %-8s %s\n", "", t->kept[i].why);
 }
 
-static void report_thread_json(FILE *out, const struct report_thread *t,
-			       bool first)
+static struct json_object *report_thread_json(const struct report_thread *t)
 {
+	struct json_object *j = json_object_new_object(), *kept;
 	char now[128] = "";
 
-	if (t->now_ok)
+	jsonout_add_int(j, "tid", t->tid);
+	jsonout_add_string(j, "name", t->comm);
+	if (t->now_ok) {
 		prio_describe_state(&t->now, now, sizeof(now));
-	fprintf(out, "%s{\"tid\":%d,\"name\":", first ? "" : ",", (int)t->tid);
-	proto_json_string(out, t->comm);
-	if (t->now_ok)
-		fprintf(out,
-			",\"nice\":%d,\"policy\":\"%s\",\"rt_priority\":%d,"
-			"\"reset_on_fork\":%s,\"io_class\":\"%s\","
-			"\"io_level\":%d,\"priority\":",
-			t->now.nice,
-			rules_enum_name(RULES_ENUM_POLICY, (int)t->now.policy),
-			t->now.rt_priority,
-			t->now.reset_on_fork ? "true" : "false",
+		jsonout_add_int(j, "nice", t->now.nice);
+		jsonout_add_string(
+			j, "policy",
+			rules_enum_name(RULES_ENUM_POLICY, (int)t->now.policy));
+		jsonout_add_int(j, "rt_priority", t->now.rt_priority);
+		jsonout_add_bool(j, "reset_on_fork", t->now.reset_on_fork);
+		jsonout_add_string(
+			j, "io_class",
 			t->now.io_class ? rules_enum_name(RULES_ENUM_IO_CLASS,
 							  (int)t->now.io_class)
-					: "none",
-			t->now.io_level);
-	if (t->now_ok)
-		proto_json_string(out, now);
-	fprintf(out, ",\"cpus\":");
-	proto_json_string(out, t->cpus);
-	fprintf(out, ",\"set_by_rule\":%s,\"left_alone\":%s,\"kept\":[",
-		t->managed && (t->managed->prio_done || t->managed->place_done)
-			? "true"
-			: "false",
-		t->managed && t->managed->left_alone ? "true" : "false");
-	for (size_t i = 0; i < t->kept_count; i++) {
-		fprintf(out, "%s{\"setting\":\"%s\",\"why\":", i ? "," : "",
-			t->kept[i].setting);
-		proto_json_string(out, t->kept[i].why);
-		fprintf(out, "}");
+					: "none");
+		jsonout_add_int(j, "io_level", t->now.io_level);
+		jsonout_add_string(j, "priority", now);
 	}
-	fprintf(out, "]}");
+	jsonout_add_string(j, "cpus", t->cpus);
+	jsonout_add_bool(j, "set_by_rule",
+			 t->managed && (t->managed->prio_done ||
+					t->managed->place_done));
+	jsonout_add_bool(j, "left_alone", t->managed && t->managed->left_alone);
+	kept = jsonout_add_array(j, "kept");
+	for (size_t i = 0; i < t->kept_count; i++) {
+		struct json_object *k = json_object_new_object();
+
+		jsonout_add_string(k, "setting", t->kept[i].setting);
+		jsonout_add_string(k, "why", t->kept[i].why);
+		json_object_array_add(kept, k);
+	}
+	return j;
 }
 
-/* Which rules were close, and what kept each from matching. */
+/* Which rules were close, and what kept each from matching: as text on
+ * out, or into the array misses. */
 static void report_near_misses(struct daemon *d, struct facts *facts,
-			       struct procinfo *pi, bool json, FILE *out)
+			       struct procinfo *pi, struct json_object *misses,
+			       FILE *out)
 {
 	size_t shown = 0;
 
@@ -413,12 +450,12 @@ static void report_near_misses(struct daemon *d, struct facts *facts,
 		/* A rule whose first key already fails is not close. */
 		if (!strstr(why, "matches '") && !strstr(why, " is '"))
 			continue;
-		if (json) {
-			fprintf(out, "%s{\"rule\":", shown ? "," : "");
-			proto_json_string(out, r->name);
-			fprintf(out, ",\"why_not\":");
-			proto_json_string(out, why);
-			fprintf(out, "}");
+		if (misses) {
+			struct json_object *m = json_object_new_object();
+
+			jsonout_add_string(m, "rule", r->name);
+			jsonout_add_string(m, "why_not", why);
+			json_object_array_add(misses, m);
 		} else {
 			fprintf(out, "  rule %s (%s:%u): ", r->name, r->file,
 				r->line);
@@ -427,7 +464,7 @@ static void report_near_misses(struct daemon *d, struct facts *facts,
 		}
 		shown++;
 	}
-	if (!shown && !json)
+	if (!shown && !misses)
 		fprintf(out, "  none: no rule's first key matches\n");
 }
 
@@ -449,177 +486,210 @@ static const char *report_nothing(const struct rule *rule)
 	return "nothing: the rule only keeps later rules from matching";
 }
 
-int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
-{
-	struct procinfo pi = {d->conf.procfs, pid};
-	struct facts facts = {0};
-	const struct manage_proc *p = manage_find(&d->manage, pid);
-	struct report_thread *threads = NULL;
+/* What explain finds out about one process, before it is written. */
+struct report_explained {
+	pid_t pid;
 	unsigned long long start;
-	pid_t *tids = NULL;
-	size_t count = 0;
-	long rule;
-	char why[1024] = "", target[512] = "", held[256] = "";
+	struct procinfo pi;
+	struct facts facts;
+	const struct manage_proc *p;
+	const struct rule *rule; /* the first that matches, or NULL */
 	const struct hold *hold;
+	char why[1024], target[512], held[256];
+	struct report_thread *threads;
+	size_t count;
+};
 
-	if (procinfo_start_time(d->conf.procfs, pid, 0, &start) < 0) {
-		fprintf(out, "no process %d\n", (int)pid);
-		return 1;
-	}
-	report_facts(&pi, &facts);
-	rule = match_first(&d->manage.index, &facts, procinfo_fetch, &pi);
-	if (rule >= 0)
-		match_rule(&d->rules->list[rule], &facts, procinfo_fetch, &pi,
-			   why, sizeof(why));
-	if (p && p->start_time != start)
-		p = NULL; /* a record of an earlier process with this pid */
-	if (p) {
-		prio_describe_target(&p->prio, target, sizeof(target));
-		if (p->place.active) {
-			char cpus[256];
-			size_t used = strlen(target);
+/* What the process gets: its rule's settings, placement included. */
+static void report_target(const struct manage_proc *p, char *target,
+			  size_t size)
+{
+	char cpus[256];
+	size_t used;
 
-			place_format(p->place.base, cpus, sizeof(cpus));
-			snprintf(target + used, sizeof(target) - used,
-				 "%scpus %s%s", used ? ", " : "", cpus,
-				 p->place.domains.count > 1
-					 ? ", threads spread over domains"
-					 : "");
+	prio_describe_target(&p->prio, target, size);
+	if (!p->place.active)
+		return;
+	used = strlen(target);
+	place_format(p->place.base, cpus, sizeof(cpus));
+	snprintf(target + used, size - used, "%scpus %s%s", used ? ", " : "",
+		 cpus,
+		 p->place.domains.count > 1 ? ", threads spread over domains"
+					    : "");
+}
+
+static void report_explain_threads(struct report_explained *x)
+{
+	pid_t *tids = NULL;
+
+	x->count = 0;
+	procinfo_threads(x->pid, &tids, &x->count);
+	x->threads = xcalloc(x->count ? x->count : 1, sizeof(*x->threads));
+	for (size_t i = 0; i < x->count; i++) {
+		struct report_thread *t = &x->threads[i];
+
+		t->tid = tids[i];
+		report_thread_state(x->pid, t);
+		for (size_t k = 0; x->p && k < x->p->thread_count; k++) {
+			if (x->p->threads[k].tid == tids[i])
+				t->managed = &x->p->threads[k];
 		}
+		if (x->p)
+			report_thread_kept(x->p, t);
 	}
-	hold = p ? hold_find(d, pid) : NULL;
-	if (hold) {
+	free(tids);
+}
+
+/* Everything explain says, read; false when there is no such process. */
+static bool report_explain_read(struct daemon *d, pid_t pid,
+				struct report_explained *x)
+{
+	long rule;
+
+	*x = (struct report_explained){.pid = pid, .pi = {pid}};
+	if (procinfo_start_time(pid, 0, &x->start) != OS_OK)
+		return false;
+	report_facts(&x->pi, &x->facts);
+	rule = match_first(&d->manage.index, &x->facts, procinfo_fetch, &x->pi);
+	if (rule >= 0) {
+		x->rule = &d->rules->list[rule];
+		match_rule(x->rule, &x->facts, procinfo_fetch, &x->pi, x->why,
+			   sizeof(x->why));
+	}
+	x->p = manage_find(&d->manage, pid);
+	if (x->p && x->p->start_time != x->start)
+		x->p = NULL; /* a record of an earlier process with this pid */
+	if (x->p)
+		report_target(x->p, x->target, sizeof(x->target));
+	x->hold = x->p ? hold_find(d, pid) : NULL;
+	if (x->hold) {
 		struct power_want want;
 
-		power_want_of(&want, &hold->power, d->conf.parking_latency_us);
-		power_want_describe(&want, held, sizeof(held));
+		power_want_of(&want, &x->hold->power,
+			      d->conf.parking_latency_us);
+		power_want_describe(&want, x->held, sizeof(x->held));
 	}
-	procinfo_threads(d->conf.procfs, pid, &tids, &count);
-	threads = xcalloc(count ? count : 1, sizeof(*threads));
-	for (size_t i = 0; i < count; i++) {
-		threads[i].tid = tids[i];
-		report_thread_state(d, pid, &threads[i]);
-		for (size_t k = 0; p && k < p->thread_count; k++) {
-			if (p->threads[k].tid == tids[i])
-				threads[i].managed = &p->threads[k];
-		}
-		if (p)
-			report_thread_kept(p, &threads[i]);
-	}
-	if (json) {
-		fprintf(out,
-			"{\"pid\":%d,\"start_time\":%llu,\"exe\":", (int)pid,
-			start);
-		proto_json_string(
-			out, report_fact(&facts, MATCH_FACT_EXE, facts.exe));
-		fprintf(out, ",\"exe_file\":");
-		if (report_exe_file(&facts, true))
-			proto_json_string(out, report_exe_file(&facts, true));
-		else
-			fprintf(out, "null");
-		fprintf(out, ",\"name\":");
-		proto_json_string(
-			out, report_fact(&facts, MATCH_FACT_COMM, facts.comm));
-		fprintf(out, ",\"cmdline\":");
-		proto_json_string(out, report_fact(&facts, MATCH_FACT_CMDLINE,
-						   facts.cmdline));
-		if (facts.have & MATCH_FACT_CREDS)
-			fprintf(out, ",\"uid\":%u,\"gid\":%u",
-				(unsigned)facts.uid, (unsigned)facts.gid);
-		else
-			fprintf(out, ",\"uid\":null,\"gid\":null");
-		fprintf(out, ",\"cgroups\":");
-		proto_json_string(out, facts.cgroups);
-		fprintf(out, ",\"parent_exe\":");
-		proto_json_string(out,
-				  report_fact(&facts, MATCH_FACT_PARENT_EXE,
-					      facts.parent_exe));
-		fprintf(out, ",\"rule\":");
-		if (rule >= 0) {
-			proto_json_string(out, d->rules->list[rule].name);
-			fprintf(out, ",\"rule_file\":");
-			proto_json_string(out, d->rules->list[rule].file);
-			fprintf(out, ",\"rule_line\":%u,\"source\":",
-				d->rules->list[rule].line);
-			if (report_source(&d->rules->list[rule], &facts))
-				proto_json_string(
-					out,
-					report_source(&d->rules->list[rule],
-						      &facts));
-			else
-				fprintf(out, "null");
-			fprintf(out, ",\"why\":");
-			proto_json_string(out, why);
-		} else {
-			fprintf(out, "null,\"near_misses\":[");
-			report_near_misses(d, &facts, &pi, true, out);
-			fprintf(out, "]");
-		}
-		fprintf(out,
-			",\"managed\":%s,\"applies\":", p ? "true" : "false");
-		proto_json_string(out, target);
-		fprintf(out, ",\"threads\":[");
-		for (size_t i = 0; i < count; i++)
-			report_thread_json(out, &threads[i], i == 0);
-		fprintf(out, "]}\n");
+	report_explain_threads(x);
+	return true;
+}
+
+static void report_explain_json(struct daemon *d, struct report_explained *x,
+				FILE *out)
+{
+	struct json_object *doc = json_object_new_object(), *threads;
+	const struct facts *f = &x->facts;
+
+	jsonout_add_int(doc, "pid", x->pid);
+	jsonout_add_uint(doc, "start_time", x->start);
+	jsonout_add_string(doc, "exe", report_fact(f, MATCH_FACT_EXE, f->exe));
+	jsonout_add_string(doc, "exe_file", report_exe_file(f, true));
+	jsonout_add_string(doc, "name",
+			   report_fact(f, MATCH_FACT_COMM, f->comm));
+	jsonout_add_string(doc, "cmdline",
+			   report_fact(f, MATCH_FACT_CMDLINE, f->cmdline));
+	jsonout_add(doc, "uid",
+		    f->have & MATCH_FACT_CREDS ? json_object_new_int64(f->uid)
+					       : NULL);
+	jsonout_add(doc, "gid",
+		    f->have & MATCH_FACT_CREDS ? json_object_new_int64(f->gid)
+					       : NULL);
+	jsonout_add_string(doc, "cgroups", f->cgroups);
+	jsonout_add_string(
+		doc, "parent_exe",
+		report_fact(f, MATCH_FACT_PARENT_EXE, f->parent_exe));
+	if (x->rule) {
+		jsonout_add_string(doc, "rule", x->rule->name);
+		jsonout_add_string(doc, "rule_file", x->rule->file);
+		jsonout_add_uint(doc, "rule_line", x->rule->line);
+		jsonout_add_string(doc, "source", report_source(x->rule, f));
+		jsonout_add_string(doc, "why", x->why);
 	} else {
-		fprintf(out, "pid %d\n", (int)pid);
-		fprintf(out, "  %-10s ", "exe");
-		report_text(out, report_fact(&facts, MATCH_FACT_EXE, facts.exe),
-			    sizeof(facts.exe));
-		fprintf(out, "%s\n", report_exe_file(&facts, false));
-		report_line(out, "name",
-			    report_fact(&facts, MATCH_FACT_COMM, facts.comm),
-			    sizeof(facts.comm));
-		report_line(
-			out, "cmdline",
-			report_fact(&facts, MATCH_FACT_CMDLINE, facts.cmdline),
-			200);
-		report_user(out, &facts);
-		fprintf(out, "  cgroups   ");
-		report_cgroups_text(out, facts.cgroups);
-		putc('\n', out);
-		report_line(out, "parent exe",
-			    report_fact(&facts, MATCH_FACT_PARENT_EXE,
-					facts.parent_exe),
-			    sizeof(facts.parent_exe));
-		if (rule >= 0) {
-			const struct rule *r = &d->rules->list[rule];
-
-			const char *source = report_source(r, &facts);
-
-			fprintf(out, "rule %s (%s:%u)\n", r->name, r->file,
-				r->line);
-			if (source)
-				report_line(out, "source", source,
-					    RULEFILE_MAX_SOURCE);
-			report_line(out, "why", why, sizeof(why));
-		} else {
-			fprintf(out, "no rule matches; the closest:\n");
-			report_near_misses(d, &facts, &pi, false, out);
-		}
-		if (p)
-			fprintf(out, "  applies    %s%s\n",
-				target[0] ? target : report_nothing(p->rule),
-				d->conf.dry_run ? " (dry run: nothing is "
-						  "written)"
-						: "");
-		else if (rule >= 0)
-			fprintf(out, "  applies    not yet (not managed)\n");
-		if (p && hold)
-			fprintf(out,
-				"  holds      %s (while it runs; see "
-				"cpupolicyctl status)\n",
-				held);
-		fprintf(out, "threads (the kernel's state now)\n");
-		fprintf(out, "  %-8s %-16s %-36s %-12s %s\n", "TID", "NAME",
-			"PRIORITY", "CPUS", "BY THE RULE");
-		for (size_t i = 0; i < count; i++)
-			report_thread_text(out, &threads[i]);
+		jsonout_add(doc, "rule", NULL);
+		report_near_misses(d, &x->facts, &x->pi,
+				   jsonout_add_array(doc, "near_misses"), NULL);
 	}
-	free(threads);
-	free(tids);
-	return 0;
+	jsonout_add_bool(doc, "managed", x->p != NULL);
+	jsonout_add_string(doc, "applies", x->target);
+	threads = jsonout_add_array(doc, "threads");
+	for (size_t i = 0; i < x->count; i++)
+		json_object_array_add(threads,
+				      report_thread_json(&x->threads[i]));
+	jsonout_write(out, doc);
+}
+
+static void report_explain_rule_text(struct daemon *d,
+				     struct report_explained *x, FILE *out)
+{
+	const char *source;
+
+	if (!x->rule) {
+		fprintf(out, "no rule matches; the closest:\n");
+		report_near_misses(d, &x->facts, &x->pi, NULL, out);
+		return;
+	}
+	source = report_source(x->rule, &x->facts);
+	fprintf(out, "rule %s (%s:%u)\n", x->rule->name, x->rule->file,
+		x->rule->line);
+	if (source)
+		report_line(out, "source", source, RULEFILE_MAX_SOURCE);
+	report_line(out, "why", x->why, sizeof(x->why));
+}
+
+static void report_explain_text(struct daemon *d, struct report_explained *x,
+				FILE *out)
+{
+	const struct facts *f = &x->facts;
+
+	fprintf(out, "pid %d\n", (int)x->pid);
+	fprintf(out, "  %-10s ", "exe");
+	report_text(out, report_fact(f, MATCH_FACT_EXE, f->exe),
+		    sizeof(f->exe));
+	fprintf(out, "%s\n", report_exe_file(f, false));
+	report_line(out, "name", report_fact(f, MATCH_FACT_COMM, f->comm),
+		    sizeof(f->comm));
+	report_line(out, "cmdline",
+		    report_fact(f, MATCH_FACT_CMDLINE, f->cmdline), 200);
+	report_user(out, f);
+	fprintf(out, "  cgroups   ");
+	report_cgroups_text(out, f->cgroups);
+	putc('\n', out);
+	report_line(out, "parent exe",
+		    report_fact(f, MATCH_FACT_PARENT_EXE, f->parent_exe),
+		    sizeof(f->parent_exe));
+	report_explain_rule_text(d, x, out);
+	if (x->p)
+		fprintf(out, "  applies    %s%s\n",
+			x->target[0] ? x->target : report_nothing(x->p->rule),
+			d->conf.dry_run ? " (dry run: nothing is written)"
+					: "");
+	else if (x->rule)
+		fprintf(out, "  applies    not yet (not managed)\n");
+	if (x->hold)
+		fprintf(out,
+			"  holds      %s (while it runs; see cpupolicyctl "
+			"status)\n",
+			x->held);
+	fprintf(out, "threads (the kernel's state now)\n");
+	fprintf(out, "  %-8s %-16s %-36s %-12s %s\n", "TID", "NAME", "PRIORITY",
+		"CPUS", "BY THE RULE");
+	for (size_t i = 0; i < x->count; i++)
+		report_thread_text(out, &x->threads[i]);
+}
+
+int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out)
+{
+	struct report_explained *x = xcalloc(1, sizeof(*x));
+	bool found = report_explain_read(d, pid, x);
+
+	if (!found)
+		fprintf(out, "no process %d\n", (int)pid);
+	else if (json)
+		report_explain_json(d, x, out);
+	else
+		report_explain_text(d, x, out);
+	free(x->threads);
+	free(x);
+	return found ? 0 : 1;
 }
 
 static void report_metric(FILE *out, const char *name, const char *type,
@@ -646,7 +716,8 @@ static void report_label(FILE *out, const char *value)
 }
 
 /* Prometheus text exposition of the counters, the holds and the settings
- * held; "cpupolicyctl metrics" adds the last saturation check. */
+ * held: what "cpupolicyctl metrics" prints. The saturation check's series
+ * are its own textfile's. */
 void report_metrics(struct daemon *d, FILE *out)
 {
 	const struct manage_counters *c = &d->manage.counters;
@@ -667,7 +738,7 @@ void report_metrics(struct daemon *d, FILE *out)
 	report_metric(out, "events_total", "counter",
 		      "Process events received from the kernel.",
 		      (double)report_received(d));
-	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0) {
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == OS_OK) {
 		report_metric(out, "exec_filter_execs_total", "counter",
 			      "Execs the exec filter in the kernel looked at.",
 			      (double)st.seen);

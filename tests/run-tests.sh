@@ -1,16 +1,20 @@
 #!/bin/bash
-# Runs every test and ends with "N passed, N failed, N skipped". Unit tests
-# speak TAP (cmocka's CMOCKA_MESSAGE_OUTPUT=TAP), the integration and
-# Windows scripts TAP of their own (tests/tap.sh; "# SKIP" marks a skipped
-# one), each fuzz target and the format check count as one test. A
-# program's plan (1..N) must match the results it printed: one that prints
-# none, or other than its plan, fails. Every program runs under a time
+# Runs the tests (every part, or the parts or scripts named) and ends with
+# "N passed, N failed, N skipped". Unit tests speak TAP (cmocka's
+# CMOCKA_MESSAGE_OUTPUT=TAP), the integration and Windows scripts TAP of
+# their own (tests/tap.sh; "# SKIP" marks a skipped one), each fuzz target
+# and the format check count as one test. A program's plan (1..N) must
+# match the results it printed: one that prints none, or other than its
+# plan, fails. Every program runs under a time
 # limit: one that hangs fails, and the run still ends with its summary.
 #
-#   run-tests.sh [SCRIPT...]
+#   run-tests.sh [PART...]      PART: unit, windows, integration, fuzz, style
+#   run-tests.sh SCRIPT...
 #
-# Scripts named: only those run, counted the same way (one in a folder
-# named windows as a Windows script, given WIN_BUILD).
+# Parts named: only those run, each once and in the order above (none
+# named: all of them, as make test runs them; make check runs unit style).
+# Scripts named (a path): only those run, counted the same way (one in a
+# folder named windows as a Windows script, given WIN_BUILD).
 # Environment: BUILD (build directory), FUZZ_SECONDS (per fuzz target),
 # WIN_BUILD (the Windows build's directory, build-win: its tests run
 # under Wine), SCRIPT_LIMIT (seconds a script may take), CPU1 (cpu1's
@@ -239,13 +243,113 @@ summary() {
 	[ "$failed" -eq 0 ]
 }
 
-# Scripts named: only those run, each as make test runs it (one in a
-# folder named windows as a Windows script), and the summary.
-if [ $# -gt 0 ] && [ "${ONE_CPU:-}" = 1 ]; then
-	run_one_cpu "$@"
-	summary
-	exit
-elif [ $# -gt 0 ]; then
+## The parts, each run by run_PART.
+
+PARTS="unit windows integration fuzz style"
+
+run_unit() {
+	local t out status
+	echo "# unit tests"
+	for t in "$BUILD"/tests/test_*; do
+		case $t in *.d) continue ;; esac
+		out=$(mktemp)
+		CMOCKA_MESSAGE_OUTPUT=TAP limited "$UNIT_LIMIT" "$t" >"$out" 2>&1
+		status=$?
+		grep -vE '^(1\.\.|# )' "$out" | sed "s|^|$(basename "$t"): |"
+		count_tap "$(basename "$t")" "$out" "$status" "$UNIT_LIMIT"
+		rm -f "$out"
+	done
+}
+
+# The Windows suite under Wine (tests/windows/): its unit tests, and its
+# integration test where there is one. Each script speaks TAP of its own.
+run_windows() {
+	local win_units s
+	echo "# windows tests"
+	win_units=("$WIN_BUILD"/tests/test_*.exe)
+	if [ -f "${win_units[0]}" ]; then
+		run_counted windows-units stop_wineserver \
+			tests/windows/run-units.sh "$WIN_BUILD" "${win_units[@]}"
+	else
+		fault windows-units "no test built in $WIN_BUILD/tests"
+	fi
+	# The daemon and the installer under Wine, the saturation check
+	# there, and paths beyond ASCII.
+	for s in integration msi saturate names; do
+		[ -f "tests/windows/$s.sh" ] || continue
+		run_counted "windows-$s" stop_wineserver \
+			bash "tests/windows/$s.sh" "$WIN_BUILD"
+	done
+}
+
+# The scripts of tests/integration, then the daemon's once more with the
+# proc connector alone, then the hardware's on one CPU.
+run_integration() {
+	local t
+	echo "# integration tests"
+	for t in tests/integration/*.sh; do
+		[ "$(basename "$t")" = lib.sh ] && continue
+		run_counted "$(basename "$t" .sh)" check_cpu1 bash "$t"
+	done
+	run_netlink_pass
+	echo "# integration tests of the hardware, confined to one CPU"
+	run_one_cpu $(printf 'tests/integration/%s.sh ' $ONE_CPU_SCRIPTS)
+}
+
+# The daemon's scripts ran with events = auto: the BPF exec filter where
+# it loads. Then once more with the proc connector alone (events =
+# netlink), so that each source this machine has is tested. Where the
+# filter cannot load (a build root without the capabilities, a kernel
+# without BTF) the first pass was the proc connector's: a skip, with the
+# daemon's reason. The probe starts a daemon of its own: under a limit
+# too, and where it does not end, the netlink pass runs all the same.
+SOURCE_SCRIPTS="daemon exe lifetime metrics prio power"
+run_netlink_pass() {
+	local why name
+	echo "# integration tests of the daemon, events = netlink"
+	why=$(limited "$PROBE_LIMIT" bash -c '. tests/integration/lib.sh; bpf_why_not' 2>&1)
+	case $? in
+	0) ;;
+	124 | 137)
+		fault bpf_why_not "the exec filter's probe timed out after $PROBE_LIMIT s"
+		why=
+		;;
+	*)
+		fault bpf_why_not "the exec filter's probe failed: $why"
+		why=
+		;;
+	esac
+	if [ -n "$why" ]; then
+		skipped=$((skipped + 1))
+		echo "ok - daemon tests with events = netlink # SKIP the first pass had no exec filter to compare: $why"
+		return
+	fi
+	for name in $SOURCE_SCRIPTS; do
+		run_counted "${name}[netlink]" check_cpu1 \
+			env CPUPOLICY_TEST_EVENTS=netlink bash "tests/integration/$name.sh"
+	done
+}
+
+run_fuzz() {
+	local f
+	echo "# fuzz targets, ${FUZZ_SECONDS}s each"
+	for f in "$BUILD"/fuzz/fuzz_*; do
+		[ -x "$f" ] && [ -f "$f" ] || continue
+		single "fuzz $(basename "$f")" limited $((FUZZ_SECONDS + 60)) \
+			tests/fuzz/run-fuzz.sh "$f" "$FUZZ_SECONDS"
+	done
+}
+
+run_style() {
+	echo "# style"
+	single "clang-format clean" limited 120 \
+		make --no-print-directory -s format-check
+}
+
+# Scripts named: each as make test runs it (one in a folder named windows
+# as a Windows script).
+run_scripts() {
+	local t
 	for t in "$@"; do
 		case $t in
 		*/windows/*)
@@ -255,87 +359,38 @@ elif [ $# -gt 0 ]; then
 		*) run_counted "$(basename "$t" .sh)" check_cpu1 bash "$t" ;;
 		esac
 	done
-	summary
-	exit
+}
+
+## What the arguments name: parts or scripts, never both. A word that is
+## neither a part nor a path is a mistake, said before anything runs.
+
+parts=()
+scripts=()
+for a in "$@"; do
+	case " $PARTS " in
+	*" $a "*) parts+=("$a") ;;
+	*)
+		if [ "${a#*/}" = "$a" ] && [ ! -f "$a" ]; then
+			echo "run-tests.sh: no part named '$a' (the parts: $PARTS; a script is named by its path)" >&2
+			exit 2
+		fi
+		scripts+=("$a")
+		;;
+	esac
+done
+if [ ${#parts[@]} -gt 0 ] && [ ${#scripts[@]} -gt 0 ]; then
+	echo "run-tests.sh: name parts or scripts, not both" >&2
+	exit 2
 fi
 
-echo "# unit tests"
-for t in "$BUILD"/tests/test_*; do
-	case $t in *.d) continue ;; esac
-	out=$(mktemp)
-	CMOCKA_MESSAGE_OUTPUT=TAP limited "$UNIT_LIMIT" "$t" >"$out" 2>&1
-	status=$?
-	grep -vE '^(1\.\.|# )' "$out" | sed "s|^|$(basename "$t"): |"
-	count_tap "$(basename "$t")" "$out" "$status" "$UNIT_LIMIT"
-	rm -f "$out"
-done
-
-# The Windows suite under Wine (tests/windows/): its unit tests, and its
-# integration test where there is one. Each script speaks TAP of its own.
-echo "# windows tests"
-win_units=("$WIN_BUILD"/tests/test_*.exe)
-if [ -f "${win_units[0]}" ]; then
-	run_counted windows-units stop_wineserver \
-		tests/windows/run-units.sh "$WIN_BUILD" "${win_units[@]}"
+if [ ${#scripts[@]} -gt 0 ] && [ "${ONE_CPU:-}" = 1 ]; then
+	run_one_cpu "${scripts[@]}"
+elif [ ${#scripts[@]} -gt 0 ]; then
+	run_scripts "${scripts[@]}"
 else
-	fault windows-units "no test built in $WIN_BUILD/tests"
-fi
-# The daemon and the installer under Wine, the saturation check there,
-# and paths beyond ASCII.
-for s in integration msi saturate names; do
-	[ -f "tests/windows/$s.sh" ] || continue
-	run_counted "windows-$s" stop_wineserver \
-		bash "tests/windows/$s.sh" "$WIN_BUILD"
-done
-
-echo "# integration tests"
-for t in tests/integration/*.sh; do
-	[ "$(basename "$t")" = lib.sh ] && continue
-	run_counted "$(basename "$t" .sh)" check_cpu1 bash "$t"
-done
-
-# The daemon's scripts ran with events = auto: the BPF exec filter where
-# it loads. Then once more with the proc connector alone (events =
-# netlink), so that each source this machine has is tested. Where the
-# filter cannot load (a build root without the capabilities, a kernel
-# without BTF) the first pass was the proc connector's: a skip, with the
-# daemon's reason. The probe starts a daemon of its own: under a limit
-# too, and where it does not end, the netlink pass runs all the same.
-echo "# integration tests of the daemon, events = netlink"
-SOURCE_SCRIPTS="daemon exe lifetime metrics prio power"
-why=$(limited "$PROBE_LIMIT" bash -c '. tests/integration/lib.sh; bpf_why_not' 2>&1)
-case $? in
-0) ;;
-124 | 137)
-	fault bpf_why_not "the exec filter's probe timed out after $PROBE_LIMIT s"
-	why=
-	;;
-*)
-	fault bpf_why_not "the exec filter's probe failed: $why"
-	why=
-	;;
-esac
-if [ -n "$why" ]; then
-	skipped=$((skipped + 1))
-	echo "ok - daemon tests with events = netlink # SKIP the first pass had no exec filter to compare: $why"
-else
-	for name in $SOURCE_SCRIPTS; do
-		run_counted "${name}[netlink]" check_cpu1 \
-			env CPUPOLICY_TEST_EVENTS=netlink bash "tests/integration/$name.sh"
+	# In the order of PARTS, each once, whatever order they were named in.
+	for part in $PARTS; do
+		case " ${parts[*]:-$PARTS} " in *" $part "*) "run_$part" ;; esac
 	done
 fi
-
-echo "# integration tests of the hardware, confined to one CPU"
-run_one_cpu $(printf 'tests/integration/%s.sh ' $ONE_CPU_SCRIPTS)
-
-echo "# fuzz targets, ${FUZZ_SECONDS}s each"
-for f in "$BUILD"/fuzz/fuzz_*; do
-	[ -x "$f" ] && [ -f "$f" ] || continue
-	single "fuzz $(basename "$f")" limited $((FUZZ_SECONDS + 60)) \
-		tests/fuzz/run-fuzz.sh "$f" "$FUZZ_SECONDS"
-done
-
-echo "# style"
-single "clang-format clean" limited 120 make --no-print-directory -s format-check
-
 summary

@@ -18,7 +18,7 @@
 
 #include <windows.h>
 
-#include "groups.h"
+#include "procgroups.h"
 #include "os.h"
 #include "util.h"
 #include "winapi.h"
@@ -134,7 +134,7 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 }
 
 /* Worker `index` to its turn's group, dealt in proportion to the groups'
- * active processors (groups.c), so that every group gets its share; with
+ * active processors (procgroups.c), so that every group gets its share; with
  * one group nothing to do. The groups and the move go through the table
  * (winapi.h): Wine has one group, the model of Windows several. */
 int work_spread(pthread_t thread, unsigned index, unsigned threads)
@@ -142,8 +142,8 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 	const struct winapi *w = winapi_get();
 	WORD groups = w->GetActiveProcessorGroupCount();
 	uint64_t masks[WORK_MAX_GROUPS];
-	const struct groups_affinity *a;
-	struct groups_plan plan;
+	const struct procgroups_affinity *a;
+	struct procgroups_plan plan;
 	GROUP_AFFINITY ga = {0};
 	BOOL ok;
 
@@ -151,16 +151,16 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 	if (groups <= 1 || groups > WORK_MAX_GROUPS)
 		return 0;
 	for (WORD g = 0; g < groups; g++)
-		masks[g] = groups_mask(w->GetActiveProcessorCount(g));
-	if (groups_plan_make(masks, groups, &plan) == 0) {
-		groups_plan_free(&plan);
+		masks[g] = procgroups_mask(w->GetActiveProcessorCount(g));
+	if (procgroups_plan_make(masks, groups, &plan) == 0) {
+		procgroups_plan_free(&plan);
 		return 0;
 	}
-	a = groups_plan_thread(&plan, index);
+	a = procgroups_plan_thread(&plan, index);
 	ga.Group = a->group;
 	ga.Mask = (KAFFINITY)a->mask;
 	ok = w->SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL);
-	groups_plan_free(&plan);
+	procgroups_plan_free(&plan);
 	return ok ? 0 : -1;
 }
 

@@ -59,8 +59,10 @@ int apply_place_read_list(const char *path, hwloc_bitmap_t set)
 		return -1;
 	while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
 		text[--len] = '\0';
-	if (!len || hwloc_bitmap_list_sscanf(set, text) < 0)
+	if (!len || hwloc_bitmap_list_sscanf(set, text) < 0) {
+		errno = EIO; /* no list there: a failure, not a gone file */
 		return -1;
+	}
 	return 0;
 }
 
@@ -68,9 +70,10 @@ int apply_place_read_list(const char *path, hwloc_bitmap_t set)
  * asked for; plan within it so that spread deals over CPUs that can run.
  * Looks where cgroup v1 (cpuset hierarchy), v2 and the hybrid layout
  * mount it; a process without a readable cpuset may use every CPU. */
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
+	const char *procfs = paths_procfs();
+	const char *sysfs = paths_sysfs();
 	static const char *const files[] = {
 		"%s/fs/cgroup/cpuset%s/cpuset.effective_cpus",
 		"%s/fs/cgroup%s/cpuset.cpus.effective",
@@ -81,7 +84,7 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 
 	snprintf(path, sizeof(path), "%s/%d/cpuset", procfs, (int)pid);
 	if (procinfo_read(path, cpuset, sizeof(cpuset), &len) < 0)
-		return -1;
+		return status_of_errno(errno);
 	while (len && cpuset[len - 1] == '\n')
 		cpuset[--len] = '\0';
 	if (strcmp(cpuset, "/") == 0)
@@ -89,36 +92,36 @@ int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
 	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
 		snprintf(path, sizeof(path), files[i], sysfs, cpuset);
 		if (apply_place_read_list(path, set) == 0)
-			return 0;
+			return OS_OK;
 	}
-	errno = ENOENT;
-	return -1;
+	return OS_GONE;
 }
 
 /* The CPUs online now. */
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
+	const char *sysfs = paths_sysfs();
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", sysfs);
-	return apply_place_read_list(path, set);
+	return status_of_result(apply_place_read_list(path, set));
 }
 
 /* The CPUs the machine has, online or not (hot-pluggable ones too). */
-int apply_place_present(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_present(hwloc_bitmap_t set)
 {
+	const char *sysfs = paths_sysfs();
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/present", sysfs);
-	return apply_place_read_list(path, set);
+	return status_of_result(apply_place_read_list(path, set));
 }
 
 /* Linux has no processor groups: a process may be placed on what its
  * cpuset allows. */
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 /* Nothing process-wide: a new thread starts with its creator's affinity,

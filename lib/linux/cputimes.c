@@ -48,8 +48,9 @@ int cputimes_parse(const char *text, struct procstat *stat)
 	return 0;
 }
 
-enum os_status cputimes_read(const char *procfs, struct procstat *stat)
+enum os_status cputimes_read(struct procstat *stat)
 {
+	const char *procfs = paths_procfs();
 	char *path = xasprintf("%s/stat", procfs), *text;
 	size_t len;
 	enum os_status status = files_read(path, 4 << 20, &text, &len);

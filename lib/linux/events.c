@@ -106,14 +106,16 @@ static int events_answered(struct events *ev, int (*ask)(int fd), int attempts)
 {
 	struct pollfd pfd = {.fd = ev->fd, .events = POLLIN};
 
+	bool lost;
+
 	for (int attempt = 0; attempt < attempts; attempt++) {
-		events_read(ev, events_note_ack, NULL);
+		events_read(ev, events_note_ack, NULL, &lost);
 		ev->acks = (struct events_acks){0};
 		if (ask(ev->fd) < 0)
 			return -1;
 		for (int i = 0; i < 10 && !ev->acks.count; i++) {
 			if (poll(&pfd, 1, 20) > 0)
-				events_read(ev, events_note_ack, NULL);
+				events_read(ev, events_note_ack, NULL, &lost);
 		}
 		if (ev->acks.count)
 			return 1;
@@ -174,14 +176,14 @@ static int events_subscribe_checked(struct events *ev)
  * end), renames only when a rule matches on name, changes of ids only
  * when one matches on user or group. Without the kernel's filter every
  * event comes anyway, and the caller ignores what it does not need. */
-int events_want(struct events *ev, unsigned wanted)
+enum os_status events_want(struct events *ev, unsigned wanted)
 {
 	if (!ev->filtering || ev->fd < 0 || ev->wanted == wanted)
-		return 0;
+		return OS_OK;
 	if (events_filter(ev->fd, events_mask(wanted)) < 0)
-		return -1;
+		return status_of_errno(errno);
 	ev->wanted = wanted;
-	return 0;
+	return OS_OK;
 }
 
 /* CPUPOLICY_EVENTS_UNFILTERED=1: every event, whatever is asked for, as
@@ -194,8 +196,21 @@ static bool events_unfiltered(void)
 	return value && strcmp(value, "1") == 0;
 }
 
+/* What a failure to open or subscribe means here: without a proc
+ * connector in this network namespace the socket is refused
+ * (EPROTONOSUPPORT), or on newer kernels the subscription finds nobody
+ * to send to (ECONNREFUSED). The errno is kept for events_why_not. */
+static enum os_status events_failed(struct events *ev, int error)
+{
+	ev->error = error;
+	if (error == ECONNREFUSED)
+		return OS_UNSUPPORTED;
+	return status_of_errno(error);
+}
+
 /* A bound socket (ours, or the service manager's): buffer, subscribe. */
-static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
+static enum os_status events_setup(struct events *ev, int fd,
+				   unsigned buffer_kb)
 {
 	int size = (int)buffer_kb * 1024;
 
@@ -213,15 +228,19 @@ static int events_setup(struct events *ev, int fd, unsigned buffer_kb)
 
 		close(fd);
 		ev->fd = -1;
-		errno = saved;
-		return -1;
+		return events_failed(ev, saved);
 	}
-	return 0;
+	return OS_OK;
 }
 
-/* buffer_kb: the socket's receive buffer. Bursts must fit: what does not
+void events_init(struct events *ev)
+{
+	*ev = (struct events){.fd = -1};
+}
+
+/* opt->buffer_kb: the socket's receive buffer. Bursts must fit: what does not
  * is lost (ENOBUFS), and then the caller rescans /proc. */
-int events_open(struct events *ev, unsigned buffer_kb)
+enum os_status events_open(struct events *ev, const struct events_options *opt)
 {
 	struct sockaddr_nl addr = {
 		.nl_family = AF_NETLINK,
@@ -233,28 +252,28 @@ int events_open(struct events *ev, unsigned buffer_kb)
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    NETLINK_CONNECTOR);
 	if (fd < 0)
-		return -1;
+		return events_failed(ev, errno);
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		int saved = errno;
 
 		close(fd);
-		errno = saved;
-		return -1;
+		return events_failed(ev, saved);
 	}
-	return events_setup(ev, fd, buffer_kb);
+	return events_setup(ev, fd, opt->buffer_kb);
 }
 
 /* A socket the service manager opened and bound to the proc connector's
  * group (ListenNetlink=connector 1): it lives in the host's network
  * namespace, so the daemon itself may run in a private one. */
-int events_adopt(struct events *ev, int fd, unsigned buffer_kb)
+enum os_status events_adopt(struct events *ev, int fd,
+			    const struct events_options *opt)
 {
 	int flags = fcntl(fd, F_GETFL);
 
 	*ev = (struct events){.fd = -1};
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
-		return -1;
-	return events_setup(ev, fd, buffer_kb);
+		return events_failed(ev, errno);
+	return events_setup(ev, fd, opt->buffer_kb);
 }
 
 void events_close(struct events *ev)
@@ -322,11 +341,11 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 
 /* One datagram: netlink messages, each a connector message holding one
  * proc event. Anything short or malformed is skipped, never trusted. */
-int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
-		 struct events_acks *acks)
+unsigned events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
+		      struct events_acks *acks)
 {
 	const struct nlmsghdr *nl = buf;
-	int count = 0;
+	unsigned count = 0;
 
 	/* NLMSG_NEXT would step past the end (and len wrap around) when a
 	 * message claims more than is left: step by hand. */
@@ -365,10 +384,10 @@ int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
 /* Reads until nothing is left, many datagrams per system call, or until
  * a few thousand were read: a flood faster than the daemon reads would
  * otherwise keep it here, before it can judge the flood. The socket is
- * still readable then, and the loop comes back at once. Returns 1 when
- * events were lost (the caller must rescan), 0 otherwise, -1 when the
- * socket failed. */
-int events_read(struct events *ev, events_fn fn, void *ctx)
+ * still readable then, and the loop comes back at once. *lost when
+ * events were lost (ENOBUFS: the caller must rescan). */
+enum os_status events_read(struct events *ev, events_fn fn, void *ctx,
+			   bool *lost)
 {
 	enum {
 		BATCH = 64,
@@ -380,7 +399,8 @@ int events_read(struct events *ev, events_fn fn, void *ctx)
 	static struct sockaddr_nl from[BATCH];
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
-	int lost = 0;
+
+	*lost = false;
 
 	for (int batches = 0; batches < BATCHES; batches++) {
 		int n;
@@ -399,26 +419,26 @@ int events_read(struct events *ev, events_fn fn, void *ctx)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {
 			ev->overflows++;
-			lost = 1;
+			*lost = true;
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return lost;
+			return OS_OK;
 		if (n < 0)
-			return -1;
+			return status_of_errno(errno);
 		for (int i = 0; i < n; i++) {
 			/* Only the kernel speaks on this socket. */
 			if (msgs[i].msg_hdr.msg_namelen != sizeof(from[i]) ||
 			    from[i].nl_pid != 0)
 				continue;
-			ev->received += (unsigned long long)events_parse(
-				bufs[i], msgs[i].msg_len, fn, ctx, &ev->acks);
+			ev->received += events_parse(bufs[i], msgs[i].msg_len,
+						     fn, ctx, &ev->acks);
 		}
 		/* A short batch drained the queue: no need to ask again. */
 		if (n < BATCH)
-			return lost;
+			return OS_OK;
 	}
-	return lost;
+	return OS_OK;
 }
 
 /* The inode numbers of the initial namespaces are fixed by the kernel
@@ -443,12 +463,13 @@ static bool events_cap_net_admin(void)
 	return value == CAP_SET;
 }
 
-/* The facts behind a refusal, read right after it (error: its errno). */
-void events_env_read(struct events_env *env, int error)
+/* The facts behind a refusal, read right after it (status, and error:
+ * its errno). */
+void events_env_read(struct events_env *env, enum os_status status, int error)
 {
 	struct utsname u;
 
-	*env = (struct events_env){.error = error};
+	*env = (struct events_env){.status = status, .error = error};
 	if (uname(&u) == 0)
 		sscanf(u.release, "%d.%d", &env->kernel_major,
 		       &env->kernel_minor);
@@ -469,12 +490,13 @@ void events_refusal(const struct events_env *env, char *buf, size_t size)
 	bool before_6_6 = env->kernel_major < 6 ||
 			  (env->kernel_major == 6 && env->kernel_minor < 6);
 
-	/* No connector in this network namespace: the socket is refused,
-	 * or (newer kernels) the subscription finds nobody to send to. */
-	if (env->error == EPROTONOSUPPORT || env->error == ECONNREFUSED)
+	/* No connector here (events_failed): another network namespace,
+	 * or a kernel built without one. */
+	if (env->status == OS_UNSUPPORTED)
 		snprintf(buf, size,
-			 "the proc connector exists only in the initial "
-			 "network namespace, and cpupolicyd runs in another "
+			 "no proc connector here: it exists only in the "
+			 "initial network namespace (of a kernel built with "
+			 "CONFIG_PROC_EVENTS), and cpupolicyd runs in another "
 			 "one: start it in the initial one, or pass it a proc "
 			 "connector socket opened there (cpupolicyd.socket's "
 			 "ListenNetlink=connector 1)");
@@ -485,7 +507,7 @@ void events_refusal(const struct events_env *env, char *buf, size_t size)
 			 "%s namespace of its own (a container?): run it on "
 			 "the host, or in the host's PID and user namespaces",
 			 !env->initial_pid_ns ? "PID" : "user");
-	else if (env->error == EPERM && before_6_6 && !env->cap_net_admin)
+	else if (env->status == OS_DENIED && before_6_6 && !env->cap_net_admin)
 		snprintf(buf, size,
 			 "Linux %d.%d lets only a process with CAP_NET_ADMIN "
 			 "subscribe to process events (6.6 and later let any "
@@ -497,11 +519,12 @@ void events_refusal(const struct events_env *env, char *buf, size_t size)
 			 strerror(env->error));
 }
 
-/* Why events_open failed (error: its errno), and what would make it work. */
-void events_why_not(int error, char *buf, size_t size)
+/* Why events_open failed, and what would make it work. */
+void events_why_not(const struct events *ev, enum os_status status, char *buf,
+		    size_t size)
 {
 	struct events_env env;
 
-	events_env_read(&env, error);
+	events_env_read(&env, status, ev->error);
 	events_refusal(&env, buf, size);
 }

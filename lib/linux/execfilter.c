@@ -306,15 +306,15 @@ unsigned long long execfilter_received(const struct execfilter *f)
 
 /* Takes what the ring holds now, to be handled by execfilter_deliver
  * once the proc connector's queue has been read: every fork the kernel
- * reported before these execs is then known first. Returns 0, or -1 when
- * the ring failed. */
-int execfilter_take(struct execfilter *f)
+ * reported before these execs is then known first. Not OS_OK: the ring
+ * failed (libbpf returns a negative errno). */
+enum os_status execfilter_take(struct execfilter *f)
 {
 	int n = ring_buffer__consume(f->ring);
 
 	if (n < 0 && f->taken_count >= EXECFILTER_TAKE_MAX)
-		return 0; /* the rest at the next wakeup */
-	return n < 0 ? -1 : 0;
+		return OS_OK; /* the rest at the next wakeup */
+	return n < 0 ? status_of_errno(-n) : OS_OK;
 }
 
 /* The records taken, in the ring's order, as exec and fork events. */
@@ -368,7 +368,8 @@ static void execfilter_follow_stats(const struct execfilter *f,
 		st->following = st->follow_max;
 }
 
-int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
+enum os_status execfilter_stats(const struct execfilter *f,
+				struct execfilter_stats *st)
 {
 	int cpus = libbpf_num_possible_cpus();
 	unsigned long long *values, sums[EXECFILTER_STATS] = {0};
@@ -376,7 +377,7 @@ int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
 
 	*st = (struct execfilter_stats){0};
 	if (cpus <= 0)
-		return -1;
+		return status_of_errno(-cpus);
 	values = xcalloc((size_t)cpus, sizeof(*values));
 	for (unsigned key = 0; key < EXECFILTER_STATS; key++) {
 		if (bpf_map_lookup_elem(fd, &key, values) < 0)
@@ -389,7 +390,7 @@ int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
 	st->sent = sums[EXECFILTER_STAT_SENT];
 	st->lost = sums[EXECFILTER_STAT_LOST];
 	execfilter_follow_stats(f, st);
-	return 0;
+	return OS_OK;
 }
 
 /* Sets bit in key's value, adding the key. */
@@ -586,7 +587,7 @@ static void execfilter_watch_paths(struct execfilter *f,
  * generation's entries cleared: an exec sees one whole rule set, the
  * old or the new, never a mix. Keys the kernel cannot take (the maps
  * full) leave that generation sending every exec. */
-int execfilter_set(struct execfilter *f, const struct execplan *plan)
+enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 {
 	unsigned next = f->generation ^ 1, old = f->generation;
 	struct execfilter_path *paths = execfilter_resolve(plan);
@@ -600,8 +601,10 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
 		all = true;
 	}
 	if (execfilter_switch(f, next, all, plan) < 0) {
+		enum os_status status = status_of_errno(errno);
+
 		execfilter_paths_free(paths, plan->paths.count);
-		return -1;
+		return status;
 	}
 	f->generation = next;
 	execfilter_sweep(bpf_map__fd(f->skel->maps.inodes), sizeof(__u64),
@@ -614,7 +617,7 @@ int execfilter_set(struct execfilter *f, const struct execplan *plan)
 	f->paths = paths;
 	f->path_count = plan->paths.count;
 	execfilter_watch_paths(f, plan);
-	return 0;
+	return OS_OK;
 }
 
 static void execfilter_pend(void *ctx, size_t path)
@@ -690,20 +693,24 @@ int execfilter_watch_fd(const struct execfilter *f)
 }
 
 /* What the directories reported: each literal exe whose file changed
- * has its key at once (execfilter_follow_path). Returns how many
- * changed (the caller rescans for what started in between), or -1 when
- * a key could not be written (the caller writes the plan again). A
- * watch that fails is closed (which takes it out of the loop's epoll):
- * the periodic look goes on. */
-int execfilter_watch_read(struct execfilter *f)
+ * has its key at once (execfilter_follow_path). *changed: how many (the
+ * caller rescans for what started in between); OS_FAILED when a key
+ * could not be written (the caller writes the plan again). A watch that
+ * fails is closed (which takes it out of the loop's epoll): the
+ * periodic look goes on. */
+enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
 {
+	int followed;
+
 	if (execwatch_read(f->watch, execfilter_pend, f) < 0) {
 		log_warn("the watch of the rules' programs' directories "
 			 "failed; their files are looked at once a second");
 		execwatch_close(f->watch);
 		f->watch = NULL;
 	}
-	return execfilter_follow_pending(f);
+	followed = execfilter_follow_pending(f);
+	*changed = followed > 0 ? (size_t)followed : 0;
+	return followed < 0 ? OS_FAILED : OS_OK;
 }
 
 /* Whether a literal exe's file changed since the maps were written (an
@@ -711,11 +718,11 @@ int execfilter_watch_read(struct execfilter *f)
  * the plan again, and rescans for what started in between. A slice of
  * the paths per call, so that a tick with thousands of them stays
  * short: each is looked at every path_count / EXECFILTER_REFRESH calls. */
-int execfilter_refresh(struct execfilter *f)
+static bool execfilter_changed(struct execfilter *f)
 {
 	execwatch_retry(f->watch, execfilter_pend, f);
 	if (execfilter_follow_pending(f) != 0)
-		return 1;
+		return true;
 	for (size_t n = 0; n < EXECFILTER_REFRESH && n < f->path_count; n++) {
 		struct execfilter_path *p;
 		struct stat st;
@@ -726,31 +733,39 @@ int execfilter_refresh(struct execfilter *f)
 		p = &f->paths[f->refresh_next++];
 		found = stat(p->path, &st) == 0;
 		if (found != p->found || (found && st.st_ino != p->ino))
-			return 1;
+			return true;
 	}
-	return 0;
+	return false;
+}
+
+enum os_status execfilter_refresh(struct execfilter *f, bool *changed)
+{
+	*changed = execfilter_changed(f);
+	return OS_OK;
 }
 
 /* A process the daemon manages from now on: its execs and those of the
  * children it forks from now on reach the daemon, whatever they run
  * (the kernel adds the children itself, and drops them at their end).
- * Returns 1 when it was not followed yet, 0 when it was, -1 when the map
- * has no room: then every exec goes to the daemon until
- * execfilter_unfull, so that nothing of it is lost meanwhile. */
-int execfilter_follow(struct execfilter *f, int pid)
+ * *added when it was not followed yet; OS_FAILED when the map has no
+ * room: then every exec goes to the daemon until execfilter_unfull, so
+ * that nothing of it is lost meanwhile. */
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added)
 {
 	struct execfilter_bpf__bss *bss = f->skel->bss;
 	__u32 key = (__u32)pid, one = 1;
 
+	*added = false;
 	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key, &one,
 				BPF_NOEXIST) == 0) {
 		__atomic_fetch_add(&bss->follow_count, 1, __ATOMIC_SEQ_CST);
-		return 1;
+		*added = true;
+		return OS_OK;
 	}
 	if (errno == EEXIST)
-		return 0;
+		return OS_OK;
 	__atomic_fetch_add(&bss->follow_failed, 1, __ATOMIC_SEQ_CST);
-	return -1;
+	return OS_FAILED;
 }
 
 /* The processes the map had no room for, up to failed (the count

@@ -97,8 +97,7 @@ static bool knobs_shape_is(const char *shape, const char *rel)
 
 /* Where rel lies under the sysfs root, reached without a symbolic link;
  * a path gone is let through, to be said gone when it is read. */
-static bool knobs_under_sysfs(const struct knobs *kn, const char *path,
-			      const char *rel)
+static bool knobs_under_sysfs(const char *path, const char *rel)
 {
 	char *real = realpath(path, NULL), *root;
 	size_t len;
@@ -106,7 +105,7 @@ static bool knobs_under_sysfs(const struct knobs *kn, const char *path,
 
 	if (!real)
 		return errno == ENOENT || errno == ENOTDIR;
-	root = realpath(kn->sysfs, NULL);
+	root = realpath(paths_sysfs(), NULL);
 	len = root ? strlen(root) : 0;
 	under = root && strncmp(real, root, len) == 0 && real[len] == '/' &&
 		strcmp(real + len + 1, rel) == 0;
@@ -124,20 +123,21 @@ static bool knobs_under_sysfs(const struct knobs *kn, const char *path,
 bool knobs_valid(const struct knobs *kn, const char *key, char *why,
 		 size_t size)
 {
-	size_t len = strlen(kn->sysfs);
+	size_t len = strlen(paths_sysfs());
 	const char *rel;
 	bool known = false;
 
+	(void)kn;
 	snprintf(why, size, "not a setting the daemon writes under %s",
-		 kn->sysfs);
-	while (len > 1 && kn->sysfs[len - 1] == '/')
+		 paths_sysfs());
+	while (len > 1 && paths_sysfs()[len - 1] == '/')
 		len--;
-	if (strncmp(key, kn->sysfs, len) != 0 || key[len] != '/')
+	if (strncmp(key, paths_sysfs(), len) != 0 || key[len] != '/')
 		return false;
 	rel = key + len + strspn(key + len, "/");
 	for (size_t i = 0; i < ARRAY_SIZE(knobs_shapes); i++)
 		known = known || knobs_shape_is(knobs_shapes[i], rel);
-	return known && knobs_under_sysfs(kn, key, rel);
+	return known && knobs_under_sysfs(key, rel);
 }
 
 /* A CPU's cpufreq knobs must go back while it is online: the kernel
@@ -193,9 +193,9 @@ static int knobs_cpu_compare(const void *a, const void *b)
 }
 
 /* The CPUs sysfs lists, in ascending order. */
-static size_t knobs_cpus(const struct knobs *kn, unsigned **cpus)
+static size_t knobs_cpus(unsigned **cpus)
 {
-	char *path = xasprintf("%s/devices/system/cpu", kn->sysfs);
+	char *path = xasprintf("%s/devices/system/cpu", paths_sysfs());
 	size_t count = 0;
 	struct dirent *d;
 	DIR *dp = opendir(path);
@@ -233,16 +233,17 @@ static bool knobs_online_before(const struct knobs_planning *p,
 	return strcmp(value, "1") == 0;
 }
 
-static char *knobs_online_path(const struct knobs *kn, unsigned long cpu)
+static char *knobs_online_path(unsigned long cpu)
 {
-	return xasprintf("%s/devices/system/cpu/cpu%lu/online", kn->sysfs, cpu);
+	return xasprintf("%s/devices/system/cpu/cpu%lu/online", paths_sysfs(),
+			 cpu);
 }
 
 static void knobs_plan_online(const struct knobs_planning *p,
 			      const struct power_want *want)
 {
 	unsigned *cpus;
-	size_t count = knobs_cpus(p->kn, &cpus), online = 0, need;
+	size_t count = knobs_cpus(&cpus), online = 0, need;
 	bool *was_online;
 
 	if (!count || (!want->all_online && want->min_online < 0)) {
@@ -251,7 +252,7 @@ static void knobs_plan_online(const struct knobs_planning *p,
 	}
 	was_online = xcalloc(count, sizeof(*was_online));
 	for (size_t i = 0; i < count; i++) {
-		char *path = knobs_online_path(p->kn, cpus[i]);
+		char *path = knobs_online_path(cpus[i]);
 
 		was_online[i] = knobs_online_before(p, path);
 		online += was_online[i];
@@ -264,7 +265,7 @@ static void knobs_plan_online(const struct knobs_planning *p,
 
 		if (was_online[i])
 			continue;
-		path = knobs_online_path(p->kn, cpus[i]);
+		path = knobs_online_path(cpus[i]);
 		power_plan_add(p->plan, path, "1");
 		free(path);
 		online++;
@@ -272,7 +273,7 @@ static void knobs_plan_online(const struct knobs_planning *p,
 	/* All online: hold every CPU that can go offline, so that a CPU
 	 * taken offline by someone else meanwhile is noticed. */
 	for (size_t i = 0; want->all_online && i < count; i++) {
-		char *path = knobs_online_path(p->kn, cpus[i]);
+		char *path = knobs_online_path(cpus[i]);
 
 		if (access(path, F_OK) == 0 && !power_plan_find(p->plan, path))
 			power_plan_add(p->plan, path, "1");
@@ -317,7 +318,7 @@ static void knobs_not_offered(struct knobs *kn, const char *path,
  * and the plan no longer wants it. */
 static bool knobs_cpu_leaving(const struct knobs_planning *p, unsigned long cpu)
 {
-	char *path = knobs_online_path(p->kn, cpu);
+	char *path = knobs_online_path(cpu);
 	const struct power_held *h = knobs_held(p, path);
 	bool leaving = h && !h->yielded && h->original &&
 		       strcmp(h->original, "0") == 0 &&
@@ -361,7 +362,7 @@ static void knobs_plan_policies(const struct knobs_planning *p,
 				const char *file, const char *choices,
 				const char *value)
 {
-	char *dir = xasprintf("%s/devices/system/cpu/cpufreq", p->kn->sysfs);
+	char *dir = xasprintf("%s/devices/system/cpu/cpufreq", paths_sysfs());
 	struct dirent *d;
 	DIR *dp = opendir(dir);
 
@@ -396,9 +397,9 @@ static void knobs_plan_turbo(const struct knobs_planning *p,
 			     enum rule_turbo turbo)
 {
 	char *no_turbo = xasprintf(
-		"%s/devices/system/cpu/intel_pstate/no_turbo", p->kn->sysfs);
+		"%s/devices/system/cpu/intel_pstate/no_turbo", paths_sysfs());
 	char *boost =
-		xasprintf("%s/devices/system/cpu/cpufreq/boost", p->kn->sysfs);
+		xasprintf("%s/devices/system/cpu/cpufreq/boost", paths_sysfs());
 
 	if (access(no_turbo, F_OK) == 0)
 		power_plan_add(p->plan, no_turbo,
@@ -417,9 +418,9 @@ static void knobs_plan_profile(const struct knobs_planning *p,
 			       const char *profile)
 {
 	char *path =
-		xasprintf("%s/firmware/acpi/platform_profile", p->kn->sysfs);
+		xasprintf("%s/firmware/acpi/platform_profile", paths_sysfs());
 	char *choices = xasprintf("%s/firmware/acpi/platform_profile_choices",
-				  p->kn->sysfs);
+				  paths_sysfs());
 
 	if (access(path, F_OK) < 0)
 		log_once(log_warnx, "profile: this machine has no ACPI "
@@ -437,14 +438,14 @@ static void knobs_plan_profile(const struct knobs_planning *p,
 static void knobs_plan_pm_qos(const struct knobs_planning *p, long latency_us)
 {
 	unsigned *cpus;
-	size_t count = knobs_cpus(p->kn, &cpus), before = p->plan->count;
+	size_t count = knobs_cpus(&cpus), before = p->plan->count;
 	char value[32];
 
 	snprintf(value, sizeof(value), "%ld", latency_us < 1 ? 1 : latency_us);
 	for (size_t i = 0; i < count; i++) {
 		char *path = xasprintf("%s/devices/system/cpu/cpu%u/power/"
 				       "pm_qos_resume_latency_us",
-				       p->kn->sysfs, cpus[i]);
+				       paths_sysfs(), cpus[i]);
 
 		if (access(path, F_OK) == 0)
 			power_plan_add(p->plan, path, value);
@@ -456,7 +457,7 @@ static void knobs_plan_pm_qos(const struct knobs_planning *p, long latency_us)
 			 "idle_latency_us: this machine has neither "
 			 "%s/cpu_dma_latency nor per-CPU "
 			 "pm_qos_resume_latency_us",
-			 p->kn->dev);
+			 paths_dev());
 }
 
 /* The wants the caller left to us (knobs_owned took out the rest), each
@@ -467,7 +468,7 @@ void knobs_plan(struct knobs *kn, const struct power_want *want,
 		struct power_plan *plan)
 {
 	const struct knobs_planning p = {kn, held, held_count, plan};
-	char *dma = xasprintf("%s/cpu_dma_latency", kn->dev);
+	char *dma = xasprintf("%s/cpu_dma_latency", paths_dev());
 
 	knobs_plan_online(&p, want);
 	if (want->idle_latency_us >= 0 && access(dma, F_OK) < 0)
@@ -519,21 +520,22 @@ void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
 	size_t count = 0;
 	pid_t *pids;
 
+	(void)kn;
 	*owners = (struct knobs_owners){0};
-	if (procinfo_pids(kn->procfs, &pids, &count) < 0)
+	if (procinfo_pids(&pids, &count) != OS_OK)
 		return;
 	for (size_t i = 0; i < count; i++) {
 		char path[96], comm[32];
 
-		snprintf(path, sizeof(path), "%s/%d/comm", kn->procfs,
+		snprintf(path, sizeof(path), "%s/%d/comm", paths_procfs(),
 			 (int)pids[i]);
 		if (knobs_read_file(path, comm, sizeof(comm)) < 0)
 			continue;
 		if (strcmp(comm, "power-profiles-") == 0 &&
-		    procinfo_is_daemon(kn->procfs, pids[i], &ppd))
+		    procinfo_is_daemon(pids[i], &ppd))
 			by_ppd = "power-profiles-daemon";
 		else if (strcmp(comm, "tuned") == 0 &&
-			 procinfo_is_daemon(kn->procfs, pids[i], &tuned))
+			 procinfo_is_daemon(pids[i], &tuned))
 			by_tuned = "tuned";
 	}
 	free(pids);
@@ -548,9 +550,10 @@ void knobs_owned(const struct knobs *kn, struct knobs_owners *owners)
  * the per-CPU files instead (knobs_plan). */
 void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us)
 {
-	char *dma = xasprintf("%s/cpu_dma_latency", kn->dev);
+	char *dma = xasprintf("%s/cpu_dma_latency", paths_dev());
 	int32_t value = (int32_t)latency_us;
 
+	(void)kn;
 	if (*handle < 0)
 		*handle = open(dma, O_WRONLY | O_CLOEXEC);
 	if (*handle < 0) {
@@ -569,9 +572,15 @@ void knobs_latency_hold(const struct knobs *kn, int *handle, long latency_us)
 
 void knobs_latency_release(const struct knobs *kn, int *handle)
 {
+	(void)kn;
 	if (*handle < 0)
 		return;
 	close(*handle);
 	*handle = -1;
-	log_info("%s/cpu_dma_latency: released", kn->dev);
+	log_info("%s/cpu_dma_latency: released", paths_dev());
+}
+
+void knobs_latency_name(char *name, size_t size)
+{
+	snprintf(name, size, "%s/cpu_dma_latency", paths_dev());
 }

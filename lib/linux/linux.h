@@ -34,8 +34,7 @@ void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
 enum match_file procinfo_same_file(const struct stat *running,
 				   const struct stat *named);
-bool procinfo_is_daemon(const char *procfs, pid_t pid,
-			const struct procinfo_daemon *daemon);
+bool procinfo_is_daemon(pid_t pid, const struct procinfo_daemon *daemon);
 
 /* What decides whether the kernel serves process events to a listener:
  * read by events_env_read, explained by events_refusal. */
@@ -44,7 +43,8 @@ struct events_env {
 	bool cap_net_admin;  /* in the effective set */
 	bool initial_pid_ns; /* the kernel serves only the initial ones */
 	bool initial_user_ns;
-	int error; /* errno of the failed open or subscription */
+	enum os_status status; /* of the failed open or subscription */
+	int error;	       /* its errno */
 };
 
 /* What decides whether the BPF exec filter loads: read by
@@ -88,8 +88,15 @@ struct trust_flaw {
 enum trust_fault trust_judge(const struct stat *st, bool last, unsigned flags);
 bool trust_walk(const char *path, unsigned flags, struct trust_flaw *flaw);
 
+/* paths.c: the roots paths_set_roots set (/proc, /sys, /dev by
+ * default) */
+const char *paths_procfs(void);
+const char *paths_sysfs(void);
+const char *paths_dev(void);
+
 /* status.c */
 enum os_status status_of_errno(int error);
+enum os_status status_of_result(int result);
 
 /* apply_place.c */
 int apply_place_read_list(const char *path, hwloc_bitmap_t set);
@@ -98,7 +105,10 @@ int apply_place_read_list(const char *path, hwloc_bitmap_t set);
 int cputimes_parse(const char *text, struct procstat *stat);
 
 /* events.c */
-void events_env_read(struct events_env *env, int error);
+void events_env_read(struct events_env *env, enum os_status status, int error);
+/* One datagram of the proc connector: the events in it, counted. */
+unsigned events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
+		      struct events_acks *acks);
 void events_refusal(const struct events_env *env, char *buf, size_t size);
 
 /* execwatch.c: the directories of the exec filter's literal exes */

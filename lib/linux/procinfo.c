@@ -359,51 +359,64 @@ int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 	return procinfo_parse_stat(stat, ppid, start);
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
-	return procinfo_stat(procfs, pid, tid, NULL, start);
+	const char *procfs = paths_procfs();
+	return status_of_result(procinfo_stat(procfs, pid, tid, NULL, start));
 }
 
 static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)
 {
-	if (procinfo_stat(pi->procfs, pi->pid, 0, &facts->ppid, NULL) < 0 ||
+	if (procinfo_stat(paths_procfs(), pi->pid, 0, &facts->ppid, NULL) < 0 ||
 	    facts->ppid <= 0)
 		return -1;
-	return procinfo_exe(pi->procfs, facts->ppid, facts->parent_exe,
+	return procinfo_exe(paths_procfs(), facts->ppid, facts->parent_exe,
 			    sizeof(facts->parent_exe));
 }
 
-/* One fact of a process, for procinfo_fetch (procinfo.c). */
-int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
+static int procinfo_read_fact(const struct procinfo *pi, unsigned fact,
+			      struct facts *facts)
 {
 	switch (fact) {
 	case MATCH_FACT_EXE:
-		return procinfo_exe(pi->procfs, pi->pid, facts->exe,
+		return procinfo_exe(paths_procfs(), pi->pid, facts->exe,
 				    sizeof(facts->exe));
 	case MATCH_FACT_COMM:
-		return procinfo_comm(pi->procfs, pi->pid, facts->comm,
+		return procinfo_comm(paths_procfs(), pi->pid, facts->comm,
 				     sizeof(facts->comm));
 	case MATCH_FACT_CMDLINE:
-		return procinfo_cmdline(pi->procfs, pi->pid, facts->cmdline,
+		return procinfo_cmdline(paths_procfs(), pi->pid, facts->cmdline,
 					sizeof(facts->cmdline));
 	case MATCH_FACT_CREDS:
-		return procinfo_creds(pi->procfs, pi->pid, facts);
+		return procinfo_creds(paths_procfs(), pi->pid, facts);
 	case MATCH_FACT_CGROUP:
-		return procinfo_cgroups(pi->procfs, pi->pid, facts->cgroups,
+		return procinfo_cgroups(paths_procfs(), pi->pid, facts->cgroups,
 					sizeof(facts->cgroups));
 	case MATCH_FACT_PARENT_EXE:
 		return procinfo_parent_exe(pi, facts);
 	default:
+		errno = EINVAL;
 		return -1;
 	}
 }
 
-/* The identity of the file behind an exe path already fetched. */
-int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
-		  enum match_file *file)
+/* One fact of a process, for procinfo_fetch (procinfo.c). A kernel
+ * thread has no exe: readlink fails with ENOENT, the fact is gone. */
+enum os_status procinfo_fact(const struct procinfo *pi, unsigned fact,
+			     struct facts *facts)
 {
-	return procinfo_exe_file(pi->procfs, pid, exe, file);
+	errno = ENOENT;
+	return status_of_result(procinfo_read_fact(pi, fact, facts));
+}
+
+/* The identity of the file behind an exe path already fetched. */
+enum os_status procinfo_file(const struct procinfo *pi, pid_t pid,
+			     const char *exe, enum match_file *file)
+{
+	(void)pi;
+	return status_of_result(
+		procinfo_exe_file(paths_procfs(), pid, exe, file));
 }
 
 static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
@@ -435,23 +448,26 @@ static int procinfo_numbers(const char *path, pid_t **out, size_t *count)
 	return 0;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
+	const char *procfs = paths_procfs();
 	char path[96];
 
 	snprintf(path, sizeof(path), "%s/%d/task", procfs, (int)pid);
-	return procinfo_numbers(path, tids, count);
+	return status_of_result(procinfo_numbers(path, tids, count));
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
-	return procinfo_numbers(procfs, pids, count);
+	const char *procfs = paths_procfs();
+	return status_of_result(procinfo_numbers(procfs, pids, count));
 }
 
 /* The main thread ended (a zombie) while others may run on: its facts
  * (exe, name) are gone from /proc/PID until the process ends. */
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
+	const char *procfs = paths_procfs();
 	char path[96], stat[1024];
 	const char *p;
 
@@ -531,10 +547,10 @@ static bool procinfo_exe_denied(const char *procfs, pid_t pid)
 /* A daemon run by root from its real binary: one that is the file the path
  * names here, not a copy or a bind mount under the same name, nor a
  * program that only took the daemon's process name. */
-bool procinfo_is_daemon(const char *procfs, pid_t pid,
-			const struct procinfo_daemon *daemon)
+bool procinfo_is_daemon(pid_t pid, const struct procinfo_daemon *daemon)
 {
-	struct procinfo pi = {procfs, pid};
+	const char *procfs = paths_procfs();
+	struct procinfo pi = {pid};
 	struct facts facts;
 	struct stat running;
 
@@ -564,19 +580,20 @@ bool procinfo_is_daemon(const char *procfs, pid_t pid,
 }
 
 /* A thread's name (comm), for the explain report. */
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
+	const char *procfs = paths_procfs();
 	char path[96];
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", procfs, (int)pid,
 		 (int)tid);
 	if (procinfo_read(path, name, size, &len) < 0)
-		return -1;
+		return status_of_errno(errno);
 	if (len && name[len - 1] == '\n')
 		name[len - 1] = '\0';
-	return 0;
+	return OS_OK;
 }
 
 /* A pidfd: the process it names cannot be taken for another one that
@@ -585,7 +602,7 @@ enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
 	int fd = pidfd_open(pid, 0);
 
-	pin->handle = fd;
+	pin->fd = fd;
 	return fd < 0 ? status_of_errno(errno) : OS_OK;
 }
 
@@ -599,14 +616,14 @@ static bool procinfo_fd_ended(int fd)
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	return procinfo_fd_ended((int)pin->handle);
+	return procinfo_fd_ended(pin->fd);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	if (pin->handle >= 0)
-		close((int)pin->handle);
-	pin->handle = -1;
+	if (pin->fd >= 0)
+		close(pin->fd);
+	pin->fd = -1;
 }
 
 /* The whole process ended (all its threads), not only its main thread:

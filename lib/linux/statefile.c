@@ -218,9 +218,10 @@ enum os_status statefile_remove(const char *file)
 
 /* The kernel's random boot ID, as it prints it, without the newline;
  * from names the file, for messages. */
-enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
-				 char *from, size_t from_size)
+enum os_status statefile_boot_id(char *id, size_t size, char *from,
+				 size_t from_size)
 {
+	const char *procfs = paths_procfs();
 	char *path = xasprintf("%s/sys/kernel/random/boot_id", procfs);
 	char *text = NULL;
 	size_t len;

@@ -63,18 +63,6 @@ bool accounts_sid(unsigned id, void *sid, size_t size)
 	return true;
 }
 
-/* SYSTEM (S-1-5-18) or the Administrators alias (S-1-5-32-544): the
- * accounts that may change the daemon's state, as root may on Linux. */
-bool accounts_is_admin(unsigned id)
-{
-	unsigned char sid[ACCOUNTS_SID_MAX];
-
-	if (!accounts_sid(id, sid, sizeof(sid)))
-		return false;
-	return IsWellKnownSid(sid, WinLocalSystemSid) ||
-	       IsWellKnownSid(sid, WinBuiltinAdministratorsSid);
-}
-
 /* DOMAIN\name, else the SID as a string: for messages. */
 void accounts_text(const void *sid, char *out, size_t size)
 {

@@ -375,20 +375,17 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
  * which is how spread = "group" deals a pool. A job's group limit
  * (JobObjectGroupInformationEx) is not read: a write outside it fails
  * and is logged. */
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
 	(void)pid;
-	return apply_place_online(sysfs, set);
+	return apply_place_online(set);
 }
 
 /* Where the process runs now: its affinity mask in its one group, or
  * every active processor of each of its groups (all of them where
  * Windows 11 and Server 2022 span a process over the groups itself,
  * unless it narrowed itself to fewer). */
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
 	const struct winapi *w = winapi_get();
 	USHORT groups[64], count = ARRAYSIZE(groups);
@@ -397,12 +394,10 @@ int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
 	HANDLE process;
 	bool ok;
 
-	(void)procfs;
-	(void)sysfs;
 	hwloc_bitmap_zero(set);
 	process = procinfo_open(pid, PROCESS_QUERY_LIMITED_INFORMATION, &os);
 	if (!process)
-		return -1;
+		return os;
 	ok = w->GetProcessGroupAffinity(process, &count, groups) && count > 0;
 	if (!ok) {
 		/* Wine has no GetProcessGroupAffinity, and one group. */
@@ -425,15 +420,16 @@ int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
 					groups[i] * APPLY_PLACE_GROUP_BITS + b);
 		}
 	}
-	if (!ok)
-		status_of_win32(GetLastError());
+	os = !ok			? status_of_win32(GetLastError())
+	     : hwloc_bitmap_iszero(set) ? OS_FAILED
+					: OS_OK;
 	CloseHandle(process);
-	return ok && !hwloc_bitmap_iszero(set) ? 0 : -1;
+	return os;
 }
 
 /* Active (online) or all (present, hot-add included) processors of every
  * group, as GetLogicalProcessorInformationEx(RelationGroup) lists them. */
-static int apply_place_groups(hwloc_bitmap_t set, bool active)
+static enum os_status apply_place_groups(hwloc_bitmap_t set, bool active)
 {
 	const struct winapi *w = winapi_get();
 	DWORD len = 0;
@@ -442,12 +438,13 @@ static int apply_place_groups(hwloc_bitmap_t set, bool active)
 	hwloc_bitmap_zero(set);
 	w->GetLogicalProcessorInformationEx(RelationGroup, NULL, &len);
 	if (len == 0)
-		return -1;
+		return status_of_win32(GetLastError());
 	info = xmalloc(len);
 	if (!w->GetLogicalProcessorInformationEx(RelationGroup, info, &len)) {
-		status_of_win32(GetLastError());
+		enum os_status os = status_of_win32(GetLastError());
+
 		free(info);
-		return -1;
+		return os;
 	}
 	for (WORD g = 0; g < info->Group.ActiveGroupCount; g++) {
 		const PROCESSOR_GROUP_INFO *gi = &info->Group.GroupInfo[g];
@@ -463,17 +460,15 @@ static int apply_place_groups(hwloc_bitmap_t set, bool active)
 		}
 	}
 	free(info);
-	return hwloc_bitmap_iszero(set) ? -1 : 0;
+	return hwloc_bitmap_iszero(set) ? OS_FAILED : OS_OK;
 }
 
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	return apply_place_groups(set, true);
 }
 
-int apply_place_present(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_present(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	return apply_place_groups(set, false);
 }

@@ -52,13 +52,12 @@ static int cputimes_group(const struct winapi *w, USHORT group, bool ex,
 	return 0;
 }
 
-enum os_status cputimes_read(const char *procfs, struct procstat *stat)
+enum os_status cputimes_read(struct procstat *stat)
 {
 	const struct winapi *w = winapi_get();
 	WORD groups = GetActiveProcessorGroupCount();
 	bool ex = groups > 1 && w->NtQuerySystemInformationEx;
 
-	(void)procfs;
 	*stat = (struct procstat){0};
 	if (!w->NtQuerySystemInformation)
 		return status_of_win32(ERROR_PROC_NOT_FOUND);

@@ -8,7 +8,6 @@
  * the poll, set to fire at once by the ETW consumer thread when it has
  * queued events. A new process is an exec (with its parent), a new
  * thread a thread, an end an exit (tid == pid for the process). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +39,7 @@ static const GUID events_kernel_process = {
 /* Not in the SDK's evntrace.h (phnt's ntwmi.h: events_props). */
 #define EVENTS_TRACE_USE_MS_FLUSH_TIMER 0x00000010
 /* How late a start may reach the consumer: well inside the 100 ms the
- * class is to be applied in (README.md). */
+ * class is to be applied in (check.ps1's LatencyLimitMs). */
 #define EVENTS_FLUSH_MS	       20
 #define EVENTS_KEYWORD_PROCESS 0x10ull
 #define EVENTS_KEYWORD_THREAD  0x20ull
@@ -212,7 +211,9 @@ static unsigned long long events_name_stamp(const wchar_t *name)
 	return h ? h : 1;
 }
 
-static int events_snapshot_take(struct events_snapshot *s)
+/* ERROR_SUCCESS, or the Win32 error that kept the snapshot from being
+ * taken. */
+static DWORD events_snapshot_take(struct events_snapshot *s)
 {
 	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
 	THREADENTRY32 te = {.dwSize = sizeof(te)};
@@ -221,10 +222,8 @@ static int events_snapshot_take(struct events_snapshot *s)
 	*s = (struct events_snapshot){0};
 	snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS | TH32CS_SNAPTHREAD,
 					0);
-	if (snap == INVALID_HANDLE_VALUE) {
-		status_of_win32(GetLastError());
-		return -1;
-	}
+	if (snap == INVALID_HANDLE_VALUE)
+		return GetLastError();
 	for (BOOL more = Process32FirstW(snap, &pe); more;
 	     more = Process32NextW(snap, &pe)) {
 		if (pe.th32ProcessID != 0)
@@ -240,7 +239,7 @@ static int events_snapshot_take(struct events_snapshot *s)
 	}
 	CloseHandle(snap);
 	events_snapshot_sort(s);
-	return 0;
+	return ERROR_SUCCESS;
 }
 
 /* -- ETW records (pure) -- */
@@ -476,14 +475,26 @@ static void events_etw_close(struct events_win *w)
 	}
 }
 
-static bool events_poll_start(struct events_win *w)
+/* ERROR_SUCCESS, or the Win32 error that kept the poll from starting. */
+static DWORD events_poll_start(struct events_win *w)
 {
 	LARGE_INTEGER due = {.QuadPart = -(LONGLONG)w->poll_ms * 10000};
+	DWORD error = events_snapshot_take(&w->last);
 
-	if (events_snapshot_take(&w->last) < 0)
-		return false;
-	return SetWaitableTimer(w->timer, &due, (LONG)w->poll_ms, NULL, NULL,
-				FALSE);
+	if (error != ERROR_SUCCESS)
+		return error;
+	if (!SetWaitableTimer(w->timer, &due, (LONG)w->poll_ms, NULL, NULL,
+			      FALSE))
+		return GetLastError();
+	return ERROR_SUCCESS;
+}
+
+/* events_open failed with a Win32 error: its status, the error kept for
+ * events_why_not. */
+static enum os_status events_failed(struct events *ev, DWORD error)
+{
+	ev->error = error;
+	return status_of_win32(error);
 }
 
 static void events_free(struct events_win *w)
@@ -497,48 +508,55 @@ static void events_free(struct events_win *w)
 	free(w);
 }
 
-/* poll_ms is the caller's, set before; 0 is the default. */
-int events_open(struct events *ev, unsigned buffer_kb)
+void events_init(struct events *ev)
 {
-	unsigned poll_ms = ev->poll_ms ? ev->poll_ms : EVENTS_POLL_DEFAULT_MS;
-	struct events_win *w = xcalloc(1, sizeof(*w));
+	*ev = (struct events){0};
+}
 
-	*ev = (struct events){.fd = -1, .poll_ms = poll_ms};
+/* opt->poll_ms: 0 is the default; opt->buffer_kb: ETW's buffers. */
+enum os_status events_open(struct events *ev, const struct events_options *opt)
+{
+	unsigned poll_ms = opt->poll_ms ? opt->poll_ms : EVENTS_POLL_DEFAULT_MS;
+	struct events_win *w = xcalloc(1, sizeof(*w));
+	DWORD error;
+
+	*ev = (struct events){0};
 	InitializeCriticalSection(&w->lock);
 	w->poll_ms =
 		poll_ms < EVENTS_POLL_MIN_MS ? EVENTS_POLL_MIN_MS : poll_ms;
 	w->timer = CreateWaitableTimerExW(NULL, NULL, 0, TIMER_ALL_ACCESS);
 	if (!w->timer) {
-		status_of_win32(GetLastError());
+		error = GetLastError();
 		events_free(w);
-		return -1;
+		return events_failed(ev, error);
 	}
 	ev->os = w;
-	w->etw = events_etw_open(w, buffer_kb);
+	w->etw = events_etw_open(w, opt->buffer_kb);
 	if (w->etw) {
 		log_info("process events: ETW real-time session on "
 			 "Microsoft-Windows-Kernel-Process (delivered as its "
 			 "buffers flush, every %u ms)",
 			 (unsigned)EVENTS_FLUSH_MS);
 		ev->filtering = true;
-		return 0;
+		return OS_OK;
 	}
-	if (!events_poll_start(w)) {
+	if ((error = events_poll_start(w)) != ERROR_SUCCESS) {
 		ev->os = NULL;
 		events_free(w);
-		return -1;
+		return events_failed(ev, error);
 	}
 	log_info("process events: no ETW session (%s): polling processes "
 		 "and threads every %u ms",
 		 w->why_not, w->poll_ms);
-	return 0;
+	return OS_OK;
 }
 
 /* No descriptor to adopt on Windows (no socket activation). */
-int events_adopt(struct events *ev, int fd, unsigned buffer_kb)
+enum os_status events_adopt(struct events *ev, int fd,
+			    const struct events_options *opt)
 {
 	(void)fd;
-	return events_open(ev, buffer_kb);
+	return events_open(ev, opt);
 }
 
 void events_close(struct events *ev)
@@ -548,7 +566,6 @@ void events_close(struct events *ev)
 	if (w)
 		events_free(w);
 	ev->os = NULL;
-	ev->fd = -1;
 }
 
 static bool events_wanted(const struct events *ev, enum events_kind kind)
@@ -585,22 +602,26 @@ static void events_pass(void *ctx, const struct events_event *e)
 
 /* The session ended under us (stopped by someone else): the poll from
  * now on, on the same handle, and a rescan for what was missed. */
-static int events_to_poll(struct events *ev, struct events_win *w)
+static enum os_status events_to_poll(struct events *ev, struct events_win *w,
+				     bool *lost)
 {
+	DWORD error;
+
 	events_etw_close(w);
 	w->etw = false;
 	ev->filtering = false;
 	snprintf(w->why_not, sizeof(w->why_not), "the ETW session ended");
-	if (!events_poll_start(w))
-		return -1;
+	if ((error = events_poll_start(w)) != ERROR_SUCCESS)
+		return status_of_win32(error);
 	log_warnx("process events: the ETW session ended: polling every %u ms",
 		  w->poll_ms);
 	ev->overflows++;
-	return 1;
+	*lost = true;
+	return OS_OK;
 }
 
-static int events_read_etw(struct events *ev, struct events_win *w,
-			   struct events_filter *f)
+static enum os_status events_read_etw(struct events *ev, struct events_win *w,
+				      struct events_filter *f, bool *lost)
 {
 	struct events_event *batch;
 	size_t count;
@@ -619,61 +640,53 @@ static int events_read_etw(struct events *ev, struct events_win *w,
 		events_pass(f, &batch[i]);
 	free(batch);
 	if (ended)
-		return events_to_poll(ev, w);
+		return events_to_poll(ev, w, lost);
 	if (overflowed) {
 		ev->overflows++;
-		return 1;
+		*lost = true;
 	}
-	return 0;
+	return OS_OK;
 }
 
-int events_read(struct events *ev, events_fn fn, void *ctx)
+enum os_status events_read(struct events *ev, events_fn fn, void *ctx,
+			   bool *lost)
 {
 	struct events_win *w = events_win(ev);
 	struct events_filter f = {ev, fn, ctx};
 	struct events_snapshot now;
+	DWORD error;
 
-	if (!w) {
-		errno = EBADF;
-		return -1;
-	}
+	*lost = false;
+	if (!w)
+		return OS_FAILED; /* not open */
 	if (w->etw)
-		return events_read_etw(ev, w, &f);
-	if (events_snapshot_take(&now) < 0)
-		return -1;
+		return events_read_etw(ev, w, &f, lost);
+	if ((error = events_snapshot_take(&now)) != ERROR_SUCCESS)
+		return status_of_win32(error);
 	events_diff(&w->last, &now, events_pass, &f);
 	events_snapshot_free(&w->last);
 	w->last = now;
-	return 0;
-}
-
-/* Raw records are parsed by events_etw_parse; this is the seam's
- * netlink parser, which has nothing to parse here. */
-int events_parse(const void *buf, size_t len, events_fn fn, void *ctx,
-		 struct events_acks *acks)
-{
-	(void)buf;
-	(void)len;
-	(void)fn;
-	(void)ctx;
-	(void)acks;
-	errno = ENOSYS;
-	return -1;
+	return OS_OK;
 }
 
 /* Renames and id changes have no events on Windows (an image name is
  * fixed at start, a token's user too): threads and exits are all there
  * is to ask for, and both sources give them. */
-int events_want(struct events *ev, unsigned wanted)
+enum os_status events_want(struct events *ev, unsigned wanted)
 {
 	ev->wanted = wanted;
-	return 0;
+	return OS_OK;
 }
 
-void events_why_not(int error, char *buf, size_t size)
+void events_why_not(const struct events *ev, enum os_status status, char *buf,
+		    size_t size)
 {
+	char message[256];
+
+	(void)status;
+	status_message((DWORD)ev->error, message, sizeof(message));
 	snprintf(buf, size,
-		 "process events could not be set up (error %d): neither "
-		 "an ETW session nor a Toolhelp snapshot",
-		 error);
+		 "process events could not be set up (%s): neither an ETW "
+		 "session nor a Toolhelp snapshot",
+		 message);
 }

@@ -11,17 +11,18 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 	return NULL;
 }
 
-int execfilter_set(struct execfilter *f, const struct execplan *plan)
+enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 {
 	(void)f;
 	(void)plan;
-	return -1;
+	return OS_UNSUPPORTED;
 }
 
-int execfilter_refresh(struct execfilter *f)
+enum os_status execfilter_refresh(struct execfilter *f, bool *changed)
 {
 	(void)f;
-	return 0;
+	*changed = false;
+	return OS_OK;
 }
 
 int execfilter_watch_fd(const struct execfilter *f)
@@ -30,17 +31,19 @@ int execfilter_watch_fd(const struct execfilter *f)
 	return -1;
 }
 
-int execfilter_watch_read(struct execfilter *f)
+enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
 {
 	(void)f;
-	return 0;
+	*changed = 0;
+	return OS_OK;
 }
 
-int execfilter_follow(struct execfilter *f, int pid)
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added)
 {
 	(void)f;
 	(void)pid;
-	return -1;
+	*added = false;
+	return OS_UNSUPPORTED;
 }
 
 void execfilter_unfull(struct execfilter *f, unsigned long long failed)
@@ -55,10 +58,10 @@ int execfilter_fd(const struct execfilter *f)
 	return -1;
 }
 
-int execfilter_take(struct execfilter *f)
+enum os_status execfilter_take(struct execfilter *f)
 {
 	(void)f;
-	return -1;
+	return OS_UNSUPPORTED;
 }
 
 void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
@@ -68,11 +71,12 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 	(void)ctx;
 }
 
-int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
+enum os_status execfilter_stats(const struct execfilter *f,
+				struct execfilter_stats *st)
 {
 	(void)f;
 	*st = (struct execfilter_stats){0};
-	return -1;
+	return OS_UNSUPPORTED;
 }
 
 unsigned long long execfilter_received(const struct execfilter *f)

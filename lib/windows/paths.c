@@ -116,3 +116,12 @@ bool paths_endpoint_valid(const char *name, char *why, size_t size)
 	}
 	return true;
 }
+
+/* Windows reads no trees of files for processes, CPUs or power: nothing
+ * to move. */
+void paths_set_roots(const char *procfs, const char *sysfs, const char *dev)
+{
+	(void)procfs;
+	(void)sysfs;
+	(void)dev;
+}

@@ -7,7 +7,6 @@
  * by whoever started the process and treated as hostile: bounded, never
  * cut to a shorter string that might match. A process or thread that is
  * gone is normal: the caller sees a failed fact. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,51 +55,46 @@ HANDLE procinfo_open_thread(pid_t tid, DWORD access, enum os_status *os)
 /* The image path: flags 0 the Win32 form (C:\dir\x.exe), in the daemon's
  * own view of drive letters; PROCESS_NAME_NATIVE the device form. A path
  * that does not fit is not cut: it fails. */
-static int procinfo_image(HANDLE h, DWORD flags, char *out, size_t size)
+static enum os_status procinfo_image(HANDLE h, DWORD flags, char *out,
+				     size_t size)
 {
 	wchar_t wide[1024];
 	DWORD len = ARRAYSIZE(wide);
 
-	if (!QueryFullProcessImageNameW(h, flags, wide, &len)) {
-		status_of_win32(GetLastError());
-		return -1;
-	}
-	if (!system_utf8(wide, out, size)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
+	if (!QueryFullProcessImageNameW(h, flags, wide, &len))
+		return status_of_win32(GetLastError());
+	if (!system_utf8(wide, out, size))
+		return OS_FAILED; /* too long for the facts */
+	return OS_OK;
 }
 
-static int procinfo_exe(pid_t pid, char *exe, size_t size)
+static enum os_status procinfo_exe(pid_t pid, char *exe, size_t size)
 {
 	enum os_status os;
 	HANDLE h = procinfo_open(pid, PROCINFO_QUERY, &os);
-	int status;
 
 	if (!h)
-		return -1;
-	status = procinfo_image(h, 0, exe, size);
+		return os;
+	os = procinfo_image(h, 0, exe, size);
 	CloseHandle(h);
-	return status;
+	return os;
 }
 
 /* The image file name, as Task Manager and Toolhelp show it (x.exe). */
-static int procinfo_comm(pid_t pid, char *comm, size_t size)
+static enum os_status procinfo_comm(pid_t pid, char *comm, size_t size)
 {
 	char exe[PATH_MAX];
 	const char *base;
+	enum os_status os = procinfo_exe(pid, exe, sizeof(exe));
 
-	if (procinfo_exe(pid, exe, sizeof(exe)) < 0)
-		return -1;
+	if (os != OS_OK)
+		return os;
 	base = strrchr(exe, '\\');
 	base = base ? base + 1 : exe;
-	if (strlen(base) >= size) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	if (strlen(base) >= size)
+		return OS_FAILED;
 	memcpy(comm, base, strlen(base) + 1);
-	return 0;
+	return OS_OK;
 }
 
 static void procinfo_cmdline_store(wchar_t *text, size_t chars, char *cmdline,
@@ -120,7 +114,8 @@ static void procinfo_cmdline_store(wchar_t *text, size_t chars, char *cmdline,
  * older): the command line from the process's parameters in its PEB,
  * read from its memory (PROCESS_VM_READ). Offsets of the 64-bit layouts:
  * PEB.ProcessParameters at 0x20, its CommandLine UNICODE_STRING at 0x70. */
-static int procinfo_cmdline_peb(pid_t pid, char *cmdline, size_t size)
+static enum os_status procinfo_cmdline_peb(pid_t pid, char *cmdline,
+					   size_t size)
 {
 	const struct winapi *w = winapi_get();
 	PROCESS_BASIC_INFORMATION pbi;
@@ -134,7 +129,7 @@ static int procinfo_cmdline_peb(pid_t pid, char *cmdline, size_t size)
 
 	h = procinfo_open(pid, PROCINFO_QUERY | PROCESS_VM_READ, &os);
 	if (!h)
-		return -1;
+		return os;
 	ok = w->NtQueryInformationProcess(h, ProcessBasicInformation, &pbi,
 					  sizeof(pbi), NULL) >= 0 &&
 	     pbi.PebBaseAddress &&
@@ -151,20 +146,20 @@ static int procinfo_cmdline_peb(pid_t pid, char *cmdline, size_t size)
 		      got == us.Length);
 	}
 	if (!ok)
-		status_of_win32(GetLastError());
+		os = status_of_win32(GetLastError());
 	CloseHandle(h);
 	if (ok)
 		procinfo_cmdline_store(text, (size_t)us.Length / 2, cmdline,
 				       size);
 	free(text);
-	return ok ? 0 : -1;
+	return os;
 }
 
 /* The command line as the process was given it (one string on Windows),
  * through ProcessCommandLineInformation (Windows 8.1 and later): a
  * UNICODE_STRING and its text after it. Longer than the facts hold: cut,
  * as on Linux, since a glob anchored at its end then fails. */
-static int procinfo_cmdline(pid_t pid, char *cmdline, size_t size)
+static enum os_status procinfo_cmdline(pid_t pid, char *cmdline, size_t size)
 {
 	const struct winapi *w = winapi_get();
 	enum os_status os;
@@ -179,12 +174,10 @@ static int procinfo_cmdline(pid_t pid, char *cmdline, size_t size)
 	} * buf;
 	LONG nt;
 
-	if (!w->NtQueryInformationProcess) {
-		errno = ENOSYS;
-		return -1;
-	}
+	if (!w->NtQueryInformationProcess)
+		return OS_UNSUPPORTED;
 	if (!(h = procinfo_open(pid, PROCINFO_QUERY, &os)))
-		return -1;
+		return os;
 	buf = xmalloc(sizeof(*buf));
 	nt = w->NtQueryInformationProcess(
 		h, WINAPI_PROCESS_COMMAND_LINE_INFORMATION, buf, sizeof(*buf),
@@ -198,8 +191,7 @@ static int procinfo_cmdline(pid_t pid, char *cmdline, size_t size)
 	if (got < sizeof(*us) || (unsigned char *)us->Buffer < buf->bytes ||
 	    (unsigned char *)us->Buffer + us->Length > buf->bytes + got) {
 		free(buf);
-		errno = nt < 0 ? EACCES : EIO;
-		return -1;
+		return OS_FAILED; /* an answer that does not hold together */
 	}
 	chars = us->Length / sizeof(wchar_t);
 	text = xcalloc(chars + 1, sizeof(wchar_t));
@@ -207,7 +199,7 @@ static int procinfo_cmdline(pid_t pid, char *cmdline, size_t size)
 	free(buf);
 	procinfo_cmdline_store(text, chars, cmdline, size);
 	free(text);
-	return 0;
+	return OS_OK;
 }
 
 /* A group counts only when enabled: a deny-only group (a filtered
@@ -242,7 +234,7 @@ static void procinfo_token_groups(HANDLE token, struct facts *facts)
 
 /* The token's user is the uid, its primary group the gid (what a file
  * it creates gets), its enabled groups the groups. */
-static int procinfo_creds(pid_t pid, struct facts *facts)
+static enum os_status procinfo_creds(pid_t pid, struct facts *facts)
 {
 	union {
 		TOKEN_USER user;
@@ -260,13 +252,13 @@ static int procinfo_creds(pid_t pid, struct facts *facts)
 	bool ok;
 
 	if (!h)
-		return -1;
+		return os;
 	ok = OpenProcessToken(h, TOKEN_QUERY, &token);
 	if (!ok)
-		status_of_win32(GetLastError());
+		os = status_of_win32(GetLastError());
 	CloseHandle(h);
 	if (!ok)
-		return -1;
+		return os;
 	ok = GetTokenInformation(token, TokenUser, &user, sizeof(user), &len) &&
 	     GetTokenInformation(token, TokenPrimaryGroup, &group,
 				 sizeof(group), &len) &&
@@ -278,10 +270,10 @@ static int procinfo_creds(pid_t pid, struct facts *facts)
 		facts->group_count = 0;
 		procinfo_token_groups(token, facts);
 	} else {
-		status_of_win32(GetLastError());
+		os = status_of_win32(GetLastError());
 	}
 	CloseHandle(token);
-	return ok ? 0 : -1;
+	return os;
 }
 
 static unsigned long long procinfo_filetime(const FILETIME *ft)
@@ -289,41 +281,40 @@ static unsigned long long procinfo_filetime(const FILETIME *ft)
 	return (unsigned long long)ft->dwHighDateTime << 32 | ft->dwLowDateTime;
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
 	FILETIME created, exited, kernel, user;
 	enum os_status os;
 	HANDLE h;
 	BOOL ok;
 
-	(void)procfs;
 	if (tid) {
 		h = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
 					 &os);
 		if (!h)
-			return -1;
+			return os;
 		ok = GetThreadTimes(h, &created, &exited, &kernel, &user);
 	} else {
 		h = procinfo_open(pid, PROCINFO_QUERY, &os);
 		if (!h)
-			return -1;
+			return os;
 		ok = GetProcessTimes(h, &created, &exited, &kernel, &user);
 	}
 	if (!ok)
-		status_of_win32(GetLastError());
+		os = status_of_win32(GetLastError());
 	CloseHandle(h);
 	if (!ok)
-		return -1;
+		return os;
 	*start = procinfo_filetime(&created);
-	return 0;
+	return OS_OK;
 }
 
 /* The parent is the process it was created from (or by whom a creator
  * named, PROC_THREAD_ATTRIBUTE_PARENT_PROCESS). Windows keeps its id
  * after it ended, when the id may name another process by now: one
  * started after the child is not its parent. */
-static int procinfo_parent_exe(pid_t pid, struct facts *facts)
+static enum os_status procinfo_parent_exe(pid_t pid, struct facts *facts)
 {
 	const struct winapi *w = winapi_get();
 	PROCESS_BASIC_INFORMATION pbi;
@@ -332,28 +323,22 @@ static int procinfo_parent_exe(pid_t pid, struct facts *facts)
 	HANDLE h;
 	LONG nt;
 
-	if (!w->NtQueryInformationProcess) {
-		errno = ENOSYS;
-		return -1;
-	}
+	if (!w->NtQueryInformationProcess)
+		return OS_UNSUPPORTED;
 	if (!(h = procinfo_open(pid, PROCINFO_QUERY, &os)))
-		return -1;
+		return os;
 	nt = w->NtQueryInformationProcess(h, ProcessBasicInformation, &pbi,
 					  sizeof(pbi), NULL);
 	CloseHandle(h);
 	if (nt < 0 || pbi.InheritedFromUniqueProcessId == 0 ||
-	    pbi.InheritedFromUniqueProcessId > 0x7fffffff) {
-		errno = ESRCH;
-		return -1;
-	}
+	    pbi.InheritedFromUniqueProcessId > 0x7fffffff)
+		return OS_GONE;
 	facts->ppid = (pid_t)pbi.InheritedFromUniqueProcessId;
-	if (procinfo_start_time(NULL, pid, 0, &child) < 0 ||
-	    procinfo_start_time(NULL, facts->ppid, 0, &parent) < 0)
-		return -1;
-	if (parent > child) {
-		errno = ESRCH;
-		return -1;
-	}
+	if ((os = procinfo_start_time(pid, 0, &child)) != OS_OK ||
+	    (os = procinfo_start_time(facts->ppid, 0, &parent)) != OS_OK)
+		return os;
+	if (parent > child)
+		return OS_GONE; /* the id names a later process now */
 	return procinfo_exe(facts->ppid, facts->parent_exe,
 			    sizeof(facts->parent_exe));
 }
@@ -452,7 +437,8 @@ static bool procinfo_running_id(pid_t pid, struct procinfo_file_id *id)
 	       procinfo_file_id_of(path, id);
 }
 
-static int procinfo_exe_file(pid_t pid, const char *exe, enum match_file *file)
+static enum os_status procinfo_exe_file(pid_t pid, const char *exe,
+					enum match_file *file)
 {
 	struct procinfo_file_id running = {0}, named = {0};
 	bool running_ok = procinfo_running_id(pid, &running), named_ok = false;
@@ -462,16 +448,15 @@ static int procinfo_exe_file(pid_t pid, const char *exe, enum match_file *file)
 		named_ok = procinfo_file_id_of(wide, &named);
 		free(wide);
 	}
-	if (procinfo_ended(pid)) {
-		errno = ESRCH;
-		return -1;
-	}
+	if (procinfo_ended(pid))
+		return OS_GONE;
 	*file = procinfo_same_file(&running, running_ok, &named, named_ok);
-	return 0;
+	return OS_OK;
 }
 
-/* One fact of a process, for procinfo_fetch (procinfo.c). */
-int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
+/* One fact of a process, for procinfo_fetch (procinfo_common.c). */
+enum os_status procinfo_fact(const struct procinfo *pi, unsigned fact,
+			     struct facts *facts)
 {
 	switch (fact) {
 	case MATCH_FACT_EXE:
@@ -486,12 +471,12 @@ int procinfo_fact(const struct procinfo *pi, unsigned fact, struct facts *facts)
 	case MATCH_FACT_PARENT_EXE:
 		return procinfo_parent_exe(pi->pid, facts);
 	default: /* no cgroups: check refuses the key */
-		return -1;
+		return OS_UNSUPPORTED;
 	}
 }
 
-int procinfo_file(const struct procinfo *pi, pid_t pid, const char *exe,
-		  enum match_file *file)
+enum os_status procinfo_file(const struct procinfo *pi, pid_t pid,
+			     const char *exe, enum match_file *file)
 {
 	(void)pi;
 	return procinfo_exe_file(pid, exe, file);
@@ -564,17 +549,15 @@ static void procinfo_listing_index(struct procinfo_listing *l, ULONG len)
 	}
 }
 
-static int procinfo_listing_take(struct procinfo_listing *l)
+static enum os_status procinfo_listing_take(struct procinfo_listing *l)
 {
 	const struct winapi *w = winapi_get();
 	ULONG size = 256 * 1024, got = 0;
 	LONG nt = PROCINFO_STATUS_INFO_LENGTH_MISMATCH;
 
 	*l = (struct procinfo_listing){0};
-	if (!w->NtQuerySystemInformation) {
-		errno = ENOSYS;
-		return -1;
-	}
+	if (!w->NtQuerySystemInformation)
+		return OS_UNSUPPORTED;
 	/* Processes come and go between the size asked and the call. */
 	for (int tries = 0;
 	     tries < 8 && nt == PROCINFO_STATUS_INFO_LENGTH_MISMATCH; tries++) {
@@ -591,11 +574,10 @@ static int procinfo_listing_take(struct procinfo_listing *l)
 	if (nt < 0) {
 		free(l->buf);
 		l->buf = NULL;
-		errno = EIO;
-		return -1;
+		return OS_FAILED;
 	}
 	procinfo_listing_index(l, got < size ? got : size);
-	return 0;
+	return OS_OK;
 }
 
 /* The scan's listing, taken at its first use; NULL outside a scan. */
@@ -604,7 +586,7 @@ static struct procinfo_listing *procinfo_scan_listing(void)
 	if (!procinfo_scan_state.active)
 		return NULL;
 	if (!procinfo_scan_state.taken &&
-	    procinfo_listing_take(&procinfo_scan_state.listing) == 0)
+	    procinfo_listing_take(&procinfo_scan_state.listing) == OS_OK)
 		procinfo_scan_state.taken = true;
 	return procinfo_scan_state.taken ? &procinfo_scan_state.listing : NULL;
 }
@@ -634,49 +616,46 @@ static void procinfo_listing_pids(const struct procinfo_listing *l,
 	}
 }
 
-static int procinfo_toolhelp_pids(pid_t **pids, size_t *count)
+static enum os_status procinfo_toolhelp_pids(pid_t **pids, size_t *count)
 {
 	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
 	size_t cap = 0;
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 
-	if (snap == INVALID_HANDLE_VALUE) {
-		status_of_win32(GetLastError());
-		return -1;
-	}
+	if (snap == INVALID_HANDLE_VALUE)
+		return status_of_win32(GetLastError());
 	for (BOOL more = Process32FirstW(snap, &pe); more;
 	     more = Process32NextW(snap, &pe)) {
 		if (pe.th32ProcessID != 0 && pe.th32ProcessID <= 0x7fffffff)
 			procinfo_push(pids, count, &cap, pe.th32ProcessID);
 	}
 	CloseHandle(snap);
-	return 0;
+	return OS_OK;
 }
 
 /* Every process but the idle one (0), whose id names nothing: from the
  * scan's listing, else from Toolhelp. */
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
 	const struct procinfo_listing *l = procinfo_scan_listing();
 
-	(void)procfs;
 	*pids = NULL;
 	*count = 0;
 	if (!l)
 		return procinfo_toolhelp_pids(pids, count);
 	procinfo_listing_pids(l, pids, count);
-	return 0;
+	return OS_OK;
 }
 
-static int procinfo_listing_threads(const struct procinfo_listing *l, pid_t pid,
-				    pid_t **tids, size_t *count)
+static void procinfo_listing_threads(const struct procinfo_listing *l,
+				     pid_t pid, pid_t **tids, size_t *count)
 {
 	const SYSTEM_PROCESS_INFORMATION *e = pidmap_get(&l->by_pid, pid);
 	const SYSTEM_THREAD_INFORMATION *t;
 	size_t cap = 0;
 
 	if (!e)
-		return 0;
+		return;
 	t = (const void *)((const unsigned char *)e + PROCINFO_PROCESS_ENTRY);
 	for (ULONG i = 0; i < e->NumberOfThreads; i++) {
 		uintptr_t tid = (uintptr_t)t[i].ClientId.UniqueThread;
@@ -684,19 +663,17 @@ static int procinfo_listing_threads(const struct procinfo_listing *l, pid_t pid,
 		if (tid != 0 && tid <= 0x7fffffff)
 			procinfo_push(tids, count, &cap, (DWORD)tid);
 	}
-	return 0;
 }
 
-static int procinfo_toolhelp_threads(pid_t pid, pid_t **tids, size_t *count)
+static enum os_status procinfo_toolhelp_threads(pid_t pid, pid_t **tids,
+						size_t *count)
 {
 	THREADENTRY32 te = {.dwSize = sizeof(te)};
 	size_t cap = 0;
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
 
-	if (snap == INVALID_HANDLE_VALUE) {
-		status_of_win32(GetLastError());
-		return -1;
-	}
+	if (snap == INVALID_HANDLE_VALUE)
+		return status_of_win32(GetLastError());
 	for (BOOL more = Thread32First(snap, &te); more;
 	     more = Thread32Next(snap, &te)) {
 		if (te.th32OwnerProcessID == (DWORD)pid &&
@@ -704,53 +681,48 @@ static int procinfo_toolhelp_threads(pid_t pid, pid_t **tids, size_t *count)
 			procinfo_push(tids, count, &cap, te.th32ThreadID);
 	}
 	CloseHandle(snap);
-	return 0;
+	return OS_OK;
 }
 
 /* One process's threads: from the scan's listing, or a listing of its
  * own outside a scan, or Toolhelp where NtQuerySystemInformation is not
  * there. No thread: the process ended. */
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
 	struct procinfo_listing own, *l = procinfo_scan_listing();
-	int status;
+	enum os_status status = OS_OK;
 
-	(void)procfs;
 	*tids = NULL;
 	*count = 0;
-	if (pid <= 0) {
-		errno = ESRCH;
-		return -1;
-	}
+	if (pid <= 0)
+		return OS_GONE;
 	if (l) {
-		status = procinfo_listing_threads(l, pid, tids, count);
-	} else if (procinfo_listing_take(&own) == 0) {
-		status = procinfo_listing_threads(&own, pid, tids, count);
+		procinfo_listing_threads(l, pid, tids, count);
+	} else if (procinfo_listing_take(&own) == OS_OK) {
+		procinfo_listing_threads(&own, pid, tids, count);
 		procinfo_listing_free(&own);
 	} else {
 		status = procinfo_toolhelp_threads(pid, tids, count);
 	}
-	if (status == 0 && *count == 0) {
+	if (status == OS_OK && *count == 0) {
 		free(*tids);
 		*tids = NULL;
-		errno = ESRCH;
-		return -1;
+		return OS_GONE;
 	}
 	return status;
 }
 
 /* No zombies: a process whose threads have all ended has ended. */
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
-	(void)procfs;
 	(void)pid;
 	return false;
 }
 
 /* A thread's description (SetThreadDescription, Windows 10 1607), for
  * the explain report; resolved at run time, as Wine 8 lacks it. */
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
 	const struct winapi *w = winapi_get();
 	enum os_status os;
@@ -758,27 +730,22 @@ int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
 	PWSTR text = NULL;
 	bool ok;
 
-	(void)procfs;
 	(void)pid;
 	if (size)
 		name[0] = '\0';
-	if (!w->GetThreadDescription) {
-		errno = ENOSYS;
-		return -1;
-	}
+	if (!w->GetThreadDescription)
+		return OS_UNSUPPORTED;
 	if (!(h = procinfo_open_thread(tid, THREAD_QUERY_LIMITED_INFORMATION,
 				       &os)))
-		return -1;
+		return os;
 	ok = SUCCEEDED(w->GetThreadDescription(h, &text)) && text && text[0] &&
 	     system_utf8(text, name, size);
 	if (text)
 		LocalFree(text);
 	CloseHandle(h);
-	if (!ok) {
-		errno = ENOENT;
-		return -1;
-	}
-	return 0;
+	if (!ok)
+		return OS_GONE; /* no description */
+	return OS_OK;
 }
 
 /* A process handle: Windows gives no other process the id while one is
@@ -790,7 +757,7 @@ enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 	enum os_status os;
 	HANDLE h = procinfo_open(pid, SYNCHRONIZE | PROCINFO_QUERY, &os);
 
-	pin->handle = h ? (long)(intptr_t)h : 0;
+	pin->handle = h;
 	return os;
 }
 
@@ -803,14 +770,14 @@ bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
 	if (!pin->handle)
 		return true;
-	return procinfo_handle_ended((HANDLE)(intptr_t)pin->handle);
+	return procinfo_handle_ended(pin->handle);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
 	if (pin->handle)
-		CloseHandle((HANDLE)(intptr_t)pin->handle);
-	pin->handle = 0;
+		CloseHandle(pin->handle);
+	pin->handle = NULL;
 }
 
 /* Refused (another user's protected process): it is there. */

@@ -240,13 +240,12 @@ enum os_status statefile_remove(const char *file)
  * with the clock when the time is set, which makes the journal take a
  * file of this boot for an earlier boot's. Without that call, the
  * current time less the time since boot, to the minute. */
-enum os_status statefile_boot_id(const char *procfs, char *id, size_t size,
-				 char *from, size_t from_size)
+enum os_status statefile_boot_id(char *id, size_t size, char *from,
+				 size_t from_size)
 {
 	unsigned long long boot;
 	int n;
 
-	(void)procfs;
 	if (statefile_boot_time(&boot)) {
 		snprintf(from, from_size,
 			 "the boot time "

@@ -36,7 +36,6 @@ wchar_t *system_wide_dup(const char *utf8); /* NULL: not valid UTF-8 */
 #define ACCOUNTS_SID_MAX 68 /* SECURITY_MAX_SID_SIZE */
 bool accounts_intern(const void *sid, unsigned *id);
 bool accounts_sid(unsigned id, void *sid, size_t size);
-bool accounts_is_admin(unsigned id);
 void accounts_text(const void *sid, char *out, size_t size);
 void accounts_reset(void); /* tests only */
 

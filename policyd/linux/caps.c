@@ -8,6 +8,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
+#include "linux.h"
 #include "log.h"
 #include "../policyd.h"
 #include "util.h"
@@ -31,7 +32,7 @@ static size_t caps_of(unsigned need, cap_value_t caps[3])
 
 /* Whether /proc hides processes (hidepid, as systemd's ProtectProc= mounts
  * it): then seeing other users' processes at all takes ptrace access. */
-bool caps_proc_hidden(const char *procfs)
+bool caps_proc_hidden(void)
 {
 	char line[1024];
 	bool hidden = false;
@@ -43,7 +44,7 @@ bool caps_proc_hidden(const char *procfs)
 
 		if (!dash ||
 		    sscanf(line, "%*s %*s %*s %*s %511s", mount) != 1 ||
-		    strcmp(mount, procfs) != 0)
+		    strcmp(mount, paths_procfs()) != 0)
 			continue;
 		hidden = strstr(dash, "hidepid=") &&
 			 !strstr(dash, "hidepid=0") &&
@@ -62,7 +63,7 @@ static void caps_name(cap_value_t cap, char *buf, size_t size)
 	cap_free(name);
 }
 
-/* The capabilities a need takes, by name (caps.c compares and lists
+/* The capabilities a need takes, by name (caps_common.c compares and lists
  * them). */
 size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX])
 {

@@ -1,6 +1,7 @@
 /* Linux: the daemon's one loop is an epoll over the proc connector, a
  * signalfd (TERM/INT stop, HUP reload), a timerfd (the tick) and the
- * control socket with its clients; what each wake-up does is loop.c's. */
+ * control socket with its clients; what each wake-up does is
+ * loop_common.c's. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>

@@ -40,9 +40,8 @@ static size_t caps_of(unsigned need, const wchar_t *names[CAPS_MAX_NAMES])
 
 /* Windows hides no process from an Administrator's or SYSTEM's view the
  * way a hidepid /proc does: opening it is what SeDebugPrivilege is for. */
-bool caps_proc_hidden(const char *procfs)
+bool caps_proc_hidden(void)
 {
-	(void)procfs;
 	return false;
 }
 
@@ -52,7 +51,7 @@ static void caps_name(const wchar_t *name, char *buf, size_t size)
 		snprintf(buf, size, "a privilege");
 }
 
-/* The privileges a need takes, by name (caps.c compares and lists
+/* The privileges a need takes, by name (caps_common.c compares and lists
  * them). */
 size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX])
 {

@@ -1,7 +1,7 @@
 /* Windows: the rules' share of Image File Execution Options, written to
  * HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution
  * Options\<file name>\PerfOptions (CpuPriorityClass, IoPriority), which
- * Windows applies as it creates a process. lib/ifeo.c plans which names
+ * Windows applies as it creates a process. lib/ifeo_common.c plans which names
  * and values; lib/perfopts.c keeps the record, here in the daemon's own
  * key HKLM\SOFTWARE\cpupolicy\PerfOptions (one value per name: what it
  * wrote and what was there before), written before each value, so that a
@@ -419,7 +419,7 @@ static bool ifeo_image_name(HANDLE h, char *name, size_t size)
  * priority cannot be put back through a documented call. */
 void ifeo_exec(struct daemon *d, pid_t pid)
 {
-	struct procinfo pi = {.procfs = d->conf.procfs, .pid = pid};
+	struct procinfo pi = {.pid = pid};
 	const struct ifeo_entry *e;
 	const struct rule *rule = NULL;
 	struct facts facts = {0};

@@ -583,8 +583,7 @@ int install_restore_power(const char *conf_path)
 		conf_free(&conf);
 		return 0;
 	}
-	if (apply_power_open(&pw, conf.sysfs, conf.dev, conf.procfs,
-			     conf.state_dir) == 0)
+	if (apply_power_open(&pw, conf.state_dir) == 0)
 		restored = apply_power_restore_all(&pw);
 	apply_power_close(&pw);
 	if (restored > 0)

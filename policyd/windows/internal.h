@@ -19,9 +19,6 @@ void listen_rearm(struct daemon *d);
 void loop_request_stop(const char *why);
 void loop_request_reload(void);
 
-/* service.c */
-bool service_under_scm(void);
-
 /* install.c: --install and --uninstall, their exit status */
 int install_service(void);
 int install_remove(void);

@@ -3,7 +3,7 @@
  * console's, both on threads of their own), a waitable timer (the tick),
  * the events backend's handle (ETW's, or its poll timer), the pipe
  * instance waiting for a client and each client's I/O; what each wake-up
- * does is loop.c's, as on Linux. */
+ * does is loop_common.c's, as on Linux. */
 #include <stdio.h>
 #include <stdlib.h>
 

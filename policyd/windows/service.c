@@ -42,11 +42,6 @@ struct service {
  * which only sets the loop's events and reports states. */
 static struct service service;
 
-bool service_under_scm(void)
-{
-	return service.scm;
-}
-
 static void service_report(DWORD state, DWORD exit_code)
 {
 	SERVICE_STATUS *st = &service.status;

@@ -1,18 +1,22 @@
 #!/bin/bash
 # Checks that the benchmarks' figures cannot drift: docs/benchmarks.md is
 # what make bench wrote (its head, every section, every table filled),
-# and README.md quotes none of it (its Benchmarks section holds a link
-# and no figure, and no table row of its repeats one of the file's).
+# and no other page quotes it: PROSE.md, the page whose "## Benchmarks"
+# section says what make bench measures (HACKING.md), holds a link there
+# and no figure, and no table row of PROSE.md or of any OTHER.md (the
+# README, the guides) repeats one of the file's.
 # Prints each problem; exits 1 when there is one.
 #
-#   check-doc.sh BENCHMARKS.md [README.md]
+#   check-doc.sh BENCHMARKS.md [PROSE.md [OTHER.md...]]
 set -u
-[ $# -ge 1 ] && [ $# -le 2 ] || {
-	echo "usage: $0 BENCHMARKS.md [README.md]" >&2
+[ $# -ge 1 ] || {
+	echo "usage: $0 BENCHMARKS.md [PROSE.md [OTHER.md...]]" >&2
 	exit 2
 }
 doc=$1
-readme=${2:-}
+prose=${2:-}
+shift $(($# < 2 ? $# : 2))
+others=("$@")
 problems=0
 problem() {
 	echo "$1"
@@ -81,27 +85,30 @@ awk -v doc="$doc" '
 	END { if (intable && rows < 2) bad("a table without rows"); exit status }
 ' "$doc" || problems=$((problems + 1))
 
-if [ -n "$readme" ]; then
-	# The section's lines, each after its line number in the README.
-	section=$(awk '/^## Benchmarks$/ { on = 1; print NR ":" $0; next } /^## / { on = 0 } on { print NR ":" $0 }' "$readme")
+if [ -n "$prose" ]; then
+	# The section's lines, each after its line number in the page.
+	section=$(awk '/^## Benchmarks$/ { on = 1; print NR ":" $0; next } /^## / { on = 0 } on { print NR ":" $0 }' "$prose")
 	if [ -z "$section" ]; then
-		problem "$readme: no \"## Benchmarks\" section"
+		problem "$prose: no \"## Benchmarks\" section"
 	else
 		grep -q '(docs/benchmarks\.md)' <<<"$section" ||
-			problem "$readme: the Benchmarks section does not link docs/benchmarks.md"
+			problem "$prose: the Benchmarks section does not link docs/benchmarks.md"
 		# A figure: a number with a unit, a percentage, or a table.
 		figures=$(grep -E '[0-9]([0-9.,]*)[[:space:]]*(ms|µs|us|ns|s|MiB|MB|KiB|GiB|%)([^[:alnum:]]|$)|^[0-9]+:\|' <<<"$section")
-		[ -z "$figures" ] || problem "$readme: the Benchmarks section quotes figures of its own (they belong in docs/benchmarks.md):
+		[ -z "$figures" ] || problem "$prose: the Benchmarks section quotes figures of its own (they belong in docs/benchmarks.md):
 $figures"
 	fi
-	# No table row of the README repeats one of the file's (its first
+	# No table row of the pages repeats one of the file's (its first
 	# cell): a copied row is a figure that will drift.
-	while IFS= read -r label; do
-		[ -n "$label" ] || continue
-		hit=$(grep -nF "| $label |" "$readme" | head -n 1)
-		[ -z "$hit" ] || problem "$readme:${hit%%:*}: repeats the row \"$label\" of $doc"
-	done < <(awk '/^\| / && !/^\|---/ { l = $0; sub(/^\| */, "", l); sub(/ *\|.*/, "", l); print l }' "$doc" |
+	labels=$(awk '/^\| / && !/^\|---/ { l = $0; sub(/^\| */, "", l); sub(/ *\|.*/, "", l); print l }' "$doc" |
 		grep -vxE 'run|what|rules, kernel|poll interval|machine|CPU|CPUs|kernel|date|command|tree|load average.*|Debian' | sort -u)
+	for page in "$prose" "${others[@]}"; do
+		while IFS= read -r label; do
+			[ -n "$label" ] || continue
+			hit=$(grep -nF "| $label |" "$page" | head -n 1)
+			[ -z "$hit" ] || problem "$page:${hit%%:*}: repeats the row \"$label\" of $doc"
+		done <<<"$labels"
+	done
 fi
 
 [ "$problems" -eq 0 ]

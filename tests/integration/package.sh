@@ -3,8 +3,9 @@
 # dpkg-buildpackage, lintian clean, installed on this machine with dpkg,
 # its cpupolicyctl checking its rules and its cpupolicyd checking its
 # config, its systemd units' exposure scores, the scheduled saturation
-# check's timer installed but not enabled, the alerting rules in place,
-# then purged without a trace; the .rpm built with rpmbuild.
+# check's timer installed but not enabled, the alerting rules and the
+# Grafana dashboard in place, then purged without a trace; the .rpm built
+# with rpmbuild, the dashboard in it.
 . "$(dirname "$0")/lib.sh"
 
 # make install, into a root whose /etc and /usr are as a machine's
@@ -23,6 +24,10 @@ if [ "$(id -u)" -eq 0 ]; then
 		expect_status "make install: checked by the daemon" 0 &&
 			expect_contains "make install: configuration OK" "$out" "configuration OK" &&
 			ok "make install under umask 0002: the daemon accepts the config and rule directories it installs"
+		cmp -s "$SRCDIR/packaging/grafana/cpupolicy.json" \
+			"$dest/usr/share/cpupolicy/grafana/cpupolicy.json" &&
+			ok "make install puts the Grafana dashboard in DATADIR/cpupolicy/grafana" ||
+			not_ok "make install: dashboard" "$(ls -lR "$dest/usr/share/cpupolicy" 2>&1)"
 	fi
 else
 	skip "make install" "needs root, to install root's files"
@@ -79,6 +84,9 @@ if command -v promtool >/dev/null; then
 else
 	skip "installed alerting rules" "promtool not installed"
 fi
+jq -e '.panels | length > 0' /usr/share/cpupolicy/grafana/cpupolicy.json >/dev/null 2>&1 &&
+	ok "the Grafana dashboard installed beside them" ||
+	not_ok "installed dashboard" "$(ls -l /usr/share/cpupolicy/grafana 2>&1)"
 run /usr/sbin/cpupolicyd -n
 expect_status "installed -n" 0 &&
 	expect_contains "installed -n output" "$out" "configuration OK (4 rules in 3 files)" &&
@@ -151,6 +159,9 @@ rpm_checks() { # RPM
 		"$root/usr/sbin" "$root/usr/lib" "$root/var/lib")
 	run rpm -i --root "$root" --nodeps --noscripts --nosignature "$1"
 	expect_status "rpm -i --root" 0 || return
+	[ -s "$root/usr/share/cpupolicy/grafana/cpupolicy.json" ] &&
+		ok "the .rpm installs the Grafana dashboard" ||
+		not_ok "the .rpm's dashboard" "$(rpm -qlp "$1" 2>&1 | grep cpupolicy/)"
 	run "$BUILD/cpupolicyd" -n -c "$root/etc/cpupolicy/cpupolicyd.conf" \
 		-r "$root/usr/share/cpupolicy/rules.d" -r "$root/etc/cpupolicy/rules.d"
 	expect_status "the .rpm's files checked by the daemon" 0 &&

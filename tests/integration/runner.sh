@@ -182,6 +182,84 @@ expect_run "an event case failing before it asks about rescans prints its failur
 		not_ok "its message says the rescans were not counted" "$out"
 	fi
 
+# Parts by name: each runs alone, and the others not at all. The unit
+# part on a build of one fake test, the style part on the tree.
+mkdir -p "$TMP/build/tests"
+printf '#!/bin/sh\necho "1..1"\necho "ok 1 - fake"\n' >"$TMP/build/tests/test_fake"
+chmod +x "$TMP/build/tests/test_fake"
+
+# parts [ENV=VALUE...] PART...: the runner on those parts, on the fake
+# build; as runner, its status, output and summary.
+parts() {
+	run timeout -k 10 120 env CPU1="$TMP/cpu1" WIN_BUILD="$TMP/win" \
+		BUILD="$TMP/build" "$SRCDIR/tests/run-tests.sh" "$@"
+	summary=$(tail -n 1 <<<"$out")
+}
+
+# ran_only NAME HEADER...: the output has the part headers given and none
+# of the others'.
+ran_only() {
+	local name=$1 h w want extra=
+	shift
+	for h in "# unit tests" "# windows tests" "# integration tests" \
+		"# fuzz targets" "# style"; do
+		want=no
+		for w in "$@"; do [ "$w" = "$h" ] && want=yes; done
+		if grep -q "^$h" <<<"$out"; then
+			[ $want = yes ] || extra="$extra '$h'"
+		elif [ $want = yes ]; then
+			extra="$extra no '$h'"
+		fi
+	done
+	if [ -z "$extra" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "parts run wrong:$extra in:
+$out"
+	fi
+}
+
+parts unit
+expect_run "run-tests.sh unit: the unit tests alone" 0 \
+	"1 passed, 0 failed, 0 skipped"
+ran_only "run-tests.sh unit runs no other part" "# unit tests"
+
+parts style
+ran_only "run-tests.sh style runs the format check alone" "# style"
+if [ "$(grep -cE '^(not )?ok( |$)' <<<"$out")" = 1 ] &&
+	grep -qE '^(not )?ok - clang-format clean$' <<<"$out"; then
+	ok "run-tests.sh style counts one: the format check"
+else
+	not_ok "run-tests.sh style counts one: the format check" "$out"
+fi
+
+parts style unit
+ran_only "run-tests.sh style unit runs those two" "# unit tests" "# style"
+if [ "$(grep -n '^# unit tests' <<<"$out" | cut -d: -f1)" -lt \
+	"$(grep -n '^# style' <<<"$out" | cut -d: -f1)" ]; then
+	ok "parts run in the runner's order, not the order named"
+else
+	not_ok "parts run in the runner's order, not the order named" "$out"
+fi
+
+parts units
+if [ "$status" -eq 2 ] && [ -z "$out" ] &&
+	grep -qF "no part named 'units' (the parts: unit windows integration fuzz style" <<<"$err"; then
+	ok "an unknown part fails before anything runs, naming the parts"
+else
+	not_ok "an unknown part fails before anything runs, naming the parts" \
+		"status $status, stdout: $out, stderr: $err"
+fi
+
+parts unit "$TMP/t/short.sh"
+if [ "$status" -eq 2 ] && [ -z "$out" ] &&
+	grep -qF "name parts or scripts, not both" <<<"$err"; then
+	ok "parts and scripts together fail before anything runs"
+else
+	not_ok "parts and scripts together fail before anything runs" \
+		"status $status, stdout: $out, stderr: $err"
+fi
+
 # A script that leaves cpu1 offline: back online, and a failure.
 fixture cpu1 'echo 0 >"$CPU1"
 echo "ok 1 - cpu1 off"

@@ -272,11 +272,6 @@ else
 	not_ok "--if-idle skip" "exit $status; $out; $err; $(cat "$PROM" 2>&1)"
 fi
 for c in "${competitors[@]}"; do stop "$c" 5; done
-run "$CTL" -c "$CONF" metrics
-grep -q '^cpupolicy_saturate_skipped 1$' <<<"$out" &&
-	grep -q '^cpupolicy_saturate_finding{kind="contention"} [01]$' <<<"$out" &&
-	ok "metrics: the last result's findings and the last decision, from the state directory" ||
-	not_ok "metrics of the state" "$out"
 
 run csat --seconds 1 --textfile "$TMP/nowhere/x.prom"
 expect_status "textfile in a missing directory" 2 &&

@@ -1,17 +1,18 @@
 #!/bin/bash
 # Checks that the soak's figures cannot drift: docs/soak.md is what make
-# soak wrote (its head, its machine, every figure filled), and README.md
-# quotes none of it (its paragraph on make soak links the file and states
-# no figure). Prints each problem; exits 1 when there is one.
+# soak wrote (its head, its machine, every figure filled), and PROSE.md,
+# the page whose paragraph says what make soak runs (HACKING.md), quotes
+# none of it (the paragraph links the file and states no figure). Prints
+# each problem; exits 1 when there is one.
 #
-#   check-doc.sh SOAK.md [README.md]
+#   check-doc.sh SOAK.md [PROSE.md]
 set -u
 [ $# -ge 1 ] && [ $# -le 2 ] || {
-	echo "usage: $0 SOAK.md [README.md]" >&2
+	echo "usage: $0 SOAK.md [PROSE.md]" >&2
 	exit 2
 }
 doc=$1
-readme=${2:-}
+prose=${2:-}
 problems=0
 problem() {
 	echo "$1"
@@ -56,15 +57,15 @@ for f in "${FIGURES[@]}"; do
 	fi
 done
 
-if [ -n "$readme" ]; then
-	para=$(awk '/^`make soak` runs/ { on = 1 } on && /^$/ { exit } on' "$readme")
+if [ -n "$prose" ]; then
+	para=$(awk '/^`make soak` runs/ { on = 1 } on && /^$/ { exit } on' "$prose")
 	if [ -z "$para" ]; then
-		problem "$readme: no paragraph starting \"\`make soak\` runs\""
+		problem "$prose: no paragraph starting \"\`make soak\` runs\""
 	else
 		grep -q '(docs/soak\.md)' <<<"$para" ||
-			problem "$readme: the soak's paragraph does not link docs/soak.md"
+			problem "$prose: the soak's paragraph does not link docs/soak.md"
 		figures=$(grep -E '[0-9][0-9.,]*[[:space:]]*(ms|s|MiB|KiB|MB|%|descriptors|fds|events|restarts)([^[:alnum:]]|$)' <<<"$para")
-		[ -z "$figures" ] || problem "$readme: the soak's paragraph quotes figures of its own (they belong in docs/soak.md):
+		[ -z "$figures" ] || problem "$prose: the soak's paragraph quotes figures of its own (they belong in docs/soak.md):
 $figures"
 	fi
 fi

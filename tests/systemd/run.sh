@@ -502,7 +502,7 @@ check_caps() {
 	# what it holds once it runs.
 	if [ "$bnd" = 000000c000880000 ] && [ -n "$eff" ] &&
 		[ $((0x$eff & ~0x880000)) -eq 0 ]; then
-		ok "the daemon's CapBnd is 000000c000880000 (CAP_SYS_NICE CAP_SYS_PTRACE CAP_BPF CAP_PERFMON), as the README says; CapEff $eff within CAP_SYS_NICE CAP_SYS_PTRACE"
+		ok "the daemon's CapBnd is 000000c000880000 (CAP_SYS_NICE CAP_SYS_PTRACE CAP_BPF CAP_PERFMON), as cpupolicyd(8) says; CapEff $eff within CAP_SYS_NICE CAP_SYS_PTRACE"
 	else
 		not_ok "bounding set" "pid $pid: CapBnd '$bnd', CapEff '$eff'"
 	fi
@@ -774,7 +774,7 @@ status_lacks() { # TEXT
 }
 
 # parking = "off": every CPU online and a PM QoS request on the device,
-# as the README says (the unit binds it into its private /dev).
+# as cpupolicyd(8) says (the unit binds it into its private /dev).
 check_parking() {
 	local before limit status dma_fd per_cpu
 	before=

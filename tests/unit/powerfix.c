@@ -53,9 +53,7 @@ bool powerfix_journal_exists(void)
 void powerfix_open(struct power *pw)
 {
 	unlink(powerfix_journal);
-	assert_int_equal(
-		apply_power_open(pw, "/sys", "/dev", "/proc", powerfix_state),
-		0);
+	assert_int_equal(apply_power_open(pw, powerfix_state), 0);
 }
 
 int powerfix_replay(void)
@@ -63,7 +61,7 @@ int powerfix_replay(void)
 	struct power pw;
 	int restored = -2;
 
-	if (apply_power_open(&pw, "/sys", "/dev", "/proc", powerfix_state) == 0)
+	if (apply_power_open(&pw, powerfix_state) == 0)
 		restored = apply_power_restore_all(&pw);
 	apply_power_close(&pw);
 	return restored;
@@ -105,6 +103,14 @@ void powerfix_set(struct power *pw, const struct rule_power *a,
 	if (b)
 		power_want_add(&want, b, 20);
 	apply_power_set(pw, &want);
+}
+
+void powerfix_crash_now(struct power *pw)
+{
+	for (size_t i = 0; i < pw->knob_count; i++)
+		free(pw->knobs[i].path);
+	free(pw->knobs);
+	journal_close(&pw->journal);
 }
 
 struct powerfix_crash powerfix_crash;

@@ -31,6 +31,10 @@ struct rule_power powerfix_want(void);
 void powerfix_set(struct power *pw, const struct rule_power *a,
 		  const struct rule_power *b);
 
+/* As a crash: the engine's memory let go, with everything it holds still
+ * held and the journal as it is, for a replay to find. */
+void powerfix_crash_now(struct power *pw);
+
 /* A crash at step `at` of a run (-1: count the steps only): set
  * powerfix_crash_hook as the engine's step hook after powerfix_crash_arm;
  * at that step the store's keep() and the journal file are taken, and

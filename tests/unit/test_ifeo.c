@@ -678,94 +678,6 @@ static void test_class_without(void **state)
 			 RULE_CLASS_NORMAL);
 }
 
-static void test_diff(void **state)
-{
-	const struct spec old_specs[] = {
-		{{"C:\\x\\a.exe", "C:\\x\\b.exe"},
-		 {0},
-		 false,
-		 RULE_CLASS_IDLE,
-		 RULE_IFEO_UNSET},
-		{{"C:\\x\\c.exe"},
-		 {0},
-		 false,
-		 RULE_CLASS_BELOW_NORMAL,
-		 RULE_IFEO_CLASS_IO},
-		{{"C:\\x\\e.exe"}, {0}, true, RULE_CLASS_HIGH, RULE_IFEO_UNSET},
-	};
-	const struct spec new_specs[] = {
-		{{"D:\\y\\A.EXE"},
-		 {0},
-		 false,
-		 RULE_CLASS_IDLE,
-		 RULE_IFEO_UNSET},
-		{{"C:\\x\\c.exe"},
-		 {0},
-		 false,
-		 RULE_CLASS_IDLE,
-		 RULE_IFEO_CLASS_IO},
-		{{"C:\\x\\d.exe"},
-		 {0},
-		 true,
-		 RULE_CLASS_ABOVE_NORMAL,
-		 RULE_IFEO_UNSET},
-		{{"C:\\x\\e.exe"},
-		 {0},
-		 true,
-		 RULE_CLASS_ABOVE_NORMAL,
-		 RULE_IFEO_UNSET},
-	};
-	struct ifeo_plan from, to, none = {0};
-	struct ifeo_diff diff;
-	const struct ifeo_change *ch;
-
-	(void)state;
-	make_plan(&from, old_specs, 3);
-	make_plan(&to, new_specs, 4);
-	ifeo_diff_make(&from, &to, &diff);
-	/* a.exe: the same key and values, spelt otherwise: no change. */
-	assert_int_equal(diff.count, 4);
-	ch = &diff.changes[0];
-	assert_int_equal(ch->kind, IFEO_CHANGE_KIND_REMOVE);
-	assert_string_equal(ch->name, "b.exe");
-	assert_int_equal(ch->from.cpu_class, IFEO_CPU_CLASS_IDLE);
-	assert_int_equal(ch->to.cpu_class, IFEO_CPU_CLASS_UNSET);
-	assert_int_equal(ch->to.io_priority, IFEO_IO_PRIORITY_UNSET);
-	ch = &diff.changes[1];
-	assert_int_equal(ch->kind, IFEO_CHANGE_KIND_SET);
-	assert_string_equal(ch->name, "c.exe");
-	assert_int_equal(ch->from.cpu_class, IFEO_CPU_CLASS_BELOW_NORMAL);
-	assert_int_equal(ch->from.io_priority, IFEO_IO_PRIORITY_LOW);
-	assert_int_equal(ch->to.cpu_class, IFEO_CPU_CLASS_IDLE);
-	assert_int_equal(ch->to.io_priority, IFEO_IO_PRIORITY_VERY_LOW);
-	ch = &diff.changes[2];
-	assert_int_equal(ch->kind, IFEO_CHANGE_KIND_ADD);
-	assert_string_equal(ch->name, "d.exe");
-	assert_int_equal(ch->from.cpu_class, IFEO_CPU_CLASS_UNSET);
-	assert_int_equal(ch->to.cpu_class, IFEO_CPU_CLASS_ABOVE_NORMAL);
-	ch = &diff.changes[3];
-	/* high to above-normal: IoPriority stays unset on both sides. */
-	assert_int_equal(ch->kind, IFEO_CHANGE_KIND_SET);
-	assert_string_equal(ch->name, "e.exe");
-	assert_int_equal(ch->from.cpu_class, IFEO_CPU_CLASS_HIGH);
-	assert_int_equal(ch->to.io_priority, IFEO_IO_PRIORITY_UNSET);
-	ifeo_diff_free(&diff);
-
-	/* Nothing changes between a plan and itself. */
-	ifeo_diff_make(&to, &to, &diff);
-	assert_int_equal(diff.count, 0);
-	ifeo_diff_free(&diff);
-
-	/* Everything goes when the rules go (a stop, --uninstall). */
-	ifeo_diff_make(&to, &none, &diff);
-	assert_int_equal(diff.count, to.count);
-	for (size_t i = 0; i < diff.count; i++)
-		assert_int_equal(diff.changes[i].kind, IFEO_CHANGE_KIND_REMOVE);
-	ifeo_diff_free(&diff);
-	ifeo_plan_free(&from);
-	ifeo_plan_free(&to);
-}
-
 /* Many rules on few names: the plan stays sorted and has each name once. */
 static void test_many(void **state)
 {
@@ -870,7 +782,6 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_find_and_put_back),
 		cmocka_unit_test(test_class_without),
-		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_shipped_rule),
 	};

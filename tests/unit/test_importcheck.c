@@ -16,17 +16,6 @@
 #include "importcheck.h"
 #include "os.h"
 
-bool accounts_user(const char *name, unsigned *id)
-{
-	*id = strcmp(name, "root") == 0 ? 0 : 65534;
-	return strcmp(name, "root") == 0 || strcmp(name, "nobody") == 0;
-}
-
-bool accounts_group(const char *name, unsigned *id)
-{
-	return accounts_user(name, id);
-}
-
 #define HEAD "version = 1;\nrules = (\n"
 #define LOWER                                                                  \
 	"  { name = \"low\"; match = { name = \"x\"; };\n"                     \

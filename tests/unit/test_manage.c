@@ -21,6 +21,7 @@
 #include "manage.h"
 #include "os.h"
 #include "rules.h"
+#include "rulesfix.h"
 
 /* The stub system. */
 
@@ -166,20 +167,18 @@ static pid_t *stub_list(size_t *count, pid_t pid)
 	return list;
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
-	(void)procfs;
 	*pids = stub_list(count, 0);
-	return 0;
+	return OS_OK;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
-	(void)procfs;
 	if (!stub_proc(pid))
-		return -1;
+		return OS_GONE;
 	*tids = stub_list(count, pid);
-	return 0;
+	return OS_OK;
 }
 
 void procinfo_scan_begin(void)
@@ -190,60 +189,67 @@ void procinfo_scan_end(void)
 {
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	(void)tid;
 	if (!p)
-		return -1;
+		return OS_GONE;
 	*start = p->start;
-	return 0;
+	return OS_OK;
 }
 
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	return p && p->zombie;
 }
 
-int procinfo_thread_name(const char *procfs, pid_t pid, pid_t tid, char *name,
-			 size_t size)
+enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
+				    size_t size)
 {
-	(void)procfs;
 	(void)pid;
 	(void)tid;
 	snprintf(name, size, "stub");
-	return 0;
+	return OS_OK;
 }
 
 /* A pin holds the start time it saw: a process with another start under
- * the same pid is another process. */
+ * the same pid is another process. The pin's fields are the system's
+ * (ostypes.h): what it saw is kept here, as manage.c holds one pin at a
+ * time. */
+static struct {
+	pid_t pid;
+	unsigned long long start;
+} pinned;
+
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
 	struct stub_proc *p = stub_proc(pid);
 
+	(void)pin;
 	if (!p)
 		return OS_GONE;
-	pin->handle = (long)(p->start * 100000 + (unsigned long long)pid);
+	pinned.pid = pid;
+	pinned.start = p->start;
 	return OS_OK;
 }
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	pid_t pid = (pid_t)(pin->handle % 100000);
-	struct stub_proc *p = stub_proc(pid);
+	struct stub_proc *p = stub_proc(pinned.pid);
 
-	return !p || p->start != (unsigned long long)(pin->handle / 100000);
+	(void)pin;
+	return !p || p->start != pinned.start;
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	pin->handle = -1;
+	(void)pin;
+	pinned.pid = 0;
 }
 
 bool procinfo_ended(pid_t pid)
@@ -330,20 +336,16 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	return stub_thread(pid, tid) ? OS_OK : OS_GONE;
 }
 
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
-	(void)sysfs;
 	(void)pid;
 	(void)set;
-	return -1;
+	return OS_GONE;
 }
 
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
@@ -366,11 +368,10 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
 	return NULL;
 }
 
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	(void)set;
-	return -1;
+	return OS_FAILED;
 }
 
 /* The tests. */
@@ -386,23 +387,10 @@ static const char rules_text[] =
 static struct rules rules, other_rules;
 static struct manage m;
 
-static void load_for(struct rules *r, enum rules_system system,
-		     const char *text)
-{
-	struct diag diag;
-
-	diag_init(&diag);
-	rules_init(r);
-	r->system = system;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
-}
-
 /* The stub backend is Linux's unless a test says: nice per thread. */
 static void load(struct rules *r, const char *text)
 {
-	load_for(r, RULES_SYSTEM_LINUX, text);
+	rulesfix_load(r, RULES_SYSTEM_LINUX, text);
 }
 
 static int setup(void **state)
@@ -410,10 +398,7 @@ static int setup(void **state)
 	(void)state;
 	stub = (struct stub){.refuse = OS_OK};
 	load(&rules, rules_text);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	return 0;
@@ -620,10 +605,7 @@ static void test_enforced_in_its_direction(void **state)
 
 	(void)state;
 	manage_free(&m);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = false},
+	manage_init(&m, &(struct manage_options){.respect_changes = false},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	p = stub_start(900, "/usr/bin/lowered", 1);
@@ -663,11 +645,8 @@ static void test_windows_class_is_the_process(void **state)
 	stub.process_wide = true;
 	manage_free(&m);
 	rules_free(&rules);
-	load_for(&rules, RULES_SYSTEM_WINDOWS, high);
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, high);
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 	stub_start(700, "C:/x/w.exe", 3);
@@ -676,7 +655,7 @@ static void test_windows_class_is_the_process(void **state)
 		assert_int_equal(nice_of(700, t), -10);
 		assert_int_equal(stub_thread(700, t)->prio.thread_level, 2);
 	}
-	load_for(&other_rules, RULES_SYSTEM_WINDOWS, levels);
+	rulesfix_load(&other_rules, RULES_SYSTEM_WINDOWS, levels);
 	manage_set_rules(&m, &other_rules);
 	for (pid_t t = 700; t < 703; t++) {
 		assert_int_equal(nice_of(700, t), 0);
@@ -689,10 +668,7 @@ static void manage_fresh(void)
 {
 	manage_free(&m);
 	stub = (struct stub){.refuse = OS_OK, .process_wide = true};
-	manage_init(&m,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
+	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    NULL);
 	manage_set_rules(&m, &rules);
 }
@@ -742,7 +718,7 @@ static void test_thread_rule_linear(void **state)
 
 	(void)state;
 	rules_free(&rules);
-	load_for(&rules, RULES_SYSTEM_WINDOWS, many);
+	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, many);
 	manage_fresh();
 	stub_start(10000, "C:/x/many.exe", N);
 	manage_exec(&m, 10000);

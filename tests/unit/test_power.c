@@ -205,19 +205,6 @@ static void open_power(struct power *pw)
 	powerfix_open(pw);
 }
 
-/* As a crash: the process ends with everything held and the journal as
- * it is. */
-static void crash_now(struct power *pw)
-{
-	for (size_t i = 0; i < pw->knob_count; i++)
-		free(pw->knobs[i].path);
-	free(pw->knobs);
-	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
-}
-
 static void assert_originals(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(stub_machine); i++)
@@ -318,7 +305,7 @@ static void test_order(void **state_)
 	/* The same at replay. */
 	open_power(&pw);
 	powerfix_set(&pw, &a, NULL);
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	stub.write_count = 0;
 	assert_int_equal(powerfix_replay(), 3);
 	assert_true(write_index("/gov/a=schedutil") <
@@ -367,7 +354,7 @@ static void test_replay_leaves_changed(void **state_)
 	open_power(&pw);
 	a.governor = "performance";
 	powerfix_set(&pw, &a, NULL);
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	set_value("/gov/b", "powersave");
 	assert_int_equal(powerfix_replay(), 1);
 	assert_string_equal(value_of("/gov/a"), "schedutil");
@@ -410,7 +397,7 @@ static void test_replay_disowned(void **state_)
 	open_power(&pw);
 	a.governor = "performance";
 	powerfix_set(&pw, &a, NULL);
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	set_value("/secret", "planted");
 	f = fopen(powerfix_journal, "ab");
 	assert_non_null(f);
@@ -486,7 +473,7 @@ static void test_earlier_boot(void **state_)
 	powerfix_set(&pw, &a, NULL);
 	assert_string_equal(value_of("/reg/plan"), "high-performance");
 	assert_string_equal(value_of("/cpu/1/online"), "1");
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	powerfix_journal_from_earlier_boot();
 	/* The boot left every CPU online and the governor at "performance"
 	 * (the daemon's values, by chance): not ours to undo. */
@@ -503,7 +490,7 @@ static void test_earlier_boot(void **state_)
 	open_power(&pw);
 	a.plan[0] = '\0';
 	powerfix_set(&pw, &a, NULL);
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	powerfix_journal_from_earlier_boot();
 	stub.write_count = 0;
 	assert_int_equal(powerfix_replay(), 0);

@@ -12,7 +12,6 @@
 
 #include "unit.h"
 
-#include "os.h" /* memstream */
 #include "proto.h"
 
 struct request_case {
@@ -106,29 +105,11 @@ static void test_response(void **state)
 	assert_int_equal(proto_parse_response("0", 1, &status, &body), -1);
 }
 
-static void test_json_string(void **state)
-{
-	struct memstream ms;
-	char *out;
-	size_t len;
-	FILE *f = memstream_open(&ms);
-
-	(void)state;
-	proto_json_string(f, "a\"b\\c\n\x01 caf\xc3\xa9 \xff x\xe2\x82 "
-			     "\xf0\x9f\x98\x80 \xed\xa0\x80");
-	out = memstream_close(&ms, &len);
-	assert_string_equal(out, "\"a\\\"b\\\\c\\n\\u0001 caf\xc3\xa9 \\u00ff "
-				 "x\\u00e2\\u0082 \xf0\x9f\x98\x80 "
-				 "\\u00ed\\u00a0\\u0080\"");
-	free(out);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_response),
-		cmocka_unit_test(test_json_string),
 	};
 
 	return unit_run("proto", UNIT_TABLE(request_cases, test_request_case),

@@ -17,20 +17,6 @@
 #include "rules.h"
 #include "util.h"
 
-/* The system's accounts, the same on every system the tests run on: root
- * is user and group 0 (as on Linux), every other name is unknown. */
-bool accounts_user(const char *name, unsigned *id)
-{
-	*id = 0;
-	return strcmp(name, "root") == 0;
-}
-
-bool accounts_group(const char *name, unsigned *id)
-{
-	*id = 0;
-	return strcmp(name, "root") == 0;
-}
-
 struct rule_case {
 	const char *name;
 	const char *text;

@@ -1,9 +1,47 @@
 /* The saturation check's judgement and report on machines this one is
- * not: real topologies (hwloc XML) with fed rates and fake CPU times,
- * e.g. the 8 E-cores of a 6P+8E laptop busy while its P-cores idle, a
- * dual Xeon with SMT healthy, with its siblings parked, or confined to
- * one NUMA node; the arithmetic of the rates, and each finding from the
- * measurements that show it. */
+ * not, as golden pairs in tests/data/saturate/ (the way bgpd's regress
+ * keeps them): NAME.in describes a scenario, a machine with measured
+ * per-CPU times and steps, and NAME.ok is what the check prints for it,
+ * whole. Beside them, the arithmetic that has no report of its own: the
+ * default threads, the capacity, the rates' noise, the machine read from
+ * hwloc, where the SMT step measures, /proc/stat differences, a job's CPU
+ * rate and the scheduled check's series.
+ *
+ * A .in holds one setting a line; a line that starts with '#' is a
+ * comment. A LIST is a CPU list ("0-3,8"), in which A-B/S takes every
+ * S-th CPU from A to B.
+ *
+ *   topology FILE        a machine of tests/data/topologies/; without
+ *                        one, each CPU is a core, all in one NUMA node
+ *   cpus N | present LIST   the CPUs present (cpus N: 0 to N-1)
+ *   offline LIST         present but offline: not in /proc/stat
+ *   busy TICKS LIST      busy ticks of each 1000 in the run (default 0)
+ *   steal TICKS LIST     stolen ticks of each 1000
+ *   groups BITS          Windows' processor groups of BITS processors
+ *   parked LIST          the CPUs the power manager had parked (Windows)
+ *   system linux|windows whose fixes the findings give (default linux)
+ *   threads N | seconds S | work NAME | threshold FRACTION
+ *                        the options (default: a thread per CPU present,
+ *                        5, tan, 0.9)
+ *   single|run|smt-one|smt-all THREADS UNITS WALL_S CPU_S [REL_SE]
+ *                        a step as measured (default single: 1 thread,
+ *                        1e6 units in 1 s, on its CPU all the time; run:
+ *                        the CPUs' count of threads doing half of one
+ *                        thread's rate each over 5 s, on their CPUs)
+ *   smt measured CPUS | given YIELD | assumed YIELD
+ *   affinity LIST | cpuset LIST | cgroup NAME | cpuset-cgroup NAME |
+ *   quota CPUS           the process's limits (default: none)
+ *   competitor PID NAME CPUS NICE   another process and what it took
+ *   governor NAME | epp NAME | driver NAME | max-freq-capped   cpufreq
+ *   min-cores PERCENT    Windows' CPMINCORES
+ *   ecoqos               the workers ran under EcoQoS (Windows)
+ *   report text json metrics   what the .ok holds, always in that order
+ *                        (default text; the metrics at a fixed time)
+ *
+ * After a change to the report, UPDATE_GOLDEN=1 build/tests/test_saturate
+ * rewrites every .ok from what the code prints now, and writes the .ok of
+ * a new .in; read the diff before committing it. */
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,45 +57,430 @@
 
 #include "os.h" /* memstream */
 #include "saturate.h"
+#include "saturate_report.h"
 #include "util.h"
 
-#define TOPO(name) SRCDIR "/tests/data/topologies/" name
+#define GOLDEN_DIR SRCDIR "/tests/data/saturate"
+#define TOPO_DIR   SRCDIR "/tests/data/topologies"
+#define TOPO(name) TOPO_DIR "/" name
 #define CASCADE	   TOPO("Intel-CascadeLake-2xXeon6230.xml")
-#define SKYLAKE	   TOPO("Intel-Skylake-2xXeon6140.xml")
 #define MANY	   TOPO("192em64t-12gr2n8c2t.xml")
-#define RAPTOR	   TOPO("Intel-RaptorLake-Corei7-1370P.xml")
 
-/* A sample of CPUs 0..n-1 (as cputimes_read takes one): busy ticks
- * busy[i] of 1000 each, steal[i] of them stolen; CPUs whose busy is ~0u
- * are offline (not in it). No busy: every CPU, all counters 0. */
-#define OFF (~0u)
-static void fake_sample(struct procstat *stat, unsigned n, const unsigned *busy,
-			const unsigned *steal)
-{
-	*stat = (struct procstat){.cpus = xcalloc(n, sizeof(*stat->cpus))};
-	for (unsigned i = 0; i < n; i++) {
-		unsigned stolen = steal ? steal[i] : 0;
+/* Of a CPU's time in the run, in /proc/stat's ticks. */
+#define GOLDEN_TICKS 1000
+#define GOLDEN_CPUS  1024
+/* The metrics' timestamp: a report is the same at every run. */
+#define GOLDEN_WHEN	   1796003359
+#define GOLDEN_COMPETITORS 8
+#define GOLDEN_WORDS	   8 /* after a setting's key, at most */
 
-		if (busy && busy[i] == OFF)
-			continue;
-		stat->cpus[stat->count++] = (struct procstat_cpu){
-			.cpu = (int)i,
-			.busy = busy ? busy[i] : 0,
-			.idle = busy ? 1000 - busy[i] - stolen : 0,
-			.steal = stolen,
-		};
-	}
-}
-
-struct run {
+struct scenario {
+	const char *path;
+	unsigned line;
+	char topology[128];
 	struct place_topology topo;
 	struct saturate_machine machine;
 	struct saturate_input in;
-	struct procstat before, after;
+	hwloc_bitmap_t offline, parked;
+	unsigned busy[GOLDEN_CPUS], steal[GOLDEN_CPUS];
+	unsigned group_bits;
+	char work[32];
+	struct saturate_competitor competitors[GOLDEN_COMPETITORS];
+	bool text, json, metrics;
 	struct saturate_result r;
-	char *text;
-	size_t text_len;
 };
+
+static void golden_fail(const struct scenario *s, const char *fmt, ...)
+	__attribute__((format(OS_PRINTF, 2, 3)));
+
+/* A .in that says something wrong: where, and what. */
+static void golden_fail(const struct scenario *s, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fail_msg("%s:%u: %s", s->path, s->line, why);
+}
+
+static double golden_number(const struct scenario *s, const char *word)
+{
+	char *end;
+	double v = strtod(word, &end);
+
+	if (end == word || *end)
+		golden_fail(s, "'%s' is no number", word);
+	return v;
+}
+
+static unsigned golden_whole(const struct scenario *s, const char *word)
+{
+	double v = golden_number(s, word);
+
+	if (v < 0 || v != (unsigned)v)
+		golden_fail(s, "'%s' is no whole number", word);
+	return (unsigned)v;
+}
+
+/* One item of a list: A, A-B or A-B/S. */
+static void golden_range(const struct scenario *s, const char *item,
+			 hwloc_bitmap_t set)
+{
+	unsigned first, last, stride = 1;
+	int used = 0;
+
+	if (sscanf(item, "%u-%u/%u%n", &first, &last, &stride, &used) == 3 &&
+	    !item[used])
+		;
+	else if (sscanf(item, "%u-%u%n", &first, &last, &used) == 2 &&
+		 !item[used])
+		stride = 1;
+	else if (sscanf(item, "%u%n", &first, &used) == 1 && !item[used])
+		last = first;
+	else
+		golden_fail(s, "'%s' is no CPU range", item);
+	if (last < first || last >= GOLDEN_CPUS || !stride)
+		golden_fail(s, "'%s' is out of range", item);
+	for (unsigned cpu = first; cpu <= last; cpu += stride)
+		hwloc_bitmap_set(set, cpu);
+}
+
+static hwloc_bitmap_t golden_list(const struct scenario *s, const char *text)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char *copy = xstrdup(text), *item = copy, *comma;
+
+	do {
+		comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		golden_range(s, item, set);
+		item = comma + 1;
+	} while (comma);
+	free(copy);
+	return set;
+}
+
+/* A setting's words after its key; rest: all of them as written. */
+struct golden_args {
+	char *w[GOLDEN_WORDS];
+	size_t n;
+	const char *rest;
+};
+
+static struct saturate_step golden_step(const struct scenario *s,
+					const struct golden_args *a)
+{
+	return (struct saturate_step){
+		.threads = golden_whole(s, a->w[0]),
+		.units = golden_number(s, a->w[1]),
+		.wall_s = golden_number(s, a->w[2]),
+		.cpu_s = golden_number(s, a->w[3]),
+		.rel_se = a->n > 4 ? golden_number(s, a->w[4]) : 0,
+	};
+}
+
+static void golden_ticks(struct scenario *s, const struct golden_args *a,
+			 unsigned *ticks)
+{
+	unsigned n = golden_whole(s, a->w[0]), cpu;
+	hwloc_bitmap_t set = golden_list(s, a->w[1]);
+
+	if (n > GOLDEN_TICKS)
+		golden_fail(s, "%u ticks of %u", n, GOLDEN_TICKS);
+	hwloc_bitmap_foreach_begin(cpu, set)
+	{
+		ticks[cpu] = n;
+	}
+	hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(set);
+}
+
+static void key_cpus(struct scenario *s, const struct golden_args *a)
+{
+	unsigned n = golden_whole(s, a->w[0]);
+
+	if (!n || n > GOLDEN_CPUS)
+		golden_fail(s, "%u CPUs", n);
+	hwloc_bitmap_free(s->in.present);
+	s->in.present = hwloc_bitmap_alloc();
+	hwloc_bitmap_set_range(s->in.present, 0, (int)n - 1);
+}
+
+static void key_busy(struct scenario *s, const struct golden_args *a)
+{
+	golden_ticks(s, a, s->busy);
+}
+
+static void key_steal(struct scenario *s, const struct golden_args *a)
+{
+	golden_ticks(s, a, s->steal);
+}
+
+static void key_system(struct scenario *s, const struct golden_args *a)
+{
+	if (strcmp(a->w[0], "windows") == 0)
+		s->in.system = SATURATE_SYSTEM_WINDOWS;
+	else if (strcmp(a->w[0], "linux") == 0)
+		s->in.system = SATURATE_SYSTEM_LINUX;
+	else
+		golden_fail(s, "system '%s': linux or windows", a->w[0]);
+}
+
+static void key_smt(struct scenario *s, const struct golden_args *a)
+{
+	struct saturate_smt *smt = &s->in.smt;
+
+	if (strcmp(a->w[0], "measured") == 0) {
+		smt->source = SATURATE_YIELD_MEASURED;
+		snprintf(smt->core_cpus, sizeof(smt->core_cpus), "%s", a->w[1]);
+		return;
+	}
+	if (strcmp(a->w[0], "given") == 0)
+		smt->source = SATURATE_YIELD_GIVEN;
+	else if (strcmp(a->w[0], "assumed") == 0)
+		smt->source = SATURATE_YIELD_ASSUMED;
+	else
+		golden_fail(s, "smt: measured CPUS, given Y or assumed Y");
+	smt->yield = golden_number(s, a->w[1]);
+}
+
+static void key_competitor(struct scenario *s, const struct golden_args *a)
+{
+	struct saturate_competitor *c;
+
+	if (s->in.competitor_count == GOLDEN_COMPETITORS)
+		golden_fail(s, "more than %d competitors", GOLDEN_COMPETITORS);
+	c = &s->competitors[s->in.competitor_count++];
+	c->pid = (pid_t)golden_whole(s, a->w[0]);
+	snprintf(c->name, sizeof(c->name), "%s", a->w[1]);
+	c->cpus = golden_number(s, a->w[2]);
+	c->nice = (int)golden_number(s, a->w[3]);
+	s->in.competitors = s->competitors;
+}
+
+static void key_min_cores(struct scenario *s, const struct golden_args *a)
+{
+	s->in.min_cores_known = true;
+	s->in.min_cores = (int)golden_whole(s, a->w[0]);
+}
+
+static void key_report(struct scenario *s, const struct golden_args *a)
+{
+	s->text = s->json = s->metrics = false;
+	for (size_t i = 0; i < a->n; i++) {
+		if (strcmp(a->w[i], "text") == 0)
+			s->text = true;
+		else if (strcmp(a->w[i], "json") == 0)
+			s->json = true;
+		else if (strcmp(a->w[i], "metrics") == 0)
+			s->metrics = true;
+		else
+			golden_fail(s, "report '%s': text, json or metrics",
+				    a->w[i]);
+	}
+}
+
+/* Most settings set one field of the scenario, by its type; the others
+ * say what they do in a function of their own. */
+enum golden_type {
+	GOLDEN_TYPE_TEXT,   /* a char array: the first word */
+	GOLDEN_TYPE_REST,   /* a char array: every word, as written */
+	GOLDEN_TYPE_NUMBER, /* a double */
+	GOLDEN_TYPE_WHOLE,  /* an unsigned */
+	GOLDEN_TYPE_LIST,   /* an hwloc_bitmap_t */
+	GOLDEN_TYPE_FLAG,   /* a bool, set */
+	GOLDEN_TYPE_STEP,   /* a struct saturate_step */
+	GOLDEN_TYPE_OWN,
+};
+
+#define GOLDEN_FIELD(type, member)                                             \
+	GOLDEN_TYPE_##type, offsetof(struct scenario, member),                 \
+		sizeof(((struct scenario *)NULL)->member), NULL
+#define GOLDEN_OWN(fn) GOLDEN_TYPE_OWN, 0, 0, (fn)
+
+static const struct golden_key {
+	const char *name;
+	size_t min, max; /* words after the key */
+	enum golden_type type;
+	size_t offset, size;
+	void (*set)(struct scenario *s, const struct golden_args *a);
+} golden_keys[] = {
+	{"topology", 1, 1, GOLDEN_FIELD(TEXT, topology)},
+	{"cpus", 1, 1, GOLDEN_OWN(key_cpus)},
+	{"present", 1, 1, GOLDEN_FIELD(LIST, in.present)},
+	{"offline", 1, 1, GOLDEN_FIELD(LIST, offline)},
+	{"busy", 2, 2, GOLDEN_OWN(key_busy)},
+	{"steal", 2, 2, GOLDEN_OWN(key_steal)},
+	{"groups", 1, 1, GOLDEN_FIELD(WHOLE, group_bits)},
+	{"parked", 1, 1, GOLDEN_FIELD(LIST, parked)},
+	{"system", 1, 1, GOLDEN_OWN(key_system)},
+	{"threads", 1, 1, GOLDEN_FIELD(WHOLE, in.threads)},
+	{"seconds", 1, 1, GOLDEN_FIELD(NUMBER, in.seconds)},
+	{"work", 1, 1, GOLDEN_FIELD(TEXT, work)},
+	{"threshold", 1, 1, GOLDEN_FIELD(NUMBER, in.threshold)},
+	{"single", 4, 5, GOLDEN_FIELD(STEP, in.single)},
+	{"run", 4, 5, GOLDEN_FIELD(STEP, in.run)},
+	{"smt", 2, 2, GOLDEN_OWN(key_smt)},
+	{"smt-one", 4, 5, GOLDEN_FIELD(STEP, in.smt.one)},
+	{"smt-all", 4, 5, GOLDEN_FIELD(STEP, in.smt.all)},
+	{"affinity", 1, 1, GOLDEN_FIELD(LIST, in.affinity)},
+	{"cpuset", 1, 1, GOLDEN_FIELD(LIST, in.cpuset)},
+	{"cgroup", 1, GOLDEN_WORDS, GOLDEN_FIELD(REST, in.cgroup)},
+	{"cpuset-cgroup", 1, GOLDEN_WORDS,
+	 GOLDEN_FIELD(REST, in.cpuset_cgroup)},
+	{"quota", 1, 1, GOLDEN_FIELD(NUMBER, in.quota_cpus)},
+	{"competitor", 4, 4, GOLDEN_OWN(key_competitor)},
+	{"governor", 1, 1, GOLDEN_FIELD(TEXT, in.governor)},
+	{"epp", 1, 1, GOLDEN_FIELD(TEXT, in.epp)},
+	{"driver", 1, 1, GOLDEN_FIELD(TEXT, in.driver)},
+	{"max-freq-capped", 0, 0, GOLDEN_FIELD(FLAG, in.max_freq_capped)},
+	{"min-cores", 1, 1, GOLDEN_OWN(key_min_cores)},
+	{"ecoqos", 0, 0, GOLDEN_FIELD(FLAG, in.ecoqos)},
+	{"report", 1, 3, GOLDEN_OWN(key_report)},
+};
+
+static void golden_set(struct scenario *s, const struct golden_key *key,
+		       const struct golden_args *a)
+{
+	void *field = (char *)s + key->offset;
+
+	switch (key->type) {
+	case GOLDEN_TYPE_TEXT:
+		snprintf(field, key->size, "%s", a->w[0]);
+		return;
+	case GOLDEN_TYPE_REST:
+		snprintf(field, key->size, "%s", a->rest);
+		return;
+	case GOLDEN_TYPE_NUMBER:
+		*(double *)field = golden_number(s, a->w[0]);
+		return;
+	case GOLDEN_TYPE_WHOLE:
+		*(unsigned *)field = golden_whole(s, a->w[0]);
+		return;
+	case GOLDEN_TYPE_LIST:
+		hwloc_bitmap_free(*(hwloc_bitmap_t *)field);
+		*(hwloc_bitmap_t *)field = golden_list(s, a->w[0]);
+		return;
+	case GOLDEN_TYPE_FLAG:
+		*(bool *)field = true;
+		return;
+	case GOLDEN_TYPE_STEP:
+		*(struct saturate_step *)field = golden_step(s, a);
+		return;
+	case GOLDEN_TYPE_OWN:
+		key->set(s, a);
+		return;
+	}
+}
+
+/* A line's words, split in place on blanks; max + 1: too many. */
+static size_t golden_words(char *line, char **words, size_t max)
+{
+	size_t n = 0;
+
+	for (char *p = strtok(line, " \t"); p; p = strtok(NULL, " \t")) {
+		if (n == max)
+			return max + 1;
+		words[n++] = p;
+	}
+	return n;
+}
+
+static void golden_setting(struct scenario *s, char *line)
+{
+	char *words[GOLDEN_WORDS + 1];
+	char rest[256];
+	struct golden_args a = {.rest = rest};
+	const char *after = line + strcspn(line, " \t");
+	size_t n;
+
+	snprintf(rest, sizeof(rest), "%s", after + strspn(after, " \t"));
+	n = golden_words(line, words, ARRAY_SIZE(words));
+	for (size_t k = 0; k < ARRAY_SIZE(golden_keys); k++) {
+		const struct golden_key *key = &golden_keys[k];
+
+		if (strcmp(words[0], key->name) != 0)
+			continue;
+		if (n - 1 < key->min || n - 1 > key->max)
+			golden_fail(s, "%s takes %zu to %zu words", key->name,
+				    key->min, key->max);
+		memcpy(a.w, words + 1, (n - 1) * sizeof(*words));
+		a.n = n - 1;
+		golden_set(s, key, &a);
+		return;
+	}
+	golden_fail(s, "'%s' is no setting", words[0]);
+}
+
+static void golden_parse(struct scenario *s, char *text)
+{
+	char *line = text, *end;
+
+	for (s->line = 1; line && *line; s->line++, line = end) {
+		end = strchr(line, '\n');
+		if (end)
+			*end++ = '\0';
+		line += strspn(line, " \t");
+		if (*line && *line != '#')
+			golden_setting(s, line);
+	}
+}
+
+/* /proc/stat before the run (every present CPU at 0) and after it (the
+ * online ones with their ticks), and their difference, as the check
+ * takes it. */
+static void golden_cpu_times(struct scenario *s, hwloc_const_bitmap_t online)
+{
+	int n = hwloc_bitmap_weight(s->in.present), cpu;
+	struct procstat before = {.cpus = xcalloc((size_t)n,
+						  sizeof(*before.cpus))},
+			after = {.cpus = xcalloc((size_t)n,
+						 sizeof(*after.cpus))};
+
+	hwloc_bitmap_foreach_begin(cpu, s->in.present)
+	{
+		unsigned busy = s->busy[cpu], steal = s->steal[cpu];
+
+		if (busy + steal > GOLDEN_TICKS)
+			fail_msg("%s: cpu%d: %u busy and %u stolen of %u",
+				 s->path, cpu, busy, steal, GOLDEN_TICKS);
+		before.cpus[before.count++] = (struct procstat_cpu){.cpu = cpu};
+		if (!hwloc_bitmap_isset(online, (unsigned)cpu))
+			continue;
+		after.cpus[after.count++] = (struct procstat_cpu){
+			.cpu = cpu,
+			.busy = busy,
+			.idle = GOLDEN_TICKS - busy - steal,
+			.steal = steal,
+		};
+	}
+	hwloc_bitmap_foreach_end();
+	s->in.cpus = xcalloc((size_t)n, sizeof(*s->in.cpus));
+	s->in.cpu_count = procstat_diff(&before, &after, s->in.cpus, (size_t)n);
+	procstat_free(&before);
+	procstat_free(&after);
+}
+
+static void golden_machine(struct scenario *s)
+{
+	char *xml = xasprintf("%s/%s", TOPO_DIR, s->topology);
+
+	if (s->topology[0] && place_topology_load(&s->topo, xml, NULL) != 0)
+		fail_msg("%s: %s cannot be loaded", s->path, xml);
+	free(xml);
+	assert_int_equal(saturate_machine_load(&s->machine,
+					       s->topology[0] ? &s->topo : NULL,
+					       s->in.present),
+			 0);
+	if (s->group_bits)
+		saturate_machine_groups(&s->machine, s->group_bits);
+	if (s->parked)
+		saturate_machine_park(&s->machine, s->parked);
+	s->in.machine = &s->machine;
+}
 
 /* A step of `threads` threads doing `rate` units a second for `wall`
  * seconds, each on a CPU `share` of the time. */
@@ -72,79 +495,217 @@ static struct saturate_step step(unsigned threads, double rate, double wall,
 	};
 }
 
-/* The machine of `xml` (NULL: n CPUs, each a core), all n CPUs present
- * and those busy[i] != OFF online; one thread 1e6 units/s, all threads
- * half of n times that, unless the case sets them. */
-static void run_setup(struct run *r, const char *xml, unsigned n,
-		      const unsigned *busy, const unsigned *steal)
+/* What the .in leaves out, then the machine and its CPU times. */
+static void golden_build(struct scenario *s)
 {
-	memset(r, 0, sizeof(*r));
-	if (xml)
-		assert_int_equal(place_topology_load(&r->topo, xml, NULL), 0);
-	fake_sample(&r->before, n, NULL, NULL);
-	fake_sample(&r->after, n, busy, steal);
-	r->in.cpus = xcalloc(n, sizeof(*r->in.cpus));
-	r->in.cpu_count = procstat_diff(&r->before, &r->after, r->in.cpus, n);
-	r->in.present = hwloc_bitmap_alloc();
-	hwloc_bitmap_set_range(r->in.present, 0, (int)n - 1);
-	r->in.online = hwloc_bitmap_alloc();
-	for (unsigned i = 0; i < n; i++) {
-		if (busy[i] != OFF)
-			hwloc_bitmap_set(r->in.online, i);
-	}
-	assert_int_equal(saturate_machine_load(&r->machine,
-					       xml ? &r->topo : NULL,
-					       r->in.present),
-			 0);
-	r->in.machine = &r->machine;
-	r->in.threads = n;
-	r->in.seconds = 5;
-	r->in.work = "tan";
-	r->in.threshold = 0.9;
-	r->in.single = step(1, 1e6, 1, 1);
-	r->in.run = step(n, 1e6 * n * 0.5, 5, 1);
-	r->in.quota_cpus = -1;
+	unsigned n;
+
+	if (!s->in.present)
+		fail_msg("%s: no CPUs: cpus N or present LIST", s->path);
+	n = (unsigned)hwloc_bitmap_weight(s->in.present);
+	s->in.online = hwloc_bitmap_dup(s->in.present);
+	if (s->offline)
+		hwloc_bitmap_andnot(s->in.online, s->in.online, s->offline);
+	golden_cpu_times(s, s->in.online);
+	golden_machine(s);
+	if (!s->in.threads)
+		s->in.threads = n;
+	if (!s->in.single.threads)
+		s->in.single = step(1, 1e6, 1, 1);
+	if (!s->in.run.threads)
+		s->in.run = step(n, 1e6 * n * 0.5, 5, 1);
+	s->in.work = s->work;
 }
 
-static void run_judge(struct run *r)
+static void golden_load(struct scenario *s, const char *path)
+{
+	char *text;
+	size_t len;
+
+	*s = (struct scenario){
+		.path = path,
+		.in = {.seconds = 5, .threshold = 0.9, .quota_cpus = -1},
+		.work = "tan",
+		.text = true,
+	};
+	if (files_read(path, 1 << 16, &text, &len) != OS_OK)
+		fail_msg("%s: cannot be read", path);
+	golden_parse(s, text);
+	free(text);
+	golden_build(s);
+}
+
+static char *golden_render(struct scenario *s, size_t *len)
 {
 	struct memstream ms;
-	FILE *out;
+	FILE *out = memstream_open(&ms);
 
-	saturate_result_free(&r->r);
-	free(r->text);
-	saturate_judge(&r->in, &r->r);
-	out = memstream_open(&ms);
-	saturate_render_text(&r->in, &r->r, out);
-	r->text = memstream_close(&ms, &r->text_len);
+	assert_non_null(out);
+	saturate_judge(&s->in, &s->r);
+	if (s->text)
+		saturate_report_text(&s->in, &s->r, out);
+	if (s->json)
+		saturate_report_json(&s->in, &s->r, out);
+	if (s->metrics)
+		saturate_report_metrics(&s->in, &s->r, GOLDEN_WHEN, out);
+	return memstream_close(&ms, len);
 }
 
-static void run_on(struct run *r, const char *xml, unsigned n,
-		   const unsigned *busy, const unsigned *steal)
+static void golden_free(struct scenario *s)
 {
-	run_setup(r, xml, n, busy, steal);
-	run_judge(r);
+	saturate_result_free(&s->r);
+	free(s->in.cpus);
+	hwloc_bitmap_free(s->in.present);
+	hwloc_bitmap_free(s->in.online);
+	hwloc_bitmap_free(s->in.affinity);
+	hwloc_bitmap_free(s->in.cpuset);
+	hwloc_bitmap_free(s->offline);
+	hwloc_bitmap_free(s->parked);
+	saturate_machine_free(&s->machine);
+	if (s->topology[0])
+		place_topology_free(&s->topo);
 }
 
-static void run_free(struct run *r)
+static void golden_write(const char *path, const char *text, size_t len)
 {
-	saturate_result_free(&r->r);
-	procstat_free(&r->before);
-	procstat_free(&r->after);
-	free(r->in.cpus);
-	hwloc_bitmap_free(r->in.present);
-	hwloc_bitmap_free(r->in.online);
-	hwloc_bitmap_free(r->in.affinity);
-	saturate_machine_free(&r->machine);
-	if (r->topo.topology)
-		place_topology_free(&r->topo);
-	free(r->text);
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		fail_msg("%s: cannot be written", path);
+	fwrite(text, 1, len, f);
+	if (fclose(f) != 0)
+		fail_msg("%s: cannot be written", path);
 }
 
-static void expect_text(const struct run *r, const char *needle)
+/* The first line where the report and the stored one part, both said
+ * from a little before the first character that differs (a JSON report
+ * is one long line). */
+static void golden_differs(const char *path, const char *want, const char *got)
 {
-	if (!strstr(r->text, needle))
-		fail_msg("no '%s' in:\n%s", needle, r->text);
+	unsigned line = 1;
+	size_t w, g, column = 0, from;
+
+	for (;;) {
+		w = strcspn(want, "\n");
+		g = strcspn(got, "\n");
+		if (w != g || memcmp(want, got, w) != 0 || !want[w] || !got[g])
+			break;
+		want += w + 1;
+		got += g + 1;
+		line++;
+	}
+	while (column < w && column < g && want[column] == got[column])
+		column++;
+	from = column > 40 ? column - 40 : 0;
+	fail_msg("%s:%u:%zu: the report differs (UPDATE_GOLDEN=1 rewrites "
+		 "it)\n  stored: %.*s\n  now:    %.*s",
+		 path, line, column + 1, (int)(w - from < 120 ? w - from : 120),
+		 want + from, (int)(g - from < 120 ? g - from : 120),
+		 got + from);
+}
+
+static void golden_compare(const char *path, const char *got, size_t len)
+{
+	char *want;
+	size_t want_len;
+
+	if (getenv("UPDATE_GOLDEN")) {
+		golden_write(path, got, len);
+		return;
+	}
+	if (files_read(path, 1 << 22, &want, &want_len) != OS_OK)
+		fail_msg("%s: cannot be read (UPDATE_GOLDEN=1 writes it)",
+			 path);
+	if (want_len != len || memcmp(want, got, len) != 0)
+		golden_differs(path, want, got);
+	free(want);
+}
+
+struct golden_case {
+	const char *name;
+	char stem[64];
+	char title[80];
+};
+
+static void test_golden_case(void **state)
+{
+	const struct golden_case *c = *state;
+	char *in = xasprintf("%s/%s.in", GOLDEN_DIR, c->stem);
+	char *ok = xasprintf("%s/%s.ok", GOLDEN_DIR, c->stem);
+	struct scenario *s = xcalloc(1, sizeof(*s));
+	char *got;
+	size_t len;
+
+	golden_load(s, in);
+	got = golden_render(s, &len);
+	golden_compare(ok, got, len);
+	free(got);
+	golden_free(s);
+	free(s);
+	free(in);
+	free(ok);
+}
+
+static int golden_case_order(const void *a, const void *b)
+{
+	const struct golden_case *x = a, *y = b;
+
+	return strcmp(x->stem, y->stem);
+}
+
+/* Every NAME.in of the directory, by name. */
+static size_t golden_cases(struct golden_case **out)
+{
+	DIR *dir = opendir(GOLDEN_DIR);
+	struct dirent *d;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		size_t len = strlen(d->d_name);
+		struct golden_case *c;
+
+		if (len < 4 || len - 3 >= sizeof(c->stem) ||
+		    strcmp(d->d_name + len - 3, ".in") != 0)
+			continue;
+		*out = xreallocarray(*out, n + 1, sizeof(**out));
+		c = &(*out)[n++];
+		snprintf(c->stem, sizeof(c->stem), "%.*s", (int)(len - 3),
+			 d->d_name);
+	}
+	closedir(dir);
+	if (n)
+		qsort(*out, n, sizeof(**out), golden_case_order);
+	for (size_t i = 0; i < n; i++) {
+		snprintf((*out)[i].title, sizeof((*out)[i].title), "golden: %s",
+			 (*out)[i].stem);
+		(*out)[i].name = (*out)[i].title;
+	}
+	return n;
+}
+
+/* The machine of `xml` (NULL: n CPUs, each a core), all n CPUs present. */
+static void machine_of(const char *xml, unsigned n, struct place_topology *topo,
+		       struct saturate_machine *m)
+{
+	hwloc_bitmap_t present = hwloc_bitmap_alloc();
+
+	hwloc_bitmap_set_range(present, 0, (int)n - 1);
+	if (xml)
+		assert_int_equal(place_topology_load(topo, xml, NULL), 0);
+	assert_int_equal(saturate_machine_load(m, xml ? topo : NULL, present),
+			 0);
+	hwloc_bitmap_free(present);
+}
+
+static void machine_free(const char *xml, struct place_topology *topo,
+			 struct saturate_machine *m)
+{
+	saturate_machine_free(m);
+	if (xml)
+		place_topology_free(topo);
 }
 
 static void expect_near(double got, double want, double tolerance)
@@ -197,113 +758,21 @@ static const struct capacity_case capacity_cases[] = {
 	{"capacity: a negative yield counts as none", CASCADE, 80, 80, -0.1,
 	 40},
 	/* 6 P-cores with two threads, 8 E-cores with one. */
-	{"capacity: hybrid 6x2 + 8, 20 threads", RAPTOR, 20, 20, 0.3, 15.8},
-	{"capacity: hybrid, 14 threads: one a core", RAPTOR, 20, 14, 0.3, 14},
+	{"capacity: hybrid 6x2 + 8, 20 threads",
+	 TOPO("Intel-RaptorLake-Corei7-1370P.xml"), 20, 20, 0.3, 15.8},
+	{"capacity: hybrid, 14 threads: one a core",
+	 TOPO("Intel-RaptorLake-Corei7-1370P.xml"), 20, 14, 0.3, 14},
 };
 
 static void test_capacity_case(void **state)
 {
 	const struct capacity_case *c = *state;
-	unsigned busy[80] = {0};
-	struct run r;
+	struct place_topology topo;
+	struct saturate_machine m;
 
-	run_setup(&r, c->xml, c->cpus, busy, NULL);
-	expect_near(saturate_capacity(&r.machine, c->threads, c->yield),
-		    c->want, 1e-9);
-	run_free(&r);
-}
-
-/* Why an efficiency above 100 % reads so: each case feeds the two steps
- * and the cause the report must give. */
-struct above_case {
-	const char *name;
-	struct saturate_step single, run;
-	double single_se, run_se;
-	enum saturate_above want;
-	const char *says;
-};
-
-static const struct above_case above_cases[] = {
-	{"above 100 %: within the noise",
-	 {1, 1e6, 1, 1, 0},
-	 {2, 4.04e6, 2, 4, 0},
-	 0.01,
-	 0.01,
-	 SATURATE_ABOVE_NOISE,
-	 "within the measurement's noise (2.8 % at 95 %)"},
-	{"above 100 %: the baseline shared its CPU",
-	 {1, 0.8e6, 1, 0.8, 0},
-	 {2, 4e6, 2, 4, 0},
-	 0.001,
-	 0.001,
-	 SATURATE_ABOVE_BASELINE,
-	 "the one thread alone was on a CPU 80 % of the time, the run's "
-	 "threads 100 %"},
-	{"above 100 %: more work per CPU second in the run",
-	 {1, 1e6, 1, 1, 0},
-	 {2, 4.4e6, 2, 4, 0},
-	 0.001,
-	 0.001,
-	 SATURATE_ABOVE_CLOCK,
-	 "each thread did 10.0 % more per second of CPU time"},
-	{"above 100 %: no cause found",
-	 {1, 1e6, 1, 1, 0},
-	 {2, 4.4e6, 2, 4.4, 0},
-	 0.001,
-	 0.001,
-	 SATURATE_ABOVE_UNKNOWN,
-	 "more than the noise (0.3 % at 95 %), with no cause found"},
-};
-
-static void test_above_case(void **state)
-{
-	const struct above_case *c = *state;
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
-
-	run_setup(&r, NULL, 2, busy, NULL);
-	r.in.single = c->single;
-	r.in.run = c->run;
-	r.in.single.rel_se = c->single_se;
-	r.in.run.rel_se = c->run_se;
-	run_judge(&r);
-	assert_true(r.r.efficiency > 1);
-	assert_int_equal(r.r.above, c->want);
-	expect_text(&r, "above 100 %:");
-	expect_text(&r, c->says);
-	run_free(&r);
-}
-
-/* One clock: both rates per second of wall-clock time, over their
- * windows; CPU time is evidence beside them, not the baseline's clock. */
-static void test_one_clock(void **state)
-{
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
-
-	(void)state;
-	run_setup(&r, NULL, 2, busy, NULL);
-	/* The one thread had its CPU 80 % of its second (0.8e6 units); the
-	 * two threads did 3.2e6 units in 2 s, each on a CPU all the time. */
-	r.in.single = step(1, 0.8e6, 1, 0.8);
-	r.in.run = step(2, 1.6e6, 2, 1);
-	run_judge(&r);
-	expect_near(saturate_step_rate(&r.in.single), 0.8e6, 1e-6);
-	expect_near(saturate_step_rate_cpu(&r.in.single), 1e6, 1e-6);
-	expect_near(saturate_step_share(&r.in.single), 0.8, 1e-12);
-	expect_near(saturate_step_rate_cpu(&r.in.run), 0.8e6, 1e-6);
-	/* 1.6e6 / (0.8e6 x 2), not 1.6e6 / (1e6 x 2). */
-	expect_near(r.r.efficiency, 1.0, 1e-12);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_BASELINE));
-	expect_text(&r, "one thread alone:      0.800 M units/s of "
-			"wall-clock time over 1.0 s; 1.000 M per CPU second, "
-			"on a CPU 80 % of the time");
-	expect_text(&r, "all 2 threads:         1.600 M units/s of "
-			"wall-clock time over 2.0 s; 0.800 M per CPU second, "
-			"on a CPU 100 % of the time");
-	expect_text(&r, "the one thread alone was on a CPU 80 % of its 1.0 s");
-	expect_text(&r, "the efficiency up to 25 % high");
-	run_free(&r);
+	machine_of(c->xml, c->cpus, &topo, &m);
+	expect_near(saturate_capacity(&m, c->threads, c->yield), c->want, 1e-9);
+	machine_free(c->xml, &topo, &m);
 }
 
 /* The rates of 100 ms intervals: their standard error, relative. */
@@ -319,522 +788,70 @@ static void test_rel_se(void **state)
 	expect_near(saturate_rel_se(wobbly, 1), 0, 0);
 }
 
-static void test_noise_bound(void **state)
+/* A step's rates and share: per second of wall-clock time, per second of
+ * CPU time, and the CPU its threads had. */
+static void test_step_rates(void **state)
 {
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
+	struct saturate_step s = step(1, 0.8e6, 1, 0.8);
 
 	(void)state;
-	run_setup(&r, NULL, 2, busy, NULL);
-	r.in.single.rel_se = 0.03;
-	r.in.run.rel_se = 0.04;
-	run_judge(&r);
-	/* 1.96 x sqrt(0.03^2 + 0.04^2) */
-	expect_near(r.r.noise, 0.098, 1e-12);
-	expect_text(&r, "efficiency:             50.0 % +- 9.8 % (BELOW 90 %)");
-	run_free(&r);
+	expect_near(saturate_step_rate(&s), 0.8e6, 1e-6);
+	expect_near(saturate_step_rate_cpu(&s), 1e6, 1e-6);
+	expect_near(saturate_step_share(&s), 0.8, 1e-12);
 }
 
 /* The machine from hwloc: present CPUs, their cores and nodes. */
 static void test_machine(void **state)
 {
-	unsigned busy[384] = {0};
-	struct run r;
+	struct place_topology topo;
+	struct saturate_machine m;
 
 	(void)state;
-	run_setup(&r, CASCADE, 80, busy, NULL);
-	assert_int_equal(r.machine.cpu_count, 80);
-	assert_int_equal(r.machine.core_count, 40);
-	assert_int_equal(r.machine.cpus[0].core, r.machine.cpus[40].core);
-	assert_int_not_equal(r.machine.cpus[0].core, r.machine.cpus[1].core);
-	assert_true(saturate_machine_smt(&r.machine));
-	run_free(&r);
-	run_setup(&r, MANY, 384, busy, NULL);
-	assert_int_equal(r.machine.core_count, 192);
-	assert_int_equal(r.machine.numa_count, 24);
-	assert_int_equal(r.machine.cpus[0].core, r.machine.cpus[192].core);
-	assert_int_equal(r.machine.cpus[199].numa, 0);
-	assert_int_equal(r.machine.cpus[8].numa, 1);
-	run_free(&r);
-	run_setup(&r, NULL, 2, busy, NULL);
-	assert_int_equal(r.machine.core_count, 2);
-	assert_false(saturate_machine_smt(&r.machine));
-	run_free(&r);
+	machine_of(CASCADE, 80, &topo, &m);
+	assert_int_equal(m.cpu_count, 80);
+	assert_int_equal(m.core_count, 40);
+	assert_int_equal(m.cpus[0].core, m.cpus[40].core);
+	assert_int_not_equal(m.cpus[0].core, m.cpus[1].core);
+	assert_true(saturate_machine_smt(&m));
+	machine_free(CASCADE, &topo, &m);
+	machine_of(MANY, 384, &topo, &m);
+	assert_int_equal(m.core_count, 192);
+	assert_int_equal(m.numa_count, 24);
+	assert_int_equal(m.cpus[0].core, m.cpus[192].core);
+	assert_int_equal(m.cpus[199].numa, 0);
+	assert_int_equal(m.cpus[8].numa, 1);
+	machine_free(MANY, &topo, &m);
+	machine_of(NULL, 2, &topo, &m);
+	assert_int_equal(m.core_count, 2);
+	assert_false(saturate_machine_smt(&m));
+	machine_free(NULL, &topo, &m);
 }
 
 /* Where the SMT step measures: a core with all its threads usable. */
 static void test_smt_core(void **state)
 {
-	unsigned busy[80] = {0};
 	hwloc_bitmap_t usable = hwloc_bitmap_alloc();
+	struct place_topology topo;
+	struct saturate_machine m;
 	int cpus[8];
 	unsigned n;
-	struct run r;
 
 	(void)state;
-	run_setup(&r, CASCADE, 80, busy, NULL);
+	machine_of(CASCADE, 80, &topo, &m);
 	hwloc_bitmap_set_range(usable, 0, 79);
-	assert_true(saturate_machine_smt_core(&r.machine, usable, cpus, &n, 8));
+	assert_true(saturate_machine_smt_core(&m, usable, cpus, &n, 8));
 	assert_int_equal(n, 2);
 	assert_int_equal(cpus[0], 0);
 	assert_int_equal(cpus[1], 40);
 	/* cpu40 parked: the next core whose two threads both run. */
 	hwloc_bitmap_clr(usable, 40);
-	assert_true(saturate_machine_smt_core(&r.machine, usable, cpus, &n, 8));
+	assert_true(saturate_machine_smt_core(&m, usable, cpus, &n, 8));
 	assert_int_not_equal(cpus[0], 0);
 	/* One thread a core usable: nowhere to measure. */
 	hwloc_bitmap_clr_range(usable, 40, 79);
-	assert_false(
-		saturate_machine_smt_core(&r.machine, usable, cpus, &n, 8));
+	assert_false(saturate_machine_smt_core(&m, usable, cpus, &n, 8));
 	hwloc_bitmap_free(usable);
-	run_free(&r);
-}
-
-/* The measured SMT step of a core of two threads: one 1e6 units/s,
- * both together 1.25e6. */
-static void smt_measured(struct run *r)
-{
-	r->in.smt.source = SATURATE_YIELD_MEASURED;
-	r->in.smt.one = step(1, 1e6, 1, 1);
-	r->in.smt.all = step(2, 1.25e6, 1, 1);
-	snprintf(r->in.smt.core_cpus, sizeof(r->in.smt.core_cpus), "0,40");
-}
-
-/* A healthy dual Xeon with SMT: 80 threads on 40 cores do 40 x 1.25 one
- * thread's rate. Against 80 times one thread's, it would read 62.5 %. */
-static void test_smt_healthy(void **state)
-{
-	unsigned busy[80];
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 0; i < 80; i++)
-		busy[i] = 1000;
-	run_setup(&r, CASCADE, 80, busy, NULL);
-	smt_measured(&r);
-	r.in.run = step(80, 50e6, 5, 1);
-	run_judge(&r);
-	expect_near(saturate_smt_yield(&r.in.smt), 0.25, 1e-12);
-	expect_near(r.r.capacity, 50, 1e-9);
-	expect_near(r.r.efficiency, 1.0, 1e-9);
-	assert_true(r.r.ok);
-	assert_int_equal(r.r.findings.count, 0);
-	assert_int_equal(r.r.core_count, 40);
-	expect_near(r.r.cores[0].capacity, 1.25, 1e-12);
-	expect_near(r.r.cores[0].used, 1.25, 1e-12);
-	expect_text(&r, "SMT yield:             +25.0 %, measured on the core "
-			"of CPUs 0,40: one thread 1.000, 2 threads 1.250 M "
-			"units/s");
-	expect_text(&r, "capacity:              50.00 one-thread rates");
-	expect_text(&r, "  core 0    CPUs 0,40       2/2 online  busy 2.00  "
-			"capacity 1.25  used 1.25  100 %");
-	expect_text(&r, "findings: none");
-	run_free(&r);
-}
-
-/* Every other core of the 384-CPU machine parked, both its threads: the
- * offline CPUs are the finding, not SMT, nor NUMA. */
-static void test_smt_half_cores_parked(void **state)
-{
-	unsigned busy[384];
-	struct run r;
-
-	(void)state;
-	run_setup(&r, MANY, 384, (unsigned[384]){0}, NULL);
-	for (unsigned i = 0; i < 384; i++)
-		busy[i] = r.machine.cpus[i].core % 2 ? OFF : 1000;
-	run_free(&r);
-	run_setup(&r, MANY, 384, busy, NULL);
-	smt_measured(&r);
-	r.in.run = step(384, 96 * 1.25e6, 5, 0.5);
-	run_judge(&r);
-	expect_near(r.r.capacity, 240, 1e-9);
-	expect_near(r.r.efficiency, 0.5, 1e-9);
-	assert_false(r.r.ok);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_OFFLINE));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_SMT));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_NUMA));
-	expect_text(&r, "192 of 384 CPUs can run anything");
-	expect_text(&r, "  core 1    CPUs 1,193      0/2 online  busy 0.00  "
-			"capacity 1.25  used 0.00    0 %");
-	run_free(&r);
-}
-
-/* SMT turned off: the second thread of every core offline, so that the
- * yield cannot be measured and is assumed; 80 threads do 40 cores' work. */
-static void test_smt_siblings_offline(void **state)
-{
-	unsigned busy[80];
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 0; i < 80; i++)
-		busy[i] = i < 40 ? 1000 : OFF;
-	run_setup(&r, CASCADE, 80, busy, NULL);
-	r.in.smt.source = SATURATE_YIELD_ASSUMED;
-	r.in.smt.yield = SATURATE_SMT_YIELD_ASSUMED;
-	r.in.run = step(80, 40e6, 5, 0.5);
-	run_judge(&r);
-	expect_near(r.r.efficiency, 0.8, 1e-9);
-	assert_false(r.r.ok);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_OFFLINE));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_SMT));
-	expect_text(&r, "smt-siblings-idle: on 40 of 40 busy cores only one "
-			"hardware thread worked: their siblings, CPUs 40-79, "
-			"were idle (40-79 offline); with them the cores do "
-			"+25 % (SMT yield, assumed)");
-	expect_text(&r, "echo on > /sys/devices/system/cpu/smt/control");
-	expect_text(&r, "SMT yield:             +25.0 %, assumed");
-	run_free(&r);
-}
-
-/* The threads confined to one thread a core by their affinity: the
- * placement is the fix, with the affinity found too. */
-static void test_smt_one_sibling_affinity(void **state)
-{
-	unsigned busy[72];
-	struct run r;
-
-	(void)state;
-	run_setup(&r, SKYLAKE, 72, (unsigned[72]){0}, NULL);
-	for (unsigned i = 0; i < 72; i++)
-		busy[i] = r.machine.cpus[i].cpu == r.machine.cpus[i].cpu % 36 &&
-					  i < 36
-				  ? 1000
-				  : 0;
-	run_free(&r);
-	run_setup(&r, SKYLAKE, 72, busy, NULL);
-	r.in.affinity = hwloc_bitmap_alloc();
-	hwloc_bitmap_set_range(r.in.affinity, 0, 35);
-	r.in.smt.source = SATURATE_YIELD_ASSUMED;
-	r.in.smt.yield = SATURATE_SMT_YIELD_ASSUMED;
-	r.in.run = step(72, 36e6, 5, 0.5);
-	run_judge(&r);
-	expect_near(r.r.efficiency, 0.8, 1e-9);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_AFFINITY));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_SMT));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_OFFLINE));
-	expect_text(&r, "on 36 of 36 busy cores only one hardware thread "
-			"worked: their siblings, CPUs 36-71, were idle (none "
-			"offline)");
-	expect_text(&r, "placement = { cores = \"all\"; }");
-	run_free(&r);
-}
-
-/* Threads bound to one NUMA node of 24. */
-static void test_numa_confined(void **state)
-{
-	unsigned busy[384] = {0};
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 0; i < 8; i++)
-		busy[i] = busy[192 + i] = 1000;
-	run_setup(&r, MANY, 384, busy, NULL);
-	smt_measured(&r);
-	r.in.affinity = hwloc_bitmap_alloc();
-	hwloc_bitmap_set_range(r.in.affinity, 0, 7);
-	hwloc_bitmap_set_range(r.in.affinity, 192, 199);
-	r.in.run = step(384, 8 * 1.25e6, 5, 16.0 / 384);
-	run_judge(&r);
-	expect_near(r.r.efficiency, 10.0 / 240, 1e-9);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_NUMA));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_AFFINITY));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_SMT));
-	expect_text(&r, "numa-nodes-idle: the threads ran on NUMA node 0 only: "
-			"16 CPUs 100 % busy, while the 368 CPUs of the 23 "
-			"other nodes were 0 % busy");
-	expect_text(&r, "spread = \"numa\"");
-	run_free(&r);
-}
-
-/* The Windows 11 24H2 laptop: E-cores busy, P-cores idle. */
-static void test_hybrid_kind_imbalance(void **state)
-{
-	unsigned busy[20] = {0};
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 12; i < 20; i++)
-		busy[i] = 990;
-	busy[0] = 50;
-	run_on(&r, RAPTOR, 20, busy, NULL);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_CORE_KINDS));
-	expect_text(&r, "the 12 performance CPUs were 0 % busy while the 8 "
-			"efficiency CPUs were 99 % busy");
-	expect_text(&r, "cores = \"performance\"");
-	/* Grouped: the P-cores' heading, then the E-cores'. */
-	expect_text(&r, "NUMA node 0, performance:\n    cpu0 ");
-	expect_text(&r, "NUMA node 0, efficiency:\n    cpu12");
-	expect_text(&r, "cpu19   [#######################"
-			"#################]  99 %");
-	run_free(&r);
-}
-
-static void test_hybrid_balanced(void **state)
-{
-	unsigned busy[20];
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 0; i < 20; i++)
-		busy[i] = 1000;
-	run_on(&r, RAPTOR, 20, busy, NULL);
-	assert_false(saturate_found(&r.r, SATURATE_KIND_CORE_KINDS));
-	run_free(&r);
-}
-
-/* 384 CPUs in 24 NUMA nodes: a heading per node, every CPU drawn. */
-static void test_many_nodes(void **state)
-{
-	unsigned busy[384];
-	struct run r;
-	size_t headings = 0, bars = 0;
-
-	(void)state;
-	for (unsigned i = 0; i < 384; i++)
-		busy[i] = i < 192 ? 1000 : 0;
-	run_on(&r, MANY, 384, busy, NULL);
-	for (char *p = r.text; (p = strstr(p, "NUMA node ")); p++)
-		headings++;
-	for (char *p = r.text; (p = strstr(p, "    cpu")); p++)
-		bars++;
-	assert_int_equal(headings, 24);
-	assert_int_equal(bars, 384);
-	expect_text(&r, "NUMA node 23:\n");
-	run_free(&r);
-}
-
-static void test_steal(void **state)
-{
-	unsigned busy[2] = {700, 700}, steal[2] = {300, 250};
-	struct run r;
-
-	(void)state;
-	run_on(&r, NULL, 2, busy, steal);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_STEAL));
-	expect_text(&r, "the hypervisor took 28 %");
-	expect_text(&r, "steal 30 %");
-	run_free(&r);
-}
-
-/* Limits: an offline CPU, a narrow affinity, a cpuset, a quota. */
-static void test_limits(void **state)
-{
-	unsigned busy[80] = {0};
-	struct run r;
-
-	(void)state;
-	busy[79] = OFF;
-	run_setup(&r, CASCADE, 80, busy, NULL);
-	r.in.affinity = hwloc_bitmap_alloc();
-	hwloc_bitmap_set_range(r.in.affinity, 0, 63);
-	r.in.cpuset = hwloc_bitmap_dup(r.in.online);
-	hwloc_bitmap_clr_range(r.in.cpuset, 40, 78);
-	snprintf(r.in.cgroup, sizeof(r.in.cgroup), "/batch");
-	snprintf(r.in.cpuset_cgroup, sizeof(r.in.cpuset_cgroup), "/pinned");
-	r.in.quota_cpus = 8;
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_OFFLINE));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_AFFINITY));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_CPUSET));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_QUOTA));
-	assert_non_null(strstr(r.r.findings.list[0].evidence,
-			       "CPUs 79 are offline (parked): 79 of 80"));
-	assert_non_null(strstr(r.r.findings.list[1].evidence,
-			       "may run only on CPUs 0-63 (64 of 79 online)"));
-	assert_non_null(strstr(r.r.findings.list[2].evidence,
-			       "the cpuset of cgroup /pinned allows only CPUs "
-			       "0-39"));
-	assert_non_null(strstr(r.r.findings.list[3].evidence,
-			       "cgroup /batch limits CPU time to 8.00 CPUs for "
-			       "80 threads"));
-	hwloc_bitmap_free(r.in.cpuset);
-	run_free(&r);
-}
-
-static void test_competition_and_priority(void **state)
-{
-	struct saturate_competitor c[2] = {
-		{.pid = 10, .name = "make", .cpus = 0.9, .nice = -5},
-		{.pid = 11, .name = "cc1", .cpus = 0.6, .nice = 0},
-	};
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
-
-	(void)state;
-	run_setup(&r, NULL, 2, busy, NULL);
-	r.in.competitors = c;
-	r.in.competitor_count = 2;
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_CONTENTION));
-	assert_true(saturate_found(&r.r, SATURATE_KIND_PRIORITY));
-	assert_non_null(strstr(r.r.findings.list[0].evidence,
-			       "other processes took 1.50 CPUs during the run: "
-			       "pid 10 (make, nice -5) 90 %"));
-	run_free(&r);
-}
-
-/* Processes that came and went in the run: no pid to name, but the CPUs
- * were busier than the workers. */
-static void test_short_lived_competition(void **state)
-{
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
-
-	(void)state;
-	run_setup(&r, NULL, 2, busy, NULL);
-	r.in.run = step(2, 1.3e6, 5, 0.65);
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_CONTENTION));
-	assert_non_null(
-		strstr(r.r.findings.list[0].evidence,
-		       "other processes took 0.70 CPUs during the run: "
-		       "short-lived ones 0.70 CPUs (the CPUs' busy time "
-		       "less the workers')"));
-	run_free(&r);
-}
-
-static void test_frequency_and_unexplained(void **state)
-{
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
-
-	(void)state;
-	run_on(&r, NULL, 2, busy, NULL);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_UNEXPLAINED));
-	snprintf(r.in.governor, sizeof(r.in.governor), "powersave");
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_FREQUENCY));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_UNEXPLAINED));
-	run_free(&r);
-}
-
-/* More threads than the machine has CPUs: said, and judged against what
- * its CPUs can do, not against one CPU per thread. */
-static void test_oversubscribed(void **state)
-{
-	unsigned busy[2] = {1000, 1000};
-	struct run r;
-
-	(void)state;
-	run_setup(&r, NULL, 2, busy, NULL);
-	r.in.threads = 3;
-	r.in.run = step(3, 2e6, 5, 2.0 / 3);
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_OVERSUBSCRIBED));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_UNEXPLAINED));
-	expect_near(r.r.efficiency, 1, 1e-12);
-	assert_non_null(strstr(r.r.findings.list[0].evidence,
-			       "3 threads for the machine's 2 CPUs"));
-	run_free(&r);
-}
-
-/* cpu1 of 2 parked, one thread a CPU the machine has: half. */
-static void test_parked_half(void **state)
-{
-	unsigned busy[2] = {1000, OFF};
-	struct run r;
-
-	(void)state;
-	run_setup(&r, NULL, 2, busy, NULL);
-	r.in.run = step(2, 1e6, 5, 0.5);
-	run_judge(&r);
-	expect_near(r.r.efficiency, 0.5, 1e-12);
-	assert_false(r.r.ok);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_OFFLINE));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_OVERSUBSCRIBED));
-	expect_text(&r, "  core 1    CPUs 1          0/1 online  busy 0.00  "
-			"capacity 1.00  used 0.00    0 %");
-	run_free(&r);
-}
-
-static void test_json(void **state)
-{
-	struct memstream ms;
-	unsigned busy[20] = {0};
-	struct run r;
-	char *json = NULL;
-	size_t len;
-	FILE *out;
-
-	(void)state;
-	for (unsigned i = 12; i < 20; i++)
-		busy[i] = 1000;
-	run_setup(&r, RAPTOR, 20, busy, NULL);
-	r.in.smt.source = SATURATE_YIELD_GIVEN;
-	r.in.smt.yield = 0.3;
-	r.in.run = step(20, 7.9e6, 5, 1);
-	run_judge(&r);
-	out = memstream_open(&ms);
-	saturate_render_json(&r.in, &r.r, out);
-	json = memstream_close(&ms, &len);
-	if (!strstr(json, "\"efficiency\":0.5000") ||
-	    !strstr(json, "\"capacity\":15.8000") ||
-	    !strstr(json, "\"ok\":false") ||
-	    !strstr(json, "\"smt\":{\"source\":\"given\",\"yield\":0.3000}") ||
-	    !strstr(json, "\"single\":{\"threads\":1,\"units\":1000000,"
-			  "\"wall_s\":1.0000,\"cpu_s\":1.0000,\"rate\":"
-			  "1000000.0,\"rate_per_cpu_s\":1000000.0,"
-			  "\"cpu_share\":1.0000,\"rel_se\":0.00000}") ||
-	    !strstr(json, "{\"cpu\":12,\"core\":6,\"numa\":0,\"kind\":"
-			  "\"efficiency\",\"busy\":1.0000") ||
-	    !strstr(json, "{\"core\":0,\"cpus\":\"0-1\",\"siblings\":2,"
-			  "\"online\":2,\"busy\":0.0000,\"capacity\":1.3000,"
-			  "\"used\":0.0000}") ||
-	    !strstr(json, "\"above_100\":null") ||
-	    !strstr(json, "\"kind\":\"core-kinds\""))
-		fail_msg("%s", json);
-	free(json);
-	run_free(&r);
-}
-
-/* The Prometheus series: every finding kind, 0 or 1; a series per core. */
-static void test_metrics(void **state)
-{
-	struct memstream ms;
-	unsigned busy[80];
-	struct run r;
-	char *text = NULL;
-	size_t len;
-	FILE *out;
-
-	(void)state;
-	for (unsigned i = 0; i < 80; i++)
-		busy[i] = i < 40 ? 1000 : OFF;
-	run_setup(&r, CASCADE, 80, busy, NULL);
-	r.in.smt.source = SATURATE_YIELD_ASSUMED;
-	r.in.smt.yield = 0.25;
-	r.in.run = step(80, 40e6, 5, 0.5);
-	run_judge(&r);
-	out = memstream_open(&ms);
-	saturate_render_metrics(&r.in, &r.r, 1796003359, out);
-	text = memstream_close(&ms, &len);
-	if (!strstr(text, "\ncpupolicy_saturate_efficiency 0.8000\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_ok 0\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_capacity 50.0000\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_smt_yield{source=\"assumed\"} "
-			  "0.2500\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_core_use{core=\"0\",cpus=\"0,"
-			  "40\"} 0.8000\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_finding{kind=\"offline-cpus\"}"
-			  " 1\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_finding{kind=\"smt-siblings-"
-			  "idle\"} 1\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_finding{kind=\"steal\"} 0\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_timestamp_seconds "
-			  "1796003359\n") ||
-	    !strstr(text, "# TYPE cpupolicy_saturate_finding gauge\n"))
-		fail_msg("%s", text);
-	free(text);
-	out = memstream_open(&ms);
-	saturate_render_attempt(true, 0.374, 0.1, 1796003360, out);
-	text = memstream_close(&ms, &len);
-	if (!strstr(text, "\ncpupolicy_saturate_skipped 1\n") ||
-	    !strstr(text, "\ncpupolicy_saturate_attempt_busy 0.3740\n"))
-		fail_msg("%s", text);
-	free(text);
-	run_free(&r);
+	machine_free(CASCADE, &topo, &m);
 }
 
 /* Counters that go backwards (a CPU offlined and back) count nothing. */
@@ -855,203 +872,10 @@ static void test_procstat_diff(void **state)
 	expect_near(procstat_mean_busy(s, 2), 0.5, 1e-12);
 }
 
-/* The run's JSON report has `needle`. */
-static void expect_json(const struct run *r, const char *needle)
-{
-	struct memstream ms;
-	FILE *out = memstream_open(&ms);
-	char *json;
-
-	saturate_render_json(&r->in, &r->r, out);
-	json = memstream_close(&ms, NULL);
-	if (!strstr(json, needle))
-		fail_msg("no '%s' in:\n%s", needle, json);
-	free(json);
-}
-
-/* Windows: 2 processor groups of 44 (hwloc numbers group 1's processors
- * 64..107), each CPU a core; the first busy_cpus of group `busy_group`
- * busy, every other CPU idle. */
-static void run_groups(struct run *r, int busy_group, unsigned busy_cpus)
-{
-	memset(r, 0, sizeof(*r));
-	r->in.present = hwloc_bitmap_alloc();
-	hwloc_bitmap_set_range(r->in.present, 0, 43);
-	hwloc_bitmap_set_range(r->in.present, 64, 107);
-	r->in.online = hwloc_bitmap_dup(r->in.present);
-	r->in.cpus = xcalloc(88, sizeof(*r->in.cpus));
-	for (int g = 0; g < 2; g++) {
-		for (unsigned i = 0; i < 44; i++) {
-			bool busy = g == busy_group && i < busy_cpus;
-
-			r->in.cpus[r->in.cpu_count++] = (struct procstat_share){
-				.cpu = g * 64 + (int)i,
-				.busy = busy ? 0.99 : 0.01,
-				.idle = busy ? 0.01 : 0.99,
-			};
-		}
-	}
-	assert_int_equal(
-		saturate_machine_load(&r->machine, NULL, r->in.present), 0);
-	saturate_machine_groups(&r->machine, 64);
-	r->in.machine = &r->machine;
-	r->in.system = SATURATE_SYSTEM_WINDOWS;
-	r->in.threads = 88;
-	r->in.seconds = 5;
-	r->in.work = "tan";
-	r->in.threshold = 0.9;
-	r->in.single = step(1, 1e6, 1, 1);
-	r->in.run = step(88, 1e6 * busy_cpus, 5, busy_cpus / 88.0);
-	r->in.quota_cpus = -1;
-	run_judge(r);
-}
-
-/* The thread-pool case: 88 threads that all stayed in group 0. */
-static void test_windows_one_group(void **state)
-{
-	struct run r;
-
-	(void)state;
-	run_groups(&r, 0, 44);
-	assert_int_equal(r.machine.group_count, 2);
-	expect_near(r.r.efficiency, 0.5, 1e-9);
-	assert_false(r.r.ok);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_GROUPS));
-	expect_text(&r, "the work stayed in processor group 0: its 44 CPUs "
-			"were 99 % busy while the other group's 44 CPUs "
-			"were 1 % busy");
-	expect_text(&r, "placement = { spread = \"group\"; }");
-	/* Bars by processor group. */
-	expect_text(&r, "  processor group 0:\n  NUMA node 0:\n    cpu0 ");
-	expect_text(&r, "  processor group 1:\n  NUMA node 0:\n    cpu64 ");
-	assert_false(saturate_found(&r.r, SATURATE_KIND_CPUSET));
-	expect_json(&r, "{\"cpu\":64,\"core\":44,");
-	expect_json(&r, "\"group\":1,\"parked\":false}");
-	expect_json(&r, "\"processor-group\"");
-	run_free(&r);
-}
-
-/* Both groups at work: no group finding. */
-static void test_windows_groups_spread(void **state)
-{
-	struct run r;
-
-	(void)state;
-	run_groups(&r, 0, 44);
-	for (size_t i = 44; i < 88; i++)
-		r.in.cpus[i].busy = 0.99;
-	r.in.run = step(88, 88e6, 5, 0.99);
-	run_judge(&r);
-	assert_true(r.r.ok);
-	assert_false(saturate_found(&r.r, SATURATE_KIND_GROUPS));
-	run_free(&r);
-}
-
-/* Half the cores busy in group 1 only: under 75 %, not the pool case. */
-static void test_windows_group_half(void **state)
-{
-	struct run r;
-
-	(void)state;
-	run_groups(&r, 1, 22);
-	assert_false(saturate_found(&r.r, SATURATE_KIND_GROUPS));
-	run_free(&r);
-}
-
-/* An affinity inside one group of two: the fix spreads over groups. */
-static void test_windows_group_affinity(void **state)
-{
-	struct run r;
-
-	(void)state;
-	run_groups(&r, 0, 44);
-	r.in.affinity = hwloc_bitmap_alloc();
-	hwloc_bitmap_set_range(r.in.affinity, 0, 43);
-	r.in.cpuset = hwloc_bitmap_dup(r.in.affinity);
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_AFFINITY));
-	expect_text(&r, "the threads may run only on CPUs 0-43 (44 of 88");
-	expect_text(&r, "or spread = \"group\";");
-	/* The process's affinity is no cpuset on Windows. */
-	assert_false(saturate_found(&r.r, SATURATE_KIND_CPUSET));
-	hwloc_bitmap_free(r.in.cpuset);
-	run_free(&r);
-}
-
-/* Hybrid 6P+8E on Windows: the E-cores busy, the P-cores idle; the fix
- * is a raised class and EcoQoS off. */
-static void test_windows_hybrid(void **state)
-{
-	unsigned busy[20] = {0};
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 12; i < 20; i++)
-		busy[i] = 990;
-	run_setup(&r, RAPTOR, 20, busy, NULL);
-	r.in.system = SATURATE_SYSTEM_WINDOWS;
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_CORE_KINDS));
-	expect_text(&r, "the 12 performance CPUs were 0 % busy while the 8 "
-			"efficiency CPUs were 99 % busy");
-	expect_text(&r, "efficiency_mode = \"off\"");
-	expect_text(&r, "class = \"above-normal\"");
-	assert_false(saturate_found(&r.r, SATURATE_KIND_PARKED));
-	assert_false(saturate_found(&r.r, SATURATE_KIND_ECOQOS));
-	/* EcoQoS in force: said, with its fix. */
-	r.in.ecoqos = true;
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_ECOQOS));
-	expect_text(&r, "the workers ran with EcoQoS on");
-	expect_text(&r, "priority = { efficiency_mode = \"off\"; }");
-	run_free(&r);
-}
-
-/* Hybrid 6P+8E with its P-cores parked (the Parked flag) and CPMINCORES
- * at 10 %: the fix is parking = "off". */
-static void test_windows_parked(void **state)
-{
-	unsigned busy[20] = {0};
-	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
-	struct run r;
-
-	(void)state;
-	for (unsigned i = 12; i < 20; i++)
-		busy[i] = 990;
-	run_setup(&r, RAPTOR, 20, busy, NULL);
-	r.in.system = SATURATE_SYSTEM_WINDOWS;
-	r.in.min_cores_known = true;
-	r.in.min_cores = 10;
-	hwloc_bitmap_set_range(parked, 2, 11);
-	saturate_machine_park(&r.machine, parked);
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_PARKED));
-	expect_text(&r, "CPUs 2-11 were parked (10 of 20; the Parked flag of "
-			"GetSystemCpuSetInformation); the power scheme's "
-			"CPMINCORES is 10 %, so up to 90 % of the cores may "
-			"be parked");
-	expect_text(&r, "power = { parking = \"off\"; }");
-	/* None parked now, but CPMINCORES allows it and CPUs idled. */
-	hwloc_bitmap_zero(parked);
-	saturate_machine_park(&r.machine, parked);
-	run_judge(&r);
-	expect_text(&r, "12 of 20 CPUs were less than half busy; the power "
-			"scheme's CPMINCORES is 10 %");
-	/* At 100 % and none parked: nothing to say of parking. */
-	r.in.min_cores = 100;
-	run_judge(&r);
-	assert_false(saturate_found(&r.r, SATURATE_KIND_PARKED));
-	hwloc_bitmap_free(parked);
-	run_free(&r);
-}
-
-/* A job object's CPU rate: what limits, in CPUs, and the finding named
- * for Windows with its fix. */
-static void test_windows_job_rate(void **state)
+/* A job object's CPU rate: what limits, in CPUs. */
+static void test_job_quota(void **state)
 {
 	const unsigned on = SATURATE_JOB_RATE_ENABLE;
-	unsigned busy[8] = {500, 500, 500, 500, 500, 500, 500, 500};
-	struct run r;
 
 	(void)state;
 	assert_true(saturate_job_quota(0, 2500, 0, 8) < 0);
@@ -1066,162 +890,37 @@ static void test_windows_job_rate(void **state)
 			   4.0, 1e-9);
 	assert_true(saturate_job_quota(on | SATURATE_JOB_RATE_HARD_CAP, 10000,
 				       0, 8) < 0);
-	run_setup(&r, NULL, 8, busy, NULL);
-	r.in.system = SATURATE_SYSTEM_WINDOWS;
-	r.in.quota_cpus = 4;
-	snprintf(r.in.cgroup, sizeof(r.in.cgroup), "the job object");
-	run_judge(&r);
-	assert_true(saturate_found(&r.r, SATURATE_KIND_QUOTA));
-	expect_text(&r, "the job object limits CPU time to 4.00 CPUs for 8 "
-			"threads");
-	expect_text(&r, "JobObjectCpuRateControlInformation");
-	run_free(&r);
 }
 
-/* The four Windows cases as a person sees them, on synthetic machines
- * and times: the whole text report, against the stored one
- * (tests/data/saturate/; GOLDEN_UPDATE=1 in the environment rewrites
- * them). The README quotes their findings. */
-static void golden_compare(const struct run *r, const char *name)
+/* A scheduled check that skipped a busy machine, as series. */
+static void test_attempt(void **state)
 {
-	char path[512];
-	char *want;
-	size_t len;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tests/data/saturate/%s.txt", SRCDIR,
-		 name);
-	if (getenv("GOLDEN_UPDATE")) {
-		f = fopen(path, "wb");
-		assert_non_null(f);
-		fwrite(r->text, 1, r->text_len, f);
-		fclose(f);
-		return;
-	}
-	f = fopen(path, "rb");
-	if (!f)
-		fail_msg("%s: cannot be read", path);
-	want = xcalloc(1, 1 << 16);
-	len = fread(want, 1, (1 << 16) - 1, f);
-	fclose(f);
-	if (len != r->text_len || memcmp(want, r->text, len) != 0)
-		fail_msg("%s differs; the report now:\n%s", path, r->text);
-	free(want);
-}
-
-static void golden_hybrid(struct run *r)
-{
-	unsigned busy[20] = {0};
-
-	for (unsigned i = 12; i < 20; i++)
-		busy[i] = 990;
-	run_setup(r, RAPTOR, 20, busy, NULL);
-	r->in.system = SATURATE_SYSTEM_WINDOWS;
-	r->in.smt.source = SATURATE_YIELD_ASSUMED;
-	r->in.smt.yield = SATURATE_SMT_YIELD_ASSUMED;
-	r->in.run = step(20, 4.4e6, 5, 0.4);
-	r->in.ecoqos = true;
-}
-
-static void golden_parked(struct run *r)
-{
-	unsigned busy[8] = {990, 990};
-	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
-
-	run_setup(r, NULL, 8, busy, NULL);
-	r->in.system = SATURATE_SYSTEM_WINDOWS;
-	r->in.run = step(8, 2e6, 5, 0.25);
-	r->in.min_cores_known = true;
-	r->in.min_cores = 10;
-	hwloc_bitmap_set_range(parked, 2, 7);
-	saturate_machine_park(&r->machine, parked);
-	hwloc_bitmap_free(parked);
-}
-
-static void golden_inference(struct run *r)
-{
-	static struct saturate_competitor c[] = {
-		{.pid = 5120, .name = "cl.exe", .cpus = 2.9, .nice = 0},
-		{.pid = 7344, .name = "link.exe", .cpus = 0.8, .nice = 0},
-		{.pid = 2212, .name = "backup.exe", .cpus = 0.3, .nice = -5},
-	};
-	unsigned busy[8] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000};
-
-	run_setup(r, NULL, 8, busy, NULL);
-	r->in.system = SATURATE_SYSTEM_WINDOWS;
-	r->in.run = step(8, 4.1e6, 5, 0.51);
-	r->in.competitors = c;
-	r->in.competitor_count = ARRAY_SIZE(c);
-}
-
-static void golden_groups(struct run *r)
-{
-	run_groups(r, 0, 44);
-}
-
-static void test_windows_golden(void **state)
-{
-	static const struct {
-		const char *name;
-		void (*setup)(struct run *r);
-		enum saturate_kind kind;
-	} cases[] = {
-		{"windows-hybrid-24h2", golden_hybrid,
-		 SATURATE_KIND_CORE_KINDS},
-		{"windows-parking", golden_parked, SATURATE_KIND_PARKED},
-		{"windows-inference", golden_inference,
-		 SATURATE_KIND_CONTENTION},
-		{"windows-processor-groups", golden_groups,
-		 SATURATE_KIND_GROUPS},
-	};
+	struct memstream ms;
+	FILE *out = memstream_open(&ms);
+	char *text;
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct run r;
-
-		cases[i].setup(&r);
-		run_judge(&r);
-		assert_true(saturate_found(&r.r, cases[i].kind));
-		golden_compare(&r, cases[i].name);
-		run_free(&r);
-	}
+	saturate_report_attempt(true, 0.374, 0.1, 1796003360, out);
+	text = memstream_close(&ms, NULL);
+	if (!strstr(text, "\ncpupolicy_saturate_skipped 1\n") ||
+	    !strstr(text, "\ncpupolicy_saturate_attempt_busy 0.3740\n"))
+		fail_msg("%s", text);
+	free(text);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_clock),
 		cmocka_unit_test(test_rel_se),
-		cmocka_unit_test(test_noise_bound),
+		cmocka_unit_test(test_step_rates),
 		cmocka_unit_test(test_machine),
 		cmocka_unit_test(test_smt_core),
-		cmocka_unit_test(test_smt_healthy),
-		cmocka_unit_test(test_smt_half_cores_parked),
-		cmocka_unit_test(test_smt_siblings_offline),
-		cmocka_unit_test(test_smt_one_sibling_affinity),
-		cmocka_unit_test(test_numa_confined),
-		cmocka_unit_test(test_parked_half),
-		cmocka_unit_test(test_hybrid_kind_imbalance),
-		cmocka_unit_test(test_hybrid_balanced),
-		cmocka_unit_test(test_many_nodes),
-		cmocka_unit_test(test_steal),
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_competition_and_priority),
-		cmocka_unit_test(test_short_lived_competition),
-		cmocka_unit_test(test_frequency_and_unexplained),
-		cmocka_unit_test(test_oversubscribed),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_procstat_diff),
-		cmocka_unit_test(test_windows_one_group),
-		cmocka_unit_test(test_windows_groups_spread),
-		cmocka_unit_test(test_windows_group_half),
-		cmocka_unit_test(test_windows_group_affinity),
-		cmocka_unit_test(test_windows_hybrid),
-		cmocka_unit_test(test_windows_parked),
-		cmocka_unit_test(test_windows_job_rate),
-		cmocka_unit_test(test_windows_golden),
+		cmocka_unit_test(test_job_quota),
+		cmocka_unit_test(test_attempt),
 	};
+	struct golden_case *golden;
+	size_t golden_count = golden_cases(&golden);
 	int failed;
 
 	failed = unit_run("saturate",
@@ -1230,8 +929,16 @@ int main(void)
 	failed |= unit_run("saturate: capacity",
 			   UNIT_TABLE(capacity_cases, test_capacity_case), NULL,
 			   0, NULL, NULL);
-	failed |= unit_run("saturate: above 100 %",
-			   UNIT_TABLE(above_cases, test_above_case), NULL, 0,
-			   NULL, NULL);
+	if (!golden_count) {
+		fprintf(stderr, "saturate: no golden cases in %s\n",
+			GOLDEN_DIR);
+		return 1;
+	}
+	failed |=
+		unit_run("saturate: golden",
+			 (struct unit_table){golden, golden_count,
+					     sizeof(*golden), test_golden_case},
+			 NULL, 0, NULL, NULL);
+	free(golden);
 	return failed;
 }

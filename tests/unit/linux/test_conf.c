@@ -168,8 +168,10 @@ static void test_defaults(void **state)
 	assert_true(conf.respect_changes);
 	assert_true(conf.self_realtime);
 	assert_false(conf.group_may_reload);
-	assert_string_equal(conf.sysfs, "/sys");
-	assert_string_equal(conf.procfs, "/proc");
+	/* No roots of its own: the backend's stand (paths_set_roots). */
+	assert_null(conf.sysfs);
+	assert_null(conf.procfs);
+	assert_null(conf.dev);
 	conf_free(&conf);
 }
 

@@ -1,7 +1,12 @@
 /* Why the kernel sends no process events: each refusal named with its
- * cause and its fix. */
+ * cause and its fix, and the status events_open gives. */
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,51 +30,51 @@ struct refusal_case {
 
 static const struct refusal_case refusal_cases[] = {
 	{"container on 6.18: the PID namespace, not the capability",
-	 {6, 18, false, false, true, EPERM},
+	 {6, 18, false, false, true, OS_DENIED, EPERM},
 	 "cpupolicyd runs in a PID namespace of its own",
 	 "CAP_NET_ADMIN"},
 	{"container on 5.15 with CAP_NET_ADMIN: the PID namespace",
-	 {5, 15, true, false, true, EPERM},
+	 {5, 15, true, false, true, OS_DENIED, EPERM},
 	 "initial PID and user namespaces",
 	 "CAP_NET_ADMIN"},
 	{"container on 5.15 without the capability: the namespace first",
-	 {5, 15, false, false, true, EPERM},
+	 {5, 15, false, false, true, OS_DENIED, EPERM},
 	 "PID namespace of its own",
 	 "CAP_NET_ADMIN"},
 	{"a user namespace of its own",
-	 {6, 8, true, true, false, EPERM},
+	 {6, 8, true, true, false, OS_DENIED, EPERM},
 	 "runs in a user namespace of its own",
 	 "PID namespace of its own"},
 	{"Linux 6.5 without CAP_NET_ADMIN",
-	 {6, 5, false, true, true, EPERM},
+	 {6, 5, false, true, true, OS_DENIED, EPERM},
 	 "Linux 6.5 lets only a process with CAP_NET_ADMIN subscribe",
 	 "namespace"},
 	{"Linux 5.10 without CAP_NET_ADMIN",
-	 {5, 10, false, true, true, EPERM},
+	 {5, 10, false, true, true, OS_DENIED, EPERM},
 	 "give cpupolicyd CAP_NET_ADMIN",
 	 "namespace"},
 	{"Linux 6.6 without CAP_NET_ADMIN: not the capability",
-	 {6, 6, false, true, true, EPERM},
+	 {6, 6, false, true, true, OS_DENIED, EPERM},
 	 "the proc connector refused: Operation not permitted",
 	 "CAP_NET_ADMIN"},
 	{"Linux 5.10 with CAP_NET_ADMIN: not the capability",
-	 {5, 10, true, true, true, EPERM},
+	 {5, 10, true, true, true, OS_DENIED, EPERM},
 	 "the proc connector refused",
 	 "CAP_NET_ADMIN"},
 	{"another network namespace",
-	 {6, 18, true, true, true, EPROTONOSUPPORT},
-	 "exists only in the initial network namespace",
+	 {6, 18, true, true, true, OS_UNSUPPORTED, EPROTONOSUPPORT},
+	 "no proc connector here",
 	 "PID"},
 	{"another network namespace: nobody to send the subscription to",
-	 {6, 18, true, true, true, ECONNREFUSED},
+	 {6, 18, true, true, true, OS_UNSUPPORTED, ECONNREFUSED},
 	 "exists only in the initial network namespace",
 	 "refused"},
 	{"another network namespace inside a container",
-	 {6, 18, true, false, true, EPROTONOSUPPORT},
+	 {6, 18, true, false, true, OS_UNSUPPORTED, EPROTONOSUPPORT},
 	 "ListenNetlink=connector 1",
 	 "PID"},
 	{"anything else: the kernel's error",
-	 {6, 18, true, true, true, ENOMEM},
+	 {6, 18, true, true, true, OS_FAILED, ENOMEM},
 	 "the proc connector refused: Cannot allocate memory",
 	 "namespace"},
 };
@@ -92,9 +97,50 @@ static void test_env_read(void **state)
 	struct events_env env;
 
 	(void)state;
-	events_env_read(&env, EPERM);
+	events_env_read(&env, OS_DENIED, EPERM);
+	assert_int_equal(env.status, OS_DENIED);
 	assert_int_equal(env.error, EPERM);
 	assert_true(env.kernel_major >= 3);
+}
+
+/* In a network namespace of its own the kernel has no proc connector
+ * (it lives only in the initial one, as on a kernel built without it):
+ * events_open says OS_UNSUPPORTED, and the daemon's message says why.
+ * Run in a child, which alone enters the namespace; skipped where no
+ * namespace can be made (no user namespaces, not root). */
+static int connector_outside(void)
+{
+	struct events ev;
+	enum os_status status;
+	char why[512];
+
+	if (unshare(CLONE_NEWNET) < 0 &&
+	    unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		return 77;
+	status = events_open(&ev, &(struct events_options){.buffer_kb = 64});
+	events_why_not(&ev, status, why, sizeof(why));
+	if (status != OS_UNSUPPORTED || !strstr(why, "no proc connector")) {
+		fprintf(stderr, "events_open: status %d: %s\n", (int)status,
+			why);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_open_without_connector(void **state)
+{
+	pid_t child = fork();
+	int wstatus;
+
+	(void)state;
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(connector_outside());
+	assert_int_equal(waitpid(child, &wstatus, 0), child);
+	assert_true(WIFEXITED(wstatus));
+	if (WEXITSTATUS(wstatus) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(wstatus), 0);
 }
 
 /* One proc connector datagram, as the kernel sends it. */
@@ -156,6 +202,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_env_read),
+		cmocka_unit_test(test_open_without_connector),
 		cmocka_unit_test(test_fork_events),
 	};
 

@@ -1,4 +1,4 @@
-/* The loop's dispatch (policyd/loop.c) with the exec filter, its two
+/* The loop's dispatch (policyd/loop_common.c) with the exec filter, its two
  * sources stubbed: the ring buffer's execs and the proc connector's
  * forks, fed in the order the kernel cannot prevent (the child's exec in
  * the ring, its fork still in the connector's queue, the ring named
@@ -22,6 +22,7 @@
 #include "os.h"
 #include "policyd.h"
 #include "rules.h"
+#include "rulesfix.h"
 
 /* The stub system: processes of one thread, their nice value. */
 
@@ -95,20 +96,18 @@ static pid_t *stub_list(size_t *count, pid_t pid)
 	return list;
 }
 
-int procinfo_pids(const char *procfs, pid_t **pids, size_t *count)
+enum os_status procinfo_pids(pid_t **pids, size_t *count)
 {
-	(void)procfs;
 	*pids = stub_list(count, 0);
-	return 0;
+	return OS_OK;
 }
 
-int procinfo_threads(const char *procfs, pid_t pid, pid_t **tids, size_t *count)
+enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
-	(void)procfs;
 	if (!stub_proc(pid))
-		return -1;
+		return OS_GONE;
 	*tids = stub_list(count, pid);
-	return 0;
+	return OS_OK;
 }
 
 void procinfo_scan_begin(void)
@@ -119,40 +118,38 @@ void procinfo_scan_end(void)
 {
 }
 
-int procinfo_start_time(const char *procfs, pid_t pid, pid_t tid,
-			unsigned long long *start)
+enum os_status procinfo_start_time(pid_t pid, pid_t tid,
+				   unsigned long long *start)
 {
 	struct stub_proc *p = stub_proc(pid);
 
-	(void)procfs;
 	(void)tid;
 	if (!p)
-		return -1;
+		return OS_GONE;
 	*start = p->start;
-	return 0;
+	return OS_OK;
 }
 
-bool procinfo_zombie(const char *procfs, pid_t pid)
+bool procinfo_zombie(pid_t pid)
 {
-	(void)procfs;
 	(void)pid;
 	return false;
 }
 
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
 {
-	pin->handle = pid;
+	pin->fd = pid;
 	return stub_proc(pid) ? OS_OK : OS_GONE;
 }
 
 bool procinfo_pin_ended(const struct procinfo_pin *pin)
 {
-	return !stub_proc((pid_t)pin->handle);
+	return !stub_proc((pid_t)pin->fd);
 }
 
 void procinfo_unpin(struct procinfo_pin *pin)
 {
-	pin->handle = -1;
+	pin->fd = -1;
 }
 
 bool procinfo_ended(pid_t pid)
@@ -207,20 +204,16 @@ enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
 	return stub_proc(pid) ? OS_OK : OS_GONE;
 }
 
-int apply_place_allowed(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
 {
-	(void)procfs;
-	(void)sysfs;
 	(void)pid;
 	(void)set;
-	return -1;
+	return OS_GONE;
 }
 
-int apply_place_current(const char *procfs, const char *sysfs, pid_t pid,
-			hwloc_bitmap_t set)
+enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
 {
-	return apply_place_allowed(procfs, sysfs, pid, set);
+	return apply_place_allowed(pid, set);
 }
 
 enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
@@ -243,24 +236,25 @@ hwloc_bitmap_t *apply_place_kinds(size_t *count)
 	return NULL;
 }
 
-int apply_place_online(const char *sysfs, hwloc_bitmap_t set)
+enum os_status apply_place_online(hwloc_bitmap_t set)
 {
-	(void)sysfs;
 	(void)set;
-	return -1;
+	return OS_FAILED;
 }
 
-/* The two sources, and the rest of the daemon loop.c calls. */
+/* The two sources, and the rest of the daemon loop_common.c calls. */
 
-int events_read(struct events *ev, events_fn fn, void *ctx)
+enum os_status events_read(struct events *ev, events_fn fn, void *ctx,
+			   bool *lost)
 {
 	size_t count = stub.connector_count;
 
 	(void)ev;
+	*lost = false;
 	stub.connector_count = 0;
 	for (size_t i = 0; i < count; i++)
 		fn(ctx, &stub.connector[i]);
-	return 0;
+	return OS_OK;
 }
 
 void events_close(struct events *ev)
@@ -268,14 +262,14 @@ void events_close(struct events *ev)
 	ev->fd = -1;
 }
 
-int execfilter_take(struct execfilter *f)
+enum os_status execfilter_take(struct execfilter *f)
 {
 	(void)f;
 	memcpy(stub.taken + stub.taken_count, stub.ring,
 	       stub.ring_count * sizeof(*stub.ring));
 	stub.taken_count += stub.ring_count;
 	stub.ring_count = 0;
-	return 0;
+	return OS_OK;
 }
 
 void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
@@ -288,22 +282,22 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 		fn(ctx, &stub.taken[i]);
 }
 
-int execfilter_refresh(struct execfilter *f)
+enum os_status execfilter_refresh(struct execfilter *f, bool *changed)
 {
 	(void)f;
-	return 0;
+	*changed = false;
+	return OS_OK;
 }
 
 /* Literal exes' files the watch of their directories found replaced. */
-static int watch_changed;
+static size_t watch_changed;
 
-int execfilter_watch_read(struct execfilter *f)
+enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
 {
-	int changed = watch_changed;
-
 	(void)f;
+	*changed = watch_changed;
 	watch_changed = 0;
-	return changed;
+	return OS_OK;
 }
 
 /* The followed processes' map: its counts as the kernel keeps them, the
@@ -317,28 +311,31 @@ static struct stub_map {
 	bool refuse; /* no room, whatever the count says */
 } map;
 
-int execfilter_stats(const struct execfilter *f, struct execfilter_stats *st)
+enum os_status execfilter_stats(const struct execfilter *f,
+				struct execfilter_stats *st)
 {
 	(void)f;
 	*st = map.st;
-	return 0;
+	return OS_OK;
 }
 
-int execfilter_follow(struct execfilter *f, int pid)
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added)
 {
 	(void)f;
+	*added = false;
 	for (size_t i = 0; i < map.count; i++) {
 		if (map.followed[i] == pid)
-			return 0;
+			return OS_OK;
 	}
 	if (map.refuse || map.st.following >= map.st.follow_max) {
 		map.st.follow_failed++;
 		map.st.full = true;
-		return -1;
+		return OS_FAILED;
 	}
 	map.followed[map.count++] = pid;
 	map.st.following++;
-	return 1;
+	*added = true;
+	return OS_OK;
 }
 
 void execfilter_unfull(struct execfilter *f, unsigned long long failed)
@@ -419,25 +416,14 @@ static int filter; /* stands for the loaded filter: only its address */
 
 static int setup(void **state)
 {
-	struct diag diag;
-
 	(void)state;
 	stub = (struct stub){0};
 	map = (struct stub_map){.st = {.follow_max = 16}};
 	d = (struct daemon){.execfilter = (struct execfilter *)&filter};
 	d.events.fd = 3;
-	diag_init(&diag);
-	rules_init(&rules);
-	rules.system = RULES_SYSTEM_LINUX;
-	rules_load_text(&rules, "t.rules", rules_text, strlen(rules_text),
-			&diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(&rules, RULES_SYSTEM_LINUX, rules_text);
 	manage_init(&d.manage,
-		    &(struct manage_options){.procfs = "/stub",
-					     .sysfs = "/stub",
-					     .respect_changes = true},
-		    NULL);
+		    &(struct manage_options){.respect_changes = true}, NULL);
 	manage_set_rules(&d.manage, &rules);
 	d.rules = &rules;
 	return 0;

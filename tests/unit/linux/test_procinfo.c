@@ -130,6 +130,7 @@ static int setup(void **state)
 		      "0 777 1000 10 1\n");
 	dir("6");
 	link_in("6/exe", "bin/parent");
+	paths_set_roots(root, NULL, NULL);
 	return 0;
 }
 
@@ -145,7 +146,7 @@ static int teardown(void **state)
 
 static void test_facts(void **state)
 {
-	struct procinfo pi = {root, 4242};
+	struct procinfo pi = {4242};
 	struct facts f = {0};
 
 	(void)state;
@@ -207,7 +208,7 @@ static void test_stat_cpu(void **state)
 
 static void test_missing_process(void **state)
 {
-	struct procinfo pi = {root, 99};
+	struct procinfo pi = {99};
 	struct facts f = {0};
 
 	(void)state;
@@ -222,11 +223,11 @@ static void test_threads_and_pids(void **state)
 	size_t count;
 
 	(void)state;
-	assert_int_equal(procinfo_threads(root, 4242, &ids, &count), 0);
+	assert_int_equal(procinfo_threads(4242, &ids, &count), 0);
 	assert_int_equal(count, 2);
 	free(ids);
 	/* "self-ish" and "bin" are not numbers. */
-	assert_int_equal(procinfo_pids(root, &ids, &count), 0);
+	assert_int_equal(procinfo_pids(&ids, &count), 0);
 	assert_int_equal(count, 5);
 	free(ids);
 }
@@ -309,7 +310,7 @@ static void test_file_case(void **state)
  * is the file its text names. */
 static void test_exe_file(void **state)
 {
-	struct procinfo pi = {root, 5};
+	struct procinfo pi = {5};
 	struct facts f = {0};
 
 	(void)state;
@@ -360,10 +361,10 @@ static void test_daemons(void **state)
 	process("10", 0, "usr/libexec/ppd", ARGS("ppd\0"));
 	process("11", 1000, "usr/libexec/ppd", ARGS("ppd\0"));
 	process("12", 0, "bin/app", ARGS("tuned\0"));
-	assert_true(procinfo_is_daemon(root, 10, &binary));
-	assert_false(procinfo_is_daemon(root, 11, &binary)); /* not root */
-	assert_false(procinfo_is_daemon(root, 12, &binary)); /* a copy */
-	assert_false(procinfo_is_daemon(root, 10, &script));
+	assert_true(procinfo_is_daemon(10, &binary));
+	assert_false(procinfo_is_daemon(11, &binary)); /* not root */
+	assert_false(procinfo_is_daemon(12, &binary)); /* a copy */
+	assert_false(procinfo_is_daemon(10, &script));
 	len = (size_t)snprintf(args, sizeof(args),
 			       "/usr/bin/python3%c-Es%c%s%c-l", 0, 0, tuned,
 			       0) +
@@ -371,20 +372,20 @@ static void test_daemons(void **state)
 	process("20", 0, "usr/bin/python3.11", args, len);
 	process("21", 1000, "usr/bin/python3.11", args, len);
 	process("22", 0, "bin/app", args, len);
-	assert_true(procinfo_is_daemon(root, 20, &script));
-	assert_false(procinfo_is_daemon(root, 21, &script)); /* not root */
-	assert_false(procinfo_is_daemon(root, 22, &script)); /* no python */
+	assert_true(procinfo_is_daemon(20, &script));
+	assert_false(procinfo_is_daemon(21, &script)); /* not root */
+	assert_false(procinfo_is_daemon(22, &script)); /* no python */
 	len = (size_t)snprintf(args, sizeof(args), "python3%c%s", 0, loose) + 1;
 	process("23", 0, "usr/bin/python3.11", args, len);
-	assert_false(procinfo_is_daemon(root, 23, &script)); /* anyone's */
+	assert_false(procinfo_is_daemon(23, &script)); /* anyone's */
 	len = (size_t)snprintf(args, sizeof(args), "python3%c-c%cimport x%c%s",
 			       0, 0, 0, tuned) +
 	      1;
 	process("24", 0, "usr/bin/python3.11", args, len);
-	assert_false(procinfo_is_daemon(root, 24, &script)); /* not its */
+	assert_false(procinfo_is_daemon(24, &script)); /* not its */
 	process("25", 0, "usr/bin/python3.11", ARGS("python3\0-Es\0"));
-	assert_false(procinfo_is_daemon(root, 25, &script)); /* no script */
-	assert_false(procinfo_is_daemon(root, 99, &script)); /* gone */
+	assert_false(procinfo_is_daemon(25, &script)); /* no script */
+	assert_false(procinfo_is_daemon(99, &script)); /* gone */
 	free(ppd);
 	free(python);
 	free(tuned);
@@ -442,21 +443,22 @@ static void test_daemon_unreadable(void **state)
 		skip();
 	named = named_tuned(0);
 	setuid_named = named_tuned(65534);
-	assert_false(procinfo_is_daemon("/proc", named, &tuned));
+	paths_set_roots("/proc", NULL, NULL); /* real processes, this once */
+	assert_false(procinfo_is_daemon(named, &tuned));
 	checker = fork();
 	assert_true(checker >= 0);
 	if (checker == 0) {
 		if (syscall(SYS_capset, &header, none) < 0)
 			_exit(2);
-		_exit((procinfo_is_daemon("/proc", named, &tuned) ? 0 : 1) |
-		      (procinfo_is_daemon("/proc", setuid_named, &tuned) ? 4
-									 : 0));
+		_exit((procinfo_is_daemon(named, &tuned) ? 0 : 1) |
+		      (procinfo_is_daemon(setuid_named, &tuned) ? 4 : 0));
 	}
 	assert_int_equal(waitpid(checker, &status, 0), checker);
 	kill(named, SIGKILL);
 	kill(setuid_named, SIGKILL);
 	waitpid(named, NULL, 0);
 	waitpid(setuid_named, NULL, 0);
+	paths_set_roots(root, NULL, NULL);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 }

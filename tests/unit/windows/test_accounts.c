@@ -67,19 +67,7 @@ static void test_refused(void **state)
 	assert_false(accounts_user("S-1-x", &id));
 	assert_false(accounts_group("no-such-group-cpupolicy", &id));
 	assert_false(accounts_intern(NULL, &id));
-	assert_false(accounts_is_admin(0));
-	assert_false(accounts_is_admin(12345));
 	assert_int_equal(id, 77);
-}
-
-static void test_admin(void **state)
-{
-	(void)state;
-	accounts_reset();
-	assert_true(accounts_is_admin(intern_string(L"S-1-5-32-544")));
-	assert_true(accounts_is_admin(intern_string(L"S-1-5-18")));
-	assert_false(accounts_is_admin(intern_string(L"S-1-5-32-545")));
-	assert_false(accounts_is_admin(intern_string(L"S-1-1-0")));
 }
 
 static void test_round_trip(void **state)
@@ -103,7 +91,6 @@ int main(void)
 		cmocka_unit_test(test_same_sid_same_number),
 		cmocka_unit_test(test_names_and_strings_meet),
 		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_admin),
 		cmocka_unit_test(test_round_trip),
 	};
 

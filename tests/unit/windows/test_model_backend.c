@@ -61,16 +61,14 @@ static void test_groups_allowed(void **state)
 			config_of(cases[i].version, MODEL_MACHINE_64_24);
 
 		model_install(&c);
-		assert_int_equal(
-			apply_place_current(NULL, NULL, procinfo_self(), set),
-			0);
+		assert_int_equal(apply_place_current(procinfo_self(), set),
+				 OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), cases[i].allowed);
-		assert_int_equal(
-			apply_place_allowed(NULL, NULL, procinfo_self(), set),
-			0);
+		assert_int_equal(apply_place_allowed(procinfo_self(), set),
+				 OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), 88);
 		assert_true(model_calls("GetProcessGroupAffinity") > 0);
-		assert_int_equal(apply_place_online(NULL, set), 0);
+		assert_int_equal(apply_place_online(set), OS_OK);
 		assert_int_equal(hwloc_bitmap_weight(set), 88);
 	}
 	hwloc_bitmap_free(set);
@@ -104,8 +102,7 @@ static void test_thread_moved_to_group(void **state)
 	assert_int_equal(hwloc_bitmap_first(set), 64);
 	assert_int_equal(hwloc_bitmap_weight(set), 44);
 	/* Now in both groups: it runs on 88. */
-	assert_int_equal(apply_place_current(NULL, NULL, procinfo_self(), set),
-			 0);
+	assert_int_equal(apply_place_current(procinfo_self(), set), OS_OK);
 	assert_int_equal(hwloc_bitmap_weight(set), 88);
 	/* A group the machine lacks is refused. */
 	hwloc_bitmap_only(set, 3 * 64);
@@ -194,12 +191,13 @@ static void test_etw_session(void **state)
 		0x422b,
 		{0xa0, 0xc7, 0x2f, 0xad, 0x1f, 0xd0, 0xe7, 0x16}};
 	const struct model_etw_session *s;
+	struct events_options opt = {.buffer_kb = 256};
 	struct events ev = {0};
 	char why[128];
 
 	(void)state;
 	model_install(&c);
-	assert_int_equal(events_open(&ev, 256), 0);
+	assert_int_equal(events_open(&ev, &opt), OS_OK);
 	assert_true(events_etw(&ev, why, sizeof(why)));
 	s = model_etw_session();
 	assert_true(s->started && s->enabled && s->opened);
@@ -237,6 +235,7 @@ static void test_class_from_process_start(void **state)
 	STARTUPINFOW si = {.cb = sizeof(si)};
 	PROCESS_INFORMATION child;
 	wchar_t cmd[] = L"cmd.exe /c exit";
+	struct events_options opt = {.buffer_kb = 256};
 	struct events ev = {0};
 	struct rules rules;
 	struct manage m;
@@ -244,11 +243,12 @@ static void test_class_from_process_start(void **state)
 	char why[128];
 	DWORD before_read, after_read;
 	bool delivered, etw;
-	int read;
+	enum os_status read;
+	bool lost;
 
 	(void)state;
 	model_install(&c);
-	assert_int_equal(events_open(&ev, 256), 0);
+	assert_int_equal(events_open(&ev, &opt), OS_OK);
 	etw = events_etw(&ev, why, sizeof(why));
 	diag_init(&diag);
 	rules_init(&rules);
@@ -263,7 +263,7 @@ static void test_class_from_process_start(void **state)
 	before_read = GetPriorityClass(child.hProcess);
 	delivered = model_etw_process_start(child.dwProcessId,
 					    GetCurrentProcessId());
-	read = events_read(&ev, exec_to_manage, &m);
+	read = events_read(&ev, exec_to_manage, &m, &lost);
 	after_read = GetPriorityClass(child.hProcess);
 	/* Read first, asserted after the child is gone. */
 	TerminateProcess(child.hProcess, 0);
@@ -277,7 +277,7 @@ static void test_class_from_process_start(void **state)
 	diag_free(&diag);
 	assert_true(etw);
 	assert_true(delivered);
-	assert_int_equal(read, 0);
+	assert_int_equal(read, OS_OK);
 	assert_int_equal(before_read, NORMAL_PRIORITY_CLASS);
 	assert_int_equal(after_read, BELOW_NORMAL_PRIORITY_CLASS);
 	model_uninstall();

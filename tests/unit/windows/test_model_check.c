@@ -1,4 +1,4 @@
-/* The saturation check's own Windows code (ctl/windows/facts.c and
+/* The saturation check's own Windows code (ctl/windows/machine.c and
  * work.c) on the model of Windows: the processor counts and groups it
  * reports, and its workers dealt over the groups in proportion, each
  * thread's group affinity read back from the model. Wine has one group:
@@ -18,6 +18,7 @@
 #include "model.h"
 #include "os.h"
 #include "saturate.h"
+#include "topofix.h"
 #include "win.h"
 #include "../../../ctl/ctl.h"
 #include "../../../ctl/work.h"
@@ -30,7 +31,7 @@ static struct model_config config_of(enum model_machine m)
 
 /* What the check reports of each machine: processors online and at
  * most, and the groups of the machine it judges (as saturate.c loads
- * it from apply_place_present, then facts_system). */
+ * it from apply_place_present, then machine_system). */
 static void test_check_sees_groups(void **state)
 {
 	static const struct {
@@ -53,11 +54,11 @@ static void test_check_sees_groups(void **state)
 		size_t in_group[MODEL_GROUPS_MAX] = {0};
 
 		model_install(&c);
-		assert_int_equal(facts_cpu_count(true), cases[i].cpus);
-		assert_int_equal(facts_cpu_count(false), cases[i].cpus);
-		assert_int_equal(apply_place_present(NULL, present), 0);
+		assert_int_equal(machine_cpu_count(true), cases[i].cpus);
+		assert_int_equal(machine_cpu_count(false), cases[i].cpus);
+		assert_int_equal(apply_place_present(present), OS_OK);
 		assert_int_equal(saturate_machine_load(&m, NULL, present), 0);
-		facts_system(&m, &in);
+		machine_system(&m, &in);
 		assert_int_equal(m.group_count, cases[i].groups);
 		for (size_t k = 0; k < m.cpu_count; k++)
 			in_group[m.cpus[k].group]++;
@@ -108,12 +109,7 @@ static void test_workers_spread(void **state)
 			assert_true(model_thread_group(GetCurrentProcessId(),
 						       tid, &ga));
 			assert_true(ga.Group < model_group_count());
-			assert_true(ga.Mask ==
-				    (model_group_size(ga.Group) >= 64
-					     ? ~(KAFFINITY)0
-					     : ((KAFFINITY)1
-						<< model_group_size(ga.Group)) -
-						       1));
+			assert_true(ga.Mask == topofix_group_mask(ga.Group));
 			in_group[ga.Group]++;
 		}
 		SetEvent(stop_event);

@@ -25,89 +25,32 @@
 #include "model.h"
 #include "os.h"
 #include "place.h"
+#include "poolfix.h"
+#include "rulesfix.h"
+#include "topofix.h"
 #include "win.h"
 
-#define POOL	    8
-#define WAIT_THREAD 10000
+#define POOL 8
 
-static HANDLE stop_event;
-
-static DWORD WINAPI pool_thread(LPVOID arg)
-{
-	(void)arg;
-	WaitForSingleObject(stop_event, 60000);
-	return 0;
-}
-
-struct pool {
-	HANDLE handles[POOL * 2];
-	DWORD tids[POOL * 2];
-	size_t count;
-};
-
-static void pool_start(struct pool *pool, size_t n)
-{
-	for (size_t i = 0; i < n && pool->count < ARRAYSIZE(pool->tids); i++) {
-		DWORD tid;
-		HANDLE h = CreateThread(NULL, 0, pool_thread, NULL, 0, &tid);
-
-		assert_non_null(h);
-		pool->handles[pool->count] = h;
-		pool->tids[pool->count++] = tid;
-	}
-}
-
-static void pool_stop(struct pool *pool)
-{
-	SetEvent(stop_event);
-	for (size_t i = 0; i < pool->count; i++) {
-		assert_int_equal(
-			WaitForSingleObject(pool->handles[i], WAIT_THREAD),
-			WAIT_OBJECT_0);
-		CloseHandle(pool->handles[i]);
-	}
-	ResetEvent(stop_event);
-	pool->count = 0;
-}
-
-/* hwloc's view of the model's machine (group g's processor n is
- * g * 64 + n), one kind of CPU as a synthetic topology has; the kinds
- * are then read from the model's CPU Sets, as the daemon does. */
+/* hwloc's view of the model's machine; the kinds then read from the
+ * model's CPU Sets, as the daemon does. */
 static void topology_of(struct place_topology *t)
 {
-	hwloc_bitmap_t keep = hwloc_bitmap_alloc();
-
-	assert_int_equal(place_topology_load(t, NULL, "pack:2 core:64 pu:1"),
-			 0);
-	for (WORD g = 0; g < model_group_count(); g++)
-		hwloc_bitmap_set_range(keep, g * 64u,
-				       (int)(g * 64u + model_group_size(g)) -
-					       1);
-	assert_int_equal(hwloc_topology_restrict(t->topology, keep, 0), 0);
-	hwloc_bitmap_copy(t->all,
-			  hwloc_topology_get_complete_cpuset(t->topology));
-	place_topology_groups(t);
+	topofix_of_model(t);
 	place_topology_kinds(t);
-	hwloc_bitmap_free(keep);
 }
 
 /* One rule for this program with the settings given; NULL: no rule. */
 static void rules_of(struct rules *r, const char *settings)
 {
 	char text[512] = "rules = ();\n";
-	struct diag diag;
 
 	if (settings)
 		snprintf(text, sizeof(text),
 			 "rules = ({ name = \"sets\"; match = { name = "
 			 "\"test_model_cpusets*\"; }; %s });\n",
 			 settings);
-	diag_init(&diag);
-	rules_init(r);
-	r->system = RULES_SYSTEM_WINDOWS;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(r, RULES_SYSTEM_WINDOWS, text);
 }
 
 /* The ids of the CPU Sets first..last in the machine's order (group 0's
@@ -134,7 +77,7 @@ static void assert_default_sets(const ULONG *want, ULONG count,
 
 /* Every thread of the pool and the main thread: the group affinity
  * each has (mask 0: the whole group, as a thread starts). */
-static void assert_threads(const struct pool *pool, KAFFINITY mask,
+static void assert_threads(const struct poolfix *pool, KAFFINITY mask,
 			   const char *what)
 {
 	KAFFINITY whole = ((KAFFINITY)1 << model_group_size(0)) - 1;
@@ -197,7 +140,7 @@ static void test_sets_case(void **state)
 	ULONG want[MODEL_CPUS_MAX], count;
 	struct place_topology topo;
 	struct rules rules, none;
-	struct pool pool = {0};
+	struct poolfix pool = {0};
 	struct manage m;
 
 	model_install(&config);
@@ -208,14 +151,14 @@ static void test_sets_case(void **state)
 	if (c->own_sets)
 		assert_true(winapi_get()->SetProcessDefaultCpuSets(
 			GetCurrentProcess(), own, ARRAYSIZE(own)));
-	pool_start(&pool, POOL);
+	poolfix_start(&pool, POOL);
 	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    &topo);
 	manage_set_rules(&m, &rules);
 	manage_exec(&m, (pid_t)GetCurrentProcessId());
 	assert_non_null(manage_find(&m, (pid_t)GetCurrentProcessId()));
 	/* A thread the program starts later. */
-	pool_start(&pool, 1);
+	poolfix_start(&pool, 1);
 	manage_thread_new(&m, (pid_t)GetCurrentProcessId(),
 			  (pid_t)pool.tids[pool.count - 1],
 			  (pid_t)GetCurrentThreadId());
@@ -237,7 +180,7 @@ static void test_sets_case(void **state)
 		assert_default_sets(NULL, 0, "restored");
 	assert_threads(&pool, 0, "restored");
 	manage_free(&m);
-	pool_stop(&pool);
+	poolfix_stop(&pool);
 	rules_free(&rules);
 	rules_free(&none);
 	place_topology_free(&topo);
@@ -290,7 +233,6 @@ int main(void)
 
 	log_init("test_model_cpusets",
 		 getenv("T_DEBUG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR);
-	stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);
 	return unit_run("model_cpusets", UNIT_TABLE(sets_cases, test_sets_case),
 			single, ARRAYSIZE(single), NULL, NULL);
 }

@@ -24,88 +24,17 @@
 #include "model.h"
 #include "os.h"
 #include "place.h"
+#include "poolfix.h"
+#include "rulesfix.h"
+#include "topofix.h"
 #include "win.h"
-
-#define POOL_MAX 256
-
-static HANDLE stop_event;
-
-static DWORD WINAPI pool_thread(LPVOID arg)
-{
-	(void)arg;
-	WaitForSingleObject(stop_event, 60000);
-	return 0;
-}
-
-struct pool {
-	HANDLE handles[POOL_MAX];
-	DWORD tids[POOL_MAX];
-	size_t count;
-};
-
-static void pool_start(struct pool *pool, size_t n)
-{
-	for (size_t i = 0; i < n && pool->count < POOL_MAX; i++) {
-		DWORD tid;
-		HANDLE h = CreateThread(NULL, 0, pool_thread, NULL, 0, &tid);
-
-		assert_non_null(h);
-		pool->handles[pool->count] = h;
-		pool->tids[pool->count++] = tid;
-	}
-}
-
-static void pool_stop(struct pool *pool)
-{
-	SetEvent(stop_event);
-	for (size_t i = 0; i < pool->count; i++) {
-		assert_int_equal(WaitForSingleObject(pool->handles[i], 10000),
-				 WAIT_OBJECT_0);
-		CloseHandle(pool->handles[i]);
-	}
-	ResetEvent(stop_event);
-	pool->count = 0;
-}
-
-/* The topology hwloc's Windows backend would report for the model's
- * machine: group g's processor n is g * 64 + n. */
-static void topology_of(enum model_machine machine, struct place_topology *t)
-{
-	hwloc_bitmap_t keep = hwloc_bitmap_alloc();
-	const char *synthetic = machine == MODEL_MACHINE_4X64
-					? "pack:4 core:64 pu:1"
-					: "pack:2 core:64 pu:1";
-
-	assert_int_equal(place_topology_load(t, NULL, synthetic), 0);
-	for (WORD g = 0; g < model_group_count(); g++)
-		hwloc_bitmap_set_range(keep, g * 64u,
-				       (int)(g * 64u + model_group_size(g)) -
-					       1);
-	assert_int_equal(hwloc_topology_restrict(t->topology, keep, 0), 0);
-	hwloc_bitmap_copy(t->all,
-			  hwloc_topology_get_complete_cpuset(t->topology));
-	place_topology_groups(t);
-	hwloc_bitmap_free(keep);
-}
-
-static void rules_of(struct rules *r, const char *text)
-{
-	struct diag diag;
-
-	diag_init(&diag);
-	rules_init(r);
-	r->system = RULES_SYSTEM_WINDOWS;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
-}
 
 static const char spread_rule[] =
 	"rules = ({ name = \"pool\"; match = { name = \"test_model_groups*\"; "
 	"}; placement = { spread = \"group\"; }; });\n";
 
 /* Threads of the pool in each group, as the model has them now. */
-static void pool_groups(const struct pool *pool, unsigned *per_group)
+static void pool_groups(const struct poolfix *pool, unsigned *per_group)
 {
 	memset(per_group, 0, MODEL_GROUPS_MAX * sizeof(*per_group));
 	for (size_t i = 0; i < pool->count; i++) {
@@ -114,19 +43,14 @@ static void pool_groups(const struct pool *pool, unsigned *per_group)
 		assert_true(model_thread_group(GetCurrentProcessId(),
 					       pool->tids[i], &ga));
 		/* The whole of its group: a thread dealt, not pinned. */
-		assert_true(ga.Mask ==
-			    (model_group_size(ga.Group) >= 64
-				     ? ~(KAFFINITY)0
-				     : ((KAFFINITY)1
-					<< model_group_size(ga.Group)) -
-					       1));
+		assert_true(ga.Mask == topofix_group_mask(ga.Group));
 		per_group[ga.Group]++;
 	}
 }
 
 /* Each group holds its share of what was dealt (the main thread took
  * one turn too): within one thread of pool * size / total. */
-static void assert_dealt(const struct pool *pool, const unsigned *per_group,
+static void assert_dealt(const struct poolfix *pool, const unsigned *per_group,
 			 const char *what)
 {
 	unsigned total = 0;
@@ -190,25 +114,25 @@ static void test_groups_case(void **state)
 	struct place_topology topo;
 	struct rules rules, none;
 	unsigned per_group[MODEL_GROUPS_MAX];
-	struct pool pool = {0};
+	struct poolfix pool = {0};
 	unsigned writes;
 	struct manage m;
 
 	model_install(&config);
-	topology_of(c->machine, &topo);
-	rules_of(&rules, spread_rule);
-	rules_of(&none, "rules = ();\n");
+	topofix_of_model(&topo);
+	rulesfix_load(&rules, RULES_SYSTEM_WINDOWS, spread_rule);
+	rulesfix_load(&none, RULES_SYSTEM_WINDOWS, "rules = ();\n");
 	if (c->narrowed)
 		model_process_narrow(self, 0);
 	/* Half the pool there when the process is matched, half after. */
-	pool_start(&pool, c->threads / 2);
+	poolfix_start(&pool, c->threads / 2);
 	manage_init(&m, &(struct manage_options){.respect_changes = true},
 		    &topo);
 	manage_set_rules(&m, &rules);
 	manage_exec(&m, (pid_t)self);
 	assert_non_null(manage_find(&m, (pid_t)self));
 	for (size_t i = pool.count; i < c->threads; i = pool.count) {
-		pool_start(&pool, 1);
+		poolfix_start(&pool, 1);
 		manage_thread_new(&m, (pid_t)self, (pid_t)pool.tids[i],
 				  (pid_t)GetCurrentThreadId());
 	}
@@ -233,7 +157,7 @@ static void test_groups_case(void **state)
 	pool_groups(&pool, per_group);
 	assert_int_equal(per_group[0], pool.count);
 	manage_free(&m);
-	pool_stop(&pool);
+	poolfix_stop(&pool);
 	rules_free(&rules);
 	rules_free(&none);
 	place_topology_free(&topo);
@@ -244,7 +168,6 @@ int main(void)
 {
 	log_init("test_model_groups",
 		 getenv("T_DEBUG") ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR);
-	stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);
 	return unit_run("model_groups",
 			UNIT_TABLE(groups_cases, test_groups_case), NULL, 0,
 			NULL, NULL);

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "model.h"
 #include "rules.h"
+#include "rulesfix.h"
 #include "../../../policyd/windows/internal.h"
 
 #define IFEO                                                                   \
@@ -42,16 +43,7 @@ static const char rule_text[] =
 
 static void rules_of(struct rules *rules)
 {
-	struct diag diag;
-
-	rules_init(rules);
-	rules->system = RULES_SYSTEM_WINDOWS;
-	diag_init(&diag);
-	rules_load_text(rules, "test.rules", rule_text, strlen(rule_text),
-			&diag);
-	diag_print(&diag, stderr, true);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(rules, RULES_SYSTEM_WINDOWS, rule_text);
 	assert_int_equal(rules->count, 2);
 }
 

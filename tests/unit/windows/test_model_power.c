@@ -188,19 +188,6 @@ static void test_someone_else(void **state_)
 	apply_power_close(&pw);
 }
 
-/* As a crash: the process ends with everything held and the journal as
- * it is. */
-static void crash_now(struct power *pw)
-{
-	for (size_t i = 0; i < pw->knob_count; i++)
-		free(pw->knobs[i].path);
-	free(pw->knobs);
-	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
-}
-
 static void assert_parking(DWORD ac, DWORD dc)
 {
 	const char *const parking[] = {WINPOWER_CPMINCORES,
@@ -231,7 +218,7 @@ static void test_parking_across_reboot(void **state_)
 	a.parking = RULE_PARKING_OFF;
 	powerfix_set(&pw, &a, NULL);
 	assert_parking(100, 100);
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	boot = model_boot_of();
 	model_reboot();
 	assert_true(model_boot_of() != boot);

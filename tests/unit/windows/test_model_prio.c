@@ -25,6 +25,7 @@
 #include "os.h"
 #include "prio.h"
 #include "rules.h"
+#include "rulesfix.h"
 #include "win.h"
 
 #define CHILD_ARG   "child"
@@ -75,36 +76,22 @@ static void child_stop(PROCESS_INFORMATION *pi)
 static void load(struct rules *r, const char *priority)
 {
 	char text[2048];
-	struct diag diag;
 
 	snprintf(text, sizeof(text),
 		 "version = 1;\nrules = ({ name = \"t\"; match = { exe = "
 		 "\"%s\"; };\npriority = { %s }; });\n",
 		 self_exe, priority);
-	diag_init(&diag);
-	rules_init(r);
-	r->system = RULES_SYSTEM_WINDOWS;
-	rules_load_text(r, "t.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(r, RULES_SYSTEM_WINDOWS, text);
 }
 
 static void load_none(struct rules *r)
 {
-	static const char text[] = "version = 1;\nrules = ();\n";
-	struct diag diag;
-
-	diag_init(&diag);
-	rules_init(r);
-	r->system = RULES_SYSTEM_WINDOWS;
-	rules_load_text(r, "none.rules", text, strlen(text), &diag);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(r, RULES_SYSTEM_WINDOWS, "version = 1;\nrules = ();\n");
 }
 
 static void manage_start(struct manage *m)
 {
-	manage_init(m, &(struct manage_options){.procfs = NULL}, NULL);
+	manage_init(m, &(struct manage_options){0}, NULL);
 }
 
 static struct model_config config_of(enum model_version v)

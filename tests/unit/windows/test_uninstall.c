@@ -58,18 +58,6 @@ static void assert_parking(const GUID *scheme, DWORD ac, DWORD dc)
 	}
 }
 
-/* The daemon gone with everything held, as a crash leaves it. */
-static void crash_now(struct power *pw)
-{
-	for (size_t i = 0; i < pw->knob_count; i++)
-		free(pw->knobs[i].path);
-	free(pw->knobs);
-	journal_close(&pw->journal);
-	free(pw->sysfs);
-	free(pw->dev);
-	free(pw->procfs);
-}
-
 /* The config --uninstall reads, where the service's is, naming the
  * test's state directory; the folder made if the prefix lacks it. */
 static void write_conf(void)
@@ -101,7 +89,7 @@ static void test_uninstall_restores_power(void **state_)
 	powerfix_set(&pw, &a, NULL);
 	assert_true(IsEqualGUID(model_power_active(), &model_scheme_high));
 	assert_parking(&model_scheme_high, 100, 100);
-	crash_now(&pw);
+	powerfix_crash_now(&pw);
 	model_reboot();
 	assert_parking(&model_scheme_high, 100, 100);
 	write_conf();

@@ -176,18 +176,19 @@ static void loop_resume_renames(struct daemon *d)
 
 void loop_on_events(struct daemon *d)
 {
-	int status;
+	enum os_status status;
+	bool lost = false;
 
 	if (d->events_unread)
 		return;
-	status = events_read(&d->events, loop_event, d);
+	status = events_read(&d->events, loop_event, d, &lost);
 
 	loop_renamed(d);
 	loop_limit_renames(d);
-	d->gather |= status >= 0;
-	if (status > 0) {
+	d->gather |= status == OS_OK;
+	if (status == OS_OK && lost) {
 		loop_lost(d, "the kernel dropped process events");
-	} else if (status < 0) {
+	} else if (status != OS_OK) {
 		log_warn("process events failed; polling /proc from now on");
 		loop_events_gone(d);
 		events_close(&d->events);
@@ -225,7 +226,7 @@ static void loop_filtered_exec(void *ctx, const struct events_event *e)
  * still unread (a flood on a kernel that cannot filter) or was dropped. */
 void loop_on_execs(struct daemon *d)
 {
-	if (execfilter_take(d->execfilter) < 0) {
+	if (execfilter_take(d->execfilter) != OS_OK) {
 		daemon_filter_drop(d, "the exec filter's ring buffer failed");
 		manage_rescan(&d->manage);
 		return;
@@ -258,14 +259,15 @@ static void loop_rescan_for_filter(struct daemon *d)
  * written has the whole plan written again. */
 void loop_on_watch(struct daemon *d)
 {
-	int changed = execfilter_watch_read(d->execfilter);
+	size_t changed;
+	enum os_status status = execfilter_watch_read(d->execfilter, &changed);
 
-	if (changed < 0) {
+	if (status != OS_OK) {
 		log_info("a file a rule names changed, and the exec filter "
 			 "cannot write its key alone: all of them again");
 		daemon_filter_update(d, d->rules);
 	}
-	if (changed != 0)
+	if (status != OS_OK || changed)
 		loop_rescan_for_filter(d);
 }
 
@@ -301,10 +303,13 @@ static int loop_follow_all(struct daemon *d)
 	int all_there = 1;
 
 	for (size_t i = 0; i < count && all_there >= 0; i++) {
-		int status = execfilter_follow(d->execfilter, (int)pids[i]);
+		bool added;
 
-		if (status != 0)
-			all_there = status < 0 ? -1 : 0;
+		if (execfilter_follow(d->execfilter, (int)pids[i], &added) !=
+		    OS_OK)
+			all_there = -1;
+		else if (added)
+			all_there = 0;
 	}
 	free(pids);
 	return all_there;
@@ -346,24 +351,25 @@ static void loop_filter_room(struct daemon *d,
 static void loop_check_filter(struct daemon *d)
 {
 	struct execfilter_stats st;
+	bool changed;
 
 	if (!d->execfilter)
 		return;
 	if (d->filter_rescan_due)
 		loop_rescan_for_filter(d);
-	if (execfilter_refresh(d->execfilter) > 0) {
+	if (execfilter_refresh(d->execfilter, &changed) == OS_OK && changed) {
 		log_info("a file a rule names changed: the exec filter "
 			 "follows, and a rescan");
 		daemon_filter_update(d, d->rules);
 		manage_rescan(&d->manage);
 	}
-	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0 &&
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == OS_OK &&
 	    st.lost != d->execfilter_lost) {
 		d->execfilter_lost = st.lost;
 		d->events.overflows++;
 		loop_lost(d, "the exec filter's ring buffer overflowed");
 	}
-	if (d->execfilter && execfilter_stats(d->execfilter, &st) == 0 &&
+	if (d->execfilter && execfilter_stats(d->execfilter, &st) == OS_OK &&
 	    st.full)
 		loop_filter_room(d, &st);
 }

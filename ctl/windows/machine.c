@@ -22,7 +22,7 @@
 
 /* Over every group: processor groups are what Wine does not show, so
  * through the table (winapi.h), as the rest of the backend asks. */
-unsigned facts_cpu_count(bool online)
+unsigned machine_cpu_count(bool online)
 {
 	const struct winapi *w = winapi_get();
 	DWORD n = online ? w->GetActiveProcessorCount(ALL_PROCESSOR_GROUPS)
@@ -35,15 +35,12 @@ unsigned facts_cpu_count(bool online)
  * of nested jobs), in CPUs; -1 for none. The rate's union holds MinRate
  * and MaxRate as its low and high words, which mingw-w64's header does
  * not name. */
-double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
-		   size_t size)
+double machine_quota(char *cgroup, size_t size)
 {
 	JOBOBJECT_CPU_RATE_CONTROL_INFORMATION info = {0};
 	BOOL in_job = FALSE;
 	double quota;
 
-	(void)procfs;
-	(void)sysfs;
 	if (size)
 		cgroup[0] = '\0';
 	if (!IsProcessInJob(GetCurrentProcess(), NULL, &in_job) || !in_job ||
@@ -51,27 +48,25 @@ double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
 				       &info, sizeof(info), NULL))
 		return -1;
 	quota = saturate_job_quota(info.ControlFlags, info.CpuRate,
-				   info.CpuRate >> 16, facts_cpu_count(true));
+				   info.CpuRate >> 16, machine_cpu_count(true));
 	if (quota >= 0)
 		snprintf(cgroup, size, "the job object of this process");
 	return quota;
 }
 
-void facts_cpuset_cgroup(const char *procfs, char *name, size_t size)
+void machine_cpuset_cgroup(char *name, size_t size)
 {
-	(void)procfs;
 	if (size)
 		name[0] = '\0';
 }
 
-void facts_freq(const char *sysfs, struct saturate_input *in)
+void machine_freq(struct saturate_input *in)
 {
-	(void)sysfs;
 	(void)in;
 }
 
 /* FILETIME's 100 ns units, kernel and user time together. */
-static double facts_seconds(const FILETIME *kernel, const FILETIME *user)
+static double machine_seconds(const FILETIME *kernel, const FILETIME *user)
 {
 	ULARGE_INTEGER k = {.LowPart = kernel->dwLowDateTime,
 			    .HighPart = kernel->dwHighDateTime};
@@ -82,7 +77,7 @@ static double facts_seconds(const FILETIME *kernel, const FILETIME *user)
 }
 
 /* The class as the nice value prio.c maps it to, for the report. */
-static int facts_nice(DWORD klass)
+static int machine_nice(DWORD klass)
 {
 	switch (klass) {
 	case IDLE_PRIORITY_CLASS:
@@ -100,13 +95,13 @@ static int facts_nice(DWORD klass)
 	}
 }
 
-static double facts_own_seconds(void)
+static double machine_own_seconds(void)
 {
 	FILETIME created, ended, kernel, user;
 
 	return GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel,
 			       &user)
-		       ? facts_seconds(&kernel, &user)
+		       ? machine_seconds(&kernel, &user)
 		       : -1;
 }
 
@@ -114,18 +109,17 @@ static double facts_own_seconds(void)
  * own times: such an answer (ours just before or after it, to the
  * 100 ns) says nothing of the other process, and would make every
  * process a competitor that took what our workers took. */
-static bool facts_echo(double theirs, double before, double after)
+static bool machine_echo(double theirs, double before, double after)
 {
 	return theirs == before || theirs == after;
 }
 
-size_t facts_tasks(const char *procfs, struct facts_task **out)
+size_t machine_tasks(struct machine_task **out)
 {
 	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 	PROCESSENTRY32W pe = {.dwSize = sizeof(pe)};
 	size_t n = 0, cap = 0;
 
-	(void)procfs;
 	*out = NULL;
 	if (snap == INVALID_HANDLE_VALUE)
 		return 0;
@@ -134,26 +128,26 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 		HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE,
 				       pe.th32ProcessID);
 		FILETIME created, ended, kernel, user;
-		struct facts_task *t;
+		struct machine_task *t;
 		double own;
 
 		if (!h)
 			continue;
-		own = facts_own_seconds();
+		own = machine_own_seconds();
 
 		if (GetProcessTimes(h, &created, &ended, &kernel, &user) &&
 		    (pe.th32ProcessID == GetCurrentProcessId() ||
-		     !facts_echo(facts_seconds(&kernel, &user), own,
-				 facts_own_seconds()))) {
+		     !machine_echo(machine_seconds(&kernel, &user), own,
+				   machine_own_seconds()))) {
 			if (n == cap) {
 				cap = cap ? cap * 2 : 256;
 				*out = xreallocarray(*out, cap, sizeof(**out));
 			}
 			t = &(*out)[n++];
-			*t = (struct facts_task){
+			*t = (struct machine_task){
 				.pid = (pid_t)pe.th32ProcessID,
-				.cpu_s = facts_seconds(&kernel, &user),
-				.nice = facts_nice(GetPriorityClass(h)),
+				.cpu_s = machine_seconds(&kernel, &user),
+				.nice = machine_nice(GetPriorityClass(h)),
 			};
 			if (!system_utf8(pe.szExeFile, t->name,
 					 sizeof(t->name)))
@@ -165,19 +159,18 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 	return n;
 }
 
-double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
+double machine_thread_cpu(pid_t pid, pid_t tid)
 {
 	HANDLE h =
 		OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, (DWORD)tid);
 	FILETIME created, ended, kernel, user;
 	double s = 0;
 
-	(void)procfs;
 	(void)pid;
 	if (!h)
 		return 0;
 	if (GetThreadTimes(h, &created, &ended, &kernel, &user))
-		s = facts_seconds(&kernel, &user);
+		s = machine_seconds(&kernel, &user);
 	CloseHandle(h);
 	return s;
 }
@@ -187,7 +180,7 @@ double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
 
 /* The logical processors the power manager has parked now, from the
  * machine's CPU Sets; none where Windows (or Wine) has no CPU Sets. */
-static void facts_parked(hwloc_bitmap_t parked)
+static void machine_parked(hwloc_bitmap_t parked)
 {
 	const struct winapi *w = winapi_get();
 	struct winapi_cpu_set_info *info;
@@ -221,7 +214,7 @@ static void facts_parked(hwloc_bitmap_t parked)
 
 /* Groups by hwloc's numbering (group g's processor n is g * 64 + n); the
  * process's "cpuset" is its affinity here, said as the affinity. */
-void facts_system(struct saturate_machine *m, struct saturate_input *in)
+void machine_system(struct saturate_machine *m, struct saturate_input *in)
 {
 	hwloc_bitmap_t parked = hwloc_bitmap_alloc();
 	struct prio_state prio;
@@ -231,7 +224,7 @@ void facts_system(struct saturate_machine *m, struct saturate_input *in)
 	in->ecoqos = apply_prio_read(0, 0, &prio) == OS_OK &&
 		     prio.efficiency == RULE_EFFICIENCY_ON;
 	saturate_machine_groups(m, FACTS_GROUP_BITS);
-	facts_parked(parked);
+	machine_parked(parked);
 	saturate_machine_park(m, parked);
 	hwloc_bitmap_free(parked);
 	in->min_cores_known = knobs_min_cores(&in->min_cores);

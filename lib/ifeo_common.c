@@ -1,5 +1,5 @@
 /* Image File Execution Options PerfOptions: the names and values the rules
- * allow, and what changes between two plans (ifeo.h says which and why).
+ * allow (ifeo.h says which and why).
  * Pure: the rules come in, the registry writer takes the plan. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,55 +530,4 @@ const char *ifeo_skip_text(enum ifeo_skip_why why)
 		       "compares it (not ASCII, too long, . or ..)";
 	}
 	return "?";
-}
-
-static void ifeo_change_add(struct ifeo_diff *diff, enum ifeo_change_kind kind,
-			    const char *name, struct ifeo_values from,
-			    struct ifeo_values to)
-{
-	diff->changes = xreallocarray(diff->changes, diff->count + 1,
-				      sizeof(*diff->changes));
-	diff->changes[diff->count++] =
-		(struct ifeo_change){kind, name, from, to};
-}
-
-/* Both plans are sorted by ifeo_name_compare: one walk over both. A name
- * spelt in another case is the same registry key. */
-void ifeo_diff_make(const struct ifeo_plan *from, const struct ifeo_plan *to,
-		    struct ifeo_diff *diff)
-{
-	const struct ifeo_values none = {IFEO_CPU_CLASS_UNSET,
-					 IFEO_IO_PRIORITY_UNSET};
-	size_t i = 0, j = 0;
-
-	*diff = (struct ifeo_diff){0};
-	while (i < from->count || j < to->count) {
-		const struct ifeo_entry *a =
-			i < from->count ? &from->entries[i] : NULL;
-		const struct ifeo_entry *b =
-			j < to->count ? &to->entries[j] : NULL;
-		int c = !a ? 1 : !b ? -1 : ifeo_name_compare(a->name, b->name);
-
-		if (c < 0) {
-			ifeo_change_add(diff, IFEO_CHANGE_KIND_REMOVE, a->name,
-					a->values, none);
-			i++;
-		} else if (c > 0) {
-			ifeo_change_add(diff, IFEO_CHANGE_KIND_ADD, b->name,
-					none, b->values);
-			j++;
-		} else {
-			if (!ifeo_values_equal(a->values, b->values))
-				ifeo_change_add(diff, IFEO_CHANGE_KIND_SET,
-						b->name, a->values, b->values);
-			i++;
-			j++;
-		}
-	}
-}
-
-void ifeo_diff_free(struct ifeo_diff *diff)
-{
-	free(diff->changes);
-	*diff = (struct ifeo_diff){0};
 }

@@ -8,15 +8,15 @@
 #include "os.h"
 
 /* The identity of the file behind an exe path, the path first. */
-static int procinfo_identity(const struct procinfo *pi, struct facts *facts,
-			     unsigned path_bit)
+static enum os_status procinfo_identity(const struct procinfo *pi,
+					struct facts *facts, unsigned path_bit)
 {
 	bool parent = path_bit == MATCH_FACT_PARENT_EXE;
 
 	if (!((facts->have | facts->failed) & path_bit))
 		procinfo_fetch((void *)pi, path_bit, facts);
 	if (!(facts->have & path_bit))
-		return -1;
+		return OS_GONE;
 	return parent ? procinfo_file(pi, facts->ppid, facts->parent_exe,
 				      &facts->parent_exe_file)
 		      : procinfo_file(pi, pi->pid, facts->exe,
@@ -29,7 +29,7 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 
 	for (unsigned rest = wanted; rest; rest &= rest - 1) {
 		unsigned fact = rest & -rest;
-		int status;
+		enum os_status status;
 
 		if (fact == MATCH_FACT_EXE_FILE)
 			status = procinfo_identity(pi, facts, MATCH_FACT_EXE);
@@ -38,7 +38,7 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 						   MATCH_FACT_PARENT_EXE);
 		else
 			status = procinfo_fact(pi, fact, facts);
-		if (status < 0)
+		if (status != OS_OK)
 			facts->failed |= fact;
 		else
 			facts->have |= fact;

@@ -5,29 +5,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "groups.h"
+#include "procgroups.h"
 #include "util.h"
 
-/* Before GROUPS_SPAN_BUILD a process starts in one group and a thread pool
+/* Before PROCGROUPS_SPAN_BUILD a process starts in one group and a thread pool
  * stays there (30x instead of 64x on 128 CPUs) unless each thread is
  * moved. From it on Windows spreads the process itself, unless someone
  * narrowed its affinity (a job object, start /affinity, the program). */
-enum groups_need groups_need(size_t groups, unsigned long build, bool spans_all)
+enum procgroups_need procgroups_need(size_t groups, unsigned long build,
+				     bool spans_all)
 {
 	if (groups <= 1)
-		return GROUPS_NEED_ONE_GROUP;
-	if (build >= GROUPS_SPAN_BUILD && spans_all)
-		return GROUPS_NEED_SYSTEM_SPANS;
-	return GROUPS_NEED_DEAL;
+		return PROCGROUPS_NEED_ONE_GROUP;
+	if (build >= PROCGROUPS_SPAN_BUILD && spans_all)
+		return PROCGROUPS_NEED_SYSTEM_SPANS;
+	return PROCGROUPS_NEED_DEAL;
 }
 
 /* The log line of the decision. */
-void groups_describe_need(enum groups_need need, size_t groups,
-			  unsigned long build, char *buf, size_t size)
+void procgroups_describe_need(enum procgroups_need need, size_t groups,
+			      unsigned long build, char *buf, size_t size)
 {
 	switch (need) {
-	case GROUPS_NEED_DEAL:
-		if (build >= GROUPS_SPAN_BUILD)
+	case PROCGROUPS_NEED_DEAL:
+		if (build >= PROCGROUPS_SPAN_BUILD)
 			snprintf(buf, size,
 				 "the process's affinity covers part of the "
 				 "%zu processor groups: threads dealt over all "
@@ -40,10 +41,10 @@ void groups_describe_need(enum groups_need need, size_t groups,
 				 "all of them",
 				 build, groups);
 		return;
-	case GROUPS_NEED_ONE_GROUP:
+	case PROCGROUPS_NEED_ONE_GROUP:
 		snprintf(buf, size, "one processor group: nothing to deal");
 		return;
-	case GROUPS_NEED_SYSTEM_SPANS:
+	case PROCGROUPS_NEED_SYSTEM_SPANS:
 		snprintf(buf, size,
 			 "Windows build %lu spreads the process over all %zu "
 			 "processor groups itself: threads left where it puts "
@@ -55,14 +56,14 @@ void groups_describe_need(enum groups_need need, size_t groups,
 
 /* The mask of a group's processors 0..processors-1: Windows numbers a
  * group's active processors from 0. */
-uint64_t groups_mask(unsigned processors)
+uint64_t procgroups_mask(unsigned processors)
 {
 	if (processors >= 64)
 		return UINT64_MAX;
 	return (UINT64_C(1) << processors) - 1;
 }
 
-static unsigned groups_popcount(uint64_t mask)
+static unsigned procgroups_popcount(uint64_t mask)
 {
 	unsigned n = 0;
 
@@ -71,7 +72,7 @@ static unsigned groups_popcount(uint64_t mask)
 	return n;
 }
 
-static size_t groups_gcd(size_t a, size_t b)
+static size_t procgroups_gcd(size_t a, size_t b)
 {
 	while (b) {
 		size_t r = a % b;
@@ -91,8 +92,8 @@ static size_t groups_gcd(size_t a, size_t b)
  * group holds floor(n * size / total) or ceil(n * size / total) (a quota
  * method, as in Balinski and Young's apportionment), and once each holds
  * its size the order starts again. */
-static void groups_deal(struct groups_plan *plan, const size_t *sizes,
-			size_t total)
+static void procgroups_deal(struct procgroups_plan *plan, const size_t *sizes,
+			    size_t total)
 {
 	size_t *held = xcalloc(plan->count, sizeof(*held));
 
@@ -119,24 +120,24 @@ static void groups_deal(struct groups_plan *plan, const size_t *sizes,
 
 /* masks[g]: the processors of group g to deal over (empty: the group is
  * left out). Returns how many groups the plan deals over. */
-size_t groups_plan_make(const uint64_t *masks, size_t count,
-			struct groups_plan *plan)
+size_t procgroups_plan_make(const uint64_t *masks, size_t count,
+			    struct procgroups_plan *plan)
 {
 	size_t *sizes, total = 0, common = 0;
 
-	*plan = (struct groups_plan){0};
+	*plan = (struct procgroups_plan){0};
 	plan->groups = xcalloc(count ? count : 1, sizeof(*plan->groups));
 	sizes = xcalloc(count ? count : 1, sizeof(*sizes));
 	for (size_t g = 0; g < count; g++) {
 		if (!masks[g])
 			continue;
-		plan->groups[plan->count] = (struct groups_affinity){
+		plan->groups[plan->count] = (struct procgroups_affinity){
 			.group = (unsigned short)g,
 			.mask = masks[g],
 		};
-		sizes[plan->count] = groups_popcount(masks[g]);
+		sizes[plan->count] = procgroups_popcount(masks[g]);
 		total += sizes[plan->count];
-		common = groups_gcd(common, sizes[plan->count]);
+		common = procgroups_gcd(common, sizes[plan->count]);
 		plan->count++;
 	}
 	if (plan->count) {
@@ -144,24 +145,24 @@ size_t groups_plan_make(const uint64_t *masks, size_t count,
 			sizes[g] /= common;
 		plan->period = total / common;
 		plan->order = xcalloc(plan->period, sizeof(*plan->order));
-		groups_deal(plan, sizes, plan->period);
+		procgroups_deal(plan, sizes, plan->period);
 	}
 	free(sizes);
 	return plan->count;
 }
 
 /* The group and processors of the slot-th thread; NULL: no groups. */
-const struct groups_affinity *groups_plan_thread(const struct groups_plan *plan,
-						 size_t slot)
+const struct procgroups_affinity *procgroups_plan_thread(
+	const struct procgroups_plan *plan, size_t slot)
 {
 	if (!plan->count)
 		return NULL;
 	return &plan->groups[plan->order[slot % plan->period]];
 }
 
-void groups_plan_free(struct groups_plan *plan)
+void procgroups_plan_free(struct procgroups_plan *plan)
 {
 	free(plan->groups);
 	free(plan->order);
-	*plan = (struct groups_plan){0};
+	*plan = (struct procgroups_plan){0};
 }

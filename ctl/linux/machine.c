@@ -14,7 +14,7 @@
 #include "../ctl.h"
 
 /* Online, or configured (present): when sysfs does not say. */
-unsigned facts_cpu_count(bool online)
+unsigned machine_cpu_count(bool online)
 {
 	long n = sysconf(online ? _SC_NPROCESSORS_ONLN : _SC_NPROCESSORS_CONF);
 
@@ -22,8 +22,8 @@ unsigned facts_cpu_count(bool online)
 }
 
 /* The tightest cpu quota on the way from the cgroup up to the root. */
-static double facts_quota_at(const char *sysfs, const char *mount, char *path,
-			     bool v2)
+static double machine_quota_at(const char *sysfs, const char *mount, char *path,
+			       bool v2)
 {
 	double best = -1;
 
@@ -62,7 +62,7 @@ static double facts_quota_at(const char *sysfs, const char *mount, char *path,
 
 /* Whether a cgroup v1 line's controllers hold cpu itself (not only
  * cpuset or cpuacct). */
-static bool facts_cpu_controller(const char *controllers)
+static bool machine_cpu_controller(const char *controllers)
 {
 	if (!strstr(controllers, "cpu"))
 		return false;
@@ -73,9 +73,10 @@ static bool facts_cpu_controller(const char *controllers)
 
 /* The CPUs this process may use by its cgroup's quota, and the cgroup it
  * comes from; -1: no quota. */
-double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
-		   size_t size)
+double machine_quota(char *cgroup, size_t size)
 {
+	const char *procfs = paths_procfs();
+	const char *sysfs = paths_sysfs();
 	static const char *const mounts_v1[] = {"cpu", "cpu,cpuacct"};
 	static const char *const mounts_v2[] = {"", "unified"};
 	char *self = xasprintf("%s/self/cgroup", procfs);
@@ -101,14 +102,14 @@ double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
 			continue;
 		*path++ = '\0';
 		v2 = controllers[0] == '\0';
-		if (!v2 && !facts_cpu_controller(controllers))
+		if (!v2 && !machine_cpu_controller(controllers))
 			continue;
 		for (size_t m = 0; m < 2 && quota < 0; m++) {
 			snprintf(copy, sizeof(copy), "%s",
 				 strcmp(path, "/") == 0 ? "" : path);
-			quota = facts_quota_at(sysfs,
-					       v2 ? mounts_v2[m] : mounts_v1[m],
-					       copy, v2);
+			quota = machine_quota_at(
+				sysfs, v2 ? mounts_v2[m] : mounts_v1[m], copy,
+				v2);
 		}
 		if (quota >= 0)
 			snprintf(cgroup, size, "%s", path);
@@ -117,8 +118,9 @@ double facts_quota(const char *procfs, const char *sysfs, char *cgroup,
 }
 
 /* The cpuset cgroup this process is in ("" when unreadable). */
-void facts_cpuset_cgroup(const char *procfs, char *name, size_t size)
+void machine_cpuset_cgroup(char *name, size_t size)
 {
+	const char *procfs = paths_procfs();
 	char *path = xasprintf("%s/self/cpuset", procfs);
 	size_t len;
 
@@ -128,7 +130,7 @@ void facts_cpuset_cgroup(const char *procfs, char *name, size_t size)
 }
 
 /* A sysfs value on one line, without its newline. */
-static int facts_line(const char *path, char *out, size_t size)
+static int machine_line(const char *path, char *out, size_t size)
 {
 	if (procinfo_read(path, out, size, NULL) < 0)
 		return -1;
@@ -138,8 +140,9 @@ static int facts_line(const char *path, char *out, size_t size)
 
 /* cpufreq of the first policy: governor, driver, EPP, and whether the
  * maximum frequency is capped below what the hardware does. */
-void facts_freq(const char *sysfs, struct saturate_input *in)
+void machine_freq(struct saturate_input *in)
 {
+	const char *sysfs = paths_sysfs();
 	char *base = xasprintf("%s/devices/system/cpu/cpufreq/policy0", sysfs);
 	char *gov = xasprintf("%s/scaling_governor", base);
 	char *driver = xasprintf("%s/scaling_driver", base);
@@ -148,10 +151,10 @@ void facts_freq(const char *sysfs, struct saturate_input *in)
 	char *hw = xasprintf("%s/cpuinfo_max_freq", base);
 	char a[64], b[64], name[64] = "";
 
-	facts_line(gov, in->governor, sizeof(in->governor));
-	if (facts_line(driver, name, sizeof(name)) == 0)
+	machine_line(gov, in->governor, sizeof(in->governor));
+	if (machine_line(driver, name, sizeof(name)) == 0)
 		snprintf(in->driver, sizeof(in->driver), "%s", name);
-	facts_line(epp, in->epp, sizeof(in->epp));
+	machine_line(epp, in->epp, sizeof(in->epp));
 	if (procinfo_read(max, a, sizeof(a), NULL) == 0 &&
 	    procinfo_read(hw, b, sizeof(b), NULL) == 0)
 		in->max_freq_capped = atoll(a) < atoll(b);
@@ -164,14 +167,15 @@ void facts_freq(const char *sysfs, struct saturate_input *in)
 }
 
 /* Every process's CPU time so far and nice value, with its name. */
-size_t facts_tasks(const char *procfs, struct facts_task **out)
+size_t machine_tasks(struct machine_task **out)
 {
+	const char *procfs = paths_procfs();
 	double tick = (double)sysconf(_SC_CLK_TCK);
 	pid_t *pids;
 	size_t count = 0, n = 0;
 
 	*out = NULL;
-	if (procinfo_pids(procfs, &pids, &count) < 0)
+	if (procinfo_pids(&pids, &count) != OS_OK)
 		return 0;
 	*out = xcalloc(count ? count : 1, sizeof(**out));
 	for (size_t i = 0; i < count; i++) {
@@ -188,9 +192,9 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 		close = strrchr(stat, ')');
 		if (!open || close < open)
 			continue;
-		(*out)[n] = (struct facts_task){.pid = pids[i],
-						.cpu_s = (double)ticks / tick,
-						.nice = nice};
+		(*out)[n] = (struct machine_task){.pid = pids[i],
+						  .cpu_s = (double)ticks / tick,
+						  .nice = nice};
 		snprintf((*out)[n].name, sizeof((*out)[n].name), "%.*s",
 			 (int)(close - open - 1), open + 1);
 		n++;
@@ -201,8 +205,9 @@ size_t facts_tasks(const char *procfs, struct facts_task **out)
 
 /* A thread's CPU time so far, in seconds: the nanoseconds it ran from
  * schedstat, else its clock ticks from stat; 0 when neither reads. */
-double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
+double machine_thread_cpu(pid_t pid, pid_t tid)
 {
+	const char *procfs = paths_procfs();
 	char path[128], text[1024];
 	unsigned long long ns, ticks;
 
@@ -220,7 +225,7 @@ double facts_thread_cpu(const char *procfs, pid_t pid, pid_t tid)
 }
 
 /* Linux has no processor groups; a parked CPU is an offline one. */
-void facts_system(struct saturate_machine *m, struct saturate_input *in)
+void machine_system(struct saturate_machine *m, struct saturate_input *in)
 {
 	(void)m;
 	in->system = SATURATE_SYSTEM_LINUX;

@@ -12,18 +12,18 @@
 
 #include "unit.h"
 
-#include "groups.h"
+#include "procgroups.h"
 #include "util.h"
 
-#define GROUPS_MAX_CASE 8
+#define PROCGROUPS_MAX_CASE 8
 
 struct deal_case {
 	const char *name;
-	unsigned sizes[GROUPS_MAX_CASE]; /* processors of each group */
+	unsigned sizes[PROCGROUPS_MAX_CASE]; /* processors of each group */
 	size_t count;
 	size_t threads;
-	size_t held[GROUPS_MAX_CASE]; /* threads each group gets */
-	const char *first;	      /* groups of the first threads */
+	size_t held[PROCGROUPS_MAX_CASE]; /* threads each group gets */
+	const char *first;		  /* groups of the first threads */
 };
 
 static const struct deal_case deal_cases[] = {
@@ -83,18 +83,19 @@ static const struct deal_case deal_cases[] = {
 static void test_deal_case(void **state)
 {
 	const struct deal_case *c = *state;
-	uint64_t masks[GROUPS_MAX_CASE];
-	size_t held[GROUPS_MAX_CASE] = {0};
-	struct groups_plan plan;
+	uint64_t masks[PROCGROUPS_MAX_CASE];
+	size_t held[PROCGROUPS_MAX_CASE] = {0};
+	struct procgroups_plan plan;
 	size_t groups = 0;
 
 	for (size_t g = 0; g < c->count; g++) {
-		masks[g] = groups_mask(c->sizes[g]);
+		masks[g] = procgroups_mask(c->sizes[g]);
 		groups += c->sizes[g] != 0;
 	}
-	assert_int_equal(groups_plan_make(masks, c->count, &plan), groups);
+	assert_int_equal(procgroups_plan_make(masks, c->count, &plan), groups);
 	for (size_t t = 0; t < c->threads; t++) {
-		const struct groups_affinity *a = groups_plan_thread(&plan, t);
+		const struct procgroups_affinity *a =
+			procgroups_plan_thread(&plan, t);
 
 		assert_non_null(a);
 		/* The whole group: every processor of it. */
@@ -105,7 +106,7 @@ static void test_deal_case(void **state)
 	}
 	for (size_t g = 0; g < c->count; g++)
 		assert_int_equal(held[g], c->held[g]);
-	groups_plan_free(&plan);
+	procgroups_plan_free(&plan);
 }
 
 /* Every prefix of the dealing holds the quota, on many machines: after n
@@ -116,23 +117,25 @@ static void test_quota_always(void **state)
 
 	(void)state;
 	for (int machine = 0; machine < 5000; machine++) {
-		uint64_t masks[GROUPS_MAX_CASE];
-		size_t sizes[GROUPS_MAX_CASE], held[GROUPS_MAX_CASE] = {0};
+		uint64_t masks[PROCGROUPS_MAX_CASE];
+		size_t sizes[PROCGROUPS_MAX_CASE],
+			held[PROCGROUPS_MAX_CASE] = {0};
 		size_t count, total = 0;
-		struct groups_plan plan;
+		struct procgroups_plan plan;
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		count = 1 + (size_t)(seed >> 33) % GROUPS_MAX_CASE;
+		count = 1 + (size_t)(seed >> 33) % PROCGROUPS_MAX_CASE;
 		for (size_t g = 0; g < count; g++) {
 			seed = seed * 6364136223846793005ull +
 			       1442695040888963407ull;
 			sizes[g] = 1 + (size_t)(seed >> 33) % 64;
-			masks[g] = groups_mask((unsigned)sizes[g]);
+			masks[g] = procgroups_mask((unsigned)sizes[g]);
 			total += sizes[g];
 		}
-		assert_int_equal(groups_plan_make(masks, count, &plan), count);
+		assert_int_equal(procgroups_plan_make(masks, count, &plan),
+				 count);
 		for (size_t n = 1; n <= 3 * total; n++) {
-			held[groups_plan_thread(&plan, n - 1)->group]++;
+			held[procgroups_plan_thread(&plan, n - 1)->group]++;
 			for (size_t g = 0; g < count; g++) {
 				size_t lo = n * sizes[g] / total;
 				size_t hi = (n * sizes[g] + total - 1) / total;
@@ -146,7 +149,7 @@ static void test_quota_always(void **state)
 						 total, held[g], n, lo, hi);
 			}
 		}
-		groups_plan_free(&plan);
+		procgroups_plan_free(&plan);
 	}
 }
 
@@ -155,33 +158,33 @@ static void test_quota_always(void **state)
 static void test_chosen_processors(void **state)
 {
 	const uint64_t masks[] = {0x0f0f, 0xff00000000000000ull};
-	const struct groups_affinity *a;
-	struct groups_plan plan;
+	const struct procgroups_affinity *a;
+	struct procgroups_plan plan;
 
 	(void)state;
-	assert_int_equal(groups_plan_make(masks, 2, &plan), 2);
-	a = groups_plan_thread(&plan, 0);
+	assert_int_equal(procgroups_plan_make(masks, 2, &plan), 2);
+	a = procgroups_plan_thread(&plan, 0);
 	assert_int_equal(a->group, 0);
 	assert_true(a->mask == 0x0f0f);
-	a = groups_plan_thread(&plan, 1);
+	a = procgroups_plan_thread(&plan, 1);
 	assert_int_equal(a->group, 1);
 	assert_true(a->mask == 0xff00000000000000ull);
-	groups_plan_free(&plan);
+	procgroups_plan_free(&plan);
 
 	/* No processors anywhere: no plan. */
-	assert_int_equal(groups_plan_make((const uint64_t[]){0, 0}, 2, &plan),
-			 0);
-	assert_null(groups_plan_thread(&plan, 0));
-	groups_plan_free(&plan);
+	assert_int_equal(
+		procgroups_plan_make((const uint64_t[]){0, 0}, 2, &plan), 0);
+	assert_null(procgroups_plan_thread(&plan, 0));
+	procgroups_plan_free(&plan);
 }
 
 static void test_mask(void **state)
 {
 	(void)state;
-	assert_true(groups_mask(0) == 0);
-	assert_true(groups_mask(1) == 1);
-	assert_true(groups_mask(44) == 0xfffffffffffull);
-	assert_true(groups_mask(64) == UINT64_MAX);
+	assert_true(procgroups_mask(0) == 0);
+	assert_true(procgroups_mask(1) == 1);
+	assert_true(procgroups_mask(44) == 0xfffffffffffull);
+	assert_true(procgroups_mask(64) == UINT64_MAX);
 }
 
 struct need_case {
@@ -189,42 +192,44 @@ struct need_case {
 	size_t groups;
 	unsigned long build;
 	bool spans_all;
-	enum groups_need need;
+	enum procgroups_need need;
 	const char *said;
 };
 
 static const struct need_case need_cases[] = {
-	{"one group, Windows 10", 1, 19045, false, GROUPS_NEED_ONE_GROUP,
+	{"one group, Windows 10", 1, 19045, false, PROCGROUPS_NEED_ONE_GROUP,
 	 "one processor group: nothing to deal"},
-	{"one group, Windows 11", 1, 22631, true, GROUPS_NEED_ONE_GROUP, NULL},
+	{"one group, Windows 11", 1, 22631, true, PROCGROUPS_NEED_ONE_GROUP,
+	 NULL},
 	{"Windows 10 22H2 keeps a process in one group", 2, 19045, false,
-	 GROUPS_NEED_DEAL,
+	 PROCGROUPS_NEED_DEAL,
 	 "Windows build 19045 keeps a process in one of the 2 processor "
 	 "groups: threads dealt over all of them"},
 	{"Server 2019 deals even when it says all groups", 4, 17763, true,
-	 GROUPS_NEED_DEAL, NULL},
+	 PROCGROUPS_NEED_DEAL, NULL},
 	{"Server 2022 spreads the process itself", 2, 20348, true,
-	 GROUPS_NEED_SYSTEM_SPANS,
+	 PROCGROUPS_NEED_SYSTEM_SPANS,
 	 "Windows build 20348 spreads the process over all 2 processor groups "
 	 "itself: threads left where it puts them"},
 	{"Windows 11 spreads the process itself", 4, 22000, true,
-	 GROUPS_NEED_SYSTEM_SPANS, NULL},
+	 PROCGROUPS_NEED_SYSTEM_SPANS, NULL},
 	{"Windows 11 with a narrowed affinity", 2, 26100, false,
-	 GROUPS_NEED_DEAL,
+	 PROCGROUPS_NEED_DEAL,
 	 "the process's affinity covers part of the 2 processor groups: "
 	 "threads dealt over all of them"},
-	{"the build before Server 2022", 2, 20347, true, GROUPS_NEED_DEAL,
+	{"the build before Server 2022", 2, 20347, true, PROCGROUPS_NEED_DEAL,
 	 NULL},
 };
 
 static void test_need_case(void **state)
 {
 	const struct need_case *c = *state;
-	enum groups_need need = groups_need(c->groups, c->build, c->spans_all);
+	enum procgroups_need need =
+		procgroups_need(c->groups, c->build, c->spans_all);
 	char said[256];
 
 	assert_int_equal(need, c->need);
-	groups_describe_need(need, c->groups, c->build, said, sizeof(said));
+	procgroups_describe_need(need, c->groups, c->build, said, sizeof(said));
 	if (c->said)
 		assert_string_equal(said, c->said);
 }
@@ -238,7 +243,7 @@ int main(void)
 	};
 	int failed;
 
-	failed = unit_run("groups", UNIT_TABLE(deal_cases, test_deal_case),
+	failed = unit_run("procgroups", UNIT_TABLE(deal_cases, test_deal_case),
 			  UNIT_TESTS(tests), NULL, NULL);
 	return failed | unit_run("groups: needed",
 				 UNIT_TABLE(need_cases, test_need_case), NULL,
