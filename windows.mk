@@ -85,8 +85,9 @@ WIN_CPPFLAGS_ALL = -D_GNU_SOURCE -D__USE_MINGW_ANSI_STDIO=1 \
 WIN_CFLAGS_ALL := -std=c11 $(WARN) -O2 -g -MMD -MP
 WIN_LDFLAGS_ALL := -static
 # Windows' own DLLs only: advapi32 (tokens, SIDs, services, ETW),
-# the rest what the C runtime and the pipes need.
-WIN_SYSLIBS := -ladvapi32 -lkernel32 -luser32 -lws2_32
+# shell32 (main's arguments in UTF-16: CommandLineToArgvW), the rest what
+# the C runtime and the pipes need.
+WIN_SYSLIBS := -ladvapi32 -lkernel32 -lshell32 -luser32 -lws2_32
 WIN_LIBS_ALL = $(shell $(WIN_PKG_CONFIG) --libs $(WIN_PKGS) 2>/dev/null) \
 	$(WIN_SYSLIBS)
 

@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 	int c;
 
 	log_init("cpupolicyctl", LOG_LEVEL_INFO);
+	system_args(&argc, &argv);
 	while ((c = getopt_long(argc, argv, "+c:S:t:hV", options, NULL)) !=
 	       -1) {
 		switch (c) {

@@ -95,16 +95,4 @@ void machine_system(struct saturate_machine *m, struct saturate_input *in);
 size_t machine_tasks(struct machine_task **out);
 double machine_thread_cpu(pid_t pid, pid_t tid);
 
-/* linux/files.c, windows/files.c: the check's state files; an import's
- * rule files, staged and read back before they take their place (errno
- * says why a call failed) */
-int files_replace(const char *path, const char *text, size_t len);
-void files_private_dir(const char *path);
-enum os_status files_stage(const char *path, const char *text, size_t len,
-			   char **staged);
-enum os_status files_commit(const char *staged, const char *path);
-void files_discard(const char *staged);
-enum os_status files_make_dir(const char *path);
-void files_remove_dir(const char *path);
-
 #endif

@@ -1,14 +1,11 @@
 /* cpupolicyctl import: rule sets of other tools to cpupolicy rule files.
  * The parsers are lib/'s (pure); this reads the input, writes the files
  * and says what was and was not carried over. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ananicy.h"
 #include "ctl.h"
@@ -98,28 +95,27 @@ static int import_compare_input(const void *a, const void *b)
 static int import_walk(struct import_inputs *in, const char *dir,
 		       const char *folder, unsigned depth)
 {
-	DIR *dp = opendir(dir);
-	struct dirent *d;
+	char **names;
+	size_t count;
 
-	if (!dp) {
+	if (files_list(dir, &names, &count) != OS_OK) {
 		import_say(dir, "error: cannot read directory",
 			   strerror(errno));
 		return -1;
 	}
-	while ((d = readdir(dp))) {
-		char *path, *sub;
-		struct stat st;
+	for (size_t i = 0; i < count; i++) {
+		char *path = import_join(dir, names[i]), *sub;
+		struct files_info info;
+		bool known = files_info(path, &info) == OS_OK;
 
-		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
-			continue;
-		path = import_join(dir, d->d_name);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		if (known && info.type == FILES_TYPE_DIRECTORY &&
 		    depth < IMPORT_MAX_DEPTH) {
-			sub = *folder ? xasprintf("%s/%s", folder, d->d_name)
-				      : xstrdup(d->d_name);
+			sub = *folder ? xasprintf("%s/%s", folder, names[i])
+				      : xstrdup(names[i]);
 			import_walk(in, path, sub, depth + 1);
 			free(sub);
-		} else if (S_ISREG(st.st_mode) && ananicy_is_input(d->d_name)) {
+		} else if (known && info.type == FILES_TYPE_REGULAR &&
+			   ananicy_is_input(names[i])) {
 			in->list = xreallocarray(in->list, in->count + 1,
 						 sizeof(*in->list));
 			in->list[in->count++] =
@@ -128,7 +124,7 @@ static int import_walk(struct import_inputs *in, const char *dir,
 		}
 		free(path);
 	}
-	closedir(dp);
+	files_list_free(names, count);
 	return 0;
 }
 
@@ -160,8 +156,8 @@ static int import_stage(const struct import_out *out,
 				   strerror(errno));
 			return -1;
 		}
-		if (util_read_file(staged[i], RULES_MAX_FILE_SIZE,
-				   &back[i].text, &back[i].len) < 0) {
+		if (files_read(staged[i], RULES_MAX_FILE_SIZE, &back[i].text,
+			       &back[i].len) != OS_OK) {
 			import_say(staged[i], "error: cannot read back",
 				   strerror(errno));
 			return -1;
@@ -245,9 +241,9 @@ static bool import_written(const struct ananicy_file *files, size_t count,
 static bool import_ours(const char *path)
 {
 	char line[128] = "";
-	FILE *f = fopen(path, "r");
+	FILE *f;
 
-	if (!f)
+	if (files_open(path, "r", &f) != OS_OK)
 		return false;
 	if (!fgets(line, sizeof(line), f))
 		line[0] = '\0';
@@ -262,29 +258,30 @@ static void import_prune(const char *outdir, const struct ananicy_file *files,
 			 size_t count)
 {
 	const size_t prefix = strlen(ANANICY_FILE_PREFIX);
-	DIR *dp = opendir(outdir);
-	struct dirent *d;
+	char **names;
+	size_t found;
 
-	if (!dp)
+	if (files_list(outdir, &names, &found) != OS_OK)
 		return;
-	while ((d = readdir(dp))) {
-		size_t len = strlen(d->d_name);
+	for (size_t i = 0; i < found; i++) {
+		const char *name = names[i];
+		size_t len = strlen(name);
 		char *path;
 
 		if (len <= prefix + 6 ||
-		    strncmp(d->d_name, ANANICY_FILE_PREFIX, prefix) != 0 ||
-		    strcmp(d->d_name + len - 6, ".rules") != 0 ||
-		    import_written(files, count, d->d_name))
+		    strncmp(name, ANANICY_FILE_PREFIX, prefix) != 0 ||
+		    strcmp(name + len - 6, ".rules") != 0 ||
+		    import_written(files, count, name))
 			continue;
-		path = import_join(outdir, d->d_name);
-		if (import_ours(path) && unlink(path) == 0)
+		path = import_join(outdir, name);
+		if (import_ours(path) && files_remove(path) == OS_OK)
 			import_say(path,
 				   "removed: written by an earlier import, its "
 				   "ananicy folder is not in this one",
 				   NULL);
 		free(path);
 	}
-	closedir(dp);
+	files_list_free(names, found);
 }
 
 /* The summary's lines both imports print: what became of the raising
@@ -375,8 +372,8 @@ static int import_ananicy_read(struct ananicy *a, char **dirs, int count,
 			size_t len;
 
 			if (status == 0 &&
-			    util_read_file(in.list[k].path, RULES_MAX_FILE_SIZE,
-					   &text, &len) < 0) {
+			    files_read(in.list[k].path, RULES_MAX_FILE_SIZE,
+				       &text, &len) != OS_OK) {
 				import_say(in.list[k].path,
 					   "error: cannot read",
 					   strerror(errno));
@@ -410,7 +407,8 @@ static int import_options(int argc, char **argv, struct ananicy_options *opt,
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct stat st;
+	struct files_info info;
+	enum os_status found;
 	int c;
 
 	*out = (struct import_out){.dir = "."};
@@ -451,12 +449,13 @@ static int import_options(int argc, char **argv, struct ananicy_options *opt,
 	}
 	/* One that is not there yet is made when there is something to
 	 * write (its parent must be there). */
-	if (stat(out->dir, &st) < 0 && errno == ENOENT) {
+	found = files_info(out->dir, &info);
+	if (found == OS_GONE) {
 		out->missing = true;
-	} else if (stat(out->dir, &st) < 0) {
+	} else if (found != OS_OK) {
 		import_say(out->dir, "error: cannot use", strerror(errno));
 		return -1;
-	} else if (!S_ISDIR(st.st_mode)) {
+	} else if (info.type != FILES_TYPE_DIRECTORY) {
 		import_say(out->dir, "error: there, and not a directory", NULL);
 		return -1;
 	}
@@ -528,7 +527,7 @@ static int import_prolasso(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	path = argv[optind];
-	if (util_read_file(path, RULES_MAX_FILE_SIZE, &data, &len) < 0) {
+	if (files_read(path, RULES_MAX_FILE_SIZE, &data, &len) != OS_OK) {
 		import_say(path, "error: cannot read", strerror(errno));
 		return CTL_EXIT_USAGE;
 	}

@@ -377,7 +377,7 @@ static char *saturate_state_read(struct saturate_env *env, const char *name)
 	char *path = xasprintf("%s/%s", env->conf.state_dir, name), *text;
 	size_t len;
 
-	if (util_read_file(path, 1 << 20, &text, &len) < 0)
+	if (files_read(path, 1 << 20, &text, &len) != OS_OK)
 		text = NULL;
 	free(path);
 	return text;
@@ -390,7 +390,7 @@ static int saturate_textfile(const char *path, const char *result,
 {
 	char *text =
 		xasprintf("%s%s", result ? result : "", attempt ? attempt : "");
-	int status = files_replace(path, text, strlen(text));
+	int status = files_replace(path, text, strlen(text)) == OS_OK ? 0 : -1;
 
 	if (status < 0)
 		fprintf(stderr, "cpupolicyctl: cannot write %s: %s\n", path,

@@ -756,9 +756,11 @@ int conf_load_file(struct conf *conf, const char *path, bool must_exist,
 {
 	char *text;
 	size_t len;
+	enum os_status status =
+		files_read(path, CONF_MAX_FILE_SIZE, &text, &len);
 
-	if (util_read_file(path, CONF_MAX_FILE_SIZE, &text, &len) < 0) {
-		if (errno == ENOENT && !must_exist)
+	if (status != OS_OK) {
+		if (status == OS_GONE && !must_exist)
 			return 0;
 		diag_error(diag, path, 0, "cannot read: %s", strerror(errno));
 		return -1;

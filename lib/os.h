@@ -33,6 +33,10 @@ enum rules_system system_native(void);
 /* The system's build number (Windows: 19045, 22631...; 0 on Linux),
  * for what depends on it (processor groups, procgroups.h). */
 unsigned long system_build(void);
+/* The command line in UTF-8, as main is to read it: Windows hands main
+ * its arguments in the ANSI code page, which loses what it cannot spell
+ * (a CJK file name becomes "??"); Linux's are as given. */
+void system_args(int *argc, char ***argv);
 
 /* A process's facts are read through procinfo_fetch with this context. */
 struct procinfo {
@@ -170,6 +174,51 @@ enum os_status statefile_replace(const char *file, const char *text,
 enum os_status statefile_remove(const char *file);
 enum os_status statefile_boot_id(char *id, size_t size, char *from,
 				 size_t from_size);
+
+/* What files_info tells of a path, links followed. */
+enum files_type {
+	FILES_TYPE_REGULAR,
+	FILES_TYPE_DIRECTORY,
+	FILES_TYPE_DEVICE, /* a character device: /dev/null, NUL */
+	FILES_TYPE_OTHER,
+};
+
+struct files_info {
+	enum files_type type;
+	unsigned long long size; /* bytes, of a regular file */
+};
+
+/* files.c: the files a user names and the front ends write (the config,
+ * rule files and their directories, an import's input and output, the
+ * check's state files). Paths are UTF-8, as every string of the core:
+ * the backend hands them to the system as they are (Windows: as UTF-16
+ * to the W functions, where the C library's own calls would read them
+ * in the ANSI code page and lose what it cannot spell). errno says why a
+ * call failed; OS_GONE: no such file.
+ *
+ * files_read: the whole file, at most max bytes (a longer one fails,
+ * errno EFBIG, so that no caller parses half a file), NUL-terminated and
+ * the caller's to free. files_open: a stream as fopen's mode says.
+ * files_list: the names in a directory but "." and "..", sorted by
+ * strcmp, the caller's to free with files_list_free. */
+enum os_status files_read(const char *path, size_t max, char **text,
+			  size_t *len);
+enum os_status files_open(const char *path, const char *mode, FILE **file);
+enum os_status files_info(const char *path, struct files_info *info);
+enum os_status files_list(const char *dir, char ***names, size_t *count);
+void files_list_free(char **names, size_t count);
+enum os_status files_remove(const char *path);
+/* A file replaced whole: a reader sees the old text or the new. */
+enum os_status files_replace(const char *path, const char *text, size_t len);
+void files_private_dir(const char *path);
+/* An import's rule files, staged beside their place and read back before
+ * they take it. */
+enum os_status files_stage(const char *path, const char *text, size_t len,
+			   char **staged);
+enum os_status files_commit(const char *staged, const char *path);
+void files_discard(const char *staged);
+enum os_status files_make_dir(const char *path);
+void files_remove_dir(const char *path);
 
 /* trust.c: whether anyone but root (on Windows: SYSTEM, Administrators)
  * could have changed what a file the daemon obeys says, as sshd's

@@ -1,12 +1,10 @@
 /* The rule set: which files, in which order, and the checks that span
  * rules (duplicate names, shadowed rules). One file is parsed by
  * rulefile.c. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include "os.h"
 #include "pattern.h"
@@ -425,7 +423,7 @@ int rules_load_file(struct rules *rules, const char *path, struct diag *diag)
 	char *text;
 	size_t len;
 
-	if (util_read_file(path, RULES_MAX_FILE_SIZE, &text, &len) < 0) {
+	if (files_read(path, RULES_MAX_FILE_SIZE, &text, &len) != OS_OK) {
 		diag_error(diag, path, 0, "cannot read: %s", strerror(errno));
 		return -1;
 	}
@@ -489,36 +487,57 @@ static bool rules_is_rule_file_name(const char *name)
  * file of the same name, as in systemd's directories. */
 static bool rules_is_loadable(const char *path)
 {
-	struct stat st;
+	struct files_info info;
 
-	return stat(path, &st) == 0 &&
-	       (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode));
+	return files_info(path, &info) == OS_OK &&
+	       (info.type == FILES_TYPE_REGULAR ||
+		info.type == FILES_TYPE_DEVICE);
 }
 
 static int rules_collect_dir(struct rules_entries *e, const char *dir,
 			     bool must_exist, bool judged, struct diag *diag)
 {
-	struct dirent *d;
-	DIR *dp = opendir(dir);
+	char **names;
+	size_t count;
+	enum os_status status = files_list(dir, &names, &count);
 
-	if (!dp) {
-		if (errno == ENOENT && !must_exist)
+	if (status != OS_OK) {
+		if (status == OS_GONE && !must_exist)
 			return 0;
 		diag_error(diag, dir, 0, "cannot read directory: %s",
 			   strerror(errno));
 		return -1;
 	}
-	while ((d = readdir(dp))) {
+	for (size_t i = 0; i < count; i++) {
 		char *path;
 
-		if (!rules_is_rule_file_name(d->d_name))
+		if (!rules_is_rule_file_name(names[i]))
 			continue;
-		path = xasprintf("%s/%s", dir, d->d_name);
+		path = xasprintf("%s/%s", dir, names[i]);
 		if (rules_is_loadable(path))
 			rules_entries_add(e, path, true, judged);
 		free(path);
 	}
-	closedir(dp);
+	files_list_free(names, count);
+	return 0;
+}
+
+/* A path given: the rule files of a directory, or the file itself. */
+static int rules_collect_path(struct rules_entries *e, const char *path,
+			      bool must_exist, bool judged, struct diag *diag)
+{
+	struct files_info info;
+	enum os_status status = files_info(path, &info);
+
+	if (status == OS_GONE && !must_exist)
+		return 0;
+	if (status != OS_OK) {
+		diag_error(diag, path, 0, "%s", strerror(errno));
+		return -1;
+	}
+	if (info.type == FILES_TYPE_DIRECTORY)
+		return rules_collect_dir(e, path, must_exist, judged, diag);
+	rules_entries_add(e, path, false, judged);
 	return 0;
 }
 
@@ -601,27 +620,15 @@ int rules_load_paths(struct rules *rules, char *const *paths, size_t count,
 {
 	struct rules_entries e = {0};
 	int status = 0;
-	struct stat st;
 
 	for (size_t i = 0; i < count; i++) {
 		bool judged = rules_judged(rules, paths[i]);
 		int trusted = judged ? rules_trusted(paths[i], diag) : 1;
 
-		if (trusted <= 0) {
-			if (trusted < 0)
-				status = -1;
-		} else if (stat(paths[i], &st) < 0) {
-			if (errno == ENOENT && !must_exist)
-				continue;
-			diag_error(diag, paths[i], 0, "%s", strerror(errno));
+		if (trusted < 0 ||
+		    (trusted > 0 && rules_collect_path(&e, paths[i], must_exist,
+						       judged, diag) < 0))
 			status = -1;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (rules_collect_dir(&e, paths[i], must_exist, judged,
-					      diag) < 0)
-				status = -1;
-		} else {
-			rules_entries_add(&e, paths[i], false, judged);
-		}
 	}
 	if (e.count)
 		qsort(e.list, e.count, sizeof(*e.list), rules_entry_compare);

@@ -1,16 +1,13 @@
-/* Small helpers shared by every part: allocation that cannot fail quietly,
- * bounded file reads. */
+/* Small helpers shared by every part: allocation that cannot fail
+ * quietly. (Files are read through the seam: files_read, os.h.) */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
-#include "ostypes.h"
 #include "util.h"
 
 void *xmalloc(size_t size)
@@ -87,51 +84,4 @@ char *xasprintf(const char *fmt, ...)
 	if (n < 0)
 		fatal("asprintf");
 	return p;
-}
-
-/* Reads at most max bytes; a longer file fails with EFBIG rather than being
- * cut, so a caller never parses half a file. The text is NUL-terminated. */
-int util_read_file(const char *path, size_t max, char **text, size_t *len)
-{
-	size_t used = 0, cap = 4096;
-	char *buf;
-	int fd;
-
-	fd = open(path, OS_OPEN_READ);
-	if (fd < 0)
-		return -1;
-	buf = xmalloc(cap + 1);
-	for (;;) {
-		ssize_t n;
-
-		if (used == cap) {
-			if (cap >= max) {
-				free(buf);
-				close(fd);
-				errno = EFBIG;
-				return -1;
-			}
-			cap = cap * 2 > max ? max : cap * 2;
-			buf = xreallocarray(buf, cap + 1, 1);
-		}
-		n = read(fd, buf + used, cap - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-
-			free(buf);
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	buf[used] = '\0';
-	*text = buf;
-	*len = used;
-	return 0;
 }

@@ -1,5 +1,5 @@
-/* Small helpers shared by every part: allocation that cannot fail quietly,
- * bounded file reads. */
+/* Small helpers shared by every part: allocation that cannot fail
+ * quietly. */
 #ifndef CPUPOLICY_UTIL_H
 #define CPUPOLICY_UTIL_H
 
@@ -17,6 +17,5 @@ void *xgrow(void *ptr, size_t count, size_t size);
 char *xstrdup(const char *text);
 char *xstrndup(const char *text, size_t len);
 char *xasprintf(const char *fmt, ...) __attribute__((format(OS_PRINTF, 1, 2)));
-int util_read_file(const char *path, size_t max, char **text, size_t *len);
 
 #endif

@@ -515,6 +515,7 @@ int main(int argc, char **argv)
 
 	events_init(&d.events); /* closed, however the start ends */
 	log_init("cpupolicyd", LOG_LEVEL_INFO);
+	system_args(&argc, &argv);
 	/* Before anything is opened or replayed: a TERM or HUP during the
 	 * start waits for the loop, which stops or reloads cleanly. */
 	if (loop_prepare() < 0)

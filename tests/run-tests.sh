@@ -273,9 +273,9 @@ run_windows() {
 	else
 		fault windows-units "no test built in $WIN_BUILD/tests"
 	fi
-	# The daemon and the installer under Wine, and the saturation check
-	# there.
-	for s in integration msi saturate; do
+	# The daemon and the installer under Wine, the saturation check
+	# there, and paths beyond ASCII.
+	for s in integration msi saturate names; do
 		[ -f "tests/windows/$s.sh" ] || continue
 		run_counted "windows-$s" stop_wineserver \
 			bash "tests/windows/$s.sh" "$WIN_BUILD"

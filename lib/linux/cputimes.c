@@ -53,14 +53,15 @@ enum os_status cputimes_read(struct procstat *stat)
 	const char *procfs = paths_procfs();
 	char *path = xasprintf("%s/stat", procfs), *text;
 	size_t len;
-	int status;
+	enum os_status status = files_read(path, 4 << 20, &text, &len);
 
-	if (util_read_file(path, 4 << 20, &text, &len) < 0) {
+	if (status != OS_OK) {
 		free(path);
-		return status_of_errno(errno);
+		return status;
 	}
-	status = cputimes_parse(text, stat);
+	if (cputimes_parse(text, stat) < 0)
+		status = OS_FAILED;
 	free(text);
 	free(path);
-	return status < 0 ? OS_FAILED : OS_OK;
+	return status;
 }

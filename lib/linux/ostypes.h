@@ -10,10 +10,6 @@
 
 #define OS_PRINTF printf
 
-/* open(2) flags of a file read whole (util_read_file): not inherited across
- * exec, never a controlling terminal. */
-#define OS_OPEN_READ (O_RDONLY | O_CLOEXEC | O_NOCTTY)
-
 /* The size of a process name (comm): 15 bytes and the NUL. */
 #define OS_NAME_MAX 16
 

@@ -139,7 +139,7 @@ enum os_status statefile_load(const char *file, size_t max,
 			 (unsigned)(st.st_mode & 07777));
 		return OS_DENIED;
 	}
-	if (util_read_file(file, max, &sf->text, &sf->len) < 0) {
+	if (files_read(file, max, &sf->text, &sf->len) != OS_OK) {
 		snprintf(sf->why, sizeof(sf->why), "cannot read");
 		return OS_FAILED;
 	}
@@ -225,7 +225,7 @@ enum os_status statefile_boot_id(char *id, size_t size, char *from,
 	char *path = xasprintf("%s/sys/kernel/random/boot_id", procfs);
 	char *text = NULL;
 	size_t len;
-	int failed = util_read_file(path, 64, &text, &len) < 0;
+	int failed = files_read(path, 64, &text, &len) != OS_OK;
 
 	snprintf(from, from_size, "%s", path);
 	free(path);

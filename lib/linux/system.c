@@ -1,5 +1,5 @@
 /* Which system this backend is: rule files are checked for it unless a
- * caller names another. */
+ * caller names another; main's arguments as they are. */
 #include "os.h"
 
 enum rules_system system_native(void)
@@ -11,4 +11,12 @@ enum rules_system system_native(void)
 unsigned long system_build(void)
 {
 	return 0;
+}
+
+/* The kernel hands main the bytes as given: UTF-8 in a UTF-8 locale,
+ * and file names are bytes anyway. */
+void system_args(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
 }

@@ -18,10 +18,6 @@ typedef unsigned gid_t;
  * gnu_printf; its plain printf archetype is the MSVCRT one. */
 #define OS_PRINTF gnu_printf
 
-/* open(2) flags of a file read whole (util_read_file): bytes as they are (no CR
- * LF folding), not inherited. */
-#define OS_OPEN_READ (O_RDONLY | O_BINARY | O_NOINHERIT)
-
 /* The size of a process name, the image file name (x.exe): a file name
  * of up to 255 bytes of UTF-8 and the NUL; a longer one is not read. */
 #define OS_NAME_MAX 256

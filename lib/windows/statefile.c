@@ -149,7 +149,7 @@ enum os_status statefile_load(const char *file, size_t max,
 		return OS_DENIED;
 	}
 	free(wide);
-	if (util_read_file(file, max, &sf->text, &sf->len) < 0) {
+	if (files_read(file, max, &sf->text, &sf->len) != OS_OK) {
 		snprintf(sf->why, sizeof(sf->why), "cannot read");
 		return OS_FAILED;
 	}

@@ -1,8 +1,14 @@
 /* Which system this backend is (rule files are checked for it unless a
  * caller names another), and the UTF-8 <-> UTF-16 conversion at the edge:
- * the core holds UTF-8, the W functions take UTF-16. */
+ * the core holds UTF-8, the W functions take UTF-16; main's arguments
+ * too. */
 #include <stdlib.h>
 
+#include <windows.h>
+
+#include <shellapi.h>
+
+#include "util.h"
 #include "win.h"
 #include "winapi.h"
 
@@ -73,4 +79,52 @@ wchar_t *system_wide_dup(const char *utf8)
 		return NULL;
 	}
 	return wide;
+}
+
+/* UTF-8, what cannot be converted (an unpaired surrogate) as U+FFFD. */
+static char *system_utf8_dup(const wchar_t *wide)
+{
+	int n = WideCharToMultiByte(CP_UTF8, 0, wide, -1, NULL, 0, NULL, NULL);
+	char *utf8;
+
+	if (n <= 0)
+		return NULL;
+	utf8 = xmalloc((size_t)n);
+	if (WideCharToMultiByte(CP_UTF8, 0, wide, -1, utf8, n, NULL, NULL) !=
+	    n) {
+		free(utf8);
+		return NULL;
+	}
+	return utf8;
+}
+
+/* The arguments again, from the UTF-16 command line, parsed as the C
+ * runtime parses it for main (CommandLineToArgvW); where that does not
+ * give as many, main's own stay. They live as long as the program, as
+ * main's do. */
+void system_args(int *argc, char ***argv)
+{
+	int n = 0;
+	wchar_t **wide = CommandLineToArgvW(GetCommandLineW(), &n);
+	char **utf8;
+
+	if (!wide)
+		return;
+	if (n != *argc) {
+		LocalFree(wide);
+		return;
+	}
+	utf8 = xcalloc((size_t)n + 1, sizeof(*utf8));
+	for (int i = 0; i < n; i++) {
+		utf8[i] = system_utf8_dup(wide[i]);
+		if (!utf8[i]) {
+			while (i > 0)
+				free(utf8[--i]);
+			free(utf8);
+			LocalFree(wide);
+			return;
+		}
+	}
+	LocalFree(wide);
+	*argv = utf8;
 }

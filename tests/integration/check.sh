@@ -261,6 +261,31 @@ expect_status "cpupolicyd -r missing" 1 &&
 	expect_contains "cpupolicyd -r missing: named" "$err" "$TMP/no-such-dir: error: No such file or directory" &&
 	ok "cpupolicyd -n: a missing -r directory is an error"
 
+# Paths beyond ASCII, as the Windows test has them (tests/windows/
+# names.sh): a folder règles-ü with jeu-é.rules and 规则.rules, checked
+# whole and by file, and loaded by the daemon from a config at such a
+# path that names it.
+mkdir -p "$TMP/règles-ü"
+cp "$TMP/good/10-a.rules" "$TMP/règles-ü/jeu-é.rules"
+cat >"$TMP/règles-ü/规则.rules" <<'R'
+version = 1;
+rules = ( { name = "cjk"; match = { exe = "/usr/bin/cjk"; }; priority = { nice = 5; }; } );
+R
+run "$CTL" check "$TMP/règles-ü"
+expect_status "check règles-ü: exit 0" 0 &&
+	expect_contains "check règles-ü: both files" "$out" "2 rules in 2 files: OK" &&
+	ok "check of the folder règles-ü reads jeu-é.rules and 规则.rules"
+run "$CTL" check --print "$TMP/règles-ü/规则.rules"
+expect_status "check 规则.rules: exit 0" 0 &&
+	expect_contains "check 规则.rules: its rule" "$out" "rule cjk ($TMP/règles-ü/规则.rules:2)" &&
+	ok "check of 规则.rules by itself reads its rule"
+printf '[daemon]\nrules_dirs = %s\n' "$TMP/règles-ü" >"$TMP/配置-é.conf"
+run "$DAEMON" -n -c "$TMP/配置-é.conf"
+expect_status "cpupolicyd -n -c 配置-é.conf: exit 0" 0 &&
+	expect_contains "cpupolicyd -n -c 配置-é.conf: both files" "$out" \
+		"configuration OK (2 rules in 2 files)" &&
+	ok "cpupolicyd -n -c 配置-é.conf loads règles-ü from it"
+
 run "$DAEMON" --bogus
 expect_status "cpupolicyd bad option" 2 && ok "cpupolicyd: unknown option is a usage error"
 

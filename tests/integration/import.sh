@@ -230,6 +230,29 @@ run "$CTL" check --system windows --strict "$TMP/pl"
 expect_status "import prolasso: check --system windows --strict" 0 &&
 	ok "import prolasso: passes check --system windows --strict"
 
+# Folders beyond ASCII, as the Windows test has them (tests/windows/
+# names.sh): each input in one, read by a name relative to it, its rules
+# into another that the import makes; the files those of the test tree.
+mkdir -p "$TMP/导入-ü" "$TMP/进程-é"
+cp -r "$DATA/ananicy" "$TMP/导入-ü/ananicy"
+cp "$DATA/prolasso.ini" "$TMP/进程-é/prolasso.ini"
+run bash -c 'cd "$1" && shift && "$@"' - "$TMP/导入-ü" "$CTL" import ananicy \
+	-o "$TMP/导出-é" ananicy
+if [ "$status" -eq 0 ] && diff -r -x summary.out -x warnings.err \
+	"$DATA/ananicy.expected" "$TMP/导出-é" >"$TMP/d"; then
+	ok "import ananicy from 导入-ü into 导出-é: the files as expected"
+else
+	not_ok "import ananicy from 导入-ü into 导出-é" "status $status: $err$(head -30 "$TMP/d")"
+fi
+run bash -c 'cd "$1" && shift && "$@"' - "$TMP/进程-é" "$CTL" import prolasso \
+	-o "$TMP/规则-输出" prolasso.ini
+if [ "$status" -eq 0 ] && diff -u "$DATA/prolasso.expected.rules" \
+	"$TMP/规则-输出/50-prolasso.rules" >"$TMP/d"; then
+	ok "import prolasso from 进程-é into 规则-输出: the file as expected"
+else
+	not_ok "import prolasso from 进程-é into 规则-输出" "status $status: $err$(head -30 "$TMP/d")"
+fi
+
 # The daemon on the imported rules: cpimp-bg is a Batch_Job (nice 16,
 # SCHED_IDLE, idle I/O), cpimp-calm a Calm (nice 11, best-effort 6).
 if [ "$(id -u)" -ne 0 ]; then

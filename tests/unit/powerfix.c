@@ -73,8 +73,8 @@ void powerfix_journal_from_earlier_boot(void)
 	size_t len;
 	FILE *f;
 
-	assert_int_equal(util_read_file(powerfix_journal, 1 << 20, &text, &len),
-			 0);
+	assert_int_equal(files_read(powerfix_journal, 1 << 20, &text, &len),
+			 OS_OK);
 	boot = strstr(text, "\nboot\t");
 	assert_non_null(boot);
 	end = strchr(boot + 1, '\n');
@@ -141,8 +141,8 @@ void powerfix_crash_hook(const char *step)
 		return;
 	powerfix_crash.kept = true;
 	powerfix_kept.keep();
-	if (util_read_file(powerfix_journal, 1 << 20, &powerfix_kept.journal,
-			   &len) < 0)
+	if (files_read(powerfix_journal, 1 << 20, &powerfix_kept.journal,
+		       &len) != OS_OK)
 		powerfix_kept.journal = NULL;
 }
 

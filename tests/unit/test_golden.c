@@ -140,7 +140,7 @@ static char *golden_print(const char *name)
 	size_t len, out_len;
 	FILE *f;
 
-	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
+	assert_int_equal(files_read(path, 1 << 20, &text, &len), OS_OK);
 	rules_init(&rules);
 	rules.system = RULES_SYSTEM_LINUX; /* Linux rule sets */
 	diag_init(&diag);
@@ -162,10 +162,10 @@ static void test_normalised_form(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(util_read_file(SRCDIR
-					"/tests/data/golden/all-keys.expected",
-					1 << 20, &expected, &len),
-			 0);
+	assert_int_equal(files_read(SRCDIR
+				    "/tests/data/golden/all-keys.expected",
+				    1 << 20, &expected, &len),
+			 OS_OK);
 	got = golden_print("all-keys.rules");
 	assert_string_equal(got, expected);
 	free(got);

@@ -13,6 +13,7 @@
 #include "unit.h"
 
 #include "ifeo.h"
+#include "os.h"
 #include "rules.h"
 #include "util.h"
 
@@ -716,7 +717,7 @@ static void load_shipped(struct rules *rules, bool without_off)
 	rules_init(rules);
 	rules->system = RULES_SYSTEM_WINDOWS;
 	diag_init(&diag);
-	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
+	assert_int_equal(files_read(path, 1 << 20, &text, &len), OS_OK);
 	off = strstr(text, " ifeo = \"off\";");
 	assert_non_null(off);
 	if (without_off)

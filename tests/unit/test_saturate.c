@@ -528,7 +528,7 @@ static void golden_load(struct scenario *s, const char *path)
 		.work = "tan",
 		.text = true,
 	};
-	if (util_read_file(path, 1 << 16, &text, &len) < 0)
+	if (files_read(path, 1 << 16, &text, &len) != OS_OK)
 		fail_msg("%s: cannot be read", path);
 	golden_parse(s, text);
 	free(text);
@@ -613,7 +613,7 @@ static void golden_compare(const char *path, const char *got, size_t len)
 		golden_write(path, got, len);
 		return;
 	}
-	if (util_read_file(path, 1 << 22, &want, &want_len) < 0)
+	if (files_read(path, 1 << 22, &want, &want_len) != OS_OK)
 		fail_msg("%s: cannot be read (UPDATE_GOLDEN=1 writes it)",
 			 path);
 	if (want_len != len || memcmp(want, got, len) != 0)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "os.h"
 #include "power.h"
 #include "powerfix.h"
 #include "unit.h"
@@ -347,7 +348,7 @@ static char *capture_end(void)
 	dup2(capture_saved, STDERR_FILENO);
 	close(capture_saved);
 	log_set_level(LOG_LEVEL_ERROR);
-	assert_int_equal(util_read_file(path, 1 << 20, &text, &len), 0);
+	assert_int_equal(files_read(path, 1 << 20, &text, &len), OS_OK);
 	free(path);
 	return text;
 }
