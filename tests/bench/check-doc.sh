@@ -17,15 +17,9 @@ doc=$1
 prose=${2:-}
 shift $(($# < 2 ? $# : 2))
 others=("$@")
-problems=0
-problem() {
-	echo "$1"
-	problems=$((problems + 1))
-}
-[ -r "$doc" ] || {
-	echo "$doc: cannot be read"
-	exit 1
-}
+# shellcheck source=tests/rundoc.sh
+. "$(dirname "$0")/../rundoc.sh"
+rundoc_check_head "$doc" Benchmarks bench
 
 # The sections make bench writes, each with a table or a line saying
 # why it was not measured.
@@ -39,14 +33,6 @@ SECTIONS=(
 	"## Windows under Wine"
 )
 
-[ "$(head -n 1 "$doc")" = "# Benchmarks" ] ||
-	problem "$doc:1: does not start with \"# Benchmarks\""
-grep -q '^Written by `make bench' "$doc" ||
-	problem "$doc: no line saying which run of make bench wrote it"
-for key in CPU CPUs kernel date command; do
-	grep -q "^| $key | [^ |]" "$doc" ||
-		problem "$doc: the machine's table has no $key"
-done
 for s in "${SECTIONS[@]}"; do
 	body=$(awk -v s="$s" '$0 == s { on = 1; next } /^## / { on = 0 } on' "$doc")
 	if ! grep -qxF "$s" "$doc"; then
