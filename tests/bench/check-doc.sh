@@ -77,12 +77,10 @@ if [ -n "$prose" ]; then
 	if [ -z "$section" ]; then
 		problem "$prose: no \"## Benchmarks\" section"
 	else
-		grep -q '(docs/benchmarks\.md)' <<<"$section" ||
-			problem "$prose: the Benchmarks section does not link docs/benchmarks.md"
 		# A figure: a number with a unit, a percentage, or a table.
-		figures=$(grep -E '[0-9]([0-9.,]*)[[:space:]]*(ms|µs|us|ns|s|MiB|MB|KiB|GiB|%)([^[:alnum:]]|$)|^[0-9]+:\|' <<<"$section")
-		[ -z "$figures" ] || problem "$prose: the Benchmarks section quotes figures of its own (they belong in docs/benchmarks.md):
-$figures"
+		rundoc_check_prose "$prose" "the Benchmarks section" "$section" \
+			docs/benchmarks.md \
+			'[0-9]([0-9.,]*)[[:space:]]*(ms|µs|us|ns|s|MiB|MB|KiB|GiB|%)([^[:alnum:]]|$)|^[0-9]+:\|'
 	fi
 	# No table row of the pages repeats one of the file's (its first
 	# cell): a copied row is a figure that will drift.

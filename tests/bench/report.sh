@@ -78,10 +78,4 @@ run windows "$top/tests/windows/bench.sh" "$WIN_BUILD" "${BENCH_RUNS:-5}" \
 	cat "$body"
 } >"$tmp"
 
-if ! "$top/tests/bench/check-doc.sh" "$tmp"; then
-	echo "bench: the run left a table unfilled; $out is left as it was" >&2
-	exit 1
-fi
-chmod 0644 "$tmp"
-mv "$tmp" "$out"
-echo "bench: wrote $out" >&2
+rundoc_replace bench "$top/tests/bench/check-doc.sh" "$tmp" "$out"

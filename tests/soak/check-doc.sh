@@ -48,11 +48,9 @@ if [ -n "$prose" ]; then
 	if [ -z "$para" ]; then
 		problem "$prose: no paragraph starting \"\`make soak\` runs\""
 	else
-		grep -q '(docs/soak\.md)' <<<"$para" ||
-			problem "$prose: the soak's paragraph does not link docs/soak.md"
-		figures=$(grep -E '[0-9][0-9.,]*[[:space:]]*(ms|s|MiB|KiB|MB|%|descriptors|fds|events|restarts)([^[:alnum:]]|$)' <<<"$para")
-		[ -z "$figures" ] || problem "$prose: the soak's paragraph quotes figures of its own (they belong in docs/soak.md):
-$figures"
+		rundoc_check_prose "$prose" "the soak's paragraph" "$para" \
+			docs/soak.md \
+			'[0-9][0-9.,]*[[:space:]]*(ms|s|MiB|KiB|MB|%|descriptors|fds|events|restarts)([^[:alnum:]]|$)'
 	fi
 fi
 

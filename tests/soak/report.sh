@@ -52,10 +52,4 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 	echo "| checks | $(fig passed) passed, $(fig failed) failed |"
 } >"$tmp"
 
-if ! "$top/tests/soak/check-doc.sh" "$tmp"; then
-	echo "soak: the figures are incomplete; $out is left as it was" >&2
-	exit 1
-fi
-chmod 0644 "$tmp"
-mv "$tmp" "$out"
-echo "soak: wrote $out" >&2
+rundoc_replace soak "$top/tests/soak/check-doc.sh" "$tmp" "$out"
