@@ -110,11 +110,13 @@ $(WIN_SRC_STAMPS) &: packaging/windows/fetch-sources.sh | windows-packages
 	@mkdir -p $(WIN_STAMP) && touch $(WIN_SRC_STAMPS)
 
 # win_lib_rule NAME,PACKAGE=VERSION[,SCRIPT]: the stamp of one library,
-# built from its source tree by SCRIPT (build-dep.sh unless named).
+# built from its source tree by SCRIPT (build-dep.sh unless named), which
+# starts with build-common.sh.
 win_script = packaging/windows/$(or $(1),build-dep.sh)
 define win_lib_rule
 $(WIN_STAMP)/$(call win_dir,$(2)): $(WIN_STAMP)/src-$(call win_dir,$(2)) \
-		$(call win_script,$(3)) | windows-packages
+		$(call win_script,$(3)) packaging/windows/build-common.sh \
+		| windows-packages
 	@echo "  BUILD   $(1) ($(2)) for $(WIN_HOST)"
 	@start=$$$$(date +%s); \
 	{ $$(call limit,build-dep $(1),$(call win_script,$(3)) $(1) \

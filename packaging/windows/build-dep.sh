@@ -8,36 +8,10 @@
 # OBJ_DIR is made anew (the source tree is not written to). The .pc files
 # name their prefix relative to themselves, so the prefix can move.
 set -eu
-[ $# -eq 4 ] || {
-	echo "usage: $0 libconfig|inih|hwloc|cmocka SOURCE_DIR OBJ_DIR PREFIX" >&2
-	exit 2
-}
-lib=$1
-srcdir=$(cd "$2" && pwd)
-objdir=$3
-prefix=$4
-host=x86_64-w64-mingw32
-# A separate make for each library: the parent's jobserver is not ours.
-unset MAKEFLAGS MFLAGS MAKELEVEL
-jobs=$(nproc)
+LIBS='libconfig|inih|hwloc|cmocka'
+# shellcheck source=packaging/windows/build-common.sh
+. "$(dirname "$0")/build-common.sh"
 cflags=(-O2 -g)
-
-rm -rf "$objdir"
-mkdir -p "$objdir" "$prefix/include" "$prefix/lib/pkgconfig"
-objdir=$(cd "$objdir" && pwd)
-prefix=$(cd "$prefix" && pwd)
-log=$objdir/build.log
-cd "$objdir"
-
-# run COMMAND...: into the log, which is shown when the command fails.
-run() {
-	echo "+ $*" >>"$log"
-	if ! "$@" >>"$log" 2>&1; then
-		tail -n 40 "$log" >&2
-		echo "build-dep: $lib: '$*' failed (whole log: $log)" >&2
-		exit 1
-	fi
-}
 
 # Both configure scripts probe a C++ compiler (none is used): CXX=no keeps
 # them from picking the native g++. --build too: without it configure tries

@@ -17,15 +17,9 @@ doc=$1
 prose=${2:-}
 shift $(($# < 2 ? $# : 2))
 others=("$@")
-problems=0
-problem() {
-	echo "$1"
-	problems=$((problems + 1))
-}
-[ -r "$doc" ] || {
-	echo "$doc: cannot be read"
-	exit 1
-}
+# shellcheck source=tests/rundoc.sh
+. "$(dirname "$0")/../rundoc.sh"
+rundoc_check_head "$doc" Benchmarks bench
 
 # The sections make bench writes, each with a table or a line saying
 # why it was not measured.
@@ -39,14 +33,6 @@ SECTIONS=(
 	"## Windows under Wine"
 )
 
-[ "$(head -n 1 "$doc")" = "# Benchmarks" ] ||
-	problem "$doc:1: does not start with \"# Benchmarks\""
-grep -q '^Written by `make bench' "$doc" ||
-	problem "$doc: no line saying which run of make bench wrote it"
-for key in CPU CPUs kernel date command; do
-	grep -q "^| $key | [^ |]" "$doc" ||
-		problem "$doc: the machine's table has no $key"
-done
 for s in "${SECTIONS[@]}"; do
 	body=$(awk -v s="$s" '$0 == s { on = 1; next } /^## / { on = 0 } on' "$doc")
 	if ! grep -qxF "$s" "$doc"; then
@@ -91,12 +77,10 @@ if [ -n "$prose" ]; then
 	if [ -z "$section" ]; then
 		problem "$prose: no \"## Benchmarks\" section"
 	else
-		grep -q '(docs/benchmarks\.md)' <<<"$section" ||
-			problem "$prose: the Benchmarks section does not link docs/benchmarks.md"
 		# A figure: a number with a unit, a percentage, or a table.
-		figures=$(grep -E '[0-9]([0-9.,]*)[[:space:]]*(ms|µs|us|ns|s|MiB|MB|KiB|GiB|%)([^[:alnum:]]|$)|^[0-9]+:\|' <<<"$section")
-		[ -z "$figures" ] || problem "$prose: the Benchmarks section quotes figures of its own (they belong in docs/benchmarks.md):
-$figures"
+		rundoc_check_prose "$prose" "the Benchmarks section" "$section" \
+			docs/benchmarks.md \
+			'[0-9]([0-9.,]*)[[:space:]]*(ms|µs|us|ns|s|MiB|MB|KiB|GiB|%)([^[:alnum:]]|$)|^[0-9]+:\|'
 	fi
 	# No table row of the pages repeats one of the file's (its first
 	# cell): a copied row is a figure that will drift.

@@ -25,15 +25,11 @@ mkdir -p "$(dirname "$out")"
 tmp=$(mktemp "$out.XXXXXX") && body=$(mktemp) || exit 1
 trap 'rm -f "$tmp" "$body"' EXIT
 
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-cpu_model() {
-	awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo |
-		grep . || uname -m
-}
+# shellcheck source=tests/rundoc.sh
+. "$top/tests/rundoc.sh"
 
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
-load_start=$(loadavg)
-tree=$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # run NAME CMD...: the benchmark's Markdown into the file; any failure
 # ends the run.
@@ -70,28 +66,16 @@ run windows "$top/tests/windows/bench.sh" "$WIN_BUILD" "${BENCH_RUNS:-5}" \
 	echo "median alone when every run gave it). A busy machine shows in the load"
 	echo "average and in wide min–max ranges."
 	echo
-	echo "| machine | this run |"
-	echo "|---|---|"
-	echo "| date | $started to $(date -u '+%H:%M UTC') |"
-	echo "| command | \`${BENCH_COMMAND:-make bench}\` |"
-	echo "| tree | $tree |"
-	echo "| CPU | $(cpu_model) |"
-	echo "| CPUs | $(getconf _NPROCESSORS_ONLN) online of $(getconf _NPROCESSORS_CONF) |"
-	echo "| kernel | $(uname -sr) |"
+	rundoc_machine "$started to $(date -u '+%H:%M UTC')" \
+		"${BENCH_COMMAND:-make bench}"
 	echo "| Debian | $(cat /etc/debian_version 2>/dev/null || echo none) |"
 	echo "| Wine | $(wine --version 2>/dev/null || echo none) |"
 	deb=$(ls "${AND%/usr/sbin/and}"/and_*.deb 2>/dev/null | head -n 1)
 	[ -n "${AND:-}" ] && [ -n "$deb" ] &&
 		echo "| and | $(dpkg-deb -f "$deb" Version), Debian's package |"
-	echo "| load average (1, 5, 15 min) | $load_start at the start, $(loadavg) at the end |"
+	rundoc_load "$load_start"
 	echo
 	cat "$body"
 } >"$tmp"
 
-if ! "$top/tests/bench/check-doc.sh" "$tmp"; then
-	echo "bench: the run left a table unfilled; $out is left as it was" >&2
-	exit 1
-fi
-chmod 0644 "$tmp"
-mv "$tmp" "$out"
-echo "bench: wrote $out" >&2
+rundoc_replace bench "$top/tests/bench/check-doc.sh" "$tmp" "$out"

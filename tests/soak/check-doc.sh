@@ -13,15 +13,9 @@ set -u
 }
 doc=$1
 prose=${2:-}
-problems=0
-problem() {
-	echo "$1"
-	problems=$((problems + 1))
-}
-[ -r "$doc" ] || {
-	echo "$doc: cannot be read"
-	exit 1
-}
+# shellcheck source=tests/rundoc.sh
+. "$(dirname "$0")/../rundoc.sh"
+rundoc_check_head "$doc" "The soak" soak
 
 # The figures make soak writes, by the first cell of their row.
 FIGURES=(
@@ -38,14 +32,6 @@ FIGURES=(
 	"checks"
 )
 
-[ "$(head -n 1 "$doc")" = "# The soak" ] ||
-	problem "$doc:1: does not start with \"# The soak\""
-grep -q '^Written by `make soak' "$doc" ||
-	problem "$doc: no line saying which run of make soak wrote it"
-for key in date command CPU CPUs kernel; do
-	grep -q "^| $key | [^ |]" "$doc" ||
-		problem "$doc: the machine's table has no $key"
-done
 # Each figure's cell starts with a number, and none is empty or no number.
 for f in "${FIGURES[@]}"; do
 	row=$(grep -F "| $f | " "$doc" | head -n 1)
@@ -62,11 +48,9 @@ if [ -n "$prose" ]; then
 	if [ -z "$para" ]; then
 		problem "$prose: no paragraph starting \"\`make soak\` runs\""
 	else
-		grep -q '(docs/soak\.md)' <<<"$para" ||
-			problem "$prose: the soak's paragraph does not link docs/soak.md"
-		figures=$(grep -E '[0-9][0-9.,]*[[:space:]]*(ms|s|MiB|KiB|MB|%|descriptors|fds|events|restarts)([^[:alnum:]]|$)' <<<"$para")
-		[ -z "$figures" ] || problem "$prose: the soak's paragraph quotes figures of its own (they belong in docs/soak.md):
-$figures"
+		rundoc_check_prose "$prose" "the soak's paragraph" "$para" \
+			docs/soak.md \
+			'[0-9][0-9.,]*[[:space:]]*(ms|s|MiB|KiB|MB|%|descriptors|fds|events|restarts)([^[:alnum:]]|$)'
 	fi
 fi
 

@@ -18,12 +18,10 @@ out=$2
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp "$out.XXXXXX") || exit 1
 trap 'rm -f "$tmp"' EXIT
+# shellcheck source=tests/rundoc.sh
+. "$top/tests/rundoc.sh"
 
 fig() { awk -v k="$1" '$1 == k { sub(/^[^ ]* /, ""); print; exit }' "$figures"; }
-cpu_model() {
-	awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo |
-		grep . || uname -m
-}
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 
 {
@@ -33,15 +31,9 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 	echo "tests/soak/report.sh); nothing in this file is typed by hand, so change"
 	echo "the soak, not this file. A busy machine shows in the load average."
 	echo
-	echo "| machine | this run |"
-	echo "|---|---|"
-	echo "| date | $(fig started) to $(date -u '+%H:%M UTC') |"
-	echo "| command | \`${SOAK_COMMAND:-make soak}\` |"
-	echo "| tree | $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown) |"
-	echo "| CPU | $(cpu_model) |"
-	echo "| CPUs | $(getconf _NPROCESSORS_ONLN) online of $(getconf _NPROCESSORS_CONF) |"
-	echo "| kernel | $(uname -sr) |"
-	echo "| load average (1, 5, 15 min) | $(fig load_start) at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end |"
+	rundoc_machine "$(fig started) to $(date -u '+%H:%M UTC')" \
+		"${SOAK_COMMAND:-make soak}"
+	rundoc_load "$(fig load_start)"
 	echo
 	echo "## Figures"
 	echo
@@ -60,10 +52,4 @@ mib() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 	echo "| checks | $(fig passed) passed, $(fig failed) failed |"
 } >"$tmp"
 
-if ! "$top/tests/soak/check-doc.sh" "$tmp"; then
-	echo "soak: the figures are incomplete; $out is left as it was" >&2
-	exit 1
-fi
-chmod 0644 "$tmp"
-mv "$tmp" "$out"
-echo "soak: wrote $out" >&2
+rundoc_replace soak "$top/tests/soak/check-doc.sh" "$tmp" "$out"

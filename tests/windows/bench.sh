@@ -15,11 +15,9 @@
 #
 #   bench.sh BUILD_DIR [RUNS [STARTS [POLL_MS...]]]
 set -u
-[ $# -ge 1 ] || {
-	echo "usage: $0 BUILD_DIR [RUNS [STARTS [POLL_MS...]]]" >&2
-	exit 2
-}
-WINE_BUILD=$(cd "$1" && pwd)
+WINE_USAGE='[RUNS [STARTS [POLL_MS...]]]'
+# shellcheck source=tests/windows/wine.sh
+. "$(dirname "$0")/wine.sh" "$@"
 RUNS=${2:-5}
 STARTS=${3:-20}
 shift $(($# < 3 ? $# : 3))
@@ -38,21 +36,10 @@ IDLE_S=10
 PER=1000
 # 1000 -> 1,000, as the tables' prose writes counts.
 commas() { echo "$1" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta'; }
-. "$(dirname "$0")/wine.sh"
 
 DAEMON=$WINE_BUILD/cpupolicyd.exe
 CTL=$WINE_BUILD/cpupolicyctl.exe
 WORK=$WINE_BUILD/bench
-
-winpath() { printf 'Z:%s' "${1//\//\\}"; }
-wait_for() {
-	local until=$(($(date +%s) + $1))
-	shift
-	while ! "$@"; do
-		[ "$(date +%s)" -lt "$until" ] || return 1
-		sleep 0.2
-	done
-}
 
 daemon_pid=
 stop_daemon() {

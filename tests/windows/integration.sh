@@ -16,12 +16,8 @@
 # Every wait has a deadline; whatever happens, the daemon is stopped, the
 # service removed and the prefix's wineserver stopped at the end.
 set -u
-[ $# -eq 1 ] || {
-	echo "usage: $0 BUILD_DIR" >&2
-	exit 2
-}
-WINE_BUILD=$(cd "$1" && pwd)
-. "$(dirname "$0")/wine.sh"
+# shellcheck source=tests/windows/wine.sh
+. "$(dirname "$0")/wine.sh" "$@"
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
 
@@ -35,19 +31,6 @@ PIPE='\\.\pipe\cpupolicy-itest'
 STATE='C:\cpupolicy-itest\state'
 APPLY_LIMIT=${APPLY_LIMIT:-15} # s: the poll is 250 ms; Wine is slow to start
 
-
-# A Unix path as Wine names it: Z:\...
-winpath() { printf 'Z:%s' "${1//\//\\}"; }
-
-# wait_for SECONDS CMD...: CMD until it succeeds, at most SECONDS.
-wait_for() {
-	local until=$(($(date +%s) + $1))
-	shift
-	while ! "$@"; do
-		[ "$(date +%s)" -lt "$until" ] || return 1
-		sleep 0.2
-	done
-}
 
 daemon_pid=
 keep_pid=

@@ -14,12 +14,8 @@
 # Every command is time-limited; the product is uninstalled and the
 # prefix's wineserver stopped at the end, whatever happens.
 set -u
-[ $# -eq 1 ] || {
-	echo "usage: $0 BUILD_DIR" >&2
-	exit 2
-}
-WINE_BUILD=$(cd "$1" && pwd)
-. "$(dirname "$0")/wine.sh"
+# shellcheck source=tests/windows/wine.sh
+. "$(dirname "$0")/wine.sh" "$@"
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
 
@@ -34,7 +30,6 @@ if [ ! -f "${msis[0]}" ]; then
 	finish windows-msi
 	exit
 fi
-winpath() { printf 'Z:%s' "${1//\//\\}"; }
 MSI=$(winpath "${msis[0]}")
 # The next version's, for the upgrade (make windows-msi builds it).
 nexts=("$WINE_BUILD"/msi-next/cpupolicy-*-x64.msi)

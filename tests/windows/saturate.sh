@@ -14,13 +14,8 @@
 # the reason rather than failed. Every run has a time limit; the prefix's
 # wineserver is stopped at the end.
 set -u
-[ $# -eq 1 ] || {
-	echo "usage: $0 BUILD_DIR" >&2
-	exit 2
-}
-WINE_BUILD=$(cd "$1" && pwd)
 # shellcheck source=tests/windows/wine.sh
-. "$(dirname "$0")/wine.sh"
+. "$(dirname "$0")/wine.sh" "$@"
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
 

@@ -1,7 +1,13 @@
 # The Wine environment every Windows test script sources: a private prefix
 # under the build directory, headless, time-limited commands, and the
-# prefix's wineserver stopped at the end. Set WINE_BUILD (the build
-# directory, build-win) before sourcing; it defines:
+# prefix's wineserver stopped at the end. A test script sources it with
+# its arguments, the build directory (build-win) first:
+#
+#   . "$(dirname "$0")/wine.sh" "$@"
+#
+# and sets WINE_USAGE beforehand when more may follow (the rest of its
+# usage line); without it the build directory is the one argument. From
+# elsewhere (tests/run-tests.sh), set WINE_BUILD instead. It defines:
 #
 #   limited SECONDS CMD...   CMD with stdin from /dev/null, killed after
 #                            SECONDS (5 s more for a clean end)
@@ -12,6 +18,8 @@
 #   wine_persist             keep the prefix's wineserver running until
 #                            wine_stop (a run of many short programs)
 #   wine_run SECONDS EXE ARGS...   EXE under Wine, its CR LF made LF
+#   winpath PATH             a Unix path as Wine names it: Z:\...
+#   wait_for SECONDS CMD...  CMD until it succeeds, at most SECONDS
 #
 # Nothing of Wine's in root's home or /tmp: prefix, home, caches and the
 # wineserver's directory (under TMPDIR) all under the build directory. No
@@ -19,6 +27,13 @@
 # try to reach an X server. No Mono or Gecko installer (they would ask),
 # no menu entries.
 # shellcheck shell=bash
+if [ -z "${WINE_BUILD:-}" ]; then
+	if [ $# -lt 1 ] || { [ -z "${WINE_USAGE:-}" ] && [ $# -ne 1 ]; }; then
+		echo "usage: $0 BUILD_DIR${WINE_USAGE:+ $WINE_USAGE}" >&2
+		exit 2
+	fi
+	WINE_BUILD=$(cd "$1" && pwd) || exit 2
+fi
 : "${WINE_BUILD:?set WINE_BUILD before sourcing wine.sh}"
 # Seconds: a first start of Wine (wineboot makes the prefix: 10-60 s on a
 # cold disk), a wineserver to stop or to wait for.
@@ -82,4 +97,15 @@ wine_run() {
 	shift
 	limited "$secs" wine "$@" | tr -d '\r'
 	return "${PIPESTATUS[0]}"
+}
+
+winpath() { printf 'Z:%s' "${1//\//\\}"; }
+
+wait_for() { # seconds, command...
+	local until=$(($(date +%s) + $1))
+	shift
+	while ! "$@"; do
+		[ "$(date +%s)" -lt "$until" ] || return 1
+		sleep 0.2
+	done
 }
