@@ -288,9 +288,16 @@ UNIT_FAKE_ACCOUNTS := test_ananicy test_golden test_importcheck \
 $(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
 	UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
 $(call unit_objs_rules,,$(UNIT_FAKE_ACCOUNTS))
+# The tests whose processes are a fake's table (tests/unit/procfake.c):
+# linked the same way, before the library's procinfo.o, apply_prio.o and
+# apply_place.o, which it stands in for (windows.mk: those it builds).
+UNIT_FAKE_PROCS := test_loop test_manage
+$(foreach t,$(UNIT_FAKE_PROCS),$(eval \
+	UNIT_OBJS_$(t) += tests/unit/procfake.o))
+$(call unit_objs_rules,,$(UNIT_FAKE_PROCS))
 # The loop's dispatch is the daemon's (policyd/loop_common.c): its test
 # links it, the rest of the daemon stubbed.
-UNIT_OBJS_test_loop := policyd/loop_common.o
+UNIT_OBJS_test_loop += policyd/loop_common.o
 UNIT_CPPFLAGS_test_loop := -Ipolicyd
 $(call unit_objs_rules,,test_loop)
 

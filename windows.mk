@@ -180,8 +180,15 @@ WIN_UNIT_CPPFLAGS_test_uninstall := -Ipolicyd/windows
 # The tests of the fake accounts (UNIT_FAKE_ACCOUNTS, the Makefile's).
 $(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
 	WIN_UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
+# The tests of the fake process table (UNIT_FAKE_PROCS) that are
+# Windows' too.
+WIN_UNIT_FAKE_PROCS := $(filter $(UNIT_FAKE_PROCS),\
+	$(basename $(notdir $(WIN_UNIT_SRC))))
+$(foreach t,$(WIN_UNIT_FAKE_PROCS),$(eval \
+	WIN_UNIT_OBJS_$(t) += tests/unit/procfake.o))
 $(call unit_objs_rules,WIN_,test_model_check test_model_pipes \
-	test_model_ifeo test_uninstall $(UNIT_FAKE_ACCOUNTS))
+	test_model_ifeo test_uninstall $(UNIT_FAKE_ACCOUNTS) \
+	$(WIN_UNIT_FAKE_PROCS))
 # The test main and fixtures include cmocka.h, which is in the prefix.
 $(WIN_UNIT_MAIN) $(WIN_UNIT_FIX_OBJ): WIN_CPPFLAGS_ALL += $(shell $(WIN_PKG_CONFIG) --cflags cmocka 2>/dev/null)
 # The Windows fixtures may stand on the model (topofix.c reads its groups).

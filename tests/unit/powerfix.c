@@ -161,3 +161,79 @@ void powerfix_crash_restore(void)
 	free(powerfix_kept.journal);
 	powerfix_kept.journal = NULL;
 }
+
+void powerfix_run_two_holders(struct power *pw)
+{
+	struct rule_power a = powerfix_want(), b = powerfix_want();
+
+	a.governor = "performance";
+	a.min_online = 60;
+	b.epp = "performance";
+	b.parking = RULE_PARKING_OFF;
+	powerfix_set(pw, &a, NULL);
+	powerfix_set(pw, &a, &b);
+	a.governor = "powersave";
+	powerfix_set(pw, &a, &b);
+	powerfix_set(pw, &a, NULL);
+	powerfix_set(pw, NULL, NULL);
+}
+
+/* Held, changed by someone else, checked by the engine (reassert or
+ * not), then given back. */
+static void powerfix_held_and_changed(const struct powerfix_store *s,
+				      struct power *pw, const char *changed)
+{
+	struct rule_power a = powerfix_want();
+
+	a.governor = "performance";
+	powerfix_set(pw, &a, NULL);
+	s->set(changed, "powersave");
+	apply_power_check(pw);
+}
+
+void powerfix_someone_else(const struct powerfix_store *s, const char *changed,
+			   const char *other, const char *original)
+{
+	struct power pw;
+
+	s->open(&pw);
+	powerfix_held_and_changed(s, &pw, changed);
+	assert_string_equal(s->get(changed), "powersave");
+	assert_null(journal_find(&pw.journal, s->path(changed)));
+	assert_non_null(journal_find(&pw.journal, s->path(other)));
+	powerfix_set(&pw, NULL, NULL);
+	assert_string_equal(s->get(changed), "powersave");
+	assert_string_equal(s->get(other), original);
+	assert_int_equal(pw.journal.count, 0);
+	assert_false(s->journal_exists());
+	apply_power_close(&pw);
+
+	s->open(&pw);
+	pw.reassert = true;
+	powerfix_held_and_changed(s, &pw, changed);
+	assert_string_equal(s->get(changed), "performance");
+	powerfix_set(&pw, NULL, NULL);
+	assert_string_equal(s->get(changed), original);
+	s->assert_originals();
+	apply_power_close(&pw);
+}
+
+void powerfix_failed_restore_kept(const struct powerfix_store *s,
+				  const struct rule_power *want,
+				  const char *key)
+{
+	struct power pw;
+
+	s->open(&pw);
+	powerfix_set(&pw, want, NULL);
+	assert_int_equal(pw.journal.count, 1);
+	s->refuse(key, true);
+	powerfix_set(&pw, NULL, NULL);
+	assert_int_equal(pw.journal.count, 1);
+	assert_int_equal(apply_power_restore_all(&pw), -1);
+	assert_int_equal(pw.journal.count, 1);
+	s->refuse(key, false);
+	assert_int_equal(apply_power_restore_all(&pw), 1);
+	s->assert_originals();
+	apply_power_close(&pw);
+}

@@ -17,6 +17,7 @@
 #include "importcheck.h"
 #include "os.h"
 #include "rules.h"
+#include "util.h"
 
 struct ananicy_case {
 	const char *name;
@@ -531,104 +532,92 @@ static void test_folders(void **state)
 	diag_free(&diag);
 }
 
-/* Folder and file names are strangers' too: a newline in one reaches
- * the header and the sources escaped, and the output loads. */
-static void test_folder_newline(void **state)
+/* One file of rules read from PATH in FOLDER and imported: the one rules
+ * file written holds each of WANTS, and loads. */
+struct naming_case {
+	const char *name;
+	const char *path, *folder, *text;
+	struct ananicy_options opt;
+	size_t groups; /* 0: not counted */
+	const char *wants[5];
+};
+
+#define LONG_TYPE "TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT"
+#define LONG_DIR  "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"
+
+static const struct naming_case naming_cases[] = {
+	/* Folder and file names are strangers' too: a newline in one
+	 * reaches the header and the sources escaped, and the output
+	 * loads. */
+	{"folder newline",
+	 "d/we\nird/a\x1b.rules",
+	 "we\nird",
+	 "{ \"name\": \"x\", \"nice\": 5 }\n",
+	 {.origin = "d"},
+	 0,
+	 {"\n# d/we\\x0aird\n", "source = \"d/we\\nird/a\\x1b.rules:1\""}},
+	/* Names of one base: the first read keeps it, the others take -2,
+	 * -3... passing over a name that is another group's base ("x 2"). */
+	{"names collide",
+	 "r.rules",
+	 "",
+	 "{ \"type\": \"X\", \"nice\": 1 }\n"
+	 "{ \"type\": \"x 2\", \"nice\": 1 }\n"
+	 "{ \"name\": \"a\", \"type\": \"X\" }\n"
+	 "{ \"name\": \"b\", \"type\": \"X\", \"nice\": 2 }\n"
+	 "{ \"name\": \"c\", \"type\": \"x 2\" }\n"
+	 "{ \"name\": \"d\", \"type\": \"X\", \"nice\": 3 }\n",
+	 {0},
+	 0,
+	 {"name = \"ananicy.top.x\";\n    match = { name = \"a\"; }",
+	  "name = \"ananicy.top.x-3\";\n    match = { name = \"b\"; }",
+	  "name = \"ananicy.top.x-2\";\n    match = { name = \"c\"; }",
+	  "name = \"ananicy.top.x-4\";\n    match = { name = \"d\"; }"}},
+	/* A long folder and type: the rule name still a valid one (64
+	 * bytes at most), with a suffix too. */
+	{"long names",
+	 "d/" LONG_DIR "/r.rules",
+	 LONG_DIR,
+	 "{ \"type\": \"" LONG_TYPE "\", \"nice\": 1 }\n"
+	 "{ \"name\": \"a\", \"type\": \"" LONG_TYPE "\" }\n"
+	 "{ \"name\": \"b\", \"type\": \"" LONG_TYPE "\", \"nice\": 2 }\n",
+	 {0},
+	 2,
+	 {"\"ananicy.ffffffffffffffffffffffffffff.tttttttttttttttt\";",
+	  "\"ananicy.ffffffffffffffffffffffffffff.tttttttttttttttt-2\";"}},
+};
+
+static void naming_case_run(const struct naming_case *c)
 {
-	static const char text[] = "{ \"name\": \"x\", \"nice\": 5 }\n";
 	struct ananicy_result res;
 	struct ananicy a;
 	struct diag diag;
 
-	(void)state;
 	diag_init(&diag);
 	ananicy_init(&a);
-	ananicy_parse(&a, "d/we\nird/a\x1b.rules", "we\nird", text,
-		      strlen(text), &diag);
-	ananicy_import(&a, &(struct ananicy_options){.origin = "d"}, &res,
-		       &diag);
-	assert_int_equal(res.file_count, 1);
-	assert_non_null(strstr(res.files[0].text, "\n# d/we\\x0aird\n"));
-	assert_non_null(strstr(res.files[0].text,
-			       "source = \"d/we\\nird/a\\x1b.rules:1\""));
-	check_output("folder newline", &(struct ananicy_options){0}, &res);
+	ananicy_parse(&a, c->path, c->folder, c->text, strlen(c->text), &diag);
+	ananicy_import(&a, &c->opt, &res, &diag);
+	if (res.file_count != 1)
+		fail_msg("%s: %zu files written", c->name, res.file_count);
+	if (c->groups && res.groups != c->groups)
+		fail_msg("%s: %zu groups", c->name, res.groups);
+	for (size_t i = 0; i < ARRAY_SIZE(c->wants) && c->wants[i]; i++) {
+		if (!strstr(res.files[0].text, c->wants[i]))
+			fail_msg("%s: '%s' not in:\n%s", c->name, c->wants[i],
+				 res.files[0].text);
+	}
+	check_output(c->name, &(struct ananicy_options){0}, &res);
 	ananicy_result_free(&res);
 	ananicy_free(&a);
 	diag_free(&diag);
 }
 
-/* Names of one base: the first read keeps it, the others take -2, -3...
- * passing over a name that is another group's base ("x 2"). */
-static void test_names_collide(void **state)
+/* The naming cases: the file's table is the imports' (ananicy_cases). */
+static void test_naming(void **state)
 {
-	static const char text[] =
-		"{ \"type\": \"X\", \"nice\": 1 }\n"
-		"{ \"type\": \"x 2\", \"nice\": 1 }\n"
-		"{ \"name\": \"a\", \"type\": \"X\" }\n"
-		"{ \"name\": \"b\", \"type\": \"X\", \"nice\": 2 }\n"
-		"{ \"name\": \"c\", \"type\": \"x 2\" }\n"
-		"{ \"name\": \"d\", \"type\": \"X\", \"nice\": 3 }\n";
-	struct ananicy_result res;
-	struct ananicy a;
-	struct diag diag;
-	const char *t;
-
 	(void)state;
-	diag_init(&diag);
-	ananicy_init(&a);
-	ananicy_parse(&a, "r.rules", "", text, strlen(text), &diag);
-	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
-	assert_int_equal(res.file_count, 1);
-	t = res.files[0].text;
-	assert_non_null(strstr(t, "name = \"ananicy.top.x\";\n"
-				  "    match = { name = \"a\"; }"));
-	assert_non_null(strstr(t, "name = \"ananicy.top.x-3\";\n"
-				  "    match = { name = \"b\"; }"));
-	assert_non_null(strstr(t, "name = \"ananicy.top.x-2\";\n"
-				  "    match = { name = \"c\"; }"));
-	assert_non_null(strstr(t, "name = \"ananicy.top.x-4\";\n"
-				  "    match = { name = \"d\"; }"));
-	check_output("names collide", &(struct ananicy_options){0}, &res);
-	ananicy_result_free(&res);
-	ananicy_free(&a);
-	diag_free(&diag);
-}
-
-/* A long folder and type: the rule name still a valid one (64 bytes at
- * most), with a suffix too. */
-static void test_names_long(void **state)
-{
-	static const char text[] =
-		"{ \"type\": \"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\", "
-		"\"nice\": 1 }\n"
-		"{ \"name\": \"a\", \"type\": "
-		"\"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\" "
-		"}\n"
-		"{ \"name\": \"b\", \"type\": "
-		"\"TTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT\", "
-		"\"nice\": 2 }\n";
-	struct ananicy_result res;
-	struct ananicy a;
-	struct diag diag;
-
-	(void)state;
-	diag_init(&diag);
-	ananicy_init(&a);
-	ananicy_parse(&a, "d/FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF/r.rules",
-		      "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", text,
-		      strlen(text), &diag);
-	ananicy_import(&a, &(struct ananicy_options){0}, &res, &diag);
-	assert_int_equal(res.groups, 2);
-	assert_non_null(strstr(res.files[0].text,
-			       "\"ananicy.ffffffffffffffffffffffffffff."
-			       "tttttttttttttttt\";"));
-	assert_non_null(strstr(res.files[0].text,
-			       "\"ananicy.ffffffffffffffffffffffffffff."
-			       "tttttttttttttttt-2\";"));
-	check_output("long names", &(struct ananicy_options){0}, &res);
-	ananicy_result_free(&res);
-	ananicy_free(&a);
-	diag_free(&diag);
+	for (size_t i = 0; i < ARRAY_SIZE(naming_cases); i++)
+		naming_case_run(&naming_cases[i]);
 }
 
 /* json-c parses a line at a time: a syntax error is said at its own
@@ -680,9 +669,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unmapped_counted),
 		cmocka_unit_test(test_folders),
-		cmocka_unit_test(test_folder_newline),
-		cmocka_unit_test(test_names_collide),
-		cmocka_unit_test(test_names_long),
+		cmocka_unit_test(test_naming),
 		cmocka_unit_test(test_input_names),
 		cmocka_unit_test(test_bad_json_where),
 	};

@@ -213,6 +213,26 @@ static void assert_originals(void)
 	assert_false(powerfix_journal_exists());
 }
 
+static const char *stub_path(const char *key)
+{
+	return key;
+}
+
+static void stub_refuse(const char *key, bool refused)
+{
+	stub_knob(key)->refuse = refused;
+}
+
+static const struct powerfix_store stub_store = {
+	.open = open_power,
+	.path = stub_path,
+	.get = value_of,
+	.set = set_value,
+	.refuse = stub_refuse,
+	.journal_exists = powerfix_journal_exists,
+	.assert_originals = assert_originals,
+};
+
 static size_t write_index(const char *write)
 {
 	for (size_t i = 0; i < stub.write_count; i++) {
@@ -317,31 +337,8 @@ static void test_order(void **state_)
  * reassert it is set again. */
 static void test_someone_else(void **state_)
 {
-	struct rule_power a = powerfix_want();
-	struct power pw;
-
 	(void)state_;
-	open_power(&pw);
-	a.governor = "performance";
-	powerfix_set(&pw, &a, NULL);
-	set_value("/gov/b", "powersave");
-	apply_power_check(&pw);
-	assert_null(journal_find(&pw.journal, "/gov/b"));
-	powerfix_set(&pw, NULL, NULL);
-	assert_string_equal(value_of("/gov/b"), "powersave");
-	assert_string_equal(value_of("/gov/a"), "schedutil");
-	assert_false(powerfix_journal_exists());
-	apply_power_close(&pw);
-
-	open_power(&pw);
-	pw.reassert = true;
-	powerfix_set(&pw, &a, NULL);
-	set_value("/gov/b", "powersave");
-	apply_power_check(&pw);
-	assert_string_equal(value_of("/gov/b"), "performance");
-	powerfix_set(&pw, NULL, NULL);
-	assert_originals();
-	apply_power_close(&pw);
+	powerfix_someone_else(&stub_store, "/gov/b", "/gov/a", "schedutil");
 }
 
 /* The replay leaves what someone else set since the crash. */
@@ -438,21 +435,10 @@ static void test_refused_and_gone(void **state_)
 static void test_failed_restore_kept(void **state_)
 {
 	struct rule_power a = powerfix_want();
-	struct power pw;
 
 	(void)state_;
-	open_power(&pw);
 	a.epp = "performance";
-	powerfix_set(&pw, &a, NULL);
-	stub_knob("/epp")->refuse = true;
-	powerfix_set(&pw, NULL, NULL);
-	assert_int_equal(pw.journal.count, 1);
-	assert_int_equal(apply_power_restore_all(&pw), -1);
-	assert_int_equal(pw.journal.count, 1);
-	stub_knob("/epp")->refuse = false;
-	assert_int_equal(apply_power_restore_all(&pw), 1);
-	assert_originals();
-	apply_power_close(&pw);
+	powerfix_failed_restore_kept(&stub_store, &a, "/epp");
 }
 
 /* A crash, then a reboot, then the next start: the setting that
@@ -517,25 +503,15 @@ static void crash_put_back(void)
 			 crash_values[i]);
 }
 
-/* One full run: take several knobs, change some, give everything back. */
+/* One full run (powerfix_run_two_holders), a crash kept at step AT. */
 static void crash_run(int at)
 {
-	struct rule_power a = powerfix_want(), b = powerfix_want();
 	struct power pw;
 
 	open_power(&pw);
 	powerfix_crash_arm(at, crash_keep, crash_put_back);
 	pw.step_hook = powerfix_crash_hook;
-	a.governor = "performance";
-	a.min_online = 60;
-	b.epp = "performance";
-	b.parking = RULE_PARKING_OFF;
-	powerfix_set(&pw, &a, NULL);
-	powerfix_set(&pw, &a, &b);
-	a.governor = "powersave";
-	powerfix_set(&pw, &a, &b);
-	powerfix_set(&pw, &a, NULL);
-	powerfix_set(&pw, NULL, NULL);
+	powerfix_run_two_holders(&pw);
 	apply_power_close(&pw);
 }
 

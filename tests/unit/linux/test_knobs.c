@@ -55,7 +55,7 @@ static void put(const char *rel, const char *text)
 
 /* What a file holds; for a policy file the model hides (a directory in
  * its place), the value the kernel keeps for the policy. */
-static char *get(const char *rel)
+static const char *get(const char *rel)
 {
 	static char value[128];
 	char *path = xasprintf("%s/%s", root, rel);
@@ -390,6 +390,44 @@ static void assert_originals(void)
 	assert_false(journal_exists());
 }
 
+/* The tree as powerfix's scenarios see it: keys relative to the root. */
+static const char *tree_path(const char *key)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, key);
+	return path;
+}
+
+static void tree_set(const char *key, const char *value)
+{
+	char *text = xasprintf("%s\n", value);
+
+	put(key, text);
+	free(text);
+}
+
+/* A directory in the file's place: it can be neither read nor written. */
+static void tree_refuse(const char *key, bool refused)
+{
+	if (refused)
+		run("mv %s/%s %s/refused && mkdir %s/%s", root, key, root, root,
+		    key);
+	else
+		run("rmdir %s/%s && mv %s/refused %s/%s", root, key, root, root,
+		    key);
+}
+
+static const struct powerfix_store tree_store = {
+	.open = open_power,
+	.path = tree_path,
+	.get = get,
+	.set = tree_set,
+	.refuse = tree_refuse,
+	.journal_exists = journal_exists,
+	.assert_originals = assert_originals,
+};
+
 /* Two holds disagree: the more performant wins; when it goes, the other
  * one's values apply; when both go, every original is back. */
 static void test_conflicting_holds(void **state_)
@@ -487,31 +525,8 @@ static void test_unwritable_knob(void **state_)
  * not restored; with reassert it is set again. */
 static void test_someone_else(void **state_)
 {
-	struct rule_power a = powerfix_want();
-	struct power pw;
-
 	(void)state_;
-	open_power(&pw);
-	a.governor = "performance";
-	powerfix_set(&pw, &a, NULL);
-	put(GOV(2), "powersave\n");
-	apply_power_check(&pw);
-	assert_string_equal(get(GOV(2)), "powersave");
-	powerfix_set(&pw, NULL, NULL);
-	assert_string_equal(get(GOV(2)), "powersave");
-	assert_string_equal(get(GOV(3)), "schedutil");
-	assert_int_equal(pw.journal.count, 0);
-	apply_power_close(&pw);
-
-	open_power(&pw);
-	pw.reassert = true;
-	powerfix_set(&pw, &a, NULL);
-	put(GOV(2), "powersave\n");
-	apply_power_check(&pw);
-	assert_string_equal(get(GOV(2)), "performance");
-	powerfix_set(&pw, NULL, NULL);
-	assert_string_equal(get(GOV(2)), "schedutil");
-	apply_power_close(&pw);
+	powerfix_someone_else(&tree_store, GOV(2), GOV(3), "schedutil");
 }
 
 /* A restore that fails keeps the original in the journal, for the next
@@ -519,26 +534,11 @@ static void test_someone_else(void **state_)
 static void test_failed_restore_kept(void **state_)
 {
 	struct rule_power a = powerfix_want();
-	struct power pw;
 
 	(void)state_;
-	open_power(&pw);
 	a.profile = "performance";
-	powerfix_set(&pw, &a, NULL);
-	assert_int_equal(pw.journal.count, 1);
-	run("mv %s/sys/firmware/acpi/platform_profile %s/saved && mkdir "
-	    "%s/sys/firmware/acpi/platform_profile",
-	    root, root, root);
-	powerfix_set(&pw, NULL, NULL);
-	assert_int_equal(pw.journal.count, 1);
-	assert_int_equal(apply_power_restore_all(&pw), -1);
-	assert_int_equal(pw.journal.count, 1);
-	run("rmdir %s/sys/firmware/acpi/platform_profile && mv %s/saved "
-	    "%s/sys/firmware/acpi/platform_profile",
-	    root, root, root);
-	assert_int_equal(apply_power_restore_all(&pw), 1);
-	assert_originals();
-	apply_power_close(&pw);
+	powerfix_failed_restore_kept(&tree_store, &a,
+				     "sys/firmware/acpi/platform_profile");
 }
 
 /* The real power-profiles-daemon at its install path: in a mount
@@ -635,23 +635,6 @@ static void crash_hook(const char *step)
 		_exit(CRASHED);
 }
 
-/* One full run: take several knobs, change one, give everything back. */
-static void crash_run(struct power *pw)
-{
-	struct rule_power a = powerfix_want(), b = powerfix_want();
-
-	a.governor = "performance";
-	a.min_online = 60;
-	b.epp = "performance";
-	b.parking = RULE_PARKING_OFF;
-	powerfix_set(pw, &a, NULL);
-	powerfix_set(pw, &a, &b);
-	a.governor = "powersave";
-	powerfix_set(pw, &a, &b);
-	powerfix_set(pw, &a, NULL);
-	powerfix_set(pw, NULL, NULL);
-}
-
 /* A crash between any two steps, then the journal replayed (as the next
  * start or "cpupolicyctl restore" does): every original back, and the
  * journal empty, so nothing would be restored twice. The tree behaves as
@@ -668,7 +651,7 @@ static void test_crash_at_each_step(void **state_)
 		open_power(&pw);
 		pw.step_hook = crash_hook;
 		crash_after = -1; /* count only */
-		crash_run(&pw);
+		powerfix_run_two_holders(&pw);
 		steps = -crash_after - 1;
 		apply_power_close(&pw);
 		assert_originals();
@@ -688,7 +671,7 @@ static void test_crash_at_each_step(void **state_)
 			apply_power_open(&child, state);
 			child.step_hook = crash_hook;
 			crash_after = step;
-			crash_run(&child);
+			powerfix_run_two_holders(&child);
 			_exit(1); /* it never reached its step */
 		}
 		assert_int_equal(waitpid(pid, &status, 0), pid);

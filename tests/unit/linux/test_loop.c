@@ -22,224 +22,31 @@
 #include "os.h"
 #include "policyd.h"
 #include "rules.h"
+#include "procfake.h"
 #include "rulesfix.h"
 
-/* The stub system: processes of one thread, their nice value. */
+/* The fake system (procfake.c): processes of one thread. */
 
 enum {
-	STUB_PROCS = 8,
 	STUB_EVENTS = 8
 };
 
-struct stub_proc {
-	pid_t pid;
-	unsigned long long start;
-	const char *exe;
-	struct prio_state prio;
-};
-
+/* What each source holds: the proc connector's queue, the ring. */
 static struct stub {
-	struct stub_proc procs[STUB_PROCS];
-	size_t count;
-	/* What each source holds: the proc connector's queue, the ring. */
 	struct events_event connector[STUB_EVENTS], ring[STUB_EVENTS],
 		taken[STUB_EVENTS];
 	size_t connector_count, ring_count, taken_count;
 } stub;
 
-static struct stub_proc *stub_proc(pid_t pid)
+static struct procfake_proc *stub_start(pid_t pid, const char *exe)
 {
-	for (size_t i = 0; i < stub.count; i++) {
-		if (stub.procs[i].pid == pid)
-			return &stub.procs[i];
-	}
-	return NULL;
+	return procfake_start(pid, exe, 1);
 }
 
-static struct stub_proc *stub_start(pid_t pid, const char *exe)
+/* The nice value and the rest of a process's one thread. */
+static struct prio_state *stub_prio(pid_t pid)
 {
-	static unsigned long long clock = 1000;
-	struct stub_proc *p = &stub.procs[stub.count++];
-
-	*p = (struct stub_proc){.pid = pid,
-				.start = ++clock,
-				.exe = exe,
-				.prio = {.policy = RULE_POLICY_OTHER}};
-	return p;
-}
-
-void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
-{
-	const struct procinfo *pi = ctx;
-	struct stub_proc *p = stub_proc(pi->pid);
-
-	if (!p) {
-		facts->failed |= wanted;
-		return;
-	}
-	if (wanted & MATCH_FACT_EXE)
-		snprintf(facts->exe, sizeof(facts->exe), "%s", p->exe);
-	if (wanted & MATCH_FACT_EXE_FILE)
-		facts->exe_file = MATCH_FILE_SAME;
-	facts->have |= wanted & (MATCH_FACT_EXE | MATCH_FACT_EXE_FILE);
-	facts->failed |= wanted & ~(MATCH_FACT_EXE | MATCH_FACT_EXE_FILE);
-}
-
-static pid_t *stub_list(size_t *count, pid_t pid)
-{
-	size_t n = pid ? 1 : stub.count;
-	pid_t *list = calloc(n + 1, sizeof(*list));
-
-	for (size_t i = 0; i < n; i++)
-		list[i] = pid ? pid : stub.procs[i].pid;
-	*count = n;
-	return list;
-}
-
-enum os_status procinfo_pids(pid_t **pids, size_t *count)
-{
-	*pids = stub_list(count, 0);
-	return OS_OK;
-}
-
-enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
-{
-	if (!stub_proc(pid))
-		return OS_GONE;
-	*tids = stub_list(count, pid);
-	return OS_OK;
-}
-
-void procinfo_scan_begin(void)
-{
-}
-
-void procinfo_scan_end(void)
-{
-}
-
-enum os_status procinfo_start_time(pid_t pid, pid_t tid,
-				   unsigned long long *start)
-{
-	struct stub_proc *p = stub_proc(pid);
-
-	(void)tid;
-	if (!p)
-		return OS_GONE;
-	*start = p->start;
-	return OS_OK;
-}
-
-bool procinfo_zombie(pid_t pid)
-{
-	(void)pid;
-	return false;
-}
-
-enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin)
-{
-	pin->fd = pid;
-	return stub_proc(pid) ? OS_OK : OS_GONE;
-}
-
-bool procinfo_pin_ended(const struct procinfo_pin *pin)
-{
-	return !stub_proc((pid_t)pin->fd);
-}
-
-void procinfo_unpin(struct procinfo_pin *pin)
-{
-	pin->fd = -1;
-}
-
-bool procinfo_ended(pid_t pid)
-{
-	return !stub_proc(pid);
-}
-
-bool procinfo_thread_in(pid_t pid, pid_t tid)
-{
-	return pid == tid && stub_proc(pid);
-}
-
-bool procinfo_task_exists(pid_t tid)
-{
-	return stub_proc(tid) != NULL;
-}
-
-enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
-{
-	struct stub_proc *p = stub_proc(pid);
-
-	if (!p || tid != pid)
-		return OS_GONE;
-	*state = p->prio;
-	return OS_OK;
-}
-
-enum os_status apply_prio_write(pid_t pid, pid_t tid,
-				const struct prio_state *now,
-				const struct prio_state *wanted)
-{
-	struct stub_proc *p = stub_proc(pid);
-
-	(void)now;
-	if (!p || tid != pid)
-		return OS_GONE;
-	p->prio = *wanted;
-	return OS_OK;
-}
-
-enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
-{
-	(void)tid;
-	(void)set;
-	return stub_proc(pid) ? OS_OK : OS_GONE;
-}
-
-enum os_status apply_place_write(pid_t pid, pid_t tid, hwloc_const_bitmap_t set)
-{
-	(void)tid;
-	(void)set;
-	return stub_proc(pid) ? OS_OK : OS_GONE;
-}
-
-enum os_status apply_place_allowed(pid_t pid, hwloc_bitmap_t set)
-{
-	(void)pid;
-	(void)set;
-	return OS_GONE;
-}
-
-enum os_status apply_place_current(pid_t pid, hwloc_bitmap_t set)
-{
-	return apply_place_allowed(pid, set);
-}
-
-enum os_status apply_place_process(pid_t pid, hwloc_const_bitmap_t set)
-{
-	(void)pid;
-	(void)set;
-	return OS_UNSUPPORTED;
-}
-
-enum os_status apply_place_process_read(pid_t pid, hwloc_bitmap_t set)
-{
-	(void)pid;
-	hwloc_bitmap_zero(set);
-	return OS_UNSUPPORTED;
-}
-
-hwloc_bitmap_t *apply_place_kinds(size_t *count)
-{
-	*count = 0;
-	return NULL;
-}
-
-enum os_status apply_place_online(hwloc_bitmap_t set)
-{
-	(void)set;
-	return OS_FAILED;
+	return &procfake_thread(pid, pid)->prio;
 }
 
 /* The two sources, and the rest of the daemon loop_common.c calls. */
@@ -304,7 +111,7 @@ enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
  * processes the daemon followed itself, the count it made up for. */
 static struct stub_map {
 	struct execfilter_stats st;
-	pid_t followed[STUB_PROCS];
+	pid_t followed[PROCFAKE_PROCS];
 	size_t count;
 	unsigned long long acked;
 	unsigned unfulls;
@@ -418,6 +225,7 @@ static int setup(void **state)
 {
 	(void)state;
 	stub = (struct stub){0};
+	procfake_reset();
 	map = (struct stub_map){.st = {.follow_max = 16}};
 	d = (struct daemon){.execfilter = (struct execfilter *)&filter};
 	d.events.fd = 3;
@@ -457,31 +265,31 @@ static void connector_fork(pid_t parent, pid_t child)
  * and nothing is left waiting for an exec that already happened. */
 static void test_exec_before_fork(void **state)
 {
-	struct stub_proc *child;
+	struct procfake_proc *child;
 
 	(void)state;
 	stub_start(600, "/usr/bin/raised");
 	ring_exec(600);
 	loop_on_execs(&d);
-	assert_int_equal(stub_proc(600)->prio.nice, -6);
+	assert_int_equal(stub_prio(600)->nice, -6);
 	child = stub_start(700, "/usr/bin/plain");
-	child->prio = stub_proc(600)->prio;
+	child->threads[0].prio = *stub_prio(600);
 	connector_fork(600, 700);
 	ring_exec(700);
 	loop_on_execs(&d);
 	loop_on_events(&d); /* the connector's turn, as epoll names it next */
-	assert_int_equal(stub_proc(700)->prio.nice, 0);
+	assert_int_equal(stub_prio(700)->nice, 0);
 	assert_int_equal(d.manage.counters.inherited_restored, 1);
 	assert_null(manage_find(&d.manage, 700));
 	assert_int_equal(d.manage.heirs.count, 0);
-	assert_int_equal(stub_proc(600)->prio.nice, -6);
+	assert_int_equal(stub_prio(600)->nice, -6);
 }
 
 /* The same child when the connector was read first, before its fork
  * was queued: the ring's turn reads the connector again. */
 static void test_connector_read_before(void **state)
 {
-	struct stub_proc *child;
+	struct procfake_proc *child;
 
 	(void)state;
 	stub_start(600, "/usr/bin/raised");
@@ -489,11 +297,11 @@ static void test_connector_read_before(void **state)
 	loop_on_execs(&d);
 	loop_on_events(&d); /* nothing queued yet */
 	child = stub_start(701, "/usr/bin/plain");
-	child->prio = stub_proc(600)->prio;
+	child->threads[0].prio = *stub_prio(600);
 	connector_fork(600, 701);
 	ring_exec(701);
 	loop_on_execs(&d);
-	assert_int_equal(stub_proc(701)->prio.nice, 0);
+	assert_int_equal(stub_prio(701)->nice, 0);
 	assert_int_equal(d.manage.heirs.count, 0);
 }
 
@@ -509,26 +317,26 @@ static void ring_fork(pid_t parent, pid_t child)
  * connector's report of the fork, read later, restores nothing twice. */
 static void test_fork_in_the_ring(void **state)
 {
-	struct stub_proc *child;
+	struct procfake_proc *child;
 
 	(void)state;
 	stub_start(600, "/usr/bin/raised");
 	ring_exec(600);
 	loop_on_execs(&d);
 	child = stub_start(702, "/usr/bin/plain");
-	child->prio = stub_proc(600)->prio;
+	child->threads[0].prio = *stub_prio(600);
 	connector_fork(600, 702);
 	d.events_unread = true;
 	ring_fork(600, 702);
 	ring_exec(702);
 	loop_on_execs(&d);
-	assert_int_equal(stub_proc(702)->prio.nice, 0);
+	assert_int_equal(stub_prio(702)->nice, 0);
 	assert_int_equal(d.manage.counters.inherited_restored, 1);
 	d.events_unread = false;
 	loop_on_events(&d);
 	ring_exec(702);
 	loop_on_execs(&d);
-	assert_int_equal(stub_proc(702)->prio.nice, 0);
+	assert_int_equal(stub_prio(702)->nice, 0);
 	assert_int_equal(d.manage.counters.inherited_restored, 1);
 }
 
@@ -536,14 +344,14 @@ static void test_fork_in_the_ring(void **state)
  * one record, one restore. */
 static void test_fork_reported_twice(void **state)
 {
-	struct stub_proc *child;
+	struct procfake_proc *child;
 
 	(void)state;
 	stub_start(600, "/usr/bin/raised");
 	ring_exec(600);
 	loop_on_execs(&d);
 	child = stub_start(703, "/usr/bin/plain");
-	child->prio = stub_proc(600)->prio;
+	child->threads[0].prio = *stub_prio(600);
 	connector_fork(600, 703);
 	ring_fork(600, 703);
 	loop_on_execs(&d);
@@ -551,7 +359,7 @@ static void test_fork_reported_twice(void **state)
 	assert_int_equal(d.manage.counters.forks, 1);
 	ring_exec(703);
 	loop_on_execs(&d);
-	assert_int_equal(stub_proc(703)->prio.nice, 0);
+	assert_int_equal(stub_prio(703)->nice, 0);
 	assert_int_equal(d.manage.heirs.count, 0);
 }
 
@@ -582,7 +390,7 @@ static void test_full_map_made_up_for(void **state)
 	loop_on_tick(&d);
 	assert_int_equal(map.count, 1); /* the managed one, followed again */
 	assert_int_equal(map.unfulls, 0);
-	stub_start(700, "/usr/bin/raised")->prio = stub_proc(600)->prio;
+	stub_start(700, "/usr/bin/raised")->threads[0].prio = *stub_prio(600);
 	connector_fork(600, 700);
 	loop_on_tick(&d);
 	assert_int_equal(map.count, 2);
@@ -625,7 +433,7 @@ static void test_replaced_file_rescan(void **state)
 	stub_start(900, "/usr/bin/raised"); /* its exec went unsent */
 	watch_changed = 1;
 	loop_on_watch(&d);
-	assert_int_equal(stub_proc(900)->prio.nice, -6);
+	assert_int_equal(stub_prio(900)->nice, -6);
 	assert_int_equal(d.manage.counters.rescans, 2);
 }
 

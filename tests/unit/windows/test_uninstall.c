@@ -38,23 +38,15 @@ static DWORD value_of(const GUID *scheme, const GUID *setting, bool ac)
 	return *v;
 }
 
-/* CPMINCORES and CPMINCORES1 (winpower.h). */
-static const GUID cpmincores[] = {
-	{0x0cc5b647,
-	 0xc1df,
-	 0x4637,
-	 {0x89, 0x1a, 0xde, 0xc3, 0x5c, 0x31, 0x85, 0x83}},
-	{0x0cc5b647,
-	 0xc1df,
-	 0x4637,
-	 {0x89, 0x1a, 0xde, 0xc3, 0x5c, 0x31, 0x85, 0x84}},
-};
-
 static void assert_parking(const GUID *scheme, DWORD ac, DWORD dc)
 {
-	for (size_t i = 0; i < ARRAYSIZE(cpmincores); i++) {
-		assert_int_equal(value_of(scheme, &cpmincores[i], true), ac);
-		assert_int_equal(value_of(scheme, &cpmincores[i], false), dc);
+	/* Both parking settings: CPMINCORES and CPMINCORES1. */
+	for (int i = MODEL_POWER_CPMINCORES; i <= MODEL_POWER_CPMINCORES1;
+	     i++) {
+		const GUID *setting = &model_power_settings[i];
+
+		assert_int_equal(value_of(scheme, setting, true), ac);
+		assert_int_equal(value_of(scheme, setting, false), dc);
 	}
 }
 

@@ -121,6 +121,17 @@ void model_power_refuse(const GUID *setting, bool refuse);
 extern const GUID model_scheme_balanced, model_scheme_high, model_scheme_saver,
 	model_sub_processor, model_overlay_none, model_overlay_best_performance,
 	model_overlay_better_battery;
+/* SUB_PROCESSOR's settings the model has, by name: core parking's two
+ * (CPMINCORES, CPMINCORES1 for efficiency class 1), EPP's two, boost. */
+enum model_power_setting {
+	MODEL_POWER_CPMINCORES,
+	MODEL_POWER_CPMINCORES1,
+	MODEL_POWER_PERFEPP,
+	MODEL_POWER_PERFEPP1,
+	MODEL_POWER_PERFBOOSTMODE,
+	MODEL_POWER_SETTINGS
+};
+extern const GUID model_power_settings[MODEL_POWER_SETTINGS];
 
 /* model_throttle.c: ProcessPowerThrottling by version. */
 void model_throttle_install(struct winapi *w);

@@ -56,10 +56,9 @@ const GUID model_overlay_better_battery = {
 
 enum {
 	MODEL_SCHEMES = 3,
-	MODEL_SETTINGS = 5,
 };
 
-static const GUID model_settings[MODEL_SETTINGS] = {
+const GUID model_power_settings[MODEL_POWER_SETTINGS] = {
 	/* CPMINCORES, CPMINCORES1 */
 	{0x0cc5b647,
 	 0xc1df,
@@ -88,12 +87,12 @@ static const GUID *const model_schemes[MODEL_SCHEMES] = {
 	&model_scheme_balanced, &model_scheme_high, &model_scheme_saver};
 /* Balanced's defaults, AC then DC (the same for the others here): core
  * parking at 10 % / 5 %, EPP 25 / 50, boost enabled (1). */
-static const DWORD model_defaults[MODEL_SETTINGS][2] = {
+static const DWORD model_defaults[MODEL_POWER_SETTINGS][2] = {
 	{10, 5}, {10, 5}, {25, 50}, {25, 50}, {1, 1}};
 
 struct model_pw {
-	DWORD value[MODEL_SCHEMES][MODEL_SETTINGS][2];
-	bool missing[MODEL_SETTINGS], refuse[MODEL_SETTINGS];
+	DWORD value[MODEL_SCHEMES][MODEL_POWER_SETTINGS][2];
+	bool missing[MODEL_POWER_SETTINGS], refuse[MODEL_POWER_SETTINGS];
 	GUID active, overlay[2]; /* AC, DC */
 };
 static struct model_pw model_pw;
@@ -102,7 +101,7 @@ void model_power_reset(void)
 {
 	memset(&model_pw, 0, sizeof(model_pw));
 	for (int s = 0; s < MODEL_SCHEMES; s++) {
-		for (int i = 0; i < MODEL_SETTINGS; i++) {
+		for (int i = 0; i < MODEL_POWER_SETTINGS; i++) {
 			model_pw.value[s][i][0] = model_defaults[i][0];
 			model_pw.value[s][i][1] = model_defaults[i][1];
 		}
@@ -112,8 +111,8 @@ void model_power_reset(void)
 
 static int model_setting_index(const GUID *setting)
 {
-	for (int i = 0; i < MODEL_SETTINGS; i++) {
-		if (IsEqualGUID(setting, &model_settings[i]))
+	for (int i = 0; i < MODEL_POWER_SETTINGS; i++) {
+		if (IsEqualGUID(setting, &model_power_settings[i]))
 			return i;
 	}
 	return -1;
@@ -196,7 +195,7 @@ static DWORD WINAPI model_set_active(HKEY root, const GUID *scheme)
 {
 	(void)root;
 	model_count("PowerSetActiveScheme");
-	if (!model_power_value(scheme, &model_sub_processor, &model_settings[4],
+	if (!model_power_value(scheme, &model_sub_processor, &model_power_settings[MODEL_POWER_PERFBOOSTMODE],
 			       true))
 		return ERROR_FILE_NOT_FOUND;
 	model_pw.active = *scheme;
