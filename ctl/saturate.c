@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "conf.h"
 #include "ctl.h"
@@ -321,7 +320,8 @@ static int saturate_smt_step(struct saturate_env *env,
 		.setup_ctx = &pin,
 		.pins = pin.cpus,
 	};
-	struct saturate_window w = {.live = !o->json && isatty(2)};
+	struct saturate_window w = {.live = !o->json &&
+					    system_is_terminal(stderr)};
 	hwloc_bitmap_t usable, core;
 	bool found;
 
@@ -516,7 +516,7 @@ static int saturate_run_step(struct saturate_env *env,
 		.first = &first,
 		.last = &last,
 		.expected = expected,
-		.live = !o->json && isatty(2),
+		.live = !o->json && system_is_terminal(stderr),
 	};
 	struct machine_task *before, *after;
 	struct prio_state prio;
@@ -554,7 +554,8 @@ static int saturate_steps(struct saturate_env *env,
 			  struct saturate_input *in)
 {
 	struct work_spec one = {.threads = 1, .kind = o->kind};
-	struct saturate_window w = {.live = !o->json && isatty(2)};
+	struct saturate_window w = {.live = !o->json &&
+					    system_is_terminal(stderr)};
 	double base = o->seconds < 5 ? o->seconds / 5 : 1;
 	double expected;
 

@@ -380,6 +380,18 @@ static void test_same_file(void **state)
 			 MATCH_FILE_DELETED);
 }
 
+/* The NUL device is a character device, as a console is, but nobody
+ * watches it: live output written there is only cost. */
+static void test_terminal(void **state)
+{
+	FILE *nul = fopen("NUL", "w");
+
+	(void)state;
+	assert_non_null(nul);
+	assert_false(system_is_terminal(nul));
+	fclose(nul);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_cputimes),
 		cmocka_unit_test(test_memstream_and_timing),
 		cmocka_unit_test(test_same_file),
+		cmocka_unit_test(test_terminal),
 	};
 
 	log_init("test_backend", LOG_LEVEL_ERROR);
