@@ -244,6 +244,10 @@ static void test_statefile(void **state)
 	assert_int_equal(statefile_remove(file), OS_OK);
 	assert_int_equal(statefile_boot_id(id, sizeof(id), from, sizeof(from)),
 			 OS_OK);
+	/* A folder that is not there is the system's word, not a bare
+	 * failure. */
+	snprintf(file, sizeof(file), "%s\\missing\\journal", dir);
+	assert_int_equal(statefile_replace(file, "a\n", 2), OS_GONE);
 	assert_int_equal(strspn(id, "0123456789abcdef"), strlen(id));
 	RemoveDirectoryA(dir);
 	*strrchr(dir, '\\') = '\0';
