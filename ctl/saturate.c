@@ -267,7 +267,6 @@ int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
 		fprintf(stderr, "\r\033[K");
 	if (work_stop(pid, sh) < 0) {
 		work_shared_free(sh);
-		errno = EPERM;
 		return -1;
 	}
 	work_shared_free(sh);
