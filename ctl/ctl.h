@@ -56,23 +56,24 @@ int remote_metrics_main(struct ctl *ctl, int argc, char **argv);
 
 /* linux/dial.c, windows/dial.c: the connection to the daemon, which
  * ends at deadline_ns (timing_now_ns's clock) whatever the daemon does:
- * then the call fails with errno ETIMEDOUT. On DIAL_FAILED errno says
- * why; dial_read: bytes read, 0 at the end, -1 on an error.
- * dial_server_trusted: whether the system's own account serves the
- * connection (Linux: root, by SO_PEERCRED; Windows: SYSTEM, or an
+ * then the call is DIAL_TIMEOUT. On DIAL_FAILED errno says why, for the
+ * message only: the backend has judged it. dial_read: *n bytes read, 0 at
+ * the end. dial_server_trusted: whether the system's own account serves
+ * the connection (Linux: root, by SO_PEERCRED; Windows: SYSTEM, or an
  * elevated administrator for a daemon run from a console), asked before
  * anything is sent; false: why says who serves it instead. */
 struct dial;
 enum dial_status {
 	DIAL_OK,
-	DIAL_NOBODY, /* nobody listens there: no daemon runs */
+	DIAL_NOBODY,  /* nobody listens there: no daemon runs */
+	DIAL_TIMEOUT, /* the deadline came first */
 	DIAL_FAILED,
 };
 enum dial_status dial_open(const char *path, long long deadline_ns,
 			   struct dial **out);
 bool dial_server_trusted(struct dial *d, char *why, size_t size);
-int dial_write(struct dial *d, const char *buf, size_t len);
-long dial_read(struct dial *d, char *buf, size_t size);
+enum dial_status dial_write(struct dial *d, const char *buf, size_t len);
+enum dial_status dial_read(struct dial *d, char *buf, size_t size, size_t *n);
 void dial_close(struct dial *d);
 
 /* linux/machine.c, windows/machine.c: what limits cpupolicyctl and its

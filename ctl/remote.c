@@ -34,33 +34,32 @@ char *remote_socket_path(const struct ctl *ctl)
 	return path;
 }
 
-/* The whole answer, until the daemon closes the connection; NULL (errno
+/* The whole answer, until the daemon closes the connection; NULL (status
  * says why) when the connection fails first: an answer cut short is no
  * answer. */
-static char *remote_read_all(struct dial *conn, size_t *len)
+static char *remote_read_all(struct dial *conn, size_t *len,
+			     enum dial_status *status)
 {
 	char *response = NULL;
-	size_t capacity = 0;
+	size_t capacity = 0, n;
 
 	*len = 0;
 	for (;;) {
-		long n;
-
 		if (*len + 4096 > capacity) {
 			capacity = capacity ? capacity * 2 : 8192;
 			response = xreallocarray(response, capacity, 1);
 		}
-		n = dial_read(conn, response + *len, capacity - *len);
-		if (n == 0)
-			return response;
-		if (n < 0) {
-			int saved = errno;
+		*status = dial_read(conn, response + *len, capacity - *len, &n);
+		if (*status != DIAL_OK) {
+			int saved = errno; /* for the message */
 
 			free(response);
 			errno = saved;
 			return NULL;
 		}
-		*len += (size_t)n;
+		if (n == 0)
+			return response;
+		*len += n;
 	}
 }
 
@@ -75,13 +74,14 @@ static long long remote_deadline(const struct ctl *ctl)
 	return timing_now_ns() + remote_timeout_ns(ctl);
 }
 
-/* Why a talk with the daemon failed, on stderr when loud. */
+/* Why a talk with the daemon failed, on stderr when loud; errno gives
+ * the message of a DIAL_FAILED. */
 static void remote_failed(const struct ctl *ctl, bool loud, const char *path,
-			  const char *what)
+			  const char *what, enum dial_status status)
 {
 	if (!loud)
 		return;
-	if (errno == ETIMEDOUT)
+	if (status == DIAL_TIMEOUT)
 		fprintf(stderr,
 			"cpupolicyctl: no answer from cpupolicyd at %s within "
 			"%g s\n",
@@ -97,11 +97,13 @@ static void remote_failed(const struct ctl *ctl, bool loud, const char *path,
 static struct dial *remote_dial(const struct ctl *ctl, bool loud,
 				const char *path)
 {
+	enum dial_status status;
 	struct dial *conn;
 	char why[256];
 
-	if (dial_open(path, remote_deadline(ctl), &conn) != DIAL_OK) {
-		remote_failed(ctl, loud, path, "cannot reach");
+	status = dial_open(path, remote_deadline(ctl), &conn);
+	if (status != DIAL_OK) {
+		remote_failed(ctl, loud, path, "cannot reach", status);
 		return NULL;
 	}
 	if (!dial_server_trusted(conn, why, sizeof(why))) {
@@ -121,6 +123,7 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 {
 	char line[PROTO_MAX_REQUEST], *path = remote_socket_path(ctl);
 	struct dial *conn = remote_dial(ctl, loud, path);
+	enum dial_status sent;
 	char *response;
 	size_t len, body;
 
@@ -129,15 +132,16 @@ int remote_call(const struct ctl *ctl, const struct proto_request *req,
 		return -1;
 	}
 	proto_format_request(req, line, sizeof(line));
-	if (dial_write(conn, line, strlen(line)) < 0) {
-		remote_failed(ctl, loud, path, "cannot write to");
+	sent = dial_write(conn, line, strlen(line));
+	if (sent != DIAL_OK) {
+		remote_failed(ctl, loud, path, "cannot write to", sent);
 		dial_close(conn);
 		free(path);
 		return -1;
 	}
-	response = remote_read_all(conn, &len);
+	response = remote_read_all(conn, &len, &sent);
 	if (!response)
-		remote_failed(ctl, loud, path, "cannot read from");
+		remote_failed(ctl, loud, path, "cannot read from", sent);
 	dial_close(conn);
 	free(path);
 	if (!response)
@@ -175,6 +179,7 @@ int remote_refuse_if_running(const struct ctl *ctl, const char *why)
 		break;
 	case DIAL_NOBODY:
 		break;
+	case DIAL_TIMEOUT:
 	case DIAL_FAILED:
 		fprintf(stderr,
 			"cpupolicyctl: cannot tell whether cpupolicyd runs "

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "conf.h"
 #include "ctl.h"
@@ -268,7 +267,6 @@ int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
 		fprintf(stderr, "\r\033[K");
 	if (work_stop(pid, sh) < 0) {
 		work_shared_free(sh);
-		errno = EPERM;
 		return -1;
 	}
 	work_shared_free(sh);
@@ -321,7 +319,8 @@ static int saturate_smt_step(struct saturate_env *env,
 		.setup_ctx = &pin,
 		.pins = pin.cpus,
 	};
-	struct saturate_window w = {.live = !o->json && isatty(2)};
+	struct saturate_window w = {.live = !o->json &&
+					    system_is_terminal(stderr)};
 	hwloc_bitmap_t usable, core;
 	bool found;
 
@@ -516,7 +515,7 @@ static int saturate_run_step(struct saturate_env *env,
 		.first = &first,
 		.last = &last,
 		.expected = expected,
-		.live = !o->json && isatty(2),
+		.live = !o->json && system_is_terminal(stderr),
 	};
 	struct machine_task *before, *after;
 	struct prio_state prio;
@@ -554,7 +553,8 @@ static int saturate_steps(struct saturate_env *env,
 			  struct saturate_input *in)
 {
 	struct work_spec one = {.threads = 1, .kind = o->kind};
-	struct saturate_window w = {.live = !o->json && isatty(2)};
+	struct saturate_window w = {.live = !o->json &&
+					    system_is_terminal(stderr)};
 	double base = o->seconds < 5 ? o->seconds / 5 : 1;
 	double expected;
 

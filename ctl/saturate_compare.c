@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "compare.h"
 #include "ctl.h"
@@ -161,7 +160,7 @@ static int saturate_compare_trial(struct saturate_env *env,
 		saturate_compare_probe_window(t->probe, from, timing_now_ns(),
 					      &t->arm[which].probe,
 					      &t->arm[which].missed);
-	if (!o->json && isatty(2))
+	if (!o->json && system_is_terminal(stderr))
 		fprintf(stderr, "\r  pair %u/%u  %s %.3f M/s", pair + 1,
 			o->pairs, which ? "B" : "A",
 			saturate_step_rate(&step) / 1e6);
@@ -356,7 +355,7 @@ int saturate_compare_run(struct saturate_env *env,
 				goto out;
 		}
 	}
-	if (!o->json && isatty(2))
+	if (!o->json && system_is_terminal(stderr))
 		fprintf(stderr, "\r\033[K");
 	if (compare_paired(t.arm[0].rates, t.arm[1].rates, o->pairs, 0.95,
 			   &sum) < 0) {

@@ -57,11 +57,13 @@ struct events {
 };
 
 /* events.c. events_open and events_adopt say why they failed through
- * events_why_not, given their status: the event holds the detail. */
+ * events_why_not, given their status: the event holds the detail.
+ * events_adopt takes what a service manager passed as the system's
+ * handle, as policyd's service_passed holds it (Linux: a descriptor). */
 /* Events not open, which events_close leaves alone. */
 void events_init(struct events *ev);
 enum os_status events_open(struct events *ev, const struct events_options *opt);
-enum os_status events_adopt(struct events *ev, int fd,
+enum os_status events_adopt(struct events *ev, long passed,
 			    const struct events_options *opt);
 void events_close(struct events *ev);
 /* Reads what is there; *lost: events were lost, and the caller rescans. */

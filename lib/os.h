@@ -37,6 +37,9 @@ unsigned long system_build(void);
  * its arguments in the ANSI code page, which loses what it cannot spell
  * (a CJK file name becomes "??"); Linux's are as given. */
 void system_args(int *argc, char ***argv);
+/* Whether stream is a terminal a person watches, for output that
+ * redraws itself (Windows: a console, which the NUL device is not). */
+bool system_is_terminal(FILE *stream);
 
 /* A process's facts are read through procinfo_fetch with this context. */
 struct procinfo {

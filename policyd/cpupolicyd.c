@@ -335,7 +335,7 @@ static void setup_events(struct daemon *d)
 		return;
 	}
 	status = d->passed.events >= 0
-			 ? events_adopt(&d->events, (int)d->passed.events, &opt)
+			 ? events_adopt(&d->events, d->passed.events, &opt)
 			 : events_open(&d->events, &opt);
 	if (status != OS_OK) {
 		events_why_not(&d->events, status, why, sizeof(why));

@@ -23,22 +23,33 @@ struct dial {
 	long long deadline_ns;
 };
 
-/* What is left until the deadline; 0 (and errno ETIMEDOUT) when none. */
+/* What is left until the deadline; 0 when none. */
 static long long dial_left_ns(long long deadline_ns)
 {
 	long long left = deadline_ns - timing_now_ns();
 
-	if (left > 0)
-		return left;
-	errno = ETIMEDOUT;
-	return 0;
+	return left > 0 ? left : 0;
+}
+
+/* A failed connect's errno: nobody behind the path (no socket file, or no
+ * listener) is no daemon; a full backlog until the send timeout is the
+ * deadline. */
+static enum dial_status dial_of_connect_errno(int error)
+{
+	if (error == ENOENT || error == ECONNREFUSED)
+		return DIAL_NOBODY;
+	if (error == EAGAIN || error == EINPROGRESS) {
+		errno = ETIMEDOUT;
+		return DIAL_TIMEOUT;
+	}
+	return DIAL_FAILED;
 }
 
 /* A blocking connect waits while the daemon's backlog is full, for as
  * long as the socket's send timeout: the time left. It then fails with
  * EAGAIN. */
-static int dial_connect(int fd, const struct sockaddr_un *addr,
-			long long deadline_ns)
+static enum dial_status dial_connect(int fd, const struct sockaddr_un *addr,
+				     long long deadline_ns)
 {
 	long long left = dial_left_ns(deadline_ns);
 	struct timeval tv = {
@@ -46,23 +57,24 @@ static int dial_connect(int fd, const struct sockaddr_un *addr,
 		.tv_usec = (suseconds_t)(left % 1000000000LL / 1000),
 	};
 
-	if (!left)
-		return -1;
+	if (!left) {
+		errno = ETIMEDOUT;
+		return DIAL_TIMEOUT;
+	}
 	if (!tv.tv_sec && !tv.tv_usec)
 		tv.tv_usec = 1; /* 0 would mean no timeout at all */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-		return -1;
+		return DIAL_FAILED;
 	if (connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0)
-		return 0;
-	if (errno == EAGAIN || errno == EINPROGRESS)
-		errno = ETIMEDOUT;
-	return -1;
+		return DIAL_OK;
+	return dial_of_connect_errno(errno);
 }
 
 enum dial_status dial_open(const char *path, long long deadline_ns,
 			   struct dial **out)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	enum dial_status status;
 	int fd, saved;
 
 	if (strlen(path) >= sizeof(addr.sun_path)) {
@@ -73,13 +85,14 @@ enum dial_status dial_open(const char *path, long long deadline_ns,
 	if (fd < 0)
 		return DIAL_FAILED;
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	if (dial_connect(fd, &addr, deadline_ns) < 0 ||
-	    fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+	status = dial_connect(fd, &addr, deadline_ns);
+	if (status == DIAL_OK && fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		status = DIAL_FAILED;
+	if (status != DIAL_OK) {
 		saved = errno;
 		close(fd);
 		errno = saved;
-		return errno == ENOENT || errno == ECONNREFUSED ? DIAL_NOBODY
-								: DIAL_FAILED;
+		return status;
 	}
 	*out = xmalloc(sizeof(**out));
 	(*out)->fd = fd;
@@ -107,54 +120,66 @@ bool dial_server_trusted(struct dial *d, char *why, size_t size)
 }
 
 /* Until the socket is ready for events, or the deadline. */
-static int dial_wait(struct dial *d, short events)
+static enum dial_status dial_wait(struct dial *d, short events)
 {
 	for (;;) {
 		struct pollfd p = {.fd = d->fd, .events = events};
 		long long left = dial_left_ns(d->deadline_ns);
 		int n;
 
-		if (!left)
-			return -1;
+		if (!left) {
+			errno = ETIMEDOUT;
+			return DIAL_TIMEOUT;
+		}
 		n = poll(&p, 1, (int)((left + 999999) / 1000000));
 		if (n > 0)
-			return 0;
+			return DIAL_OK;
 		if (n < 0 && errno != EINTR)
-			return -1;
+			return DIAL_FAILED;
 	}
 }
 
-int dial_write(struct dial *d, const char *buf, size_t len)
+enum dial_status dial_write(struct dial *d, const char *buf, size_t len)
 {
+	enum dial_status status;
+
 	while (len) {
 		ssize_t n = send(d->fd, buf, len, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			if (dial_wait(d, POLLOUT) < 0)
-				return -1;
+			status = dial_wait(d, POLLOUT);
+			if (status != DIAL_OK)
+				return status;
 			continue;
 		}
 		if (n < 0)
-			return -1;
+			return DIAL_FAILED;
 		buf += n;
 		len -= (size_t)n;
 	}
-	return 0;
+	return DIAL_OK;
 }
 
-long dial_read(struct dial *d, char *buf, size_t size)
+enum dial_status dial_read(struct dial *d, char *buf, size_t size, size_t *n)
 {
-	for (;;) {
-		ssize_t n = read(d->fd, buf, size);
+	enum dial_status status;
 
-		if (n >= 0)
-			return (long)n;
+	for (;;) {
+		ssize_t got = read(d->fd, buf, size);
+
+		if (got >= 0) {
+			*n = (size_t)got;
+			return DIAL_OK;
+		}
 		if (errno == EINTR)
 			continue;
-		if (errno != EAGAIN || dial_wait(d, POLLIN) < 0)
-			return -1;
+		if (errno != EAGAIN)
+			return DIAL_FAILED;
+		status = dial_wait(d, POLLIN);
+		if (status != DIAL_OK)
+			return status;
 	}
 }
 

@@ -71,10 +71,12 @@ enum dial_status dial_open(const char *path, long long deadline_ns,
 			errno = ENOENT;
 			return DIAL_NOBODY;
 		}
-		if (error != ERROR_PIPE_BUSY || !left) {
-			errno = error == ERROR_PIPE_BUSY
-					? ETIMEDOUT
-					: status_errno_of_win32(error);
+		if (error == ERROR_PIPE_BUSY && !left) {
+			errno = ETIMEDOUT;
+			return DIAL_TIMEOUT;
+		}
+		if (error != ERROR_PIPE_BUSY) {
+			errno = status_errno_of_win32(error);
 			return DIAL_FAILED;
 		}
 		/* Another client took the instance: wait for the next (a
@@ -118,41 +120,50 @@ static bool dial_io(struct dial *d, BOOL started, DWORD *n)
 	return false;
 }
 
-static int dial_errno(void)
+/* A failed dial_io as the caller's status: the deadline, or another
+ * error (its errno for the message). */
+static enum dial_status dial_failed(void)
 {
 	DWORD error = GetLastError();
 
-	return error == WAIT_TIMEOUT ? ETIMEDOUT : status_errno_of_win32(error);
+	if (error == WAIT_TIMEOUT) {
+		errno = ETIMEDOUT;
+		return DIAL_TIMEOUT;
+	}
+	errno = status_errno_of_win32(error);
+	return DIAL_FAILED;
 }
 
-int dial_write(struct dial *d, const char *buf, size_t len)
+enum dial_status dial_write(struct dial *d, const char *buf, size_t len)
 {
 	while (len) {
 		DWORD n;
 
 		if (!dial_io(d,
 			     WriteFile(d->pipe, buf, (DWORD)len, NULL, &d->ov),
-			     &n)) {
-			errno = dial_errno();
-			return -1;
-		}
+			     &n))
+			return dial_failed();
 		buf += n;
 		len -= n;
 	}
-	return 0;
+	return DIAL_OK;
 }
 
 /* The daemon closes its end after the answer: a broken pipe is the end. */
-long dial_read(struct dial *d, char *buf, size_t size)
+enum dial_status dial_read(struct dial *d, char *buf, size_t size, size_t *n)
 {
-	DWORD n;
+	DWORD got;
 
-	if (dial_io(d, ReadFile(d->pipe, buf, (DWORD)size, NULL, &d->ov), &n))
-		return (long)n;
-	if (GetLastError() == ERROR_BROKEN_PIPE)
-		return 0;
-	errno = dial_errno();
-	return -1;
+	if (dial_io(d, ReadFile(d->pipe, buf, (DWORD)size, NULL, &d->ov),
+		    &got)) {
+		*n = got;
+		return DIAL_OK;
+	}
+	if (GetLastError() == ERROR_BROKEN_PIPE) {
+		*n = 0;
+		return DIAL_OK;
+	}
+	return dial_failed();
 }
 
 void dial_close(struct dial *d)

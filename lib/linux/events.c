@@ -265,10 +265,10 @@ enum os_status events_open(struct events *ev, const struct events_options *opt)
 /* A socket the service manager opened and bound to the proc connector's
  * group (ListenNetlink=connector 1): it lives in the host's network
  * namespace, so the daemon itself may run in a private one. */
-enum os_status events_adopt(struct events *ev, int fd,
+enum os_status events_adopt(struct events *ev, long passed,
 			    const struct events_options *opt)
 {
-	int flags = fcntl(fd, F_GETFL);
+	int fd = (int)passed, flags = fcntl(fd, F_GETFL);
 
 	*ev = (struct events){.fd = -1};
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)

@@ -1,5 +1,8 @@
 /* Which system this backend is: rule files are checked for it unless a
  * caller names another; main's arguments as they are. */
+#include <stdio.h>
+#include <unistd.h>
+
 #include "os.h"
 
 enum rules_system system_native(void)
@@ -19,4 +22,9 @@ void system_args(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+}
+
+bool system_is_terminal(FILE *stream)
+{
+	return isatty(fileno(stream)) == 1;
 }

@@ -551,11 +551,11 @@ enum os_status events_open(struct events *ev, const struct events_options *opt)
 	return OS_OK;
 }
 
-/* No descriptor to adopt on Windows (no socket activation). */
-enum os_status events_adopt(struct events *ev, int fd,
+/* No handle to adopt on Windows (no socket activation). */
+enum os_status events_adopt(struct events *ev, long passed,
 			    const struct events_options *opt)
 {
-	(void)fd;
+	(void)passed;
 	return events_open(ev, opt);
 }
 

@@ -3,6 +3,7 @@
  * user may not write: the stream is a file of the user's temporary folder,
  * deleted on close and kept in memory by the cache as long as it fits
  * (FILE_ATTRIBUTE_TEMPORARY), read back whole when it closes. */
+#include <errno.h>
 #include <fcntl.h>
 #include <io.h>
 #include <stdlib.h>
@@ -29,7 +30,9 @@ FILE *memstream_open(struct memstream *m)
 	*m = (struct memstream){0};
 	h = memstream_file();
 	if (h == INVALID_HANDLE_VALUE) {
-		status_of_win32(GetLastError());
+		/* NULL says it failed, as open_memstream's would: errno is
+		 * its only word on why. */
+		errno = status_errno_of_win32(GetLastError());
 		return NULL;
 	}
 	fd = _open_osfhandle((intptr_t)h, _O_RDWR | _O_BINARY);

@@ -49,6 +49,15 @@ enum os_status statefile_dir_safe(const char *dir, char *why, size_t size)
 	return OS_FAILED;
 }
 
+/* The last error as the caller's status (errno too, for its message);
+ * never OS_OK, even where a failed call left no error. */
+static enum os_status statefile_status(void)
+{
+	enum os_status status = status_of_win32(GetLastError());
+
+	return status == OS_OK ? OS_FAILED : status;
+}
+
 /* Each directory on the way made if missing; the last with a DACL of its
  * own (protected: nothing inherited from %ProgramData%, where users may
  * create folders) for SYSTEM and Administrators. */
@@ -66,9 +75,9 @@ enum os_status statefile_mkdir(const char *dir)
 	if (!ConvertStringSecurityDescriptorToSecurityDescriptorW(
 		    L"O:BAD:P(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)", SDDL_REVISION_1,
 		    &sa.lpSecurityDescriptor, NULL)) {
-		status_of_win32(GetLastError());
+		status = statefile_status();
 		free(path);
-		return OS_FAILED;
+		return status;
 	}
 	for (char *p = path + root; status == OS_OK;) {
 		char *end = p + strcspn(p, "\\");
@@ -80,9 +89,7 @@ enum os_status statefile_mkdir(const char *dir)
 		wide = system_wide_dup(path);
 		if (!wide || (!CreateDirectoryW(wide, last ? &sa : NULL) &&
 			      GetLastError() != ERROR_ALREADY_EXISTS)) {
-			if (wide)
-				status_of_win32(GetLastError());
-			status = OS_FAILED;
+			status = wide ? statefile_status() : OS_FAILED;
 		}
 		free(wide);
 		*end = c;
@@ -190,23 +197,19 @@ enum os_status statefile_replace(const char *file, const char *text, size_t len)
 	h = CreateFileW(wtmp, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS,
 			FILE_ATTRIBUTE_NORMAL | FILE_FLAG_WRITE_THROUGH, NULL);
 	if (h == INVALID_HANDLE_VALUE) {
-		status_of_win32(GetLastError());
-		status = OS_FAILED;
+		status = statefile_status();
 		goto out;
 	}
 	if (!statefile_write_all(h, text, len) || !FlushFileBuffers(h)) {
-		status_of_win32(GetLastError());
-		status = OS_FAILED;
+		status = statefile_status();
 	}
 	if (!CloseHandle(h) && status == OS_OK) {
-		status_of_win32(GetLastError());
-		status = OS_FAILED;
+		status = statefile_status();
 	}
 	if (status == OS_OK &&
 	    !MoveFileExW(wtmp, wfile,
 			 MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
-		status_of_win32(GetLastError());
-		status = OS_FAILED;
+		status = statefile_status();
 	}
 	if (status != OS_OK) {
 		int saved = errno;
@@ -229,8 +232,11 @@ enum os_status statefile_remove(const char *file)
 		errno = EINVAL;
 		return OS_FAILED;
 	}
-	if (!DeleteFileW(wide) && status_of_win32(GetLastError()) != OS_GONE)
-		status = OS_FAILED;
+	if (!DeleteFileW(wide)) {
+		status = statefile_status();
+		if (status == OS_GONE) /* already gone is what was asked */
+			status = OS_OK;
+	}
 	free(wide);
 	return status;
 }

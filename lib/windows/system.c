@@ -2,6 +2,8 @@
  * caller names another), and the UTF-8 <-> UTF-16 conversion at the edge:
  * the core holds UTF-8, the W functions take UTF-16; main's arguments
  * too. */
+#include <io.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <windows.h>
@@ -127,4 +129,14 @@ void system_args(int *argc, char ***argv)
 	}
 	LocalFree(wide);
 	*argv = utf8;
+}
+
+/* _isatty says yes to every character device, NUL among them: only a
+ * console has a console mode. */
+bool system_is_terminal(FILE *stream)
+{
+	HANDLE handle = (HANDLE)_get_osfhandle(_fileno(stream));
+	DWORD mode;
+
+	return handle != INVALID_HANDLE_VALUE && GetConsoleMode(handle, &mode);
 }

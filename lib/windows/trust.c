@@ -220,7 +220,8 @@ enum trust_fault trust_object_fault(const wchar_t *path, DWORD rights,
 		OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, &owner,
 		NULL, &dacl, NULL, &sd);
 	if (error != ERROR_SUCCESS) {
-		status_of_win32(error);
+		/* A fault is no status: errno is the caller's word on why. */
+		errno = status_errno_of_win32(error);
 		snprintf(why, size, "its security cannot be read (error %lu)",
 			 (unsigned long)error);
 		return TRUST_FAULT_UNKNOWN;
@@ -291,7 +292,8 @@ static enum trust_fault trust_step(const char *path, bool last, unsigned flags,
 	}
 	attrs = GetFileAttributesW(wide);
 	if (attrs == INVALID_FILE_ATTRIBUTES) {
-		status_of_win32(GetLastError());
+		/* A fault is no status: errno is the caller's word on why. */
+		errno = status_errno_of_win32(GetLastError());
 		snprintf(why, size, "cannot be checked");
 		free(wide);
 		return TRUST_FAULT_UNKNOWN;

@@ -244,6 +244,10 @@ static void test_statefile(void **state)
 	assert_int_equal(statefile_remove(file), OS_OK);
 	assert_int_equal(statefile_boot_id(id, sizeof(id), from, sizeof(from)),
 			 OS_OK);
+	/* A folder that is not there is the system's word, not a bare
+	 * failure. */
+	snprintf(file, sizeof(file), "%s\\missing\\journal", dir);
+	assert_int_equal(statefile_replace(file, "a\n", 2), OS_GONE);
 	assert_int_equal(strspn(id, "0123456789abcdef"), strlen(id));
 	RemoveDirectoryA(dir);
 	*strrchr(dir, '\\') = '\0';
@@ -380,6 +384,18 @@ static void test_same_file(void **state)
 			 MATCH_FILE_DELETED);
 }
 
+/* The NUL device is a character device, as a console is, but nobody
+ * watches it: live output written there is only cost. */
+static void test_terminal(void **state)
+{
+	FILE *nul = fopen("NUL", "w");
+
+	(void)state;
+	assert_non_null(nul);
+	assert_false(system_is_terminal(nul));
+	fclose(nul);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_cputimes),
 		cmocka_unit_test(test_memstream_and_timing),
 		cmocka_unit_test(test_same_file),
+		cmocka_unit_test(test_terminal),
 	};
 
 	log_init("test_backend", LOG_LEVEL_ERROR);
