@@ -209,6 +209,8 @@ enum os_status files_read(const char *path, size_t max, char **text,
 enum os_status files_open(const char *path, const char *mode, FILE **file);
 enum os_status files_info(const char *path, struct files_info *info);
 enum os_status files_list(const char *dir, char ***names, size_t *count);
+/* files_common.c: for both systems' files_list, and its callers. */
+void files_sort_names(char **names, size_t count);
 void files_list_free(char **names, size_t count);
 enum os_status files_remove(const char *path);
 /* A file replaced whole: a reader sees the old text or the new. */

@@ -104,11 +104,6 @@ enum os_status files_info(const char *path, struct files_info *info)
 	return OS_OK;
 }
 
-static int files_compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 enum os_status files_list(const char *dir, char ***names, size_t *count)
 {
 	DIR *dp = opendir(dir);
@@ -125,18 +120,10 @@ enum os_status files_list(const char *dir, char ***names, size_t *count)
 		list[n++] = xstrdup(d->d_name);
 	}
 	closedir(dp);
-	if (n)
-		qsort(list, n, sizeof(*list), files_compare_names);
+	files_sort_names(list, n);
 	*names = list;
 	*count = n;
 	return OS_OK;
-}
-
-void files_list_free(char **names, size_t count)
-{
-	for (size_t i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
 }
 
 enum os_status files_remove(const char *path)

@@ -167,11 +167,6 @@ enum os_status files_info(const char *path, struct files_info *info)
 	return status;
 }
 
-static int files_compare_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The names FindFirstFileW and FindNextFileW give, in UTF-8. */
 static enum os_status files_found(HANDLE h, WIN32_FIND_DATAW *found,
 				  char ***names, size_t *count)
@@ -223,17 +218,10 @@ enum os_status files_list(const char *dir, char ***names, size_t *count)
 		*names = NULL;
 		*count = 0;
 		errno = saved;
-	} else if (*count) {
-		qsort(*names, *count, sizeof(**names), files_compare_names);
+	} else {
+		files_sort_names(*names, *count);
 	}
 	return status;
-}
-
-void files_list_free(char **names, size_t count)
-{
-	for (size_t i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
 }
 
 enum os_status files_remove(const char *path)
