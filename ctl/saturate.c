@@ -229,8 +229,7 @@ int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
 	(void)env; /* the system's roots are the backend's (paths_set_roots) */
 	if (!sh)
 		return -1;
-	pid = work_start(spec, sh);
-	if (pid < 0) {
+	if (work_start(spec, sh, &pid) != OS_OK) {
 		work_shared_free(sh);
 		return -1;
 	}
@@ -265,7 +264,7 @@ int saturate_measure(struct saturate_env *env, const struct work_spec *spec,
 	free(s.rates);
 	if (w->live)
 		fprintf(stderr, "\r\033[K");
-	if (work_stop(pid, sh) < 0) {
+	if (work_stop(pid, sh) != OS_OK) {
 		work_shared_free(sh);
 		return -1;
 	}
@@ -279,11 +278,12 @@ struct saturate_pin {
 	unsigned count;
 };
 
-static int saturate_pin_thread(void *ctx, pthread_t thread, unsigned index)
+static enum os_status saturate_pin_thread(void *ctx, pthread_t thread,
+					  unsigned index)
 {
 	const struct saturate_pin *pin = ctx;
 	hwloc_bitmap_t cpu = hwloc_bitmap_alloc();
-	int status;
+	enum os_status status;
 
 	hwloc_bitmap_only(cpu, (unsigned)pin->cpus[index % pin->count]);
 	status = work_pin(thread, cpu);

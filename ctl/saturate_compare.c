@@ -34,12 +34,13 @@ int saturate_compare_policy_setup(void *ctx)
 	return apply_prio_write(0, 0, &now, &wanted) == OS_OK ? 0 : -1;
 }
 
-int saturate_compare_policy_thread(void *ctx, pthread_t thread, unsigned index)
+enum os_status saturate_compare_policy_thread(void *ctx, pthread_t thread,
+					      unsigned index)
 {
 	struct saturate_compare_policy *b = ctx;
 
 	if (!b->place.active)
-		return 0;
+		return OS_OK;
 	return work_pin(thread, place_plan_thread(&b->place, (int)index));
 }
 
@@ -185,15 +186,16 @@ static int saturate_compare_trials_start(struct saturate_env *env,
 			return -1;
 		t->bg_alone = saturate_step_rate(&alone);
 		t->bg = work_shared_new();
-		t->bg_pid = t->bg ? work_start(&bg_spec, t->bg) : -1;
-		if (t->bg_pid < 0 || t->bg_alone <= 0)
+		if (!t->bg ||
+		    work_start(&bg_spec, t->bg, &t->bg_pid) != OS_OK ||
+		    t->bg_alone <= 0)
 			return -1;
 		t->bg->start = 1;
 	}
 	if (o->probe) {
 		t->probe = work_probe_new();
-		t->probe_pid = t->probe ? work_probe_start(t->probe, 1000) : -1;
-		if (t->probe_pid < 0)
+		if (!t->probe ||
+		    work_probe_start(t->probe, 1000, &t->probe_pid) != OS_OK)
 			return -1;
 	}
 	return 0;

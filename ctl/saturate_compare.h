@@ -66,7 +66,8 @@ struct saturate_compare_policy {
 int saturate_compare_policy_parse(struct saturate_env *env, const char *body,
 				  struct saturate_compare_policy *b);
 int saturate_compare_policy_setup(void *ctx);
-int saturate_compare_policy_thread(void *ctx, pthread_t thread, unsigned index);
+enum os_status saturate_compare_policy_thread(void *ctx, pthread_t thread,
+					      unsigned index);
 int saturate_compare_run(struct saturate_env *env,
 			 const struct saturate_opts *o);
 

@@ -11,6 +11,8 @@
 
 #include <hwloc.h>
 
+#include "osstatus.h"
+
 #define WORK_MAX_THREADS 1024
 #define WORK_PROBE_MAX	 (1u << 20)
 
@@ -34,10 +36,12 @@ struct work_shared {
 struct work_spec {
 	unsigned threads;
 	enum work_kind kind;
-	/* In the worker process, before its threads start (its priority),
-	 * and for each thread (its placement). Return -1 to fail. */
+	/* In the worker process, before its threads start (its priority):
+	 * -1 to fail; and for each thread (its placement), in place of
+	 * work_spread: its status, as work_pin's. */
 	int (*setup)(void *ctx);
-	int (*thread_setup)(void *ctx, pthread_t thread, unsigned index);
+	enum os_status (*thread_setup)(void *ctx, pthread_t thread,
+				       unsigned index);
 	/* In each worker thread as it starts, for what is the thread's own
 	 * and not inherited from its creator (a Windows thread's level). */
 	int (*thread_start)(void *ctx);
@@ -77,20 +81,26 @@ int work_child(const struct work_spec *spec, struct work_shared *sh);
 void work_probe_run(struct work_probe *probe);
 
 /* linux/work.c, windows/work.c: worker processes and their memory shared
- * with cpupolicyctl; a thread's id (for its CPU time) and placement */
+ * with cpupolicyctl; a thread's id (for its CPU time) and placement.
+ * What can fail returns the status the backend made of the system's
+ * error; a worker that ended before it was ready, or that failed a step
+ * (its exit status), is OS_FAILED. work_start and work_probe_start: the
+ * worker's pid in *pid, -1 when it did not start. */
 struct work_shared *work_shared_new(void);
 void work_shared_free(struct work_shared *sh);
-pid_t work_start(const struct work_spec *spec, struct work_shared *sh);
-int work_stop(pid_t pid, struct work_shared *sh);
+enum os_status work_start(const struct work_spec *spec, struct work_shared *sh,
+			  pid_t *pid);
+enum os_status work_stop(pid_t pid, struct work_shared *sh);
 struct work_probe *work_probe_new(void);
 void work_probe_free(struct work_probe *probe);
-pid_t work_probe_start(struct work_probe *probe, long period_us);
+enum os_status work_probe_start(struct work_probe *probe, long period_us,
+				pid_t *pid);
 void work_probe_stop(pid_t pid, struct work_probe *probe);
 pid_t work_thread_id(void);
-int work_pin(pthread_t thread, hwloc_const_bitmap_t set);
+enum os_status work_pin(pthread_t thread, hwloc_const_bitmap_t set);
 /* A worker without a placement of its own, where the system needs one
  * for the threads to reach every CPU (Windows' processor groups). */
-int work_spread(pthread_t thread, unsigned index, unsigned threads);
+enum os_status work_spread(pthread_t thread, unsigned index, unsigned threads);
 /* Whether this system has worker processes yet; why not when not. */
 bool work_supported(char *why, size_t size);
 /* In a worker program started by work_start (Windows; `saturate --worker

@@ -107,9 +107,9 @@ int work_child(const struct work_spec *spec, struct work_shared *sh)
 		threads[i] = (struct work_thread){sh, spec, i, spec->kind};
 		if (pthread_create(&ids[i], NULL, work_run, &threads[i]) != 0)
 			return 4;
-		if (spec->thread_setup
-			    ? spec->thread_setup(spec->setup_ctx, ids[i], i) < 0
-			    : work_spread(ids[i], i, spec->threads) < 0)
+		if ((spec->thread_setup
+			     ? spec->thread_setup(spec->setup_ctx, ids[i], i)
+			     : work_spread(ids[i], i, spec->threads)) != OS_OK)
 			return 5;
 	}
 	while (__atomic_load_n(&sh->started, __ATOMIC_ACQUIRE) < spec->threads)

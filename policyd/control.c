@@ -26,7 +26,7 @@ _Static_assert(CONTROL_OTHERS_SLOTS < CONTROL_MAX_CLIENTS,
 
 int control_open(struct daemon *d)
 {
-	return listen_open(d);
+	return listen_open(d) == OS_OK ? 0 : -1;
 }
 
 static void control_drop(struct daemon *d, struct control_client *c)
@@ -167,6 +167,20 @@ static struct control_client *control_slot(struct daemon *d,
 	return c;
 }
 
+/* The next connection waiting, if any; a failed accept is said at
+ * debug level, as the next wake-up tries again (a full table of files
+ * would say it at every one). */
+static bool control_next(struct daemon *d, struct listen_conn **conn,
+			 struct control_peer *peer)
+{
+	enum os_status status = listen_accept(d, conn, peer);
+
+	if (status != OS_OK)
+		log_debug("control: a connection not accepted (status %d)",
+			  (int)status);
+	return status == OS_OK && *conn;
+}
+
 /* The connections waiting, up to a round's worth; those there is no
  * room for are hung up on at once. */
 void control_accept(struct daemon *d)
@@ -174,8 +188,8 @@ void control_accept(struct daemon *d)
 	struct listen_conn *conn;
 	struct control_peer peer;
 
-	for (int n = 0; n < CONTROL_ACCEPTS_PER_WAKEUP &&
-			listen_accept(d, &conn, &peer) > 0;
+	for (int n = 0;
+	     n < CONTROL_ACCEPTS_PER_WAKEUP && control_next(d, &conn, &peer);
 	     n++) {
 		struct control_client *c = control_slot(d, &peer);
 		long long now = timing_now_ns();
@@ -190,7 +204,7 @@ void control_accept(struct daemon *d)
 			.since_ns = now,
 			.deadline_ns = now + CONTROL_TIMEOUT_S * 1000000000LL,
 		};
-		if (loop_watch_client(d, c, false) < 0)
+		if (loop_watch_client(d, c, false) != OS_OK)
 			control_drop(d, c);
 	}
 }
@@ -252,7 +266,7 @@ static void control_answer(struct daemon *d, struct control_client *c)
 		control_drop(d, c);
 		return;
 	}
-	if (listen_identify(c->conn, &c->peer) < 0) {
+	if (listen_identify(c->conn, &c->peer) != OS_OK) {
 		log_info("control: a request from pid %d refused: who sent it "
 			 "cannot be told",
 			 (int)c->peer.pid);
@@ -297,19 +311,36 @@ static void control_answer(struct daemon *d, struct control_client *c)
 	free(body);
 }
 
+/* A client that hung up before its answer was read is its own affair;
+ * anything else the endpoint did not do is worth a line. */
+static void control_lost(const struct control_client *c, const char *doing,
+			 enum os_status status)
+{
+	if (status == OS_GONE)
+		log_debug("control: %s (pid %d) hung up while %s", c->peer.who,
+			  (int)c->peer.pid, doing);
+	else
+		log_warnx("control: %s (pid %d) dropped: cannot go on %s",
+			  c->peer.who, (int)c->peer.pid, doing);
+}
+
 static void control_send(struct daemon *d, struct control_client *c)
 {
 	while (c->response_sent < c->response_len) {
-		long n = listen_send(c->conn, c->response + c->response_sent,
-				     c->response_len - c->response_sent);
+		size_t n;
+		enum os_status status =
+			listen_send(c->conn, c->response + c->response_sent,
+				    c->response_len - c->response_sent, &n);
 
-		if (n == LISTEN_AGAIN) {
+		if (status != OS_OK) {
+			control_lost(c, "sending its answer", status);
+			break;
+		}
+		if (n == 0) {
 			loop_watch_client(d, c, true);
 			return;
 		}
-		if (n <= 0)
-			break;
-		c->response_sent += (size_t)n;
+		c->response_sent += n;
 	}
 	control_drop(d, c);
 }
@@ -327,16 +358,19 @@ void control_client_io(struct daemon *d, struct control_client *c,
 		return;
 	}
 	for (;;) {
-		long n = listen_recv(c->conn, c->request + c->request_len,
-				     sizeof(c->request) - c->request_len);
+		size_t n;
+		enum os_status status =
+			listen_recv(c->conn, c->request + c->request_len,
+				    sizeof(c->request) - c->request_len, &n);
 
-		if (n == LISTEN_AGAIN)
-			return;
-		if (n <= 0) {
+		if (status != OS_OK) {
+			control_lost(c, "reading its request", status);
 			control_drop(d, c);
 			return;
 		}
-		c->request_len += (size_t)n;
+		if (n == 0)
+			return;
+		c->request_len += n;
 		if (memchr(c->request, '\n', c->request_len) ||
 		    c->request_len == sizeof(c->request))
 			break;

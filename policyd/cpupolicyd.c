@@ -420,7 +420,7 @@ static void setup(struct daemon *d)
 	service_take_passed(&d->passed);
 	/* First of all, refuse to run beside another daemon: it would have
 	 * its held settings "restored" from under it. */
-	if (service_claim(&d->conf) < 0)
+	if (service_claim(&d->conf) != OS_OK)
 		exit(1);
 	if (control_open(d) < 0)
 		fatalx("not starting: no control socket on %s", d->conf.socket);
@@ -455,11 +455,11 @@ static void setup(struct daemon *d)
 	if (d->conf.self_realtime)
 		service_self_realtime();
 	d->caps_kept = daemon_caps_needed(d, d->rules);
-	if (caps_keep_only(d->caps_kept) < 0)
+	if (caps_keep_only(d->caps_kept) != OS_OK)
 		fatalx("cannot drop capabilities: not running with more "
 		       "privileges than the rules need");
 	caps_describe(d->caps_kept, caps, sizeof(caps));
-	if (loop_setup(d) < 0)
+	if (loop_setup(d) != OS_OK)
 		fatal("cannot set up the event loop");
 	d->started_ns = timing_now_ns();
 	log_info("cpupolicyd %s: %zu rules in %zu files, events from %s, "
@@ -499,7 +499,7 @@ static int daemon_run(struct daemon *d)
 	int status;
 
 	setup(d);
-	status = loop_run(d) < 0 ? 1 : 0;
+	status = loop_run(d) == OS_OK ? 0 : 1;
 	service_stopping();
 	log_info("stopped");
 	teardown(d);
@@ -518,7 +518,7 @@ int main(int argc, char **argv)
 	system_args(&argc, &argv);
 	/* Before anything is opened or replayed: a TERM or HUP during the
 	 * start waits for the loop, which stops or reloads cleanly. */
-	if (loop_prepare() < 0)
+	if (loop_prepare() != OS_OK)
 		fatal("cannot block signals");
 	if (service_command(argc, argv, &status))
 		return status;

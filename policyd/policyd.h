@@ -14,6 +14,7 @@
 #include "execfilter.h"
 #include "execplan.h"
 #include "manage.h"
+#include "osstatus.h"
 #include "place.h"
 #include "power.h"
 #include "proto.h"
@@ -178,18 +179,21 @@ int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out);
 void report_metrics(struct daemon *d, FILE *out);
 
 /* The system's side, one file each in policyd/linux/ and
- * policyd/windows/. */
+ * policyd/windows/. What can fail returns the status the backend made of
+ * the system's error (osstatus.h), and says why itself where the reason
+ * is the system's. */
 
 /* linux/loop.c, windows/loop.c: the wait, and what it watches */
-int loop_prepare(void);
-int loop_setup(struct daemon *d);
-int loop_run(struct daemon *d);
+enum os_status loop_prepare(void);
+enum os_status loop_setup(struct daemon *d);
+enum os_status loop_run(struct daemon *d);
 void loop_teardown(struct daemon *d);
-int loop_arm(struct daemon *d);
+enum os_status loop_arm(struct daemon *d);
 void loop_events_gone(struct daemon *d);
 void loop_events_read(struct daemon *d, bool on);
 void loop_execs_gone(struct daemon *d);
-int loop_watch_client(struct daemon *d, struct control_client *c, bool sending);
+enum os_status loop_watch_client(struct daemon *d, struct control_client *c,
+				 bool sending);
 void loop_unwatch_client(struct daemon *d, struct control_client *c);
 /* Where process events come from, for the log and status ("the proc
  * connector"), and its word in status --json ("netlink", "polling",
@@ -197,22 +201,25 @@ void loop_unwatch_client(struct daemon *d, struct control_client *c);
 const char *loop_events_source(const struct daemon *d);
 const char *loop_events_word(const struct daemon *d);
 
-/* linux/listen.c, windows/listen.c: the control endpoint. listen_recv and
- * listen_send: bytes moved, 0 at the end, -1 on an error, LISTEN_AGAIN
- * when nothing can move now. */
-#define LISTEN_AGAIN (-2)
-int listen_open(struct daemon *d);
+/* linux/listen.c, windows/listen.c: the control endpoint. listen_accept:
+ * *conn NULL when nobody waits. listen_recv and listen_send: the bytes
+ * moved in *moved, 0 when nothing can move now; OS_GONE when the client
+ * has hung up. */
+enum os_status listen_open(struct daemon *d);
 void listen_close(struct daemon *d);
-int listen_accept(struct daemon *d, struct listen_conn **conn,
-		  struct control_peer *peer);
+enum os_status listen_accept(struct daemon *d, struct listen_conn **conn,
+			     struct control_peer *peer);
 /* Once the request is read: the peer it comes from, as the endpoint
  * vouches for it now (Linux: as at connect; Windows: the request's own
  * token, where listen_accept could go only by the client's pid, which
- * decides no more than whose slot it takes). -1: it cannot be told, and
- * the request is refused. */
-int listen_identify(struct listen_conn *conn, struct control_peer *peer);
-long listen_recv(struct listen_conn *conn, char *buf, size_t size);
-long listen_send(struct listen_conn *conn, const char *buf, size_t len);
+ * decides no more than whose slot it takes). Not OS_OK: it cannot be
+ * told, and the request is refused. */
+enum os_status listen_identify(struct listen_conn *conn,
+			       struct control_peer *peer);
+enum os_status listen_recv(struct listen_conn *conn, char *buf, size_t size,
+			   size_t *moved);
+enum os_status listen_send(struct listen_conn *conn, const char *buf,
+			   size_t len, size_t *moved);
 void listen_hang_up(struct listen_conn *conn);
 /* A process's user and group as the endpoint names its peers, for
  * explain: "uid 1000, gid 1000"; on Windows their account names. */
@@ -224,7 +231,7 @@ void caps_describe(unsigned have, char *buf, size_t size);
 /* linux/caps.c, windows/caps.c: privileges, and the capabilities
  * (privileges) a need takes, by name, for caps_cover and caps_describe */
 bool caps_proc_hidden(void);
-int caps_keep_only(unsigned need);
+enum os_status caps_keep_only(unsigned need);
 #define CAPS_NAMES_MAX 4
 #define CAPS_NAME_MAX  64
 size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX]);
@@ -236,19 +243,19 @@ size_t caps_names(unsigned need, char names[CAPS_NAMES_MAX][CAPS_NAME_MAX]);
  * its exit status. */
 bool service_command(int argc, char **argv, int *status);
 /* service_claim: the one daemon of this machine, taken before anything
- * is opened or put back; -1 (said) when another one runs. Linux: the
+ * is opened or put back; not OS_OK (said) when another one runs. Linux: the
  * control socket decides (listen.c: another daemon answers there);
  * Windows: an exclusive handle on a file in the state directory, which
  * nobody but SYSTEM and Administrators may write, as the pipe's name is
  * anyone's to take. */
-int service_claim(const struct conf *conf);
+enum os_status service_claim(const struct conf *conf);
 void service_usage(FILE *out);
 int service_run(struct daemon *d, int (*run)(struct daemon *d));
 void service_take_passed(struct service_passed *passed);
 void service_reloading(void);
 void service_ready(const char *status);
 void service_stopping(void);
-int service_self_realtime(void);
+enum os_status service_self_realtime(void);
 void service_trim(void);
 
 /* linux/ifeo.c, windows/ifeo.c: what the system applies by itself to a

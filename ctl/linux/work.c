@@ -16,6 +16,7 @@
 #include <hwloc/glibc-sched.h>
 
 #include "cpulist.h"
+#include "linux.h"
 #include "os.h"
 #include "../work.h"
 
@@ -55,77 +56,77 @@ pid_t work_thread_id(void)
 	return gettid();
 }
 
-int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
+/* A set the mask cannot hold is one this system cannot take. */
+enum os_status work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 {
 	size_t size = CPU_ALLOC_SIZE(WORK_CPUS);
 	cpu_set_t *mask = CPU_ALLOC(WORK_CPUS);
-	int status = -1;
+	enum os_status status = OS_UNSUPPORTED;
 
 	if (!mask)
-		return -1;
+		return OS_FAILED;
 	if (hwloc_cpuset_to_glibc_sched_affinity(NULL, set, mask, size) == 0)
-		status = pthread_setaffinity_np(thread, size, mask) == 0 ? 0
-									 : -1;
+		status = status_of_errno(
+			pthread_setaffinity_np(thread, size, mask));
 	CPU_FREE(mask);
 	return status;
 }
 
 /* Linux spreads a process's threads over every CPU it may use. */
-int work_spread(pthread_t thread, unsigned index, unsigned threads)
+enum os_status work_spread(pthread_t thread, unsigned index, unsigned threads)
 {
 	(void)thread;
 	(void)index;
 	(void)threads;
-	return 0;
+	return OS_OK;
 }
 
-pid_t work_start(const struct work_spec *spec, struct work_shared *sh)
+enum os_status work_start(const struct work_spec *spec, struct work_shared *sh,
+			  pid_t *pid)
 {
-	pid_t pid;
-
 	memset(sh, 0, sizeof(*sh));
-	pid = fork();
-	if (pid == 0) {
+	*pid = fork();
+	if (*pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		_exit(work_child(spec, sh));
 	}
-	if (pid < 0)
-		return -1;
+	if (*pid < 0)
+		return status_of_errno(errno);
 	while (!sh->ready) {
 		int status;
 
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			errno = ECHILD;
-			return -1;
+		if (waitpid(*pid, &status, WNOHANG) == *pid) {
+			*pid = -1;
+			return OS_FAILED;
 		}
 		timing_sleep_ns(1000000);
 	}
-	return pid;
+	return OS_OK;
 }
 
-int work_stop(pid_t pid, struct work_shared *sh)
+enum os_status work_stop(pid_t pid, struct work_shared *sh)
 {
 	int status;
 
 	sh->stop = 1;
 	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+		return status_of_errno(errno);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? OS_OK
+							     : OS_FAILED;
 }
 
-pid_t work_probe_start(struct work_probe *probe, long period_us)
+enum os_status work_probe_start(struct work_probe *probe, long period_us,
+				pid_t *pid)
 {
-	pid_t pid;
-
 	memset(probe, 0, sizeof(*probe));
 	probe->period_ns = period_us * 1000LL;
-	pid = fork();
-	if (pid == 0) {
+	*pid = fork();
+	if (*pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		work_probe_run(probe);
 		_exit(0);
 	}
-	return pid;
+	return *pid < 0 ? status_of_errno(errno) : OS_OK;
 }
 
 void work_probe_stop(pid_t pid, struct work_probe *probe)

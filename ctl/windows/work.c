@@ -21,6 +21,7 @@
 #include "procgroups.h"
 #include "os.h"
 #include "util.h"
+#include "win.h"
 #include "winapi.h"
 #include "../work.h"
 
@@ -106,18 +107,24 @@ pid_t work_thread_id(void)
 	return (pid_t)GetCurrentThreadId();
 }
 
+/* The last error's status; a failure that set none is OS_FAILED. */
+static enum os_status work_last_status(void)
+{
+	DWORD error = GetLastError();
+
+	return error ? status_of_win32(error) : OS_FAILED;
+}
+
 /* A set's CPUs in the group of its first, as hwloc numbers them
  * (group * 64 + bit): SetThreadGroupAffinity takes one group. */
-int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
+enum os_status work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 {
 	int first = hwloc_bitmap_first(set);
 	GROUP_AFFINITY ga = {0};
 	int cpu;
 
-	if (first < 0) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (first < 0)
+		return OS_UNSUPPORTED;
 	ga.Group = (WORD)(first / WORK_GROUP_BITS);
 	hwloc_bitmap_foreach_begin(cpu, set)
 	{
@@ -126,18 +133,16 @@ int work_pin(pthread_t thread, hwloc_const_bitmap_t set)
 	}
 	hwloc_bitmap_foreach_end();
 	if (!winapi_get()->SetThreadGroupAffinity(pthread_gethandle(thread),
-						  &ga, NULL)) {
-		errno = EPERM;
-		return -1;
-	}
-	return 0;
+						  &ga, NULL))
+		return work_last_status();
+	return OS_OK;
 }
 
 /* Worker `index` to its turn's group, dealt in proportion to the groups'
  * active processors (procgroups.c), so that every group gets its share; with
  * one group nothing to do. The groups and the move go through the table
  * (winapi.h): Wine has one group, the model of Windows several. */
-int work_spread(pthread_t thread, unsigned index, unsigned threads)
+enum os_status work_spread(pthread_t thread, unsigned index, unsigned threads)
 {
 	const struct winapi *w = winapi_get();
 	WORD groups = w->GetActiveProcessorGroupCount();
@@ -145,23 +150,25 @@ int work_spread(pthread_t thread, unsigned index, unsigned threads)
 	const struct procgroups_affinity *a;
 	struct procgroups_plan plan;
 	GROUP_AFFINITY ga = {0};
+	enum os_status status;
 	BOOL ok;
 
 	(void)threads;
 	if (groups <= 1 || groups > WORK_MAX_GROUPS)
-		return 0;
+		return OS_OK;
 	for (WORD g = 0; g < groups; g++)
 		masks[g] = procgroups_mask(w->GetActiveProcessorCount(g));
 	if (procgroups_plan_make(masks, groups, &plan) == 0) {
 		procgroups_plan_free(&plan);
-		return 0;
+		return OS_OK;
 	}
 	a = procgroups_plan_thread(&plan, index);
 	ga.Group = a->group;
 	ga.Mask = (KAFFINITY)a->mask;
 	ok = w->SetThreadGroupAffinity(pthread_gethandle(thread), &ga, NULL);
+	status = ok ? OS_OK : work_last_status();
 	procgroups_plan_free(&plan);
-	return ok ? 0 : -1;
+	return status;
 }
 
 /* The step as data, checked for what fits the order. */
@@ -232,33 +239,34 @@ static HANDLE work_spawn(HANDLE mapping, DWORD *pid)
 	return pi.hProcess;
 }
 
-/* Ready once every worker has said who it is; -1 when the worker program
- * ended first (a step that failed: its exit status says which). */
-pid_t work_start(const struct work_spec *spec, struct work_shared *sh)
+/* Ready once every worker has said who it is; OS_FAILED when the worker
+ * program ended first (a step that failed: its exit status says which).
+ * A step larger than the order holds is one this system cannot run. */
+enum os_status work_start(const struct work_spec *spec, struct work_shared *sh,
+			  pid_t *pid)
 {
 	struct work_box *box = work_box_of(sh);
-	DWORD pid = 0;
+	DWORD id = 0;
 
 	*sh = (struct work_shared){0};
+	*pid = -1;
 	if (work_order_fill(spec, &box->order) < 0)
-		return -1;
-	box->process = work_spawn(box->mapping, &pid);
-	if (!box->process) {
-		errno = EAGAIN;
-		return -1;
-	}
+		return OS_UNSUPPORTED;
+	box->process = work_spawn(box->mapping, &id);
+	if (!box->process)
+		return work_last_status();
 	while (!sh->ready) {
 		if (WaitForSingleObject(box->process, 1) == WAIT_OBJECT_0) {
 			CloseHandle(box->process);
 			box->process = NULL;
-			errno = ECHILD;
-			return -1;
+			return OS_FAILED;
 		}
 	}
-	return (pid_t)pid;
+	*pid = (pid_t)id;
+	return OS_OK;
 }
 
-int work_stop(pid_t pid, struct work_shared *sh)
+enum os_status work_stop(pid_t pid, struct work_shared *sh)
 {
 	struct work_box *box = work_box_of(sh);
 	DWORD status = 1;
@@ -266,12 +274,12 @@ int work_stop(pid_t pid, struct work_shared *sh)
 	(void)pid;
 	sh->stop = 1;
 	if (!box->process)
-		return -1;
+		return OS_FAILED;
 	WaitForSingleObject(box->process, INFINITE);
 	GetExitCodeProcess(box->process, &status);
 	CloseHandle(box->process);
 	box->process = NULL;
-	return status == 0 ? 0 : -1;
+	return status == 0 ? OS_OK : OS_FAILED;
 }
 
 /* In the worker program: the mapping cpupolicyctl handed down. Its
@@ -310,14 +318,16 @@ static DWORD WINAPI work_probe_thread(void *arg)
 }
 
 /* The probe runs at normal priority, as a program among others would. */
-pid_t work_probe_start(struct work_probe *probe, long period_us)
+enum os_status work_probe_start(struct work_probe *probe, long period_us,
+				pid_t *pid)
 {
 	struct work_probe_box *box = (struct work_probe_box *)probe;
 
 	*probe = (struct work_probe){0};
 	probe->period_ns = period_us * 1000LL;
 	box->thread = CreateThread(NULL, 0, work_probe_thread, probe, 0, NULL);
-	return box->thread ? (pid_t)GetCurrentProcessId() : -1;
+	*pid = box->thread ? (pid_t)GetCurrentProcessId() : -1;
+	return box->thread ? OS_OK : work_last_status();
 }
 
 void work_probe_stop(pid_t pid, struct work_probe *probe)

@@ -112,31 +112,31 @@ static int caps_bound_only(const cap_value_t *caps, size_t count)
  * permitted = effective = what need takes, inheritable empty. Any failure
  * is fatal for the caller: a daemon that meant to drop privileges must
  * not run on with them. */
-int caps_keep_only(unsigned need)
+enum os_status caps_keep_only(unsigned need)
 {
 	cap_value_t caps[3];
 	size_t count = caps_of(need, caps);
 	cap_t state;
-	int status = -1;
+	enum os_status status = OS_OK;
 
 	if (caps_bound_only(caps, count) < 0)
-		return -1;
+		return status_of_errno(errno);
 	state = cap_init();
 	if (!state)
-		return -1;
-	if ((count == 0 || (cap_set_flag(state, CAP_PERMITTED, (int)count, caps,
-					 CAP_SET) == 0 &&
+		return status_of_errno(errno);
+	if ((count != 0 && (cap_set_flag(state, CAP_PERMITTED, (int)count, caps,
+					 CAP_SET) < 0 ||
 			    cap_set_flag(state, CAP_EFFECTIVE, (int)count, caps,
-					 CAP_SET) == 0)) &&
-	    cap_set_proc(state) == 0)
-		status = 0;
-	else
+					 CAP_SET) < 0)) ||
+	    cap_set_proc(state) < 0) {
+		status = status_of_errno(errno);
 		log_warn("cannot set capabilities");
+	}
 	cap_free(state);
 	/* Our own later exec could not regain anything either. */
-	if (status == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+	if (status == OS_OK && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		status = status_of_errno(errno);
 		log_warn("cannot set no_new_privs");
-		status = -1;
 	}
 	return status;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "linux.h"
 #include "log.h"
 #include "util.h"
 
@@ -67,18 +68,18 @@ static bool listen_answers(const char *path)
 	return answers;
 }
 
-static int listen_adopt(struct listen *l)
+static enum os_status listen_adopt(struct listen *l)
 {
 	int flags = fcntl(l->fd, F_GETFL);
 
 	if (flags < 0 || fcntl(l->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
 		log_warn("cannot use the control socket passed in");
-		return -1;
+		return status_of_errno(errno);
 	}
-	return 0;
+	return OS_OK;
 }
 
-static int listen_make(struct listen *l, const struct conf *conf)
+static enum os_status listen_make(struct listen *l, const struct conf *conf)
 {
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	const char *path = l->path;
@@ -87,18 +88,18 @@ static int listen_make(struct listen *l, const struct conf *conf)
 	if (listen_answers(path)) {
 		log_error("another cpupolicyd answers on %s", path);
 		errno = EADDRINUSE;
-		return -1;
+		return OS_DENIED;
 	}
 	if (listen_mkdir_parent(path) < 0) {
 		log_warn("cannot create the directory of %s", path);
-		return -1;
+		return status_of_errno(errno);
 	}
 	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 		unlink(path);
 	l->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (l->fd < 0) {
 		log_warn("cannot create a socket for %s", path);
-		return -1;
+		return status_of_errno(errno);
 	}
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 	/* chown only when a group is asked for: it takes CAP_CHOWN. */
@@ -106,14 +107,14 @@ static int listen_make(struct listen *l, const struct conf *conf)
 	    (conf->socket_group && chown(path, 0, conf->socket_gid) < 0) ||
 	    chmod(path, 0660) < 0 || listen(l->fd, 16) < 0) {
 		log_warn("cannot listen on %s", path);
-		return -1;
+		return status_of_errno(errno);
 	}
-	return 0;
+	return OS_OK;
 }
 
 /* The socket passed by the service manager, else one made at the
  * config's path. */
-int listen_open(struct daemon *d)
+enum os_status listen_open(struct daemon *d)
 {
 	struct listen *l = xcalloc(1, sizeof(*l));
 
@@ -185,63 +186,75 @@ static int listen_peer(const struct conf *conf, int fd,
 	return 0;
 }
 
-/* The next connection whose peer the kernel names; 0 when none waits. */
-int listen_accept(struct daemon *d, struct listen_conn **conn,
-		  struct control_peer *peer)
+/* The next connection whose peer the kernel names; *conn NULL when none
+ * waits. */
+enum os_status listen_accept(struct daemon *d, struct listen_conn **conn,
+			     struct control_peer *peer)
 {
 	struct listen *l = d->listen;
 
+	*conn = NULL;
 	for (;;) {
 		int fd = accept4(l->fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
-			return 0;
+			return errno == EAGAIN || errno == EWOULDBLOCK
+				       ? OS_OK
+				       : status_of_errno(errno);
 		if (listen_peer(l->conf, fd, peer) < 0) {
 			close(fd);
 			continue;
 		}
 		*conn = xmalloc(sizeof(**conn));
 		(*conn)->fd = fd;
-		return 1;
+		return OS_OK;
 	}
 }
 
 /* The kernel's word at connect stands: nothing the client does later
  * changes who connected. */
-int listen_identify(struct listen_conn *conn, struct control_peer *peer)
+enum os_status listen_identify(struct listen_conn *conn,
+			       struct control_peer *peer)
 {
 	(void)conn;
 	(void)peer;
-	return 0;
+	return OS_OK;
 }
 
-static long listen_moved(ssize_t n)
+/* The end of the stream, a reset and a broken pipe are all a client
+ * that hung up. */
+static enum os_status listen_moved(ssize_t n, size_t *moved)
 {
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return LISTEN_AGAIN;
-	return n < 0 ? -1 : (long)n;
+	*moved = n > 0 ? (size_t)n : 0;
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+		return OS_OK;
+	if (n == 0 || errno == ECONNRESET || errno == EPIPE)
+		return OS_GONE;
+	return status_of_errno(errno);
 }
 
-long listen_recv(struct listen_conn *conn, char *buf, size_t size)
+enum os_status listen_recv(struct listen_conn *conn, char *buf, size_t size,
+			   size_t *moved)
 {
 	ssize_t n;
 
 	do
 		n = recv(conn->fd, buf, size, 0);
 	while (n < 0 && errno == EINTR);
-	return listen_moved(n);
+	return listen_moved(n, moved);
 }
 
 /* MSG_NOSIGNAL: a client gone does not raise SIGPIPE. */
-long listen_send(struct listen_conn *conn, const char *buf, size_t len)
+enum os_status listen_send(struct listen_conn *conn, const char *buf,
+			   size_t len, size_t *moved)
 {
 	ssize_t n;
 
 	do
 		n = send(conn->fd, buf, len, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	return listen_moved(n);
+	return listen_moved(n, moved);
 }
 
 void listen_account_text(unsigned uid, unsigned gid, char *buf, size_t size)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "linux.h"
 #include "log.h"
 #include "os.h"
 #include "util.h"
@@ -42,7 +43,7 @@ static int loop_watch(struct loop *l, int fd, uint64_t data)
 }
 
 /* The tick restarts from now, and so do the rescans. */
-int loop_arm(struct daemon *d)
+enum os_status loop_arm(struct daemon *d)
 {
 	unsigned ms = loop_tick_ms(d);
 	struct itimerspec its = {0};
@@ -51,7 +52,8 @@ int loop_arm(struct daemon *d)
 	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
 	its.it_interval = its.it_value;
 	d->last_rescan_ns = timing_now_ns();
-	return timerfd_settime(d->loop->timer_fd, 0, &its, NULL);
+	return status_of_result(
+		timerfd_settime(d->loop->timer_fd, 0, &its, NULL));
 }
 
 static void loop_signals(sigset_t *mask)
@@ -63,16 +65,16 @@ static void loop_signals(sigset_t *mask)
 }
 
 /* First thing at start: the signals the loop handles wait for it. */
-int loop_prepare(void)
+enum os_status loop_prepare(void)
 {
 	sigset_t mask;
 
 	loop_signals(&mask);
 	signal(SIGPIPE, SIG_IGN);
-	return sigprocmask(SIG_BLOCK, &mask, NULL);
+	return status_of_result(sigprocmask(SIG_BLOCK, &mask, NULL));
 }
 
-int loop_setup(struct daemon *d)
+enum os_status loop_setup(struct daemon *d)
 {
 	struct loop *l = xmalloc(sizeof(*l));
 	sigset_t mask;
@@ -84,7 +86,7 @@ int loop_setup(struct daemon *d)
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->signal_fd < 0 || l->timer_fd < 0 || l->epoll_fd < 0)
-		return -1;
+		return status_of_errno(errno);
 	if (loop_watch(l, l->signal_fd, LOOP_SOURCE_SIGNAL) < 0 ||
 	    loop_watch(l, l->timer_fd, LOOP_SOURCE_TIMER) < 0 ||
 	    loop_watch(l, listen_fd(d->listen), LOOP_SOURCE_LISTEN) < 0 ||
@@ -95,7 +97,7 @@ int loop_setup(struct daemon *d)
 	    (d->execfilter && execfilter_watch_fd(d->execfilter) >= 0 &&
 	     loop_watch(l, execfilter_watch_fd(d->execfilter),
 			LOOP_SOURCE_WATCH) < 0))
-		return -1;
+		return status_of_errno(errno);
 	return loop_arm(d);
 }
 
@@ -164,14 +166,15 @@ const char *loop_events_word(const struct daemon *d)
 
 /* A client is watched for its request, then, while its answer does not
  * fit the socket's buffer, for room to send the rest. */
-int loop_watch_client(struct daemon *d, struct control_client *c, bool sending)
+enum os_status loop_watch_client(struct daemon *d, struct control_client *c,
+				 bool sending)
 {
 	struct epoll_event ev = {.events = sending ? EPOLLOUT : EPOLLIN,
 				 .data.u64 = (uint64_t)(uintptr_t)c};
 
-	return epoll_ctl(d->loop->epoll_fd,
-			 sending ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
-			 listen_conn_fd(c->conn), &ev);
+	return status_of_result(epoll_ctl(
+		d->loop->epoll_fd, sending ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+		listen_conn_fd(c->conn), &ev));
 }
 
 /* Also after the loop's teardown: the clients go last. */
@@ -206,7 +209,7 @@ static void loop_timer(struct daemon *d)
 	loop_on_tick(d);
 }
 
-int loop_run(struct daemon *d)
+enum os_status loop_run(struct daemon *d)
 {
 	struct epoll_event events[32];
 
@@ -217,7 +220,7 @@ int loop_run(struct daemon *d)
 			continue;
 		if (n < 0) {
 			log_warn("epoll_wait");
-			return -1;
+			return status_of_errno(errno);
 		}
 		for (int i = 0; i < n; i++) {
 			uint64_t source = events[i].data.u64;
@@ -245,5 +248,5 @@ int loop_run(struct daemon *d)
 		}
 		loop_batch(d);
 	}
-	return 0;
+	return OS_OK;
 }

@@ -3,12 +3,14 @@
  * stopping, a status line), and what the daemon does to itself as a
  * service (SCHED_FIFO, memory given back). Without systemd each call
  * does nothing. */
+#include <errno.h>
 #include <malloc.h>
 #include <sched.h>
 #include <sys/socket.h>
 
 #include <systemd/sd-daemon.h>
 
+#include "linux.h"
 #include "log.h"
 #include "../policyd.h"
 
@@ -37,10 +39,10 @@ void service_take_passed(struct service_passed *passed)
  * another daemon answers on it, and only root may make files in its
  * directory (a socket the service manager passed is one daemon's by the
  * unit). */
-int service_claim(const struct conf *conf)
+enum os_status service_claim(const struct conf *conf)
 {
 	(void)conf;
-	return 0;
+	return OS_OK;
 }
 
 void service_reloading(void)
@@ -61,13 +63,13 @@ void service_stopping(void)
 
 /* The lowest realtime priority: ahead of every normal process. Refused
  * in some containers: run on, only later than it could. */
-int service_self_realtime(void)
+enum os_status service_self_realtime(void)
 {
 	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){1}) == 0)
-		return 0;
+		return OS_OK;
 	log_warn("self_realtime: cannot run under SCHED_FIFO; running as a "
 		 "normal process");
-	return -1;
+	return status_of_errno(errno);
 }
 
 /* A parse's peak is gone: glibc keeps freed memory unless told. */

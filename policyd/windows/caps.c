@@ -157,21 +157,24 @@ static bool caps_only(HANDLE token, const wchar_t *const *names, size_t count)
 	return only;
 }
 
-int caps_keep_only(unsigned need)
+/* Any failure is fatal for the caller, as on Linux; one of the token's
+ * own is OS_FAILED, as no single error tells why a privilege stayed. */
+enum os_status caps_keep_only(unsigned need)
 {
 	const wchar_t *names[CAPS_MAX_NAMES];
 	size_t count = caps_of(need, names);
 	HANDLE token;
-	int status = -1;
+	enum os_status status = OS_FAILED;
 
 	if (!OpenProcessToken(GetCurrentProcess(),
 			      TOKEN_ADJUST_PRIVILEGES | TOKEN_QUERY, &token)) {
+		status = status_of_win32(GetLastError());
 		log_error("cannot open the daemon's own token");
-		return -1;
+		return status;
 	}
 	if (caps_adjust(token, names, count) == 0 &&
 	    caps_only(token, names, count))
-		status = 0;
+		status = OS_OK;
 	else
 		log_error("cannot remove the privileges the rules do not "
 			  "need from the daemon's token");

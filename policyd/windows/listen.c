@@ -248,7 +248,7 @@ void listen_rearm(struct daemon *d)
 		listen_instance(l, d->conf.socket);
 }
 
-int listen_open(struct daemon *d)
+enum os_status listen_open(struct daemon *d)
 {
 	struct listen *l = xcalloc(1, sizeof(*l));
 	const char *name = d->conf.socket;
@@ -258,15 +258,17 @@ int listen_open(struct daemon *d)
 	l->ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
 	if (!l->ov.hEvent || !system_wide(name, l->name, ARRAY_SIZE(l->name))) {
 		log_error("cannot listen on %s", name);
-		return -1;
+		return OS_FAILED;
 	}
 	if (listen_security(l, &d->conf) < 0) {
-		listen_say("no security descriptor for", name, GetLastError());
-		return -1;
+		DWORD error = GetLastError();
+
+		listen_say("no security descriptor for", name, error);
+		return error ? status_of_win32(error) : OS_FAILED;
 	}
 	/* A name another program holds is waited out (listen_rearm). */
 	listen_instance(l, name);
-	return 0;
+	return OS_OK;
 }
 
 /* A pending I/O is cancelled, and waited for: its OVERLAPPED and buffer
@@ -382,27 +384,33 @@ static void listen_peer(const struct listen *l, HANDLE pipe,
  * and never runs on as the client. No token, no judgement: refused.
  * https://learn.microsoft.com/windows/win32/api/namedpipeapi/nf-namedpipeapi-impersonatenamedpipeclient
  */
-int listen_identify(struct listen_conn *conn, struct control_peer *peer)
+enum os_status listen_identify(struct listen_conn *conn,
+			       struct control_peer *peer)
 {
 	HANDLE token = NULL;
 	pid_t pid = peer->pid;
+	enum os_status status = OS_OK;
 
 	if (!ImpersonateNamedPipeClient(conn->pipe)) {
+		DWORD error = GetLastError();
+
 		log_debug("control: cannot impersonate the client (pid %d): "
 			  "error %lu",
-			  (int)pid, GetLastError());
-		return -1;
+			  (int)pid, error);
+		return status_of_win32(error);
 	}
-	if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE, &token))
+	if (!OpenThreadToken(GetCurrentThread(), TOKEN_QUERY, TRUE, &token)) {
+		status = status_of_win32(GetLastError());
 		token = NULL;
+	}
 	if (!RevertToSelf())
 		fatalx("cannot revert to the daemon's own token");
 	if (!token)
-		return -1;
+		return status == OS_OK ? OS_FAILED : status;
 	*peer = (struct control_peer){.pid = pid};
 	listen_judge(conn->l, token, peer);
 	CloseHandle(token);
-	return 0;
+	return OS_OK;
 }
 
 static struct listen_conn *listen_conn_new(struct listen *l, HANDLE pipe)
@@ -421,13 +429,14 @@ static struct listen_conn *listen_conn_new(struct listen *l, HANDLE pipe)
 	return conn;
 }
 
-/* The next client; 0 when none waits. The
+/* The next client; *conn NULL when none waits. The
  * instance it came on is its connection; a new one waits for the next. */
-int listen_accept(struct daemon *d, struct listen_conn **conn,
-		  struct control_peer *peer)
+enum os_status listen_accept(struct daemon *d, struct listen_conn **conn,
+			     struct control_peer *peer)
 {
 	struct listen *l = d->listen;
 
+	*conn = NULL;
 	while (l->pipe != INVALID_HANDLE_VALUE) {
 		HANDLE pipe = l->pipe;
 		DWORD n;
@@ -435,7 +444,7 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 		if (!l->connected &&
 		    !GetOverlappedResult(pipe, &l->ov, &n, FALSE) &&
 		    GetLastError() == ERROR_IO_INCOMPLETE)
-			return 0;
+			return OS_OK;
 		/* Connected, or a client that came and went: either way
 		 * the next instance takes its place. */
 		l->pipe = INVALID_HANDLE_VALUE;
@@ -446,80 +455,96 @@ int listen_accept(struct daemon *d, struct listen_conn **conn,
 			l->own--;
 			continue;
 		}
-		return 1;
+		return OS_OK;
 	}
-	return 0;
+	return OS_OK;
 }
 
-/* A pending I/O's end: bytes moved, LISTEN_AGAIN while it runs, 0 when
- * the client has gone, -1 on another error. */
-static long listen_finish(struct listen_conn *conn)
+/* A broken pipe, or a pipe being closed, is a client that hung up. */
+static enum os_status listen_status(DWORD error)
+{
+	if (error == ERROR_BROKEN_PIPE || error == ERROR_NO_DATA)
+		return OS_GONE;
+	return status_of_win32(error);
+}
+
+/* A pending I/O's end: the bytes moved, 0 while it runs. Done with
+ * nothing moved is the end of the stream. */
+static enum os_status listen_finish(struct listen_conn *conn, size_t *moved)
 {
 	DWORD n;
 
+	*moved = 0;
 	if (!GetOverlappedResult(conn->pipe, &conn->ov, &n, FALSE)) {
 		DWORD error = GetLastError();
 
 		if (error == ERROR_IO_INCOMPLETE)
-			return LISTEN_AGAIN;
+			return OS_OK;
 		conn->busy = LISTEN_BUSY_NO;
-		return error == ERROR_BROKEN_PIPE ? 0 : -1;
+		return listen_status(error);
 	}
 	conn->busy = LISTEN_BUSY_NO;
 	ResetEvent(conn->ov.hEvent);
-	return (long)n;
+	*moved = n;
+	return n ? OS_OK : OS_GONE;
 }
 
-static long listen_started(struct listen_conn *conn, BOOL done,
-			   enum listen_busy busy)
+static enum os_status listen_started(struct listen_conn *conn, BOOL done,
+				     enum listen_busy busy, size_t *moved)
 {
 	DWORD error = done ? 0 : GetLastError();
 
 	if (done)
-		return listen_finish(conn);
+		return listen_finish(conn, moved);
+	*moved = 0;
 	if (error == ERROR_IO_PENDING) {
 		conn->busy = busy;
-		return LISTEN_AGAIN;
+		return OS_OK;
 	}
-	return error == ERROR_BROKEN_PIPE || error == ERROR_NO_DATA ? 0 : -1;
+	return listen_status(error);
 }
 
-long listen_recv(struct listen_conn *conn, char *buf, size_t size)
+enum os_status listen_recv(struct listen_conn *conn, char *buf, size_t size,
+			   size_t *moved)
 {
-	long n;
+	size_t n;
 
+	*moved = 0;
 	if (conn->in_pos == conn->in_len) {
+		enum os_status status;
+
 		if (conn->busy == LISTEN_BUSY_NO) {
 			ResetEvent(conn->ov.hEvent);
-			n = listen_started(conn,
-					   ReadFile(conn->pipe, conn->in,
-						    sizeof(conn->in), NULL,
-						    &conn->ov),
-					   LISTEN_BUSY_READING);
+			status = listen_started(conn,
+						ReadFile(conn->pipe, conn->in,
+							 sizeof(conn->in), NULL,
+							 &conn->ov),
+						LISTEN_BUSY_READING, &n);
 		} else {
-			n = listen_finish(conn);
+			status = listen_finish(conn, &n);
 		}
-		if (n <= 0)
-			return n;
+		if (status != OS_OK || n == 0)
+			return status;
 		conn->in_len = (DWORD)n;
 		conn->in_pos = 0;
 	}
-	n = (long)(conn->in_len - conn->in_pos);
-	if ((size_t)n > size)
-		n = (long)size;
-	memcpy(buf, conn->in + conn->in_pos, (size_t)n);
+	n = conn->in_len - conn->in_pos;
+	if (n > size)
+		n = size;
+	memcpy(buf, conn->in + conn->in_pos, n);
 	conn->in_pos += (DWORD)n;
-	return n;
+	*moved = n;
+	return OS_OK;
 }
 
 /* The bytes are copied: the write may outlive the call. A write still
  * running is asked again with the same bytes (control.c sends from where
  * it stopped), and answers how many went once it is done. */
-long listen_send(struct listen_conn *conn, const char *buf, size_t len)
+enum os_status listen_send(struct listen_conn *conn, const char *buf,
+			   size_t len, size_t *moved)
 {
-
 	if (conn->busy == LISTEN_BUSY_WRITING)
-		return listen_finish(conn);
+		return listen_finish(conn, moved);
 	if (len > LISTEN_OUT_BUFFER)
 		len = LISTEN_OUT_BUFFER;
 	if (!conn->out)
@@ -530,7 +555,7 @@ long listen_send(struct listen_conn *conn, const char *buf, size_t len)
 	return listen_started(conn,
 			      WriteFile(conn->pipe, conn->out, conn->out_len,
 					NULL, &conn->ov),
-			      LISTEN_BUSY_WRITING);
+			      LISTEN_BUSY_WRITING, moved);
 }
 
 /* Closed, not disconnected: what was written stays for the client to

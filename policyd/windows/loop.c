@@ -83,19 +83,21 @@ static BOOL WINAPI loop_console(DWORD type)
 
 /* First thing at start: a Ctrl+C during the start waits for the loop,
  * which stops cleanly. */
-int loop_prepare(void)
+enum os_status loop_prepare(void)
 {
 	loop_stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);
 	loop_reload_event = CreateEventW(NULL, FALSE, FALSE, NULL);
 	loop_exited_event = CreateEventW(NULL, TRUE, FALSE, NULL);
 	if (!loop_stop_event || !loop_reload_event || !loop_exited_event)
-		return -1;
+		return status_of_win32(GetLastError());
 	atexit(loop_exited);
-	return SetConsoleCtrlHandler(loop_console, TRUE) ? 0 : -1;
+	return SetConsoleCtrlHandler(loop_console, TRUE)
+		       ? OS_OK
+		       : status_of_win32(GetLastError());
 }
 
 /* The tick restarts from now, and so do the rescans. */
-int loop_arm(struct daemon *d)
+enum os_status loop_arm(struct daemon *d)
 {
 	unsigned ms = loop_tick_ms(d);
 	LARGE_INTEGER due;
@@ -104,18 +106,18 @@ int loop_arm(struct daemon *d)
 	d->last_rescan_ns = timing_now_ns();
 	return SetWaitableTimer(d->loop->timer, &due, (LONG)ms, NULL, NULL,
 				FALSE)
-		       ? 0
-		       : -1;
+		       ? OS_OK
+		       : status_of_win32(GetLastError());
 }
 
-int loop_setup(struct daemon *d)
+enum os_status loop_setup(struct daemon *d)
 {
 	struct loop *l = xcalloc(1, sizeof(*l));
 
 	d->loop = l;
 	l->timer = CreateWaitableTimerW(NULL, FALSE, NULL);
 	if (!l->timer)
-		return -1;
+		return status_of_win32(GetLastError());
 	return loop_arm(d);
 }
 
@@ -173,12 +175,13 @@ const char *loop_events_word(const struct daemon *d)
 
 /* Every client with a connection is waited on, each time round: its
  * handle is signalled when its pending read or write completes. */
-int loop_watch_client(struct daemon *d, struct control_client *c, bool sending)
+enum os_status loop_watch_client(struct daemon *d, struct control_client *c,
+				 bool sending)
 {
 	(void)d;
 	(void)c;
 	(void)sending;
-	return 0;
+	return OS_OK;
 }
 
 void loop_unwatch_client(struct daemon *d, struct control_client *c)
@@ -277,7 +280,7 @@ static bool loop_ready(struct daemon *d, const struct loop_wait *w, DWORD i)
 /* WaitForMultipleObjects names the first source signalled; the others
  * signalled with it are served in the same round, so that a busy source
  * early in the list cannot starve the later ones. */
-int loop_run(struct daemon *d)
+enum os_status loop_run(struct daemon *d)
 {
 	struct loop_wait w;
 
@@ -287,11 +290,12 @@ int loop_run(struct daemon *d)
 		loop_gather(d, &w);
 		r = WaitForMultipleObjects(w.count, w.handles, FALSE, INFINITE);
 		if (r >= WAIT_OBJECT_0 + w.count) {
+			DWORD error = GetLastError();
 			char why[256];
 
-			status_message(GetLastError(), why, sizeof(why));
+			status_message(error, why, sizeof(why));
 			log_error("WaitForMultipleObjects: %s", why);
-			return -1;
+			return status_of_win32(error);
 		}
 		first = r - WAIT_OBJECT_0;
 		loop_dispatch(d, &w, first);
@@ -301,5 +305,5 @@ int loop_run(struct daemon *d)
 		}
 		loop_batch(d);
 	}
-	return 0;
+	return OS_OK;
 }

@@ -208,20 +208,21 @@ static HANDLE service_lock = INVALID_HANDLE_VALUE;
  * daemon cannot open it while the first runs. A state directory others
  * may write is left to the journal, which refuses it and says why (and
  * the daemon does not start). */
-int service_claim(const struct conf *conf)
+enum os_status service_claim(const struct conf *conf)
 {
 	char why[512], *path;
 	wchar_t *wide;
 	DWORD error;
+	enum os_status status = statefile_mkdir(conf->state_dir);
 
-	if (statefile_mkdir(conf->state_dir) != OS_OK) {
+	if (status != OS_OK) {
 		log_warn("not starting: cannot create the state directory %s, "
 			 "which holds the lock that keeps a second daemon out",
 			 conf->state_dir);
-		return -1;
+		return status;
 	}
 	if (statefile_dir_safe(conf->state_dir, why, sizeof(why)) != OS_OK)
-		return 0;
+		return OS_OK;
 	path = xasprintf("%s\\cpupolicyd.lock", conf->state_dir);
 	wide = system_wide_dup(path);
 	if (wide)
@@ -241,10 +242,10 @@ int service_claim(const struct conf *conf)
 				  why);
 		}
 		free(path);
-		return -1;
+		return status_of_win32(error);
 	}
 	free(path);
-	return 0;
+	return OS_OK;
 }
 
 bool service_command(int argc, char **argv, int *status)
@@ -302,13 +303,13 @@ void service_stopping(void)
 /* High, not realtime: ahead of every normal process without
  * SeIncreaseBasePriorityPrivilege, and without starving the system's
  * own threads the way the realtime class can. */
-int service_self_realtime(void)
+enum os_status service_self_realtime(void)
 {
 	if (SetPriorityClass(GetCurrentProcess(), HIGH_PRIORITY_CLASS))
-		return 0;
+		return OS_OK;
 	log_warnx("self_realtime: cannot run in the High priority class; "
 		  "running at Normal");
-	return -1;
+	return status_of_win32(GetLastError());
 }
 
 /* A parse's peak is gone: the C runtime's heap gives back what it can. */

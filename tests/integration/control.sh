@@ -82,7 +82,7 @@ expect_status "-t 0" 2 &&
 	ok "-t 0 is a usage error that says what -t takes"
 
 # The daemon, with a group whose members may read status.
-write_conf socket_group=nogroup
+write_conf socket_group=nogroup log_level=debug
 start_daemon || {
 	finish
 	exit 1
@@ -180,6 +180,7 @@ else
 fi
 
 # Root's own idle clients in every slot: the longest-connected makes room.
+mark=$(log_mark)
 start_round
 hold 0 20
 if ! wait_until 10 all_held; then
@@ -189,6 +190,16 @@ run timeout 1 "$CTL" -S "$SOCK" status
 expect_status "root's status with its own clients in every slot" 0 &&
 	ok "root's status is answered while root's own idle clients hold every slot"
 end_round
+
+# Those clients hung up before they asked anything: their own affair, a
+# debug line, not a warning.
+hung_up() { log_since "$mark" | grep -q "control: uid 0 (pid [0-9]*) hung up while reading its request"; }
+if wait_until 5 hung_up &&
+	! log_since "$mark" | grep -q "control: .* dropped: cannot go on"; then
+	ok "clients that hung up before their request are a debug line, not a warning"
+else
+	not_ok "clients that hung up" "$(log_since "$mark" | grep 'control: ')"
+fi
 
 stop_daemon
 finish

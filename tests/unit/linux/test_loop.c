@@ -194,10 +194,10 @@ void apply_power_check(struct power *pw)
 	(void)pw;
 }
 
-int loop_arm(struct daemon *d)
+enum os_status loop_arm(struct daemon *d)
 {
 	(void)d;
-	return 0;
+	return OS_OK;
 }
 
 void loop_events_gone(struct daemon *d)

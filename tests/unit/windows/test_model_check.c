@@ -104,7 +104,7 @@ static void test_workers_spread(void **state)
 
 			assert_int_equal(
 				pthread_create(&ids[t], NULL, worker, NULL), 0);
-			assert_int_equal(work_spread(ids[t], t, POOL), 0);
+			assert_int_equal(work_spread(ids[t], t, POOL), OS_OK);
 			tid = GetThreadId(pthread_gethandle(ids[t]));
 			assert_true(model_thread_group(GetCurrentProcessId(),
 						       tid, &ga));
@@ -136,7 +136,7 @@ static void test_worker_pinned(void **state)
 	ResetEvent(stop_event);
 	assert_int_equal(pthread_create(&id, NULL, worker, NULL), 0);
 	hwloc_bitmap_set_range(set, 64, 70);
-	assert_int_equal(work_pin(id, set), 0);
+	assert_int_equal(work_pin(id, set), OS_OK);
 	assert_true(model_thread_group(GetCurrentProcessId(),
 				       GetThreadId(pthread_gethandle(id)),
 				       &ga));

@@ -88,7 +88,7 @@ static struct listen_conn *daemon_accept(struct daemon *d)
 	assert_int_equal(
 		WaitForSingleObject(listen_handle(d->listen), DEADLINE_MS),
 		WAIT_OBJECT_0);
-	assert_int_equal(listen_accept(d, &conn, &peer), 1);
+	assert_int_equal(listen_accept(d, &conn, &peer), OS_OK);
 	assert_non_null(conn);
 	return conn;
 }
@@ -109,7 +109,7 @@ static void test_daemon_serves(void **state)
 
 	(void)state;
 	daemon_of(&d);
-	assert_int_equal(listen_open(&d), 0);
+	assert_int_equal(listen_open(&d), OS_OK);
 	assert_non_null(listen_handle(d.listen));
 	assert_int_equal(model_pipe_instances(pipe_wide), 1);
 	for (unsigned i = 0; i < CLIENTS; i++) {
@@ -143,7 +143,7 @@ static void test_squatter_seen(void **state)
 		PIPE_UNLIMITED_INSTANCES, 4096, 4096, 0, NULL);
 	assert_true(squat != INVALID_HANDLE_VALUE);
 	log = log_capture();
-	assert_int_equal(listen_open(&d), 0);
+	assert_int_equal(listen_open(&d), OS_OK);
 	assert_null(listen_handle(d.listen));
 	assert_int_equal(model_pipe_instances(pipe_wide), 1);
 	assert_true(log_said(log, "is held by"));
@@ -182,7 +182,7 @@ static void test_squatter_in_the_race(void **state)
 	model_create = winapi.CreateNamedPipeW;
 	winapi.CreateNamedPipeW = create_after_squatter;
 	log = log_capture();
-	assert_int_equal(listen_open(&d), 0);
+	assert_int_equal(listen_open(&d), OS_OK);
 	assert_true(race_squat != INVALID_HANDLE_VALUE);
 	assert_null(listen_handle(d.listen));
 	assert_int_equal(model_pipe_instances(pipe_wide), 1);
@@ -209,7 +209,7 @@ static void test_client_checks_server(void **state)
 
 	(void)state;
 	daemon_of(&d);
-	assert_int_equal(listen_open(&d), 0);
+	assert_int_equal(listen_open(&d), OS_OK);
 	client = client_open();
 	model_pipe_server(client, gone);
 	assert_true(pipeserver_of(client, &s));
