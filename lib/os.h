@@ -209,7 +209,18 @@ enum os_status files_read(const char *path, size_t max, char **text,
 enum os_status files_open(const char *path, const char *mode, FILE **file);
 enum os_status files_info(const char *path, struct files_info *info);
 enum os_status files_list(const char *dir, char ***names, size_t *count);
-/* files_common.c: for both systems' files_list, and its callers. */
+/* files_common.c, for both systems' files.c: a whole file read in pieces
+ * (files_buffer_room: room for the next, false when the file is longer
+ * than the most, the text freed and errno EFBIG; files_buffer_done: the
+ * text NUL-terminated and handed over), and files_list's order; and
+ * files_list_free, for its callers. */
+struct files_buffer {
+	char *text;
+	size_t used, cap, limit;
+};
+void files_buffer_init(struct files_buffer *b, size_t max);
+bool files_buffer_room(struct files_buffer *b);
+void files_buffer_done(struct files_buffer *b, char **text, size_t *len);
 void files_sort_names(char **names, size_t count);
 void files_list_free(char **names, size_t count);
 enum os_status files_remove(const char *path);

@@ -29,39 +29,29 @@ static enum os_status files_failed(void)
 static enum os_status files_read_fd(int fd, size_t max, char **text,
 				    size_t *len)
 {
-	/* One byte past the most is read to tell a longer file. */
-	size_t used = 0, limit = max + 1, cap = limit < 4096 ? limit : 4096;
-	char *buf = xmalloc(cap + 1);
+	struct files_buffer b;
 
+	files_buffer_init(&b, max);
 	for (;;) {
 		ssize_t n;
 
-		if (used == cap) {
-			if (cap == limit) {
-				free(buf);
-				errno = EFBIG;
-				return OS_FAILED;
-			}
-			cap = cap * 2 > limit ? limit : cap * 2;
-			buf = xreallocarray(buf, cap + 1, 1);
-		}
-		n = read(fd, buf + used, cap - used);
+		if (!files_buffer_room(&b))
+			return OS_FAILED;
+		n = read(fd, b.text + b.used, b.cap - b.used);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			int saved = errno;
 
-			free(buf);
+			free(b.text);
 			errno = saved;
 			return OS_FAILED;
 		}
 		if (n == 0)
 			break;
-		used += (size_t)n;
+		b.used += (size_t)n;
 	}
-	buf[used] = '\0';
-	*text = buf;
-	*len = used;
+	files_buffer_done(&b, text, len);
 	return OS_OK;
 }
 

@@ -31,37 +31,28 @@ static wchar_t *files_wide(const char *path)
 static enum os_status files_read_handle(HANDLE h, size_t max, char **text,
 					size_t *len)
 {
-	/* One byte past the most is read to tell a longer file. */
-	size_t used = 0, limit = max + 1, cap = limit < 4096 ? limit : 4096;
-	char *buf = xmalloc(cap + 1);
+	struct files_buffer b;
 
+	files_buffer_init(&b, max);
 	for (;;) {
 		DWORD chunk, n = 0;
 
-		if (used == cap) {
-			if (cap == limit) {
-				free(buf);
-				errno = EFBIG;
-				return OS_FAILED;
-			}
-			cap = cap * 2 > limit ? limit : cap * 2;
-			buf = xreallocarray(buf, cap + 1, 1);
-		}
-		chunk = cap - used > (1u << 30) ? 1u << 30
-						: (DWORD)(cap - used);
-		if (!ReadFile(h, buf + used, chunk, &n, NULL)) {
+		if (!files_buffer_room(&b))
+			return OS_FAILED;
+		/* ReadFile takes a DWORD: a gigabyte at a time. */
+		chunk = b.cap - b.used > (1u << 30) ? 1u << 30
+						    : (DWORD)(b.cap - b.used);
+		if (!ReadFile(h, b.text + b.used, chunk, &n, NULL)) {
 			enum os_status status = status_of_win32(GetLastError());
 
-			free(buf);
+			free(b.text);
 			return status;
 		}
 		if (n == 0)
 			break;
-		used += n;
+		b.used += n;
 	}
-	buf[used] = '\0';
-	*text = buf;
-	*len = used;
+	files_buffer_done(&b, text, len);
 	return OS_OK;
 }
 

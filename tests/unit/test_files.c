@@ -4,6 +4,7 @@
  * removed. On Windows the backend hands the W functions UTF-16; the C
  * library's fopen, open and opendir would read the same UTF-8 in the
  * ANSI code page, where "é" is two other letters and a CJK name "??". */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,6 +218,30 @@ static void test_too_long(void **state)
 	free(path);
 }
 
+/* The most is the most: a file of exactly max bytes is read whole, past
+ * the first piece the buffer grows by, and one byte more is refused with
+ * EFBIG. */
+static void test_exact_limit(void **state)
+{
+	char *path = files_path("limit.txt"), *body = xmalloc(5000), *text;
+	size_t len;
+
+	(void)state;
+	memset(body, 'x', 5000);
+	assert_int_equal(files_replace(path, body, 5000), OS_OK);
+	assert_int_equal(files_read(path, 5000, &text, &len), OS_OK);
+	assert_int_equal(len, 5000);
+	assert_memory_equal(text, body, 5000);
+	assert_int_equal(text[5000], '\0');
+	free(text);
+	errno = 0;
+	assert_int_equal(files_read(path, 4999, &text, &len), OS_FAILED);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(files_remove(path), OS_OK);
+	free(body);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_rules_dir),
 		cmocka_unit_test(test_gone),
 		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_exact_limit),
 	};
 
 	return unit_run("files", UNIT_TABLE(files_cases, test_file),
