@@ -654,7 +654,9 @@ setup_fake() {
 	echo schedutil >"$ROOT$GOVERNOR"
 	echo "performance schedutil powersave" >"$(dirname "$ROOT$GOVERNOR")/scaling_available_governors"
 	cp "$ROOT$CONF" "$WORK/cpupolicyd.conf.orig"
-	sed -i "s|^sysfs = /sys\$|sysfs = $FAKE|" "$ROOT$CONF"
+	# The shipped config names the real root in a comment: the fake one
+	# takes its place.
+	sed -i "s|^#\{0,1\}sysfs = /sys\$|sysfs = $FAKE|" "$ROOT$CONF"
 	mkdir -p "$(dirname "$ROOT$DROPIN")"
 	printf '[Service]\nReadWritePaths=%s\n' "${FAKE%/sys}" >"$ROOT$DROPIN"
 	cp "$ROOT/bin/sleep" "$ROOT$HOLDER"
