@@ -56,6 +56,18 @@ fault() { # suite, reasons
 	echo "not ok - $1: $2"
 }
 
+# failure_lines FILE: each failed case of a TAP output, one line each,
+# with the first lines of its diagnostics ("#   ..." after it) joined on,
+# cut at 600 characters: the summary, the tail of a run that is all a
+# reader may see, says why as well as what.
+failure_lines() {
+	awk 'function flush() { if (line != "") print substr(line, 1, 600); line = "" }
+	/^not ok( |$)/ && !/# SKIP/ { flush(); line = $0; why = 0; next }
+	line != "" && /^#   / && why < 3 { sub(/^#   /, ""); line = line (why++ ? " / " : " — ") $0; next }
+	{ flush() }
+	END { flush() }' "$1"
+}
+
 count_tap() { # suite, file with its output, exit status, time limit
 	local suite=$1 out=$2 status=$3 ok notok skip results planned faults=
 	# cmocka marks a skipped test "not ok N # SKIP NAME", the scripts "ok
@@ -69,7 +81,7 @@ count_tap() { # suite, file with its output, exit status, time limit
 	failed=$((failed + notok))
 	while IFS= read -r line; do
 		failures+=("$suite: ${line#not ok }")
-	done < <(grep -E '^not ok( |$)' "$out" | grep -v '# SKIP')
+	done < <(failure_lines "$out")
 	# The plan says how many ran: a case that printed nothing, a script
 	# that ended early, are missing from it. cmocka prints a plan per
 	# group of tests: they add up.

@@ -47,7 +47,9 @@ $out"
 		return 1
 	fi
 	for f in "$@"; do
-		grep -qxF "FAILED: $f" <<<"$out" && continue
+		# The failure's diagnostics may follow it on its line, after " — ".
+		awk -v want="FAILED: $f" '$0 == want || index($0, want " — ") == 1 { found = 1 }
+			END { exit !found }' <<<"$out" && continue
 		not_ok "$name" "no line 'FAILED: $f' in:
 $out"
 		return 1
@@ -180,6 +182,11 @@ expect_run "an event case failing before it asks about rescans prints its failur
 		ok "its message says the rescans were not counted"
 	else
 		not_ok "its message says the rescans were not counted" "$out"
+	fi &&
+	if grep -qxF "FAILED: unasked: 2 - a case — rescans since: not counted: the case failed before it asked" <<<"$out"; then
+		ok "the summary's FAILED line carries the failure's diagnostics"
+	else
+		not_ok "the summary's FAILED line carries the failure's diagnostics" "$out"
 	fi
 
 # Parts by name: each runs alone, and the others not at all. The unit

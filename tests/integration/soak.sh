@@ -7,10 +7,11 @@
 # daemon, and power holds taken and given back every second, on a fake
 # sysfs tree of power knobs (every machine has one) and on cpu1 where it
 # can go offline. Checked throughout and at the end: no unmatched process
-# carries a raise for more than 100 ms (a sampler looks every 5 ms), no
-# process carries a value its rule does not give, the daemon's
-# descriptors and memory stay flat, holds were taken and every setting is
-# back to its original, PIDs wrapped, no daemon crashed.
+# carries a raise for more than 100 ms in make soak, 1 s in make test (a
+# sampler looks every 5 ms), no process carries a value its rule does not
+# give, the daemon's descriptors and memory stay flat, holds were taken
+# and every setting is back to its original, PIDs wrapped, no daemon
+# crashed.
 # Environment: SOAK_SECONDS; SOAK_DOC, a file to write the run's figures
 # to as Markdown (make soak: docs/soak.md), with SOAK_COMMAND, the
 # command it says made them.
@@ -29,11 +30,17 @@ fi
 [ "$(id -u)" -eq 0 ] || skip_all "the soak needs root"
 SOAK=${SOAK_SECONDS:-20}
 RESTART_EVERY=$((SOAK / 5 > 2 ? SOAK / 5 : 2))
-# A raise the sampler's looks saw for 100 ms or more is a leak: it lasted
-# that long at least. Looking every 5 ms, it sees one of 110 ms for 100 ms
-# unless the machine delays its looks (the longest gap is reported).
+# A raise the sampler's looks saw for RAISE_LEAK_MS or more is a leak: it
+# lasted that long at least. Looking every 5 ms, it sees one of 110 ms for
+# 100 ms unless the machine delays its looks (the longest gap is
+# reported). How soon a raise goes is a latency, for make soak to measure
+# on a quiet machine: there the bound is 100 ms. Within make test, on a
+# machine shared with others, the bound is what a daemon that never gives
+# the raise back would exceed, and one that gives it back never: a child
+# of a raising process lives 2 s, and a raise kept for half of that is
+# not given back. The longest is reported either way.
 RAISE_LOOK_MS=5
-RAISE_LEAK_MS=100
+if [ -n "${SOAK_DOC:-}" ]; then RAISE_LEAK_MS=100; else RAISE_LEAK_MS=1000; fi
 mkdir -p "$TMP/bin" "$TMP/other"
 for name in managed raiser holder; do cp "$WORKER" "$TMP/bin/$name"; done
 cp "$WORKER" "$TMP/other/plain"
@@ -253,7 +260,7 @@ leaked=${leaked%longest *}
 if [ -z "${looks:-}" ] || [ "$looks" -lt $((SOAK * 1000 / 10)) ]; then
 	not_ok "the sampler looked every 10 ms at most" "$(tail -n 3 "$TMP/raises")"
 elif [ -z "$leaked" ]; then
-	ok "no unmatched process carried a raise for 100 ms, children of a raising process included ($looks looks, the longest gap $look_gap ms; $raises_seen raises seen, the longest for $raise_longest ms)"
+	ok "no unmatched process carried a raise for $RAISE_LEAK_MS ms, children of a raising process included ($looks looks, the longest gap $look_gap ms; $raises_seen raises seen, the longest for $raise_longest ms)"
 else
 	not_ok "a leaked raise" "$leaked"
 fi
