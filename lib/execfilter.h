@@ -38,8 +38,11 @@ int execfilter_watch_fd(const struct execfilter *f);
 /* *changed: how many literal exes' files changed; OS_FAILED: a key
  * could not be written alone (the caller writes the plan again). */
 enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed);
-/* *added: not followed before. OS_FAILED: the map has no room. */
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added);
+/* pid's execs are let through, and its children's when children is
+ * true (a child is followed from its fork on); a second call sets that
+ * again. *added: not followed before. OS_FAILED: the map has no room. */
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+				 bool *added);
 void execfilter_unfull(struct execfilter *f, unsigned long long failed);
 int execfilter_fd(const struct execfilter *f);
 enum os_status execfilter_take(struct execfilter *f);

@@ -95,22 +95,35 @@ const struct manage_proc *manage_find(const struct manage *m, pid_t pid)
 	return pidmap_get(&m->procs, pid);
 }
 
+/* Whether the children of a managed process are followed to their exec:
+ * its rule's say. */
+static bool manage_follows_children(const struct manage_proc *p)
+{
+	return p->rule && rules_follows_children(p->rule);
+}
+
 /* The processes whose next exec must reach the daemon whatever they
  * run (those options.follow was told of, and the children followed to
  * their exec): an exec filter that lost some of them follows them
- * again. *pids is the caller's to free. */
-size_t manage_followed(const struct manage *m, pid_t **pids)
+ * again. *followed is the caller's to free. */
+size_t manage_followed(const struct manage *m,
+		       struct manage_followed **followed)
 {
 	size_t count = 0;
 
-	*pids = xcalloc(m->procs.count + m->heirs.count + 1, sizeof(**pids));
+	*followed = xcalloc(m->procs.count + m->heirs.count + 1,
+			    sizeof(**followed));
 	for (size_t i = 0; i < m->procs.capacity; i++) {
 		if (m->procs.slots[i].key)
-			(*pids)[count++] = m->procs.slots[i].key;
+			(*followed)[count++] = (struct manage_followed){
+				m->procs.slots[i].key,
+				manage_follows_children(
+					m->procs.slots[i].value)};
 	}
 	for (size_t i = 0; i < m->heirs.capacity; i++) {
 		if (m->heirs.slots[i].key)
-			(*pids)[count++] = m->heirs.slots[i].key;
+			(*followed)[count++] = (struct manage_followed){
+				m->heirs.slots[i].key, true};
 	}
 	return count;
 }
@@ -720,8 +733,6 @@ static struct manage_proc *manage_proc_new(struct manage *m, pid_t pid,
 	 * unseen. */
 	if (!m->procs.count && !m->heirs.count)
 		manage_tracking(m, true);
-	if (m->options.follow)
-		m->options.follow(m->options.hook_ctx, pid);
 	p->pid = pid;
 	p->start_time = start;
 	pidmap_init(&p->thread_index);
@@ -734,6 +745,15 @@ static struct manage_proc *manage_proc_new(struct manage *m, pid_t pid,
 	}
 	pidmap_put(&m->procs, pid, p);
 	return p;
+}
+
+/* Before anything is applied under a rule, and again when the rule
+ * changes: what of the process the exec filter must let through. */
+static void manage_follow(struct manage *m, const struct manage_proc *p)
+{
+	if (m->options.follow)
+		m->options.follow(m->options.hook_ctx, p->pid,
+				  manage_follows_children(p));
 }
 
 /* The heir record of pid, when it is the process that the fork made. */
@@ -789,6 +809,8 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	}
 	p->rule = &m->rules->list[rule];
 	p->generation = m->generation;
+	if (changed)
+		manage_follow(m, p);
 	if (!(facts.have & MATCH_FACT_EXE))
 		procinfo_fetch(&pi, MATCH_FACT_EXE, &facts);
 	snprintf(p->exe, sizeof(p->exe), "%.255s",
@@ -954,7 +976,8 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child)
 	if (manage_fork_known(m, child))
 		return;
 	m->counters.forks++;
-	if (!p && !from)
+	/* A rule that only lowers: the child keeps what it inherited. */
+	if ((!p && !from) || (p && !from && !manage_follows_children(p)))
 		return;
 	if (m->heirs.count >= MANAGE_HEIRS_MAX) {
 		if (!m->heirs_capped)
@@ -1142,6 +1165,7 @@ static void manage_keep_rule(struct manage *m, struct manage_proc *p)
 		return;
 	}
 	p->rule = &m->rules->list[index - 1];
+	manage_follow(m, p);
 	prio_target_for_system(&p->rule->priority, rules_target(m->rules),
 			       &p->prio);
 	manage_plan(m, p, p->rule, false);

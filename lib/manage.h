@@ -17,6 +17,13 @@
 
 struct manage_proc;
 
+/* A process whose next exec must reach the daemon, and whether its
+ * children's must too. */
+struct manage_followed {
+	pid_t pid;
+	bool children;
+};
+
 struct manage_options {
 	bool dry_run;
 	bool respect_changes; /* leave alone what someone else changed */
@@ -28,9 +35,11 @@ struct manage_options {
 	 * power settings (also on a change of rule). */
 	void (*hold)(void *ctx, const struct manage_proc *p, bool on);
 	/* Told when a process is about to be managed, before anything is
-	 * applied to it: its later execs, and its children's, must be seen
-	 * whatever they run (an exec filter must let them through). */
-	void (*follow)(void *ctx, pid_t pid);
+	 * applied to it, and when its rule changes: its later execs must be
+	 * seen whatever they run (an exec filter must let them through),
+	 * and so must its children's when children is true (the rule's
+	 * rules_follows_children). */
+	void (*follow)(void *ctx, pid_t pid, bool children);
 	void *hook_ctx;
 };
 
@@ -134,6 +143,7 @@ void manage_rename(struct manage *m, pid_t pid);
 void manage_exit(struct manage *m, pid_t pid, pid_t tid);
 void manage_rescan(struct manage *m);
 const struct manage_proc *manage_find(const struct manage *m, pid_t pid);
-size_t manage_followed(const struct manage *m, pid_t **pids);
+size_t manage_followed(const struct manage *m,
+		       struct manage_followed **followed);
 
 #endif

@@ -980,6 +980,23 @@ static void rulefile_exe_alone(struct rulefile *rf, const struct rule *rule)
 			rule->name, what);
 }
 
+/* A raise inherited by a child that runs another program would outlive
+ * its match. */
+static void rulefile_children(struct rulefile *rf, const config_setting_t *g,
+			      const struct rule *rule)
+{
+	const config_setting_t *s =
+		config_setting_get_member(g, "follow_children");
+
+	if (s && rule->has_follow_children && !rule->follow_children &&
+	    rules_raises_inherited(rule))
+		rulefile_error(rf, rulefile_line(rf, s),
+			       "follow_children = false: rule '%s' raises "
+			       "priority, and a raise its children inherit "
+			       "must not outlive its match",
+			       rule->name);
+}
+
 static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 			      struct rule *rule)
 {
@@ -1008,6 +1025,7 @@ static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 					  "cgroup"
 					: "raises nothing");
 	rulefile_exe_alone(rf, rule);
+	rulefile_children(rf, g, rule);
 }
 
 /* A note of where an imported rule came from: one string, or a list with
@@ -1051,8 +1069,8 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 {
 	static const char *const keys[] = {
-		"name",	 "match",	    "priority", "placement",
-		"power", "allow_spoofable", "source",
+		"name",	 "match",	    "priority",	       "placement",
+		"power", "allow_spoofable", "follow_children", "source",
 	};
 	const config_setting_t *s;
 	struct rule rule = {
@@ -1097,6 +1115,9 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 		rulefile_power(rf, s, &rule);
 	if ((s = config_setting_get_member(g, "allow_spoofable")))
 		rulefile_bool(rf, s, &rule.allow_spoofable);
+	if ((s = config_setting_get_member(g, "follow_children")) &&
+	    rulefile_bool(rf, s, &rule.follow_children))
+		rule.has_follow_children = true;
 	if ((s = config_setting_get_member(g, "source")))
 		rulefile_source(rf, s, &rule);
 	if (!rule.name)

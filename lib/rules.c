@@ -180,7 +180,7 @@ bool rules_has_power(const struct rule *rule)
 	       p->turbo != RULE_TURBO_UNSET || p->plan[0];
 }
 
-bool rules_raises(const struct rule *rule)
+static bool rules_raises_priority(const struct rule *rule)
 {
 	const struct rule_priority *p = &rule->priority;
 
@@ -190,8 +190,37 @@ bool rules_raises(const struct rule *rule)
 	       p->policy == RULE_POLICY_RR ||
 	       p->io_class == RULE_IO_CLASS_REALTIME ||
 	       p->thread > RULE_THREAD_NORMAL ||
-	       p->efficiency_mode == RULE_EFFICIENCY_OFF ||
-	       rules_has_power(rule);
+	       p->efficiency_mode == RULE_EFFICIENCY_OFF;
+}
+
+bool rules_raises(const struct rule *rule)
+{
+	return rules_raises_priority(rule) || rules_has_power(rule);
+}
+
+/* Children of a matched process are followed to their exec, where one
+ * that runs a program no rule matches gets back what the parent had
+ * without the rule: a raise must not outlive its match, and neither a
+ * placement nor an I/O priority above the default. A rule that only
+ * lowers leaves its children the lowering, as nice(1) would, and costs
+ * nothing at their execs; follow_children says otherwise. */
+bool rules_follows_children(const struct rule *rule)
+{
+	if (rule->has_follow_children)
+		return rule->follow_children;
+	return rules_raises_inherited(rule) || rules_has_power(rule) ||
+	       rules_places(rule);
+}
+
+/* A priority above the default, which a child inherits: a raise, or a
+ * best-effort I/O level above the default's 4. */
+bool rules_raises_inherited(const struct rule *rule)
+{
+	const struct rule_priority *p = &rule->priority;
+
+	return rules_raises_priority(rule) ||
+	       (p->io_class == RULE_IO_CLASS_BEST_EFFORT && p->io_level >= 0 &&
+		p->io_level < 4);
 }
 
 /* Realtime CPU or I/O scheduling: the process can starve everyone else. */
@@ -789,6 +818,9 @@ void rules_print(const struct rules *rules, FILE *out)
 		rules_print_power(out, &r->power);
 		if (r->allow_spoofable)
 			fprintf(out, "  allow_spoofable = true\n");
+		if (r->has_follow_children)
+			fprintf(out, "  follow_children = %s\n",
+				r->follow_children ? "true" : "false");
 		for (size_t s = 0; s < r->source_count; s++) {
 			fprintf(out, "  source = \"");
 			rules_print_text(out, r->sources[s]);

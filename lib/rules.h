@@ -188,6 +188,9 @@ struct rule {
 	struct rule_placement placement;
 	struct rule_power power;
 	bool allow_spoofable;
+	/* follow_children, when the rule sets it; else rules_follows_children
+	 * decides by what the rule does. */
+	bool has_follow_children, follow_children;
 	/* Where the rule came from (an imported file and line), for explain:
 	 * one entry, or one per match.name value. */
 	char **sources;
@@ -262,6 +265,8 @@ const char *rules_enum_name(enum rules_enum which, int value);
 int rules_enum_lookup(enum rules_enum which, const char *name);
 void rules_enum_list(enum rules_enum which, char *buf, size_t size);
 bool rules_raises(const struct rule *rule);
+bool rules_raises_inherited(const struct rule *rule);
+bool rules_follows_children(const struct rule *rule);
 bool rules_spoofable(const struct rule *rule);
 bool rules_has_power(const struct rule *rule);
 bool rules_realtime(const struct rule *rule);

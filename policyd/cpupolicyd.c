@@ -353,13 +353,13 @@ static void setup_events(struct daemon *d)
 
 /* A map with no room sends every exec until there is room again (the
  * tick says so, and makes up for it): nothing to say here. */
-static void follow_process(void *ctx, pid_t pid)
+static void follow_process(void *ctx, pid_t pid, bool children)
 {
 	struct daemon *d = ctx;
 	bool added;
 
-	if (d->execfilter &&
-	    execfilter_follow(d->execfilter, (int)pid, &added) != OS_OK)
+	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid,
+					       children, &added) != OS_OK)
 		log_debug("the exec filter has no room to follow pid %d: "
 			  "every exec goes to the daemon",
 			  (int)pid);

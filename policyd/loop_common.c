@@ -298,20 +298,20 @@ static void loop_say_full(struct daemon *d, const struct execfilter_stats *st)
  * when some had to be added now, -1 when the map had no room. */
 static int loop_follow_all(struct daemon *d)
 {
-	pid_t *pids;
-	size_t count = manage_followed(&d->manage, &pids);
+	struct manage_followed *followed;
+	size_t count = manage_followed(&d->manage, &followed);
 	int all_there = 1;
 
 	for (size_t i = 0; i < count && all_there >= 0; i++) {
 		bool added;
 
-		if (execfilter_follow(d->execfilter, (int)pids[i], &added) !=
-		    OS_OK)
+		if (execfilter_follow(d->execfilter, (int)followed[i].pid,
+				      followed[i].children, &added) != OS_OK)
 			all_there = -1;
 		else if (added)
 			all_there = 0;
 	}
-	free(pids);
+	free(followed);
 	return all_there;
 }
 

@@ -750,20 +750,30 @@ enum os_status execfilter_refresh(struct execfilter *f, bool *changed)
  * *added when it was not followed yet; OS_FAILED when the map has no
  * room: then every exec goes to the daemon until execfilter_unfull, so
  * that nothing of it is lost meanwhile. */
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added)
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+				 bool *added)
 {
 	struct execfilter_bpf__bss *bss = f->skel->bss;
-	__u32 key = (__u32)pid, one = 1;
+	int fd = bpf_map__fd(f->skel->maps.followed);
+	__u32 key = (__u32)pid,
+	      value = EXECFILTER_FOLLOW_SELF |
+		      (children ? EXECFILTER_FOLLOW_CHILDREN : 0);
 
 	*added = false;
-	if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.followed), &key, &one,
-				BPF_NOEXIST) == 0) {
+	if (bpf_map_update_elem(fd, &key, &value, BPF_NOEXIST) == 0) {
 		__atomic_fetch_add(&bss->follow_count, 1, __ATOMIC_SEQ_CST);
 		*added = true;
 		return OS_OK;
 	}
-	if (errno == EEXIST)
+	/* Followed already (a change of rule, a child the kernel added):
+	 * what of it is followed is the rule's now. Gone meanwhile: the
+	 * process exited, nothing to follow. */
+	if (errno == EEXIST) {
+		if (bpf_map_update_elem(fd, &key, &value, BPF_EXIST) != 0 &&
+		    errno != ENOENT)
+			return OS_FAILED;
 		return OS_OK;
+	}
 	__atomic_fetch_add(&bss->follow_failed, 1, __ATOMIC_SEQ_CST);
 	return OS_FAILED;
 }

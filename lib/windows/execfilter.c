@@ -38,10 +38,12 @@ enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
 	return OS_OK;
 }
 
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added)
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+				 bool *added)
 {
 	(void)f;
 	(void)pid;
+	(void)children;
 	*added = false;
 	return OS_UNSUPPORTED;
 }

@@ -68,6 +68,20 @@ enum bench_table {
 	BENCH_TABLE_COUNT
 };
 
+/* Who starts the storm of /bin/true: the bench itself, or a process a
+ * rule matches, whose children /bin/true's processes are (the storm
+ * parent: a copy of the bench, run as "--storm N"). */
+enum bench_parent {
+	BENCH_PARENT_NONE,
+	BENCH_PARENT_LOWERED, /* nice 5: its children are not followed */
+	BENCH_PARENT_RAISED,  /* nice -1: followed, their raise undone */
+};
+
+static const char *const bench_parent_names[] = {
+	[BENCH_PARENT_LOWERED] = "storm-lowered",
+	[BENCH_PARENT_RAISED] = "storm-raised",
+};
+
 enum bench_daemon {
 	BENCH_DAEMON_CPUPOLICYD,
 	BENCH_DAEMON_NONE, /* the storm alone: the baseline of an exec */
@@ -88,6 +102,7 @@ struct bench_row {
 	 * renice the machine's compilers meanwhile. For RSS and the cost of
 	 * unmatched execs: no probe starts. */
 	bool shipped;
+	enum bench_parent parent;
 };
 
 #define BENCH_ROW(n, rt, batch, m, st)                                         \
@@ -129,6 +144,25 @@ static const struct bench_row bench_rows[] = {
 	 .table = BENCH_TABLE_EVENTS, .events = "netlink", .shipped = true},
 	{BENCH_ROW("`bpf`, shipped rules", true, 0, BENCH_MANY_NONE, false),
 	 .table = BENCH_TABLE_EVENTS, .events = "bpf", .shipped = true},
+	/* Children of a process a lowering rule matched run /bin/true: not
+	 * followed, they cost what an unmatched exec does; a raising rule's
+	 * are followed, and each exec undoes the raise it inherited. */
+	{BENCH_ROW("`bpf`, children of a lowered parent", true, 0,
+		   BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "bpf",
+	 .parent = BENCH_PARENT_LOWERED},
+	{BENCH_ROW("`bpf`, children of a raised parent", true, 0,
+		   BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "bpf",
+	 .parent = BENCH_PARENT_RAISED},
+	{BENCH_ROW("`netlink`, children of a lowered parent", true, 0,
+		   BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "netlink",
+	 .parent = BENCH_PARENT_LOWERED},
+	{BENCH_ROW("`netlink`, children of a raised parent", true, 0,
+		   BENCH_MANY_NONE, false),
+	 .table = BENCH_TABLE_EVENTS, .events = "netlink",
+	 .parent = BENCH_PARENT_RAISED},
 	/* A cmdline rule: every exec goes to the daemon, as with netlink. */
 	{BENCH_ROW("`bpf`, 1 cmdline rule (every exec sent)", true, 0,
 		   BENCH_MANY_ONE_CMDLINE, false),
@@ -587,6 +621,29 @@ static long long bench_storm_execs(int count)
 	       bench_rusage_ns(&kids1) - bench_rusage_ns(&kids0);
 }
 
+/* The storm run by the storm parent (a rule matches it): its CPU, and
+ * its children's, in ns. */
+static long long bench_parent_storm(const struct bench *b,
+				    enum bench_parent parent, int count)
+{
+	char *path = xasprintf("%s/%s", b->dir, bench_parent_names[parent]);
+	char n[32];
+	struct rusage kids0, kids1;
+	pid_t pid;
+
+	snprintf(n, sizeof(n), "%d", count);
+	getrusage(RUSAGE_CHILDREN, &kids0);
+	pid = fork();
+	if (pid == 0) {
+		execl(path, path, "--storm", n, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, NULL, 0);
+	getrusage(RUSAGE_CHILDREN, &kids1);
+	free(path);
+	return bench_rusage_ns(&kids1) - bench_rusage_ns(&kids0);
+}
+
 /* A wait of up to a poll interval before a start, at random: a poller's
  * starts would otherwise lock onto its phase (each begins just after the
  * scan that found the last one). */
@@ -708,7 +765,8 @@ static void bench_run(const struct bench *b, const struct bench_row *row,
 	bench_paced_execs(b->starts);
 	cpu2 = bench_settle(d);
 	filter_ns = bench_filter_ns();
-	storm = bench_storm_execs(b->starts);
+	storm = row->parent ? bench_parent_storm(b, row->parent, b->starts)
+			    : bench_storm_execs(b->starts);
 	s->v[BENCH_COL_FILTER_NS] =
 		(double)(bench_filter_ns() - filter_ns) / b->starts;
 	cpu3 = bench_settle(d);
@@ -973,6 +1031,13 @@ static void bench_setup(struct bench *b, const char *worker,
 
 	b->probe = xasprintf("%s/probe", b->dir);
 	bench_copy(worker, b->probe);
+	for (size_t i = BENCH_PARENT_LOWERED; i <= BENCH_PARENT_RAISED; i++) {
+		char *parent = xasprintf("%s/%s", b->dir, bench_parent_names[i]);
+
+		bench_copy("/proc/self/exe", parent);
+		chmod(parent, 0755);
+		free(parent);
+	}
 	bench_copy(worker, cmp);
 	if (worker_static) {
 		b->probe_static = xasprintf("%s/probe-static", b->dir);
@@ -984,8 +1049,14 @@ static void bench_setup(struct bench *b, const char *worker,
 	mkdir(rules_dir, 0755);
 	text = xasprintf("rules = ( { name = \"probe\"; match = { exe = "
 			 "[\"%s\", \"%s/probe-static\", \"%s\"]; }; "
-			 "priority = { nice = %d; }; } );\n",
-			 b->probe, b->dir, cmp, BENCH_NICE);
+			 "priority = { nice = %d; }; },\n"
+			 "{ name = \"storm-lowered\"; match = { exe = "
+			 "\"%s/%s\"; }; priority = { nice = 5; }; },\n"
+			 "{ name = \"storm-raised\"; match = { exe = "
+			 "\"%s/%s\"; }; priority = { nice = -1; }; } );\n",
+			 b->probe, b->dir, cmp, BENCH_NICE, b->dir,
+			 bench_parent_names[BENCH_PARENT_LOWERED], b->dir,
+			 bench_parent_names[BENCH_PARENT_RAISED]);
 	bench_write(rule, text);
 	free(text);
 	free(rule);
@@ -1059,7 +1130,12 @@ static void bench_print_intro(const struct bench *b, enum bench_table table)
 		       "the package's rules beside the probe's in a dry run, "
 		       "which applies nothing (so as not to renice the "
 		       "machine's compilers meanwhile): no probe starts "
-		       "there. A cell of — does not apply to its row.\n\n",
+		       "there. In the children rows `/bin/true` is started "
+		       "back to back by a process a rule matches (a copy of "
+		       "the bench): one lowering it (nice 5), whose children "
+		       "are not followed, or one raising it (nice -1), whose "
+		       "children's execs the daemon sees and undoes the raise "
+		       "of. A cell of — does not apply to its row.\n\n",
 		       paced, per);
 		break;
 	case BENCH_TABLE_COMPARE:
@@ -1294,6 +1370,11 @@ int main(int argc, char **argv)
 	int stats_fd;
 	int c;
 
+	/* The storm parent: a copy of this program that a rule matches. */
+	if (argc == 3 && strcmp(argv[1], "--storm") == 0) {
+		bench_storm_execs(bench_positive(argv[2]));
+		return 0;
+	}
 	while ((c = getopt(argc, argv, "FA:c:r:s:R:o:")) != -1) {
 		switch (c) {
 		case 'A':

@@ -3,8 +3,9 @@
 # is applied (the filter's count of execs sent rises), an unmatched one
 # never reaches the daemon (the filter's count of execs seen rises by
 # what ran, its count sent and the daemon's of events received stay), a
-# managed process's child that runs an unmatched program reaches it and
-# loses its inherited raise, a reload changes what the kernel lets through,
+# raised process's child that runs an unmatched program reaches it and
+# loses its inherited raise, a lowered one's does not and keeps the
+# lowering, a reload changes what the kernel lets through,
 # a literal exe installed after the start is seen, name rules and exe
 # globs pass; where the filter cannot load (no CAP_BPF, CAP_PERFMON and
 # CAP_SYS_ADMIN) the daemon says why once and takes exec events from the
@@ -22,6 +23,8 @@ done
 # A raising rule's program, and what its child runs: no rule names it.
 cp "$WORKER" "$TMP/bin/raiser"
 cp "$WORKER" "$TMP/bin/unnamed"
+# A lowering rule's program: its children keep the lowering, unfollowed.
+cp "$WORKER" "$TMP/bin/lowerer"
 cp /bin/sleep "$TMP/glob/globbed"
 # A rule's program that an upgrade replaces.
 cp "$WORKER" "$TMP/bin/upgraded"
@@ -77,7 +80,8 @@ pinned=$(find /sys/fs/bpf -mindepth 1 2>/dev/null | sort)
 # count of execs rises by 200 at least), sends none, and the daemon
 # receives nothing.
 cat >"$RULES/10-bpf.rules" <<EOF2
-rules = ( { name = "raiser"; match = { exe = "$TMP/bin/raiser"; }; priority = { nice = -2; }; } );
+rules = ( { name = "raiser"; match = { exe = "$TMP/bin/raiser"; }; priority = { nice = -2; }; },
+  { name = "lowerer"; match = { exe = "$TMP/bin/lowerer"; }; priority = { nice = 4; }; } );
 EOF2
 write_conf events=bpf log_level=debug
 start_daemon || {
@@ -127,6 +131,31 @@ else
 		"the parent: nice $(nice_of "$raiser"), child $(child_of "$raiser") before the count was read"
 fi
 stop "$raiser" 5
+
+# A process a lowering rule matched forks the same way: the filter does
+# not follow its children (the kernel has run the child's exec once it
+# runs the other program: its count sent is final then), and the child
+# keeps the lowering, as under nice(1).
+start "$TMP/bin/lowerer" -F 1500:"$TMP/bin/unnamed" -s 30
+lowerer=$!
+if wait_until 5 nice_is "$lowerer" 4 && sent=$(filter_number sent) &&
+	[ -z "$(child_of "$lowerer")" ]; then
+	wait_until 5 eval '[ -n "$(child_of "$lowerer")" ]'
+	child=$(child_of "$lowerer")
+	[ -n "$child" ] && track "$child"
+	if [ -n "$child" ] && wait_until 5 runs_unnamed "$child" &&
+		[ "$(filter_number sent)" -eq "$sent" ] && sleep 0.5 &&
+		nice_is "$child" 4; then
+		ok "a lowered process's child that runs an unmatched program: its exec is not sent, it keeps the lowering"
+	else
+		not_ok "a lowered process's child that runs an unmatched program" \
+			"child ${child:-none}: nice $(nice_of "$child"), exe $(readlink "/proc/$child/exe" 2>&1); sent $sent -> $(filter_number sent)"
+	fi
+else
+	not_ok "a lowered process's child that runs an unmatched program" \
+		"the parent: nice $(nice_of "$lowerer"), child $(child_of "$lowerer") before the count was read"
+fi
+stop "$lowerer" 5
 stop_daemon
 
 write_rules "$TMP/bin/match"

@@ -203,6 +203,102 @@ static void test_child_exec_unmatched(void **state)
 	assert_int_equal(m.counters.inherited_restored, 1);
 }
 
+/* A child of a process a lowering rule matched keeps the lowering at an
+ * unmatched exec, as under nice(1): it is not followed, and nothing is
+ * read or written for it. */
+static void test_child_of_lowering_keeps_it(void **state)
+{
+	struct procfake_proc *child;
+	unsigned writes;
+
+	(void)state;
+	procfake_start(610, "/usr/bin/lowered", 1);
+	manage_exec(&m, 610);
+	assert_int_equal(nice_of(610, 610), 5);
+	child = procfake_start(710, "/usr/bin/lowered", 1);
+	child->threads[0].prio = procfake_thread(610, 610)->prio;
+	manage_fork(&m, 610, 610, 710);
+	assert_int_equal(m.heirs.count, 0);
+	child->exe = "/usr/bin/plain";
+	writes = procfake.writes;
+	manage_exec(&m, 710);
+	assert_int_equal(nice_of(710, 710), 5);
+	assert_int_equal(procfake.writes, writes);
+	assert_int_equal(m.counters.inherited_restored, 0);
+}
+
+/* follow_children = true: the lowering rule's child gets back the
+ * parent's original at its unmatched exec. */
+static void test_child_of_lowering_followed_when_asked(void **state)
+{
+	struct procfake_proc *child;
+
+	(void)state;
+	load(&other_rules,
+	     "rules = ( { name = \"lowered\"; match = { exe = "
+	     "\"/usr/bin/lowered\"; }; priority = { nice = 5; };\n"
+	     "follow_children = true; } );\n");
+	manage_set_rules(&m, &other_rules);
+	procfake_start(620, "/usr/bin/lowered", 1);
+	manage_exec(&m, 620);
+	child = procfake_start(720, "/usr/bin/lowered", 1);
+	child->threads[0].prio = procfake_thread(620, 620)->prio;
+	manage_fork(&m, 620, 620, 720);
+	child->exe = "/usr/bin/plain";
+	manage_exec(&m, 720);
+	assert_int_equal(nice_of(720, 720), 0);
+	assert_int_equal(m.counters.inherited_restored, 1);
+}
+
+/* The exec filter is told which processes' children it follows: a
+ * raising rule's, not a lowering rule's; and told again when a reload
+ * changes that. */
+static struct {
+	pid_t pid;
+	bool children;
+	int calls;
+} followed;
+
+static void record_follow(void *ctx, pid_t pid, bool children)
+{
+	(void)ctx;
+	followed.pid = pid;
+	followed.children = children;
+	followed.calls++;
+}
+
+static void test_filter_told_children(void **state)
+{
+	struct manage_followed *list;
+	size_t count;
+
+	(void)state;
+	memset(&followed, 0, sizeof(followed));
+	m.options.follow = record_follow;
+	procfake_start(630, "/usr/bin/raised", 1);
+	manage_exec(&m, 630);
+	assert_int_equal(followed.pid, 630);
+	assert_true(followed.children);
+	procfake_start(640, "/usr/bin/lowered", 1);
+	manage_exec(&m, 640);
+	assert_int_equal(followed.pid, 640);
+	assert_false(followed.children);
+	count = manage_followed(&m, &list);
+	assert_int_equal(count, 2);
+	for (size_t i = 0; i < count; i++)
+		assert_int_equal(list[i].children, list[i].pid == 630);
+	free(list);
+	load(&other_rules,
+	     "rules = ( { name = \"lowered\"; match = { exe = "
+	     "\"/usr/bin/lowered\"; }; priority = { nice = 5; };\n"
+	     "follow_children = true; } );\n");
+	followed.calls = 0;
+	manage_set_rules(&m, &other_rules);
+	assert_int_equal(followed.pid, 640);
+	assert_true(followed.children);
+	assert_int_equal(followed.calls, 1);
+}
+
 /* The main thread ends while another runs: the process stays managed
  * until its last thread ends. */
 static void test_leader_exits_first(void **state)
@@ -415,6 +511,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_rule_linear, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_child_exec_unmatched,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_child_of_lowering_keeps_it,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_child_of_lowering_followed_when_asked, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_filter_told_children,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_exit_event_late,
 						setup, teardown),

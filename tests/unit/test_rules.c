@@ -15,6 +15,7 @@
 
 #include "os.h"
 #include "rules.h"
+#include "rulesfix.h"
 #include "util.h"
 
 struct rule_case {
@@ -280,6 +281,21 @@ static const struct rule_case rule_cases[] = {
 	{"name lowering is fine",
 	 RULE("name = \"x\";", "priority = { class = \"idle\"; };"), 0, 0, 0,
 	 NULL},
+	{"follow_children asked of a lowering rule",
+	 RULE(EXE, "priority = { nice = 5; };\nfollow_children = true;"), 0, 0,
+	 0, NULL},
+	{"follow_children refused to a raising rule",
+	 RULE(EXE, "priority = { nice = -5; };\nfollow_children = false;"), 1,
+	 0, 5,
+	 "follow_children = false: rule 'r' raises priority, and a raise its "
+	 "children inherit must not outlive its match"},
+	{"follow_children refused to a rule raising I/O",
+	 RULE(EXE, "priority = { io_class = \"best-effort\"; io_level = 0; "
+		   "};\nfollow_children = false;"),
+	 1, 0, 5, "follow_children = false: rule 'r' raises priority"},
+	{"follow_children not a boolean",
+	 RULE(EXE, "priority = { nice = 5; };\nfollow_children = 1;"), 1, 0, 5,
+	 "follow_children: expected true or false, got an integer"},
 	{"allow_spoofable not needed",
 	 RULE(EXE, "priority = { nice = -5; };\nallow_spoofable = true;"), 0, 1,
 	 5, "allow_spoofable has no effect"},
@@ -751,6 +767,50 @@ static void test_values_parsed(void **state)
 	rules_free(&rules);
 }
 
+/* Which rules' children are followed to their exec: those of a rule
+ * that raises, places or holds power, or that asks; not those of a rule
+ * that only lowers, unless it asks. */
+static void test_follows_children(void **state)
+{
+	static const struct {
+		const char *body;
+		bool follows;
+	} cases[] = {
+		{"priority = { nice = 5; policy = \"batch\"; };", false},
+		{"priority = { io_class = \"idle\"; };", false},
+		{"priority = { nice = 0; };", false},
+		{"priority = { nice = -5; };", true},
+		{"priority = { policy = \"fifo\"; rt_priority = 1; };", true},
+		{"priority = { io_class = \"best-effort\"; io_level = 2; };",
+		 true},
+		{"priority = { io_class = \"best-effort\"; io_level = 6; };",
+		 false},
+		{"placement = { cpus = \"0\"; };", true},
+		{"power = { governor = \"performance\"; };", true},
+		{"priority = { nice = 5; };\nfollow_children = true;", true},
+		{"placement = { cpus = \"0\"; };\nfollow_children = false;",
+		 false},
+		{"power = { turbo = true; };\nfollow_children = false;", false},
+	};
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct rules rules;
+
+		snprintf(text, sizeof(text),
+			 "rules = ( { name = \"r\"; match = { exe = "
+			 "\"/usr/bin/x\"; };\n%s } );\n",
+			 cases[i].body);
+		rulesfix_load(&rules, RULES_SYSTEM_LINUX, text);
+		assert_int_equal(rules.count, 1);
+		if (rules_follows_children(&rules.list[0]) != cases[i].follows)
+			fail_msg("%s: children %sfollowed", cases[i].body,
+				 cases[i].follows ? "not " : "");
+		rules_free(&rules);
+	}
+}
+
 static void test_windows_keys_parsed(void **state)
 {
 	struct memstream ms;
@@ -854,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_duplicate_across_files),
 		cmocka_unit_test(test_values_parsed),
+		cmocka_unit_test(test_follows_children),
 		cmocka_unit_test(test_source_of_name),
 		cmocka_unit_test(test_many_rules),
 		cmocka_unit_test(test_windows_keys_parsed),

@@ -36,7 +36,8 @@ struct {
 } comms SEC(".maps");
 
 /* Processes whose next exec the daemon must see whatever they run: the
- * ones it manages (it adds them before it applies anything) and their
+ * ones it manages (it adds them before it applies anything) and, when
+ * their rule's value says so (EXECFILTER_FOLLOW_CHILDREN), their
  * children from then on (added here, at the fork, before the child
  * runs): a raise must not outlive its match when a child execs a
  * program no rule matches. Gone when the last thread of one exits.
@@ -129,7 +130,8 @@ static __always_inline bool affix_holds(const struct execfilter_affix *a,
 
 	if (len < a->min_len || len > EXECFILTER_NAME_MAX)
 		return false;
-	/* Unrolled: the body is checked once, as bpf_loop's callback. */
+		/* Unrolled: the body is checked once, as bpf_loop's callback.
+		 */
 #pragma clang loop unroll(full) vectorize(disable)
 	for (int i = 0; i < EXECFILTER_AFFIX_MAX; i++) {
 		bad |= (buf[SCRATCH_NAME + i] ^ a->prefix[i]) &
@@ -300,22 +302,26 @@ static __always_inline void send_fork(__u32 child, struct task_struct *parent)
 	bpf_ringbuf_submit(e, 0);
 }
 
-/* A followed process's child is followed from its fork on (the
- * tracepoint runs before the child can); a thread is not a new process.
- * A child the map has no room for is counted: then every exec goes to
- * the daemon. */
+/* A child of a process followed with its children is followed from its
+ * fork on (the tracepoint runs before the child can), and so are its own
+ * children until its exec; a thread is not a new process. A child the
+ * map has no room for is counted: then every exec goes to the daemon. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(execfilter_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid;
 	__u32 ctgid = child->tgid;
-	__u32 one = 1;
+	__u32 both = EXECFILTER_FOLLOW_SELF | EXECFILTER_FOLLOW_CHILDREN;
+	__u32 *how;
 	long err;
 
-	if (ptgid == ctgid || !bpf_map_lookup_elem(&followed, &ptgid))
+	if (ptgid == ctgid)
 		return 0;
-	err = bpf_map_update_elem(&followed, &ctgid, &one, BPF_NOEXIST);
+	how = bpf_map_lookup_elem(&followed, &ptgid);
+	if (!how || !(*how & EXECFILTER_FOLLOW_CHILDREN))
+		return 0;
+	err = bpf_map_update_elem(&followed, &ctgid, &both, BPF_NOEXIST);
 	if (!err)
 		__sync_fetch_and_add(&follow_count, 1);
 	else if (err != -EEXIST)

@@ -19,12 +19,12 @@
 #define EXECFILTER_GENERATIONS 2
 
 /* Why an exec was sent (enum execfilter_why in an event). */
-#define EXECFILTER_WHY_INODE 1 /* the file of a literal exe */
-#define EXECFILTER_WHY_NAME  2 /* the basename an exe glob ends in */
-#define EXECFILTER_WHY_COMM  3 /* a name rule's exact name */
-#define EXECFILTER_WHY_AFFIX 4 /* a glob's literal start and end */
-#define EXECFILTER_WHY_ALL   5 /* a rule the kernel cannot judge */
-#define EXECFILTER_WHY_LONG  6 /* a name too long to judge */
+#define EXECFILTER_WHY_INODE	1 /* the file of a literal exe */
+#define EXECFILTER_WHY_NAME	2 /* the basename an exe glob ends in */
+#define EXECFILTER_WHY_COMM	3 /* a name rule's exact name */
+#define EXECFILTER_WHY_AFFIX	4 /* a glob's literal start and end */
+#define EXECFILTER_WHY_ALL	5 /* a rule the kernel cannot judge */
+#define EXECFILTER_WHY_LONG	6 /* a name too long to judge */
 #define EXECFILTER_WHY_FOLLOWED 7 /* managed, or a managed one's child */
 #define EXECFILTER_WHY_FULL	8 /* the followed map had no room */
 /* Not an exec: a followed process forked (pid: the child). The ring
@@ -58,6 +58,11 @@ struct execfilter_settings {
  * it: the file's basename, the process name. */
 #define EXECFILTER_LOOK_NAME (1u << 0)
 #define EXECFILTER_LOOK_COMM (1u << 1)
+
+/* The followed map's values: its execs are sent; its children are
+ * followed from their fork on (a rule that raises, places or asks). */
+#define EXECFILTER_FOLLOW_SELF	   (1u << 0)
+#define EXECFILTER_FOLLOW_CHILDREN (1u << 1)
 
 /* The map values of the inode and name maps: a bit per generation. */
 #define EXECFILTER_BIT(generation) (1u << (generation))

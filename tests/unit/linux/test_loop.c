@@ -126,9 +126,11 @@ enum os_status execfilter_stats(const struct execfilter *f,
 	return OS_OK;
 }
 
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool *added)
+enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+				 bool *added)
 {
 	(void)f;
+	(void)children;
 	*added = false;
 	for (size_t i = 0; i < map.count; i++) {
 		if (map.followed[i] == pid)
