@@ -1032,7 +1032,8 @@ static void bench_setup(struct bench *b, const char *worker,
 	b->probe = xasprintf("%s/probe", b->dir);
 	bench_copy(worker, b->probe);
 	for (size_t i = BENCH_PARENT_LOWERED; i <= BENCH_PARENT_RAISED; i++) {
-		char *parent = xasprintf("%s/%s", b->dir, bench_parent_names[i]);
+		char *parent =
+			xasprintf("%s/%s", b->dir, bench_parent_names[i]);
 
 		bench_copy("/proc/self/exe", parent);
 		chmod(parent, 0755);
