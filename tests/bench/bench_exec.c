@@ -1027,15 +1027,19 @@ static void bench_setup(struct bench *b, const char *worker,
 	char *rules_dir = xasprintf("%s/rules", b->dir);
 	char *rule = xasprintf("%s/rules/10-probe.rules", b->dir);
 	char *cmp = xasprintf("%s/cmp-probe", b->dir);
-	char *text;
+	char *text, *self;
 
 	b->probe = xasprintf("%s/probe", b->dir);
 	bench_copy(worker, b->probe);
+	/* Read here: in cp, /proc/self/exe would be cp. */
+	self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		exit(1);
 	for (size_t i = BENCH_PARENT_LOWERED; i <= BENCH_PARENT_RAISED; i++) {
 		char *parent =
 			xasprintf("%s/%s", b->dir, bench_parent_names[i]);
 
-		bench_copy("/proc/self/exe", parent);
+		bench_copy(self, parent);
 		chmod(parent, 0755);
 		free(parent);
 	}
@@ -1063,6 +1067,7 @@ static void bench_setup(struct bench *b, const char *worker,
 	free(rule);
 	free(rules_dir);
 	free(cmp);
+	free(self);
 }
 
 static const char *bench_table_names[BENCH_TABLE_COUNT] = {
