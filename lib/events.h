@@ -19,6 +19,8 @@ enum events_kind {
 	EVENTS_KIND_RENAME, /* the name of a process changed */
 	EVENTS_KIND_IDS,    /* the user or group of a process changed */
 	EVENTS_KIND_EXIT,   /* a thread exited; the main one when tid == pid */
+	EVENTS_KIND_END,    /* the last thread (tid) exited: the process ended;
+			     * start: its start time (procinfo_start_time) */
 };
 
 struct events_event {
@@ -26,6 +28,7 @@ struct events_event {
 	pid_t pid; /* the process (thread group) */
 	pid_t tid;
 	pid_t parent, parent_tid;
+	unsigned long long start; /* EVENTS_KIND_END */
 };
 
 /* What a listener may ask the kernel for (Linux 6.6 and later filter

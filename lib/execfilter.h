@@ -38,10 +38,19 @@ int execfilter_watch_fd(const struct execfilter *f);
 /* *changed: how many literal exes' files changed; OS_FAILED: a key
  * could not be written alone (the caller writes the plan again). */
 enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed);
-/* pid's execs are let through, and its children's when children is
- * true (a child is followed from its fork on); a second call sets that
- * again. *added: not followed before. OS_FAILED: the map has no room. */
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+/* What of a followed process the filter sends besides its execs: its
+ * children's execs (a child is followed from its fork on), and its end
+ * at once (else an end waits for the next record that wakes the daemon,
+ * or its tick). */
+enum execfilter_follow_how {
+	EXECFILTER_FOLLOWS_CHILDREN = 1 << 0,
+	EXECFILTER_FOLLOWS_EXIT = 1 << 1,
+};
+
+/* pid's execs are let through, and what how says (enum
+ * execfilter_follow_how); a second call sets that again. *added: not
+ * followed before. OS_FAILED: the map has no room. */
+enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 				 bool *added);
 void execfilter_unfull(struct execfilter *f, unsigned long long failed);
 int execfilter_fd(const struct execfilter *f);

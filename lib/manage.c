@@ -102,6 +102,12 @@ static bool manage_follows_children(const struct manage_proc *p)
 	return p->rule && rules_follows_children(p->rule);
 }
 
+static unsigned manage_follow_how(const struct manage_proc *p)
+{
+	return (manage_follows_children(p) ? MANAGE_FOLLOW_CHILDREN : 0) |
+	       (p->rule && rules_has_power(p->rule) ? MANAGE_FOLLOW_EXIT : 0);
+}
+
 /* The processes whose next exec must reach the daemon whatever they
  * run (those options.follow was told of, and the children followed to
  * their exec): an exec filter that lost some of them follows them
@@ -117,13 +123,12 @@ size_t manage_followed(const struct manage *m,
 		if (m->procs.slots[i].key)
 			(*followed)[count++] = (struct manage_followed){
 				m->procs.slots[i].key,
-				manage_follows_children(
-					m->procs.slots[i].value)};
+				manage_follow_how(m->procs.slots[i].value)};
 	}
 	for (size_t i = 0; i < m->heirs.capacity; i++) {
 		if (m->heirs.slots[i].key)
 			(*followed)[count++] = (struct manage_followed){
-				m->heirs.slots[i].key, true};
+				m->heirs.slots[i].key, MANAGE_FOLLOW_CHILDREN};
 	}
 	return count;
 }
@@ -287,7 +292,10 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	if (t->left_alone || t->prio_failed ||
 	    (prio_target_empty(&p->prio) && !t->prio_done))
 		return 0;
-	if ((os = apply_prio_read(p->pid, t->tid, &now)) != OS_OK) {
+	if (t->have_fresh) { /* read as its record was made, just now */
+		now = t->fresh;
+		t->have_fresh = false;
+	} else if ((os = apply_prio_read(p->pid, t->tid, &now)) != OS_OK) {
 		manage_failed(m, p, t, os, &t->prio_failed, "priority");
 		return -1;
 	}
@@ -317,10 +325,10 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	} else {
 		status = 1;
 	}
-	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
-		t->applied = now;
+	if ((os == OS_OK && apply_prio_taken(&now, &wanted, &t->applied)) ||
+	    (apply_prio_read(p->pid, t->tid, &now) == OS_OK &&
+	     (t->applied = now, true)))
 		manage_process_applied(p, t);
-	}
 	return status;
 }
 
@@ -458,6 +466,8 @@ static void manage_thread_original(struct manage_proc *p,
 
 	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
 		t->original = now;
+		t->fresh = now;
+		t->have_fresh = true;
 		if (created_since && creator && creator->prio_done)
 			prio_state_unwind(&now, &creator->applied,
 					  &creator->original, &t->original);
@@ -502,6 +512,7 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 		return;
 	}
 	prio = manage_apply_prio(m, p, t);
+	t->have_fresh = false;
 	place = manage_apply_place(m, p, t);
 	if (prio <= 0 && place <= 0)
 		return;
@@ -753,7 +764,7 @@ static void manage_follow(struct manage *m, const struct manage_proc *p)
 {
 	if (m->options.follow)
 		m->options.follow(m->options.hook_ctx, p->pid,
-				  manage_follows_children(p));
+				  manage_follow_how(p));
 }
 
 /* The heir record of pid, when it is the process that the fork made. */
@@ -1058,6 +1069,29 @@ void manage_exit(struct manage *m, pid_t pid, pid_t tid)
 	}
 	if (p->leader_exited && procinfo_ended(pid))
 		manage_forget(m, pid, false);
+}
+
+/* The last thread of the process that started at start exited: it has
+ * ended, though /proc may show it a while yet; a record of another
+ * process of that pid (made after the pid was reused, before this end
+ * was read) stays. */
+void manage_end(struct manage *m, pid_t pid, pid_t tid,
+		unsigned long long start)
+{
+	struct manage_proc *p = pidmap_get(&m->procs, pid);
+	struct manage_heir *h = pidmap_get(&m->heirs, pid);
+
+	if (h && h->start_time == start) {
+		manage_heir_free(pidmap_remove(&m->heirs, pid));
+		if (!m->procs.count && !m->heirs.count)
+			manage_tracking(m, false);
+	}
+	if (!p || p->start_time != start) {
+		manage_exit(m, pid, tid);
+		return;
+	}
+	m->counters.exits += !p->leader_exited;
+	manage_forget(m, pid, false);
 }
 
 /* Children followed to their exec: those that ended go; one whose exec

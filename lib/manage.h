@@ -17,11 +17,18 @@
 
 struct manage_proc;
 
-/* A process whose next exec must reach the daemon, and whether its
- * children's must too. */
+/* What of a followed process must reach the daemon besides its execs:
+ * its children's execs (the rule's rules_follows_children), its end at
+ * once (it holds power, given back when it ends). */
+enum manage_follow_how {
+	MANAGE_FOLLOW_CHILDREN = 1 << 0,
+	MANAGE_FOLLOW_EXIT = 1 << 1,
+};
+
+/* A process whose next exec must reach the daemon, and what else. */
 struct manage_followed {
 	pid_t pid;
-	bool children;
+	unsigned how; /* enum manage_follow_how */
 };
 
 struct manage_options {
@@ -37,9 +44,8 @@ struct manage_options {
 	/* Told when a process is about to be managed, before anything is
 	 * applied to it, and when its rule changes: its later execs must be
 	 * seen whatever they run (an exec filter must let them through),
-	 * and so must its children's when children is true (the rule's
-	 * rules_follows_children). */
-	void (*follow)(void *ctx, pid_t pid, bool children);
+	 * and what how says (enum manage_follow_how). */
+	void (*follow)(void *ctx, pid_t pid, unsigned how);
 	void *hook_ctx;
 };
 
@@ -63,6 +69,10 @@ struct manage_thread {
 	bool place_done;
 	hwloc_bitmap_t original_mask, applied_mask; /* NULL until placed */
 	unsigned long shared_stamp; /* the process's write "applied" has */
+	/* What the thread held when its record was made, for the apply
+	 * that follows at once: one read for both. */
+	struct prio_state fresh;
+	bool have_fresh;
 };
 
 struct manage_proc {
@@ -141,6 +151,8 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child);
 void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator);
 void manage_rename(struct manage *m, pid_t pid);
 void manage_exit(struct manage *m, pid_t pid, pid_t tid);
+void manage_end(struct manage *m, pid_t pid, pid_t tid,
+		unsigned long long start);
 void manage_rescan(struct manage *m);
 const struct manage_proc *manage_find(const struct manage *m, pid_t pid);
 size_t manage_followed(const struct manage *m,

@@ -89,6 +89,12 @@ enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state);
 enum os_status apply_prio_write(pid_t pid, pid_t tid,
 				const struct prio_state *now,
 				const struct prio_state *wanted);
+/* What a successful apply_prio_write(now, wanted) left on the thread,
+ * where the system's answer to the write says it: true, *taken filled;
+ * false: the caller reads it back. */
+bool apply_prio_taken(const struct prio_state *now,
+		      const struct prio_state *wanted,
+		      struct prio_state *taken);
 
 /* apply_place.c: a thread's CPUs */
 enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set);

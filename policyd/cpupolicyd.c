@@ -243,12 +243,17 @@ fail:
 
 /* The events asked for follow what the daemon needs now: the rules'
  * (renames, changes of ids) and whether anything is managed (forks and
- * exits). Asked for before a rule set comes into force, so that nothing
- * between its first scan and the subscription goes unseen. */
+ * exits). The exec filter sends those of the processes it follows, so
+ * that no other process's fork or exit wakes the daemon; while its map
+ * is full, the proc connector's are asked for as well. Asked for before
+ * a rule set comes into force, so that nothing between its first scan
+ * and the subscription goes unseen. */
 void daemon_events_update(struct daemon *d, const struct rules *rules)
 {
-	unsigned want = d->tracking ? EVENTS_WANT_THREADS : 0;
+	unsigned want = 0;
 
+	if (d->tracking && (!d->execfilter || d->filter_full))
+		want |= EVENTS_WANT_THREADS;
 	if (!d->execfilter)
 		want |= EVENTS_WANT_EXECS;
 	d->facts_used = match_facts_used(rules);
@@ -353,13 +358,14 @@ static void setup_events(struct daemon *d)
 
 /* A map with no room sends every exec until there is room again (the
  * tick says so, and makes up for it): nothing to say here. */
-static void follow_process(void *ctx, pid_t pid, bool children)
+static void follow_process(void *ctx, pid_t pid, unsigned how)
 {
 	struct daemon *d = ctx;
 	bool added;
 
-	if (d->execfilter && execfilter_follow(d->execfilter, (int)pid,
-					       children, &added) != OS_OK)
+	if (d->execfilter &&
+	    execfilter_follow(d->execfilter, (int)pid, loop_follow_how(how),
+			      &added) != OS_OK)
 		log_debug("the exec filter has no room to follow pid %d: "
 			  "every exec goes to the daemon",
 			  (int)pid);

@@ -74,6 +74,9 @@ static void loop_event(void *ctx, const struct events_event *e)
 	case EVENTS_KIND_EXIT:
 		manage_exit(m, e->pid, e->tid);
 		break;
+	case EVENTS_KIND_END:
+		manage_end(m, e->pid, e->tid, e->start);
+		break;
 	}
 }
 
@@ -198,21 +201,34 @@ void loop_on_events(struct daemon *d)
 	}
 }
 
-/* The exec filter's records: execs, and forks of followed processes
- * (the proc connector reports those too; the second report of a fork
- * is known as such). */
+/* The exec filter's records: execs, and the forks, new threads and
+ * ends of threads of followed processes (where the proc connector
+ * reports those too, while the followed map is full or on a kernel
+ * that cannot filter its events, the second report is known as such). */
 static void loop_filtered_exec(void *ctx, const struct events_event *e)
 {
 	struct daemon *d = ctx;
 
-	if (e->kind == EVENTS_KIND_FORK) {
+	switch (e->kind) {
+	case EVENTS_KIND_FORK:
 		manage_fork(&d->manage, e->parent, e->parent_tid, e->pid);
-		return;
+		break;
+	case EVENTS_KIND_THREAD:
+		manage_thread_new(&d->manage, e->pid, e->tid, e->parent_tid);
+		break;
+	case EVENTS_KIND_EXIT:
+		manage_exit(&d->manage, e->pid, e->tid);
+		break;
+	case EVENTS_KIND_END:
+		manage_end(&d->manage, e->pid, e->tid, e->start);
+		break;
+	case EVENTS_KIND_EXEC:
+		ifeo_exec(d, e->pid);
+		manage_exec(&d->manage, e->pid);
+		break;
+	default:
+		break;
 	}
-	if (e->kind != EVENTS_KIND_EXEC)
-		return;
-	ifeo_exec(d, e->pid);
-	manage_exec(&d->manage, e->pid);
 }
 
 /* Execs some rule may match, from the exec filter in the kernel, after
@@ -284,6 +300,7 @@ void loop_batch(struct daemon *d)
 static void loop_say_full(struct daemon *d, const struct execfilter_stats *st)
 {
 	d->filter_full = true;
+	daemon_events_update(d, d->rules);
 	if (d->filter_fulls++)
 		log_debug("the exec filter has no room to follow processes "
 			  "again: every exec goes to the daemon");
@@ -292,6 +309,14 @@ static void loop_say_full(struct daemon *d, const struct execfilter_stats *st)
 			  "(%llu followed, filter_follow_max = %llu): every "
 			  "exec goes to the daemon until there is room again",
 			  st->following, st->follow_max);
+}
+
+/* manage's enum manage_follow_how as the exec filter's. */
+unsigned loop_follow_how(unsigned how)
+{
+	return (how & MANAGE_FOLLOW_CHILDREN ? EXECFILTER_FOLLOWS_CHILDREN
+					     : 0) |
+	       (how & MANAGE_FOLLOW_EXIT ? EXECFILTER_FOLLOWS_EXIT : 0);
 }
 
 /* The processes it must follow, followed: 1 when all were already, 0
@@ -306,7 +331,8 @@ static int loop_follow_all(struct daemon *d)
 		bool added;
 
 		if (execfilter_follow(d->execfilter, (int)followed[i].pid,
-				      followed[i].children, &added) != OS_OK)
+				      loop_follow_how(followed[i].how),
+				      &added) != OS_OK)
 			all_there = -1;
 		else if (added)
 			all_there = 0;
@@ -336,6 +362,7 @@ static void loop_filter_room(struct daemon *d,
 		return;
 	execfilter_unfull(d->execfilter, st->follow_failed);
 	d->filter_full = false;
+	daemon_events_update(d, d->rules);
 	if (d->filter_fulls == 1)
 		log_info("the exec filter has room again (%llu of %llu "
 			 "processes followed): it judges execs again",
@@ -344,7 +371,8 @@ static void loop_filter_room(struct daemon *d,
 		log_debug("the exec filter has room again");
 }
 
-/* Once a tick: a literal exe's file replaced or created means new maps
+/* Once a tick: the ring's records that woke nobody are handled; a
+ * literal exe's file replaced or created means new maps
  * (and a rescan for what started meanwhile); execs the ring buffer had
  * no room for, a rescan; processes the followed map had no room for,
  * made up for once there is room. */
@@ -353,6 +381,11 @@ static void loop_check_filter(struct daemon *d)
 	struct execfilter_stats st;
 	bool changed;
 
+	if (!d->execfilter)
+		return;
+	/* Ends of threads wait in the ring without waking the daemon: a
+	 * second at most. */
+	loop_on_execs(d);
 	if (!d->execfilter)
 		return;
 	if (d->filter_rescan_due)

@@ -152,6 +152,7 @@ struct hold *hold_find(struct daemon *d, pid_t pid);
 void hold_update(void *ctx, const struct manage_proc *p, bool on);
 
 /* loop_common.c: what each wake-up of the loop does */
+unsigned loop_follow_how(unsigned how);
 unsigned loop_tick_ms(const struct daemon *d);
 void loop_on_events(struct daemon *d);
 void loop_on_execs(struct daemon *d);

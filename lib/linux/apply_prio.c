@@ -116,6 +116,24 @@ static int apply_prio_set(pid_t tid, const struct prio_state *now,
 	return 0;
 }
 
+/* A nice value and a policy the kernel did not refuse are the ones
+ * asked for (the daemon asks only for valid ones); an I/O priority is
+ * read back: with no class set, the kernel answers with the level it
+ * derives from nice. */
+bool apply_prio_taken(const struct prio_state *now,
+		      const struct prio_state *wanted, struct prio_state *taken)
+{
+	if (now->io_class != wanted->io_class ||
+	    (wanted->io_class && now->io_level != wanted->io_level))
+		return false;
+	*taken = *now;
+	taken->nice = wanted->nice;
+	taken->policy = wanted->policy;
+	taken->rt_priority = wanted->rt_priority;
+	taken->reset_on_fork = wanted->reset_on_fork;
+	return true;
+}
+
 /* All three are per thread: the tid alone names it. */
 enum os_status apply_prio_read(pid_t pid, pid_t tid, struct prio_state *state)
 {

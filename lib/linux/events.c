@@ -303,21 +303,28 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 			pe->event_data.fork.child_tgid,
 			pe->event_data.fork.child_pid,
 			pe->event_data.fork.parent_tgid,
-			pe->event_data.fork.parent_pid};
+			pe->event_data.fork.parent_pid,
+			0};
 		break;
 	case PROC_EVENT_EXEC:
-		e = (struct events_event){
-			EVENTS_KIND_EXEC, pe->event_data.exec.process_tgid,
-			pe->event_data.exec.process_tgid, 0, 0};
+		e = (struct events_event){EVENTS_KIND_EXEC,
+					  pe->event_data.exec.process_tgid,
+					  pe->event_data.exec.process_tgid,
+					  0,
+					  0,
+					  0};
 		break;
 	case PROC_EVENT_COMM:
 		/* Thread names do not name the process. */
 		if (pe->event_data.comm.process_pid !=
 		    pe->event_data.comm.process_tgid)
 			return;
-		e = (struct events_event){
-			EVENTS_KIND_RENAME, pe->event_data.comm.process_tgid,
-			pe->event_data.comm.process_tgid, 0, 0};
+		e = (struct events_event){EVENTS_KIND_RENAME,
+					  pe->event_data.comm.process_tgid,
+					  pe->event_data.comm.process_tgid,
+					  0,
+					  0,
+					  0};
 		break;
 	case PROC_EVENT_UID:
 	case PROC_EVENT_GID:
@@ -326,12 +333,18 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 			return;
 		e = (struct events_event){EVENTS_KIND_IDS,
 					  pe->event_data.id.process_tgid,
-					  pe->event_data.id.process_tgid, 0, 0};
+					  pe->event_data.id.process_tgid,
+					  0,
+					  0,
+					  0};
 		break;
 	case PROC_EVENT_EXIT:
-		e = (struct events_event){
-			EVENTS_KIND_EXIT, pe->event_data.exit.process_tgid,
-			pe->event_data.exit.process_pid, 0, 0};
+		e = (struct events_event){EVENTS_KIND_EXIT,
+					  pe->event_data.exit.process_tgid,
+					  pe->event_data.exit.process_pid,
+					  0,
+					  0,
+					  0};
 		break;
 	default:
 		return;

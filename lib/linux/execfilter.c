@@ -317,7 +317,35 @@ enum os_status execfilter_take(struct execfilter *f)
 	return n < 0 ? status_of_errno(-n) : OS_OK;
 }
 
-/* The records taken, in the ring's order, as exec and fork events. */
+/* A start in ns since boot in the clock ticks /proc's start times count
+ * (the kernel's nsec_to_clock_t). */
+static unsigned long long execfilter_ticks(__u64 ns)
+{
+	static long hz;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? ns / (1000000000ULL / (unsigned long long)hz) : 0;
+}
+
+static enum events_kind execfilter_kind(__u32 why)
+{
+	switch (why) {
+	case EXECFILTER_WHY_FORK:
+		return EVENTS_KIND_FORK;
+	case EXECFILTER_WHY_THREAD:
+		return EVENTS_KIND_THREAD;
+	case EXECFILTER_WHY_EXIT:
+		return EVENTS_KIND_EXIT;
+	case EXECFILTER_WHY_END:
+		return EVENTS_KIND_END;
+	default:
+		return EVENTS_KIND_EXEC;
+	}
+}
+
+/* The records taken, in the ring's order, as events: execs, and the
+ * forks, new threads and ends of threads of followed processes. */
 void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 {
 	size_t count = f->taken_count;
@@ -325,13 +353,21 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 	f->taken_count = 0;
 	for (size_t i = 0; i < count; i++) {
 		const struct execfilter_event *e = &f->taken[i];
-		struct events_event ev = {EVENTS_KIND_EXEC, (pid_t)e->pid,
-					  (pid_t)e->pid, 0, 0};
+		struct events_event ev = {EVENTS_KIND_EXEC,
+					  (pid_t)e->pid,
+					  (pid_t)e->pid,
+					  0,
+					  0,
+					  0};
 
-		if (e->why == EXECFILTER_WHY_FORK) {
+		if (execfilter_kind(e->why) != EVENTS_KIND_EXEC) {
 			ev = (struct events_event){
-				EVENTS_KIND_FORK, (pid_t)e->pid, (pid_t)e->pid,
-				(pid_t)e->parent, (pid_t)e->parent_tid};
+				execfilter_kind(e->why),
+				(pid_t)e->pid,
+				(pid_t)e->tid,
+				(pid_t)e->parent,
+				(pid_t)e->parent_tid,
+				execfilter_ticks(e->start_ns)};
 			fn(ctx, &ev);
 			continue;
 		}
@@ -750,14 +786,18 @@ enum os_status execfilter_refresh(struct execfilter *f, bool *changed)
  * *added when it was not followed yet; OS_FAILED when the map has no
  * room: then every exec goes to the daemon until execfilter_unfull, so
  * that nothing of it is lost meanwhile. */
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 				 bool *added)
 {
 	struct execfilter_bpf__bss *bss = f->skel->bss;
 	int fd = bpf_map__fd(f->skel->maps.followed);
 	__u32 key = (__u32)pid,
 	      value = EXECFILTER_FOLLOW_SELF |
-		      (children ? EXECFILTER_FOLLOW_CHILDREN : 0);
+		      (how & EXECFILTER_FOLLOWS_CHILDREN
+			       ? EXECFILTER_FOLLOW_CHILDREN
+			       : 0) |
+		      (how & EXECFILTER_FOLLOWS_EXIT ? EXECFILTER_FOLLOW_EXIT
+						     : 0);
 
 	*added = false;
 	if (bpf_map_update_elem(fd, &key, &value, BPF_NOEXIST) == 0) {

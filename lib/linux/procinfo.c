@@ -23,14 +23,25 @@
 #include "util.h"
 
 /* Reads at most size - 1 bytes and NUL-terminates them. */
-int procinfo_read(const char *path, char *buf, size_t size, size_t *len)
+/* A read that ends on a newline with room left has the whole of a file
+ * of one line that the kernel makes at once (/proc/PID/stat): the read
+ * that would answer 0 is not made. */
+static bool procinfo_whole_line(const char *buf, size_t used, size_t size,
+				bool one_line)
+{
+	return one_line && used && used + 1 < size && buf[used - 1] == '\n';
+}
+
+static int procinfo_read_file(const char *path, char *buf, size_t size,
+			      size_t *len, bool one_line)
 {
 	size_t used = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -1;
-	while (used + 1 < size) {
+	while (used + 1 < size &&
+	       !procinfo_whole_line(buf, used, size, one_line)) {
 		ssize_t n = read(fd, buf + used, size - 1 - used);
 
 		if (n < 0 && errno == EINTR)
@@ -51,6 +62,11 @@ int procinfo_read(const char *path, char *buf, size_t size, size_t *len)
 	if (len)
 		*len = used;
 	return 0;
+}
+
+int procinfo_read(const char *path, char *buf, size_t size, size_t *len)
+{
+	return procinfo_read_file(path, buf, size, len, false);
 }
 
 static int procinfo_exe(const char *procfs, pid_t pid, char *exe, size_t size)
@@ -118,22 +134,16 @@ static int procinfo_statx(int dir, const char *path, int flags, struct stat *st)
 	return 0;
 }
 
-/* The file behind the exe link itself. The link is opened, not its text
- * looked up: the text is a name, which here may be another file. */
+/* The file behind the exe link itself. The link is followed, not its
+ * text looked up: the text is a name, which here may be another file;
+ * the kernel follows /proc's magic link to the running file itself, as
+ * an open would, in one call. */
 static int procinfo_exe_stat(const char *procfs, pid_t pid, struct stat *st)
 {
 	char path[64 + PATH_MAX];
-	int fd, status, saved;
 
 	snprintf(path, sizeof(path), "%s/%d/exe", procfs, (int)pid);
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	status = procinfo_statx(fd, "", AT_EMPTY_PATH, st);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return status;
+	return procinfo_statx(AT_FDCWD, path, 0, st);
 }
 
 static int procinfo_exe_file(const char *procfs, pid_t pid, const char *exe,
@@ -354,7 +364,7 @@ int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 			 (int)pid, (int)tid);
 	else
 		snprintf(path, sizeof(path), "%s/%d/stat", procfs, (int)pid);
-	if (procinfo_read(path, stat, sizeof(stat), NULL) < 0)
+	if (procinfo_read_file(path, stat, sizeof(stat), NULL, true) < 0)
 		return -1;
 	return procinfo_parse_stat(stat, ppid, start);
 }

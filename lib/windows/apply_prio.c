@@ -303,6 +303,18 @@ static enum os_status apply_prio_process(HANDLE process,
  * memory priority. A
  * failure of one does not keep the others from being tried; the first
  * failure is the answer. */
+/* A class may be granted as another (realtime as high without the
+ * privilege), and EcoQoS and the I/O and memory priorities say nothing
+ * back: always read. */
+bool apply_prio_taken(const struct prio_state *now,
+		      const struct prio_state *wanted, struct prio_state *taken)
+{
+	(void)now;
+	(void)wanted;
+	(void)taken;
+	return false;
+}
+
 enum os_status apply_prio_write(pid_t pid, pid_t tid,
 				const struct prio_state *now,
 				const struct prio_state *wanted)

@@ -576,6 +576,7 @@ static bool events_wanted(const struct events *ev, enum events_kind kind)
 	case EVENTS_KIND_FORK:
 	case EVENTS_KIND_THREAD:
 	case EVENTS_KIND_EXIT:
+	case EVENTS_KIND_END:
 		return ev->wanted & EVENTS_WANT_THREADS;
 	case EVENTS_KIND_RENAME:
 	case EVENTS_KIND_IDS:

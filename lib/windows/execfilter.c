@@ -38,12 +38,12 @@ enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
 	return OS_OK;
 }
 
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 				 bool *added)
 {
 	(void)f;
 	(void)pid;
-	(void)children;
+	(void)how;
 	*added = false;
 	return OS_UNSUPPORTED;
 }

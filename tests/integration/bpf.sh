@@ -338,6 +338,33 @@ fi
 stop_daemon
 write_rules "$TMP/bin/other"
 
+# The ring full: the daemon stopped while 3,000 short processes a rule
+# matches run (their execs, some 170 KiB of records, in a ring of
+# 64 KiB), then one that stays, whose exec may find no room either. The
+# kernel counts the records it dropped; the daemon sees the count at its
+# next tick and rescans (rescans are off: only that one runs), and the
+# one that stays has its policy.
+write_conf events=bpf
+start_daemon || {
+	finish
+	exit 1
+}
+scans=$(rescans_now)
+lost=$(filter_number lost)
+kill -STOP "$daemon_pid"
+seq 3000 | xargs -P 8 -I{} "$TMP/bin/upgraded" -s 0
+start "$TMP/bin/upgraded" -s 30
+stays=$!
+kill -CONT "$daemon_pid"
+if wait_until 5 nice_is "$stays" 4 && [ "$(filter_number lost)" -gt "$lost" ] &&
+	[ "$(rescans_since "$scans")" -gt 0 ]; then
+	ok "the ring full: the records lost are counted and rescanned for, and a start among them has its policy ($(($(filter_number lost) - lost)) lost)"
+else
+	not_ok "the ring full" "nice $(nice_of "$stays"), lost $lost -> $(filter_number lost), rescans since: $(rescans_since "$scans")"
+fi
+stop "$stays" 5
+stop_daemon
+
 # Without the capabilities to load it: said once, the proc connector.
 mark=$(log_mark)
 capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c \

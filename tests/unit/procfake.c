@@ -283,6 +283,18 @@ enum os_status apply_prio_write(pid_t pid, pid_t tid,
 	return OS_OK;
 }
 
+/* As Linux's, but where the threads share the process's values (a model
+ * of Windows's class): there the write is read back. */
+bool apply_prio_taken(const struct prio_state *now,
+		      const struct prio_state *wanted, struct prio_state *taken)
+{
+	if (procfake.process_wide || now->io_class != wanted->io_class ||
+	    now->io_level != wanted->io_level)
+		return false;
+	*taken = *wanted;
+	return true;
+}
+
 enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 {
 	(void)set;

@@ -88,6 +88,26 @@ static void test_exec_applies(void **state)
 	assert_non_null(manage_find(&m, 100));
 }
 
+/* A matched exec reads each thread's priority once: the read that makes
+ * its record serves the apply, and a write the system's answer says was
+ * taken is not read back. */
+static void test_exec_reads_once(void **state)
+{
+	unsigned reads = procfake.reads;
+
+	(void)state;
+	procfake_start(150, "/usr/bin/raised", 2);
+	manage_exec(&m, 150);
+	assert_int_equal(nice_of(150, 151), -6);
+	assert_int_equal(procfake.reads - reads, 2);
+	/* The record holds what the kernel holds: a rescan writes nothing
+	 * and sees no change by someone else. */
+	reads = procfake.writes;
+	manage_rescan(&m);
+	assert_int_equal(procfake.writes, reads);
+	assert_false(manage_find(&m, 150)->threads[0].left_alone);
+}
+
 /* The pid ends during the first write and another process gets it: the
  * other process must not keep the rule's values. */
 static void test_pid_reused_mid_write(void **state)
@@ -259,11 +279,11 @@ static struct {
 	int calls;
 } followed;
 
-static void record_follow(void *ctx, pid_t pid, bool children)
+static void record_follow(void *ctx, pid_t pid, unsigned how)
 {
 	(void)ctx;
 	followed.pid = pid;
-	followed.children = children;
+	followed.children = how & MANAGE_FOLLOW_CHILDREN;
 	followed.calls++;
 }
 
@@ -286,7 +306,9 @@ static void test_filter_told_children(void **state)
 	count = manage_followed(&m, &list);
 	assert_int_equal(count, 2);
 	for (size_t i = 0; i < count; i++)
-		assert_int_equal(list[i].children, list[i].pid == 630);
+		assert_int_equal(list[i].how & MANAGE_FOLLOW_CHILDREN,
+				 list[i].pid == 630 ? MANAGE_FOLLOW_CHILDREN
+						    : 0);
 	free(list);
 	load(&other_rules,
 	     "rules = ( { name = \"lowered\"; match = { exe = "
@@ -297,6 +319,24 @@ static void test_filter_told_children(void **state)
 	assert_int_equal(followed.pid, 640);
 	assert_true(followed.children);
 	assert_int_equal(followed.calls, 1);
+}
+
+/* The end of a process's last thread, as the exec filter tells it: the
+ * process has ended, though /proc shows it a while yet (the exit is not
+ * done). A record of another process that got the pid meanwhile stays. */
+static void test_end_before_proc_says(void **state)
+{
+	struct procfake_proc *p;
+
+	(void)state;
+	p = procfake_start(820, "/usr/bin/raised", 1);
+	manage_exec(&m, 820);
+	assert_non_null(manage_find(&m, 820));
+	manage_end(&m, 820, 820, p->start + 1); /* another process's */
+	assert_non_null(manage_find(&m, 820));
+	manage_end(&m, 820, 820, p->start);
+	assert_null(manage_find(&m, 820));
+	assert_int_equal(m.counters.exits, 1);
 }
 
 /* The main thread ends while another runs: the process stays managed
@@ -498,6 +538,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exec_applies, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_exec_reads_once, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_gone_mid_write,
@@ -520,6 +562,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_told_children,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_exit_event_late,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_before_proc_says,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_leader_exits_first, setup,
 						teardown),

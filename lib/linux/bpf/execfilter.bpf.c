@@ -273,39 +273,46 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	e->dev = bprm->file->f_inode->i_sb->s_dev;
 	e->parent = 0;
 	e->parent_tid = 0;
-	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	e->tid = tgid;
+	e->start_ns = 0;
+	/* Forced: a record that did not wake the daemon may be ahead of it
+	 * (an end, a fork), and the ring then wakes nobody by itself. */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
-/* The fork of a followed process, told to the daemon through the ring:
- * ahead of the child's exec there, which the daemon then judges as a
- * managed process's child whatever became of the proc connector's
- * report of the fork (still unread, or dropped in a flood). */
-static __always_inline void send_fork(__u32 child, struct task_struct *parent)
+/* What a followed process did besides an exec, told to the daemon
+ * through the ring: a fork (ahead of the child's exec there, which the
+ * daemon then judges as a managed process's child whatever became of
+ * the proc connector's report of the fork), a new thread, a thread's
+ * end. Not counted as sent: those are execs. */
+static __always_inline void send_other(__u32 why, __u32 pid, __u32 tid,
+				       __u32 parent, __u32 parent_tid,
+				       __u64 start_ns, __u64 wake)
 {
 	struct execfilter_event *e;
 
-	/* Not counted as sent: those are execs. */
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		count(EXECFILTER_STAT_LOST);
 		return;
 	}
-	e->pid = child;
-	e->why = EXECFILTER_WHY_FORK;
+	e->pid = pid;
+	e->why = why;
 	e->ino = 0;
 	e->dev = 0;
-	e->parent = parent->tgid;
-	e->parent_tid = parent->pid;
-	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	e->parent = parent;
+	e->parent_tid = parent_tid;
+	e->tid = tid;
+	e->start_ns = start_ns;
+	bpf_ringbuf_submit(e, wake);
 }
 
 /* A child of a process followed with its children is followed from its
  * fork on (the tracepoint runs before the child can), and so are its own
- * children until its exec; a thread is not a new process. A child the
- * map has no room for is counted: then every exec goes to the daemon. */
+ * children until its exec; a new thread of a followed process is told.
+ * A child the map has no room for is counted: then every exec goes to
+ * the daemon. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(execfilter_fork, struct task_struct *parent,
 	     struct task_struct *child)
@@ -316,30 +323,52 @@ int BPF_PROG(execfilter_fork, struct task_struct *parent,
 	__u32 *how;
 	long err;
 
-	if (ptgid == ctgid)
-		return 0;
 	how = bpf_map_lookup_elem(&followed, &ptgid);
-	if (!how || !(*how & EXECFILTER_FOLLOW_CHILDREN))
+	if (!how)
+		return 0;
+	/* A new thread is placed at once (spread); a fork matters at the
+	 * child's exec, whose record wakes the daemon. */
+	if (ptgid == ctgid) {
+		send_other(EXECFILTER_WHY_THREAD, ctgid, child->pid, ptgid,
+			   parent->pid, 0, BPF_RB_FORCE_WAKEUP);
+		return 0;
+	}
+	if (!(*how & EXECFILTER_FOLLOW_CHILDREN))
 		return 0;
 	err = bpf_map_update_elem(&followed, &ctgid, &both, BPF_NOEXIST);
 	if (!err)
 		__sync_fetch_and_add(&follow_count, 1);
 	else if (err != -EEXIST)
 		__sync_fetch_and_add(&follow_failed, 1);
-	send_fork(ctgid, parent);
+	send_other(EXECFILTER_WHY_FORK, ctgid, ctgid, ptgid, parent->pid, 0,
+		   BPF_RB_NO_WAKEUP);
 	return 0;
 }
 
-/* Only when the whole thread group is gone: a thread exec'ing makes the
- * others exit first, its leader among them, and the exec still counts. */
+/* Each thread of a followed process that ends is told; the process is
+ * no longer followed only when the whole thread group is gone: a thread
+ * exec'ing makes the others exit first, its leader among them, and the
+ * exec still counts. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(execfilter_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
+	__u32 *how = bpf_map_lookup_elem(&followed, &tgid);
+	__u64 wake;
 
-	if (p->signal->live.counter != 0 ||
-	    !bpf_map_lookup_elem(&followed, &tgid))
+	if (!how)
 		return 0;
+	/* An end waits for the next record that wakes the daemon, or its
+	 * tick, unless the process holds power. */
+	wake = *how & EXECFILTER_FOLLOW_EXIT ? BPF_RB_FORCE_WAKEUP
+					     : BPF_RB_NO_WAKEUP;
+	if (p->signal->live.counter != 0) {
+		send_other(EXECFILTER_WHY_EXIT, tgid, p->pid, 0, 0, 0, wake);
+		return 0;
+	}
+	/* The last thread: /proc may show the process alive a while yet. */
+	send_other(EXECFILTER_WHY_END, tgid, p->pid, 0, 0,
+		   p->group_leader->start_boottime, wake);
 	if (!bpf_map_delete_elem(&followed, &tgid))
 		__sync_fetch_and_add(&follow_count, -1);
 	return 0;

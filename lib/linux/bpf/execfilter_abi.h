@@ -31,6 +31,15 @@
  * holds it before anything the child execs, whatever the proc connector
  * delivers or drops meanwhile. */
 #define EXECFILTER_WHY_FORK 9
+/* Not execs either: a followed process made a thread (tid: it,
+ * parent_tid: its creator), or one of its threads ended (tid), so that
+ * the daemon needs no process events of the proc connector for what it
+ * manages, and wakes for no other process's. */
+#define EXECFILTER_WHY_THREAD 10
+#define EXECFILTER_WHY_EXIT   11
+/* The last thread of a followed process ended (tid): the process has,
+ * though /proc may not say so yet; start_ns: its start time. */
+#define EXECFILTER_WHY_END 12
 
 /* A glob the kernel checks by its literal ends: the name (the file's
  * basename, or the process name when comm is set) is min_len bytes or
@@ -63,6 +72,9 @@ struct execfilter_settings {
  * followed from their fork on (a rule that raises, places or asks). */
 #define EXECFILTER_FOLLOW_SELF	   (1u << 0)
 #define EXECFILTER_FOLLOW_CHILDREN (1u << 1)
+/* Its end wakes the daemon at once (it holds power); the ends of others
+ * wait in the ring for the next record that does, or the daemon's tick. */
+#define EXECFILTER_FOLLOW_EXIT (1u << 2)
 
 /* The map values of the inode and name maps: a bit per generation. */
 #define EXECFILTER_BIT(generation) (1u << (generation))
@@ -72,10 +84,15 @@ struct execfilter_event {
 	__u32 why;
 	__u64 ino;
 	__u32 dev; /* the kernel's encoding (MAJOR << 20 | MINOR) */
-	/* EXECFILTER_WHY_FORK: the forking process and thread. */
+	/* EXECFILTER_WHY_FORK: the forking process and thread;
+	 * EXECFILTER_WHY_THREAD: the creating thread. */
 	__u32 parent;
 	__u32 parent_tid;
-	__u32 pad;
+	__u32 tid; /* EXECFILTER_WHY_THREAD, _EXIT: the thread; else pid */
+	/* EXECFILTER_WHY_END: the process's start, in ns since boot (its
+	 * leader's start_boottime, which /proc's start time counts in clock
+	 * ticks). */
+	__u64 start_ns;
 };
 
 /* Counters, per CPU: index EXECFILTER_STAT_*. */

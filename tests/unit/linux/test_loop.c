@@ -126,11 +126,11 @@ enum os_status execfilter_stats(const struct execfilter *f,
 	return OS_OK;
 }
 
-enum os_status execfilter_follow(struct execfilter *f, int pid, bool children,
+enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 				 bool *added)
 {
 	(void)f;
-	(void)children;
+	(void)how;
 	*added = false;
 	for (size_t i = 0; i < map.count; i++) {
 		if (map.followed[i] == pid)
@@ -251,13 +251,13 @@ static int teardown(void **state)
 static void ring_exec(pid_t pid)
 {
 	stub.ring[stub.ring_count++] =
-		(struct events_event){EVENTS_KIND_EXEC, pid, pid, 0, 0};
+		(struct events_event){EVENTS_KIND_EXEC, pid, pid, 0, 0, 0};
 }
 
 static void connector_fork(pid_t parent, pid_t child)
 {
 	stub.connector[stub.connector_count++] = (struct events_event){
-		EVENTS_KIND_FORK, child, child, parent, parent};
+		EVENTS_KIND_FORK, child, child, parent, parent, 0};
 }
 
 /* A managed process posix_spawns a program no rule matches: the child's
@@ -310,7 +310,7 @@ static void test_connector_read_before(void **state)
 static void ring_fork(pid_t parent, pid_t child)
 {
 	stub.ring[stub.ring_count++] = (struct events_event){
-		EVENTS_KIND_FORK, child, child, parent, parent};
+		EVENTS_KIND_FORK, child, child, parent, parent, 0};
 }
 
 /* The fork is in the ring ahead of the exec, and the connector is not

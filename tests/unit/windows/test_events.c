@@ -44,7 +44,7 @@ struct entry {
 	}
 #define E(kind, pid, tid, parent)                                              \
 	{                                                                      \
-		EVENTS_KIND_##kind, (pid), (tid), (parent), 0                  \
+		EVENTS_KIND_##kind, (pid), (tid), (parent), 0, 0               \
 	}
 
 struct diff_case {
