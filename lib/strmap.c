@@ -1,5 +1,6 @@
 /* A string-keyed hash map (open addressing, linear probing): rule names,
  * exact exe and name keys. Keys are borrowed, not copied. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,16 +30,14 @@ void strmap_free(struct strmap *map)
 }
 
 static struct strmap_slot *strmap_find(const struct strmap *map,
-				       const char *key, uint64_t hash)
+				       const char *key)
 {
 	size_t mask = map->capacity - 1;
 
-	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+	for (size_t i = strmap_hash(key) & mask;; i = (i + 1) & mask) {
 		struct strmap_slot *slot = &map->slots[i];
 
-		if (!slot->key)
-			return slot;
-		if (slot->hash == hash && strcmp(slot->key, key) == 0)
+		if (!slot->key || strcmp(slot->key, key) == 0)
 			return slot;
 	}
 }
@@ -53,7 +52,7 @@ static void strmap_grow(struct strmap *map)
 		struct strmap_slot *from = &old.slots[i];
 
 		if (from->key)
-			*strmap_find(map, from->key, from->hash) = *from;
+			*strmap_find(map, from->key) = *from;
 	}
 	free(old.slots);
 }
@@ -62,21 +61,19 @@ void *strmap_get(const struct strmap *map, const char *key)
 {
 	if (!map->count)
 		return NULL;
-	return strmap_find(map, key, strmap_hash(key))->value;
+	return strmap_find(map, key)->value;
 }
 
 void strmap_put(struct strmap *map, const char *key, void *value)
 {
-	uint64_t hash = strmap_hash(key);
 	struct strmap_slot *slot;
 
-	/* Keep the load under 1/2 so probe chains stay short. */
-	if ((map->count + 1) * 2 > map->capacity)
+	if ((map->count + 1) * STRMAP_LOAD_DEN >
+	    map->capacity * STRMAP_LOAD_NUM)
 		strmap_grow(map);
-	slot = strmap_find(map, key, hash);
+	slot = strmap_find(map, key);
 	if (!slot->key) {
 		slot->key = key;
-		slot->hash = hash;
 		map->count++;
 	}
 	slot->value = value;
