@@ -75,7 +75,7 @@ int saturate_compare_policy_parse(struct saturate_env *env, const char *body,
 				       rules_target(&b->rules), &b->prio);
 		if (status == 0 && rules_places(b->rule) &&
 		    (!env->have_topo ||
-		     place_plan_make(&env->topo, &b->rule->placement,
+		     place_plan_make(&env->topo, rules_placement(b->rule),
 				     env->topo.all, NULL, &b->place, why,
 				     sizeof(why)) < 0)) {
 			fprintf(stderr, "cpupolicyctl: --compare: %s\n",

@@ -562,9 +562,7 @@ static void ananicy_map(struct ananicy_job *j, const struct ananicy_entry *e,
 			struct ananicy_mapped *m)
 {
 	const struct ananicy_pair *v = ananicy_find(kv, n, "nice");
-	struct rule probe = {
-		.power = {.min_online = -1, .idle_latency_us = -1},
-	};
+	struct rule probe = {0};
 	long long number;
 
 	*m = (struct ananicy_mapped){.prio = {.io_level = -1}};

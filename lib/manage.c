@@ -722,7 +722,7 @@ static int manage_plan(struct manage *m, struct manage_proc *p,
 		if (apply_place_current(p->pid, p->own_mask) != OS_OK)
 			hwloc_bitmap_copy(p->own_mask, allowed);
 	}
-	status = place_plan_make(m->topology, &rule->placement, allowed,
+	status = place_plan_make(m->topology, rules_placement(rule), allowed,
 				 p->own_mask, &p->place, why, sizeof(why));
 	if (status < 0 && say)
 		log_info("pid %d %s: rule %s: placement not applied: %s",

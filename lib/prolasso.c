@@ -549,7 +549,6 @@ static bool prolasso_raises(const struct prolasso_proc *p)
 		.priority = {.class = p->class,
 			     .efficiency_mode = p->efficiency,
 			     .io_level = -1},
-		.power = {.min_online = -1, .idle_latency_us = -1},
 	};
 
 	return rules_raises(&probe);

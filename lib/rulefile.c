@@ -809,7 +809,7 @@ static void rulefile_placement(struct rulefile *rf, const config_setting_t *g,
 			       struct rule *rule)
 {
 	static const char *const keys[] = {"cores", "cpus", "spread", "hard"};
-	struct rule_placement *p = &rule->placement;
+	struct rule_placement *p = rules_placement_add(rule);
 	const config_setting_t *s;
 	char why[128];
 	int value;
@@ -883,7 +883,7 @@ static void rulefile_power(struct rulefile *rf, const config_setting_t *g,
 		"parking", "min_online", "idle_latency_us", "governor",
 		"epp",	   "profile",	 "turbo",	    "plan",
 	};
-	struct rule_power *p = &rule->power;
+	struct rule_power *p = rules_power_add(rule);
 	const config_setting_t *s;
 	long long number;
 	bool flag;
@@ -1041,7 +1041,7 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 	if (count > 1 && (size_t)count != rule->match.name.count) {
 		rulefile_error(rf, rulefile_line(rf, s),
 			       "source: a list needs one entry per match.name "
-			       "value (%zu), got %d",
+			       "value (%u), got %d",
 			       rule->match.name.count, count);
 		free(values);
 		return;
@@ -1076,7 +1076,6 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 	struct rule rule = {
 		.line = rulefile_line(rf, g),
 		.priority = {.io_level = -1},
-		.power = {.min_online = -1, .idle_latency_us = -1},
 	};
 
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
@@ -1364,7 +1363,10 @@ void rulefile_free_rule(struct rule *rule)
 	rulefile_free_patterns(&rule->match.parent_exe);
 	rulefile_free_ids(&rule->match.user);
 	rulefile_free_ids(&rule->match.group);
-	cpulist_free(&rule->placement.cpus);
+	if (rule->placement)
+		cpulist_free(&rule->placement->cpus);
+	free(rule->placement);
+	free(rule->power);
 	for (size_t i = 0; i < rule->source_count; i++)
 		free(rule->sources[i]);
 	free(rule->sources);

@@ -170,9 +170,45 @@ void rules_enum_list(enum rules_enum which, char *buf, size_t size)
 	}
 }
 
+/* What a rule without a placement or power key has: nothing set. */
+static const struct rule_placement rules_no_placement;
+static const struct rule_power rules_no_power = {
+	.min_online = -1,
+	.idle_latency_us = -1,
+};
+
+const struct rule_placement *rules_placement(const struct rule *rule)
+{
+	return rule->placement ? rule->placement : &rules_no_placement;
+}
+
+const struct rule_power *rules_power(const struct rule *rule)
+{
+	return rule->power ? rule->power : &rules_no_power;
+}
+
+/* The rule's own placement, made unset the first time it is asked for. */
+struct rule_placement *rules_placement_add(struct rule *rule)
+{
+	if (!rule->placement) {
+		rule->placement = xmalloc(sizeof(*rule->placement));
+		*rule->placement = rules_no_placement;
+	}
+	return rule->placement;
+}
+
+struct rule_power *rules_power_add(struct rule *rule)
+{
+	if (!rule->power) {
+		rule->power = xmalloc(sizeof(*rule->power));
+		*rule->power = rules_no_power;
+	}
+	return rule->power;
+}
+
 bool rules_has_power(const struct rule *rule)
 {
-	const struct rule_power *p = &rule->power;
+	const struct rule_power *p = rules_power(rule);
 
 	/* parking = "on" is the default: it asks for nothing. */
 	return p->parking == RULE_PARKING_OFF || p->min_online >= 0 ||
@@ -235,7 +271,7 @@ bool rules_realtime(const struct rule *rule)
 
 bool rules_places(const struct rule *rule)
 {
-	const struct rule_placement *p = &rule->placement;
+	const struct rule_placement *p = rules_placement(rule);
 
 	return p->cores || p->has_cpus || p->spread;
 }
@@ -814,8 +850,8 @@ void rules_print(const struct rules *rules, FILE *out)
 		rules_print_patterns(out, "cgroup", &r->match.cgroup);
 		rules_print_patterns(out, "parent_exe", &r->match.parent_exe);
 		rules_print_priority(out, &r->priority);
-		rules_print_placement(out, &r->placement);
-		rules_print_power(out, &r->power);
+		rules_print_placement(out, rules_placement(r));
+		rules_print_power(out, rules_power(r));
 		if (r->allow_spoofable)
 			fprintf(out, "  allow_spoofable = true\n");
 		if (r->has_follow_children)

@@ -116,12 +116,13 @@ enum rule_turbo {
 /* A match key holds one value or a list; any value may match. */
 struct rule_patterns {
 	char **values;
-	size_t count;
-	/* enum pattern_flags: how the values compare (Windows paths and
-	 * image names: case folded, either slash), from the rules' system;
-	 * keys: the values folded so (pattern_key), NULL without flags. */
-	unsigned flags;
+	/* keys: the values folded as flags say (pattern_key), NULL
+	 * without flags. */
 	char **keys;
+	unsigned count;
+	/* enum pattern_flags: how the values compare (Windows paths and
+	 * image names: case folded, either slash), from the rules' system. */
+	unsigned flags;
 };
 
 struct rule_id {
@@ -179,22 +180,28 @@ struct rule_power {
 	char plan[RULE_PLAN_MAX];
 };
 
+/* A daemon keeps every rule for as long as it runs, 20,000 of them in
+ * large sets: the fields are ordered to leave no holes, and what few
+ * rules have is behind a pointer. */
 struct rule {
 	char *name;
 	const char *file; /* owned by the rule set */
+	/* Where the rule came from (an imported file and line), for explain:
+	 * one entry, or one per match.name value. */
+	char **sources;
 	unsigned line;
+	unsigned source_count;
 	struct rule_match match;
 	struct rule_priority priority;
-	struct rule_placement placement;
-	struct rule_power power;
 	bool allow_spoofable;
 	/* follow_children, when the rule sets it; else rules_follows_children
 	 * decides by what the rule does. */
 	bool has_follow_children, follow_children;
-	/* Where the rule came from (an imported file and line), for explain:
-	 * one entry, or one per match.name value. */
-	char **sources;
-	size_t source_count;
+	/* NULL when the rule has none: read them with rules_placement and
+	 * rules_power, which give the unset values then; rules_placement_add
+	 * and rules_power_add make them. */
+	struct rule_placement *placement;
+	struct rule_power *power;
 };
 
 /* The system a rule set is checked for: what it can apply there decides
@@ -264,6 +271,10 @@ bool rules_resolve_id(struct rules *rules, bool group, const char *name,
 const char *rules_enum_name(enum rules_enum which, int value);
 int rules_enum_lookup(enum rules_enum which, const char *name);
 void rules_enum_list(enum rules_enum which, char *buf, size_t size);
+const struct rule_placement *rules_placement(const struct rule *rule);
+const struct rule_power *rules_power(const struct rule *rule);
+struct rule_placement *rules_placement_add(struct rule *rule);
+struct rule_power *rules_power_add(struct rule *rule);
 bool rules_raises(const struct rule *rule);
 bool rules_raises_inherited(const struct rule *rule);
 bool rules_follows_children(const struct rule *rule);

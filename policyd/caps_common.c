@@ -16,7 +16,7 @@ static bool caps_owned_power(const struct rule_power *p)
 static unsigned caps_of_rule(const struct rule *r, bool proc_hidden)
 {
 	const struct rule_priority *p = &r->priority;
-	const struct rule_placement *pl = &r->placement;
+	const struct rule_placement *pl = rules_placement(r);
 	unsigned need = 0;
 
 	if (p->class || p->has_nice || p->policy || p->io_class ||
@@ -24,7 +24,7 @@ static unsigned caps_of_rule(const struct rule *r, bool proc_hidden)
 	    pl->spread)
 		need |= CAPS_NEED_PRIORITY;
 	if (r->match.exe.count || r->match.parent_exe.count || proc_hidden ||
-	    caps_owned_power(&r->power))
+	    caps_owned_power(rules_power(r)))
 		need |= CAPS_NEED_INSPECT;
 	if (rules_has_power(r))
 		need |= CAPS_NEED_SYSTEM;

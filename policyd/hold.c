@@ -45,7 +45,7 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on)
 
 	/* parking = "on" alone asks for nothing: no hold. */
 	if (on) {
-		power_want_of(&want, &p->rule->power,
+		power_want_of(&want, rules_power(p->rule),
 			      d->conf.parking_latency_us);
 		on = !power_want_empty(&want);
 	}
@@ -62,7 +62,7 @@ void hold_update(void *ctx, const struct manage_proc *p, bool on)
 			h = &d->holds[d->hold_count++];
 		}
 		h->pid = p->pid;
-		h->power = p->rule->power;
+		h->power = *rules_power(p->rule);
 		snprintf(h->rule, sizeof(h->rule), "%s", p->rule->name);
 	}
 	hold_apply(d);

@@ -483,7 +483,7 @@ static void spec_rules(const struct spec *specs, size_t count,
 		r->priority.ifeo = specs[i].ifeo;
 		r->priority.io_level = -1;
 		if (!specs[i].class)
-			r->placement.cores = RULE_CORES_PERFORMANCE;
+			rules_placement_add(r)->cores = RULE_CORES_PERFORMANCE;
 	}
 }
 
