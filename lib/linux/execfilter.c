@@ -607,16 +607,21 @@ static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 	return 0;
 }
 
-/* The directories of the paths now in force, watched. */
-static void execfilter_watch_paths(struct execfilter *f,
-				   const struct execplan *plan)
+/* The directories of the paths now in force, watched: the watch borrows
+ * f->paths' strings, which stay until the next set or the close. */
+static void execfilter_watch_paths(struct execfilter *f)
 {
+	char **texts = xcalloc(f->path_count + 1, sizeof(*texts));
+
 	free(f->pending);
 	free(f->pending_list);
 	f->pending = xcalloc(f->path_count + 1, sizeof(*f->pending));
 	f->pending_list = xcalloc(f->path_count + 1, sizeof(*f->pending_list));
 	f->pending_count = 0;
-	execwatch_set(f->watch, plan->paths.values, f->path_count);
+	for (size_t i = 0; i < f->path_count; i++)
+		texts[i] = f->paths[i].path;
+	execwatch_set(f->watch, texts, f->path_count);
+	free(texts);
 }
 
 /* The plan into the generation not in force, the switch, then the old
@@ -626,7 +631,8 @@ static void execfilter_watch_paths(struct execfilter *f,
 enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 {
 	unsigned next = f->generation ^ 1, old = f->generation;
-	struct execfilter_path *paths = execfilter_resolve(plan);
+	struct execfilter_path *paths = execfilter_resolve(plan), *old_paths;
+	size_t old_count;
 	bool all = plan->all;
 
 	if (!all &&
@@ -649,10 +655,12 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 			 EXECFILTER_BIT(old));
 	execfilter_sweep(bpf_map__fd(f->skel->maps.comms), EXECFILTER_COMM_MAX,
 			 EXECFILTER_BIT(old));
-	execfilter_paths_free(f->paths, f->path_count);
+	old_paths = f->paths;
+	old_count = f->path_count;
 	f->paths = paths;
 	f->path_count = plan->paths.count;
-	execfilter_watch_paths(f, plan);
+	execfilter_watch_paths(f);
+	execfilter_paths_free(old_paths, old_count); /* no longer watched */
 	return OS_OK;
 }
 

@@ -34,13 +34,16 @@
  * directory others may write waits for the next one. */
 #define EXECWATCH_READS 64
 
+/* The path is the caller's (execwatch_set): with 20,000 literal exes,
+ * copies of their directories and names were 2 MiB of the daemon. */
 struct execwatch_entry {
-	char *dir, *name;
-	char *key;   /* "wd/name" while its directory is watched */
-	int wd;	     /* -1: not watched */
-	bool retry;  /* its directory missing or gone: tried again */
-	size_t path; /* the caller's index */
-	size_t next; /* the next entry of the same key, + 1 */
+	const char *path_text;
+	size_t dir_len; /* its directory: path_text[0, dir_len), "/" if 0 */
+	char *key;	/* "wd/name" while its directory is watched */
+	int wd;		/* -1: not watched */
+	bool retry;	/* its directory missing or gone: tried again */
+	size_t path;	/* the caller's index */
+	size_t next;	/* the next entry of the same key, + 1 */
 };
 
 struct execwatch {
@@ -75,12 +78,14 @@ int execwatch_fd(const struct execwatch *w)
 static void execwatch_entries_free(struct execwatch_entry *entries,
 				   size_t count)
 {
-	for (size_t i = 0; i < count; i++) {
-		free(entries[i].dir);
-		free(entries[i].name);
+	for (size_t i = 0; i < count; i++)
 		free(entries[i].key);
-	}
 	free(entries);
+}
+
+static const char *execwatch_name(const struct execwatch_entry *e)
+{
+	return e->path_text + e->dir_len + 1;
 }
 
 void execwatch_close(struct execwatch *w)
@@ -107,7 +112,7 @@ static void execwatch_index(struct execwatch *w)
 		e->next = 0;
 		if (e->wd < 0)
 			continue;
-		e->key = xasprintf("%d/%s", e->wd, e->name);
+		e->key = xasprintf("%d/%s", e->wd, execwatch_name(e));
 		e->next = (size_t)(uintptr_t)strmap_get(&w->index, e->key);
 		strmap_put(&w->index, e->key, (void *)(uintptr_t)(i + 1));
 	}
@@ -116,15 +121,27 @@ static void execwatch_index(struct execwatch *w)
 /* Cached per directory while a call lasts: its wd, or why not. */
 #define EXECWATCH_WD 4096 /* values from here: wd + this; below: an errno */
 
-/* A directory's watch, asked once per directory per call: dirs holds
- * the directories asked (their strings the entries' own). */
-static int execwatch_dir(struct execwatch *w, struct strmap *dirs,
-			 const char *dir, int *error)
+/* The directories asked during one call, each with its wd or why not:
+ * the keys are copies, freed with the map. */
+static void execwatch_dirs_free(struct strmap *dirs)
 {
+	for (size_t i = 0; i < dirs->capacity; i++)
+		free((char *)dirs->slots[i].key);
+	strmap_free(dirs);
+}
+
+/* An entry's directory's watch, asked once per directory per call. */
+static int execwatch_dir(struct execwatch *w, struct strmap *dirs,
+			 const struct execwatch_entry *e, int *error)
+{
+	char *dir = e->dir_len
+			    ? xasprintf("%.*s", (int)e->dir_len, e->path_text)
+			    : xstrdup("/");
 	uintptr_t known = (uintptr_t)strmap_get(dirs, dir);
 	int wd;
 
 	if (known) {
+		free(dir);
 		*error = known >= EXECWATCH_WD ? 0 : (int)known;
 		return known >= EXECWATCH_WD ? (int)(known - EXECWATCH_WD) : -1;
 	}
@@ -160,18 +177,21 @@ static void execwatch_add(struct execwatch *w, struct strmap *dirs,
 					   sizeof(*w->entries));
 	}
 	e = &w->entries[w->count++];
-	*e = (struct execwatch_entry){.path = index};
-	e->dir = slash == path ? xstrdup("/")
-			       : xasprintf("%.*s", (int)(slash - path), path);
-	e->name = xstrdup(slash + 1);
-	e->wd = execwatch_dir(w, dirs, e->dir, &error);
+	*e = (struct execwatch_entry){
+		.path_text = path,
+		.dir_len = (size_t)(slash - path),
+		.path = index,
+	};
+	e->wd = execwatch_dir(w, dirs, e, &error);
 	e->retry = e->wd < 0 && execwatch_missing(error);
 	if (e->wd < 0 && !e->retry)
 		*refused = error;
 }
 
 /* The watches of the paths of a new plan (paths[i], as the caller
- * numbers them), and none left of the old ones. */
+ * numbers them), and none left of the old ones. The paths are borrowed:
+ * they stay the caller's until the next execwatch_set or execwatch_close,
+ * and the old ones are not read here. */
 void execwatch_set(struct execwatch *w, char *const *paths, size_t count)
 {
 	struct execwatch_entry *old;
@@ -189,7 +209,7 @@ void execwatch_set(struct execwatch *w, char *const *paths, size_t count)
 	strmap_init(&dirs);
 	for (size_t i = 0; i < count; i++)
 		execwatch_add(w, &dirs, paths[i], i, &refused);
-	strmap_free(&dirs);
+	execwatch_dirs_free(&dirs);
 	if (refused)
 		log_info("exec filter: some directories of the rules' programs "
 			 "cannot be watched (%s): their files are looked at "
@@ -302,14 +322,14 @@ void execwatch_retry(struct execwatch *w, execwatch_fn fn, void *ctx)
 
 		if (!e->retry)
 			continue;
-		e->wd = execwatch_dir(w, &dirs, e->dir, &error);
+		e->wd = execwatch_dir(w, &dirs, e, &error);
 		e->retry = e->wd < 0 && execwatch_missing(error);
 		if (e->wd < 0)
 			continue;
 		changed = true;
 		fn(ctx, e->path);
 	}
-	strmap_free(&dirs);
+	execwatch_dirs_free(&dirs);
 	if (changed)
 		execwatch_index(w);
 }
