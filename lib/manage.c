@@ -782,24 +782,21 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 
 /* Match again on facts read after the pin held the process, and apply.
  * Returns the record, or NULL when the process went away. */
+/* pid under rule, pinned and matched to it on facts read since the pin
+ * (the pin is the caller's, unpinned here): facts read while the pin
+ * stands are the pinned process's, whatever became of the pid before. */
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
-				       struct manage_proc *p)
+				       struct manage_proc *p,
+				       struct procinfo_pin pin,
+				       struct facts *facts)
 {
 	struct procinfo pi = {pid};
-	/* Only have/failed need clearing: a fact is read before it is used,
-	 * and zeroing all 13 KiB per exec showed in profiles. */
-	struct facts facts;
 	unsigned long long start;
 	struct manage_heir *heir;
 	size_t written;
 	bool changed, fresh;
-	struct procinfo_pin pin;
 
-	facts.have = facts.failed = 0;
-	if (procinfo_pin(pid, &pin) != OS_OK)
-		return NULL;
-	if (match_first(&m->index, &facts, procinfo_fetch, &pi) != rule ||
-	    procinfo_start_time(pid, 0, &start) != OS_OK ||
+	if (procinfo_start_time(pid, 0, &start) != OS_OK ||
 	    procinfo_pin_ended(&pin)) {
 		procinfo_unpin(&pin);
 		return NULL;
@@ -822,10 +819,10 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	p->generation = m->generation;
 	if (changed)
 		manage_follow(m, p);
-	if (!(facts.have & MATCH_FACT_EXE))
-		procinfo_fetch(&pi, MATCH_FACT_EXE, &facts);
+	if (!(facts->have & MATCH_FACT_EXE))
+		procinfo_fetch(&pi, MATCH_FACT_EXE, facts);
 	snprintf(p->exe, sizeof(p->exe), "%.255s",
-		 facts.have & MATCH_FACT_EXE ? facts.exe : "(no exe)");
+		 facts->have & MATCH_FACT_EXE ? facts->exe : "(no exe)");
 	manage_printable(p->exe);
 	prio_target_for_system(&p->rule->priority, rules_target(m->rules),
 			       &p->prio);
@@ -902,20 +899,53 @@ static void manage_heir_restore(struct manage *m, pid_t pid,
 	}
 }
 
-static void manage_evaluate(struct manage *m, pid_t pid)
+/* A rule matched on facts read without a pin: pinned, the facts are read
+ * again and must match the same rule. */
+static void manage_take_unpinned(struct manage *m, pid_t pid, long rule,
+				 struct manage_proc *p)
+{
+	struct procinfo pi = {pid};
+	struct procinfo_pin pin;
+	struct facts facts;
+
+	facts.have = facts.failed = 0;
+	if (procinfo_pin(pid, &pin) != OS_OK)
+		return;
+	if (match_first(&m->index, &facts, procinfo_fetch, &pi) != rule) {
+		procinfo_unpin(&pin);
+		return;
+	}
+	manage_take(m, pid, rule, p, pin, &facts);
+}
+
+/* pinned: the process is pinned before its facts are read (an exec the
+ * filter sent, which some rule likely matches), and they are read once;
+ * else they are read first, and again once pinned when a rule matches. */
+static void manage_evaluate(struct manage *m, pid_t pid, bool pinned)
 {
 	struct procinfo pi = {pid};
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
 	struct manage_heir *h;
 	unsigned long long start;
+	struct procinfo_pin pin;
+	/* Only have/failed need clearing: a fact is read before it is used,
+	 * and zeroing all 13 KiB per exec showed in profiles. */
 	struct facts facts;
 	long rule = -1;
 
 	facts.have = facts.failed = 0;
+	if (pinned && procinfo_pin(pid, &pin) != OS_OK)
+		return; /* gone: its end is on its way */
 	if (m->rules)
 		rule = match_first(&m->index, &facts, procinfo_fetch, &pi);
+	if (rule >= 0 && pinned) {
+		manage_take(m, pid, rule, p, pin, &facts);
+		return;
+	}
+	if (pinned)
+		procinfo_unpin(&pin);
 	if (rule >= 0) {
-		manage_take(m, pid, rule, p);
+		manage_take_unpinned(m, pid, rule, p);
 		return;
 	}
 	if (p) {
@@ -952,14 +982,25 @@ static void manage_exec_rekey(struct manage_proc *p)
 	pidmap_put(&p->thread_index, p->pid, (void *)(uintptr_t)1);
 }
 
-void manage_exec(struct manage *m, pid_t pid)
+static void manage_exec_any(struct manage *m, pid_t pid, bool pinned)
 {
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
 
 	m->counters.execs++;
 	if (p)
 		manage_exec_rekey(p);
-	manage_evaluate(m, pid);
+	manage_evaluate(m, pid, pinned);
+}
+
+void manage_exec(struct manage *m, pid_t pid)
+{
+	manage_exec_any(m, pid, false);
+}
+
+/* An exec an exec filter sent: some rule likely matches it. */
+void manage_exec_sent(struct manage *m, pid_t pid)
+{
+	manage_exec_any(m, pid, true);
 }
 
 /* The same fork reported again (by the exec filter and by the proc
@@ -1044,7 +1085,7 @@ void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator)
 void manage_rename(struct manage *m, pid_t pid)
 {
 	m->counters.renames++;
-	manage_evaluate(m, pid);
+	manage_evaluate(m, pid, false);
 }
 
 /* The main thread may end before the others (pthread_exit), and ends
@@ -1162,7 +1203,7 @@ void manage_rescan(struct manage *m)
 		}
 		if (p && p->leader_exited) /* an exec whose event was lost */
 			manage_exec_rekey(p);
-		manage_evaluate(m, pids[i]);
+		manage_evaluate(m, pids[i], false);
 	}
 	free(pids);
 	procinfo_scan_end();
@@ -1236,7 +1277,7 @@ void manage_set_rules(struct manage *m, const struct rules *rules)
 		}
 		if (p)
 			p->rule = NULL;
-		manage_evaluate(m, pids[i]);
+		manage_evaluate(m, pids[i], false);
 		p = pidmap_get(&m->procs, pids[i]);
 		if (p && !p->rule) /* went away meanwhile */
 			manage_forget(m, pids[i], false);

@@ -150,6 +150,7 @@ void manage_exec(struct manage *m, pid_t pid);
 void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child);
 void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator);
 void manage_rename(struct manage *m, pid_t pid);
+void manage_exec_sent(struct manage *m, pid_t pid);
 void manage_exit(struct manage *m, pid_t pid, pid_t tid);
 void manage_end(struct manage *m, pid_t pid, pid_t tid,
 		unsigned long long start);

@@ -224,7 +224,7 @@ static void loop_filtered_exec(void *ctx, const struct events_event *e)
 		break;
 	case EVENTS_KIND_EXEC:
 		ifeo_exec(d, e->pid);
-		manage_exec(&d->manage, e->pid);
+		manage_exec_sent(&d->manage, e->pid);
 		break;
 	default:
 		break;

@@ -94,8 +94,10 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 	}
 	if (wanted & MATCH_FACT_EXE)
 		snprintf(facts->exe, sizeof(facts->exe), "%s", p->exe);
-	if (wanted & MATCH_FACT_EXE_FILE)
+	if (wanted & MATCH_FACT_EXE_FILE) {
 		facts->exe_file = MATCH_FILE_SAME;
+		procfake.exe_checks++;
+	}
 	if (wanted & MATCH_FACT_COMM)
 		snprintf(facts->comm, sizeof(facts->comm), "%s",
 			 strrchr(p->exe, '/') + 1);

@@ -44,6 +44,7 @@ struct procfake {
 	enum os_status refuse; /* every priority write answers this */
 	unsigned writes;       /* priority writes that reached the system */
 	unsigned reads;	       /* priority reads */
+	unsigned exe_checks;   /* reads of a process's exe file identity */
 	/* As Windows: nice, policy and EcoQoS (the class) are the
 	 * process's, a write through one thread sets them for all. */
 	bool process_wide;

@@ -108,6 +108,35 @@ static void test_exec_reads_once(void **state)
 	assert_false(manage_find(&m, 150)->threads[0].left_alone);
 }
 
+/* An exec the exec filter sent is pinned before its facts are read, and
+ * they are read once: the exe's identity is checked once, not at a first
+ * match and again after the pin. One the proc connector reported (any
+ * exec) is matched first and read again once pinned. */
+static void test_sent_exec_checked_once(void **state)
+{
+	(void)state;
+	procfake_start(160, "/usr/bin/raised", 1);
+	manage_exec_sent(&m, 160);
+	assert_int_equal(nice_of(160, 160), -6);
+	assert_int_equal(procfake.exe_checks, 1);
+	procfake_start(170, "/usr/bin/raised", 1);
+	manage_exec(&m, 170);
+	assert_int_equal(nice_of(170, 170), -6);
+	assert_int_equal(procfake.exe_checks, 3);
+}
+
+/* As test_pid_reused_mid_write, for an exec the filter sent. */
+static void test_sent_exec_pid_reused(void **state)
+{
+	(void)state;
+	procfake_start(210, "/usr/bin/raised", 1);
+	procfake.reuse_on_write = 210;
+	manage_exec_sent(&m, 210);
+	assert_int_equal(nice_of(210, 210), 0);
+	assert_string_equal(procfake_proc(210)->exe, "/usr/bin/other");
+	assert_null(manage_find(&m, 210));
+}
+
 /* The pid ends during the first write and another process gets it: the
  * other process must not keep the rule's values. */
 static void test_pid_reused_mid_write(void **state)
@@ -540,6 +569,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_exec_reads_once, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sent_exec_checked_once,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sent_exec_pid_reused,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_gone_mid_write,
