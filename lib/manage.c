@@ -1230,16 +1230,15 @@ void manage_rescan(struct manage *m)
  * has it, and gets back what it had when the set does not. */
 static void manage_keep_rule(struct manage *m, struct manage_proc *p)
 {
-	uintptr_t index =
-		(uintptr_t)strmap_get(&m->rules->by_name, p->rule->name);
+	const struct rule *rule = rules_named(m->rules, p->rule->name);
 
-	if (!index) {
+	if (!rule) {
 		log_info("pid %d %s: rule %s is gone: restored", (int)p->pid,
 			 p->exe, p->rule->name);
 		manage_forget(m, p->pid, true);
 		return;
 	}
-	p->rule = &m->rules->list[index - 1];
+	p->rule = rule;
 	manage_follow(m, p);
 	prio_target_for_system(&p->rule->priority, rules_target(m->rules),
 			       &p->prio);

@@ -355,6 +355,18 @@ static void rules_free_checks(struct rules *rules)
 	strmap_free(&rules->ids);
 }
 
+/* The rule of that name. By a look at each: the map of names is gone once
+ * the files are loaded, and this is asked rarely (a process whose main
+ * thread ended, at a reload). */
+const struct rule *rules_named(const struct rules *rules, const char *name)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		if (strcmp(rules->list[i].name, name) == 0)
+			return &rules->list[i];
+	}
+	return NULL;
+}
+
 void rules_free(struct rules *rules)
 {
 	for (size_t i = 0; i < rules->count; i++)

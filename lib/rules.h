@@ -257,6 +257,7 @@ enum rules_enum {
 /* rules.c */
 void rules_init(struct rules *rules);
 void rules_free(struct rules *rules);
+const struct rule *rules_named(const struct rules *rules, const char *name);
 enum rules_system rules_target(const struct rules *rules);
 const char *rules_pattern_key(const struct rule_patterns *p, size_t i);
 int rules_load_paths(struct rules *rules, char *const *paths, size_t count,

@@ -402,6 +402,10 @@ static void test_leader_exit_event_late(void **state)
 	procfake_drop_thread(p, 810);
 	manage_rescan(&m);
 	assert_non_null(manage_find(&m, 810));
+	/* As the daemon's rule sets are: their map of names is freed once
+	 * their files are loaded. */
+	strmap_free(&rules.by_name);
+	strmap_init(&rules.by_name);
 	manage_set_rules(&m, &rules);
 	assert_non_null(manage_find(&m, 810));
 	assert_int_equal(nice_of(810, 811), -6);
