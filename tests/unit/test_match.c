@@ -241,11 +241,16 @@ static void test_match_case(void **state)
 static void test_index_shape(void **state)
 {
 	(void)state;
-	/* xz, xz-root and java by exe; game, child and name-late by name;
-	 * gcc (a glob), svc and grp scanned. */
-	assert_int_equal(test_index.by_exe.count, 2);
-	assert_int_equal(test_index.by_comm.count, 4);
-	assert_int_equal(test_index.scan_count, 3);
+	/* xz, xz-root and java by exe; gcc by its exe's literal start;
+	 * game, child and name-late by name; grp by its command line's
+	 * literal run; svc (a cgroup alone) scanned. */
+	assert_int_equal(test_index.by[MATCH_ON_EXE].exact.count, 2);
+	assert_int_equal(test_index.by[MATCH_ON_EXE].starts.count,
+			 strlen("/usr/lib/gcc/") + 1);
+	assert_int_equal(test_index.by[MATCH_ON_NAME].exact.count, 4);
+	assert_int_equal(test_index.by[MATCH_ON_CMDLINE].runs.trie.count,
+			 strlen(" --batch") + 1);
+	assert_int_equal(test_index.scan_count, 1);
 }
 
 static void test_explanation(void **state)
@@ -480,7 +485,7 @@ static void test_windows_cases(void **state)
 	}
 	/* tool and share by their folded exe, game and child scanned or
 	 * by name: the literal exe is found through the index. */
-	assert_non_null(strmap_get(&windows_index.by_exe,
+	assert_non_null(strmap_get(&windows_index.by[MATCH_ON_EXE].exact,
 				   "c:/program files/tool/tool.exe"));
 	windows_teardown(NULL);
 }
