@@ -544,6 +544,22 @@ static size_t match_next(const struct match_candidates *c,
 	return next;
 }
 
+/* Of the facts' indexes not looked up yet, the one whose lowest rule is
+ * the lowest; MATCH_ON_COUNT when none is left. */
+static int match_unlooked(const struct match_index *index, const bool *looked)
+{
+	int lowest = MATCH_ON_COUNT;
+
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		if (looked[on] || index->by[on].first == SIZE_MAX)
+			continue;
+		if (lowest == MATCH_ON_COUNT ||
+		    index->by[on].first < index->by[lowest].first)
+			lowest = on;
+	}
+	return lowest;
+}
+
 /* Candidates from the index and the scan list, in rule order: the first
  * that matches wins. A fact's index is looked up (and the fact read)
  * only once the order reaches the lowest rule it holds: a command line
@@ -559,19 +575,16 @@ long match_first(const struct match_index *index, struct facts *facts,
 
 	for (;;) {
 		size_t next = match_next(&c, index, s);
-		bool added = false;
+		int on = match_unlooked(index, looked);
 
-		for (int on = 0; on < MATCH_ON_COUNT; on++) {
-			const struct match_keyed *k = &index->by[on];
-
-			if (looked[on] || k->first == SIZE_MAX ||
-			    k->first > next)
-				continue;
-			looked[on] = added = true;
-			match_lookup(k, on, facts, fetch, ctx, &c);
-		}
-		if (added)
+		/* Its lowest rule comes before the next: it may hold one
+		 * that does too. Looked up one at a time, lowest first, as
+		 * the next may then come from the one looked up. */
+		if (on != MATCH_ON_COUNT && index->by[on].first <= next) {
+			looked[on] = true;
+			match_lookup(&index->by[on], on, facts, fetch, ctx, &c);
 			continue;
+		}
 		if (next == SIZE_MAX)
 			break;
 		if (c.next < c.count && c.list[c.next] == next)
