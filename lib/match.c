@@ -507,6 +507,44 @@ static void match_candidates_sort(struct match_candidates *c)
 	c->count = c->next + kept;
 }
 
+/* The buckets of the literal runs a text holds, each once. */
+struct match_hits {
+	const struct match_bucket **list;
+	size_t count;
+};
+
+static void match_hits_visit(void *ctx, void *value)
+{
+	struct match_hits *h = ctx;
+
+	h->list = xgrow(h->list, h->count, sizeof(*h->list));
+	h->list[h->count++] = value;
+}
+
+static int match_compare_bucket(const void *a, const void *b)
+{
+	const struct match_bucket *const *pa = a, *const *pb = b;
+	uintptr_t x = (uintptr_t)(*pa), y = (uintptr_t)(*pb);
+
+	return x < y ? -1 : x > y;
+}
+
+/* A literal is found at every place it ends: a command line with a
+ * hundred spaces would otherwise add the rules of " " a hundred times. */
+static void match_runs(const struct acsearch *runs, const char *text,
+		       size_t len, struct match_candidates *c)
+{
+	struct match_hits h = {0};
+
+	acsearch_scan(runs, text, len, match_hits_visit, &h);
+	qsort(h.list, h.count, sizeof(*h.list), match_compare_bucket);
+	for (size_t i = 0; i < h.count; i++) {
+		if (!i || h.list[i] != h.list[i - 1])
+			match_candidates_visit(c, (void *)h.list[i]);
+	}
+	free(h.list);
+}
+
 /* The rules whose literals the fact holds, added to c. A fact that
  * cannot be read finds none: each of them needs it. */
 static void match_lookup(const struct match_keyed *k, enum match_on on,
@@ -527,7 +565,7 @@ static void match_lookup(const struct match_keyed *k, enum match_on on,
 		match_candidates_visit(c, strmap_get(&k->exact, key));
 	trie_walk(&k->starts, key, len, false, match_candidates_visit, c);
 	trie_walk(&k->ends, key, len, true, match_candidates_visit, c);
-	acsearch_scan(&k->runs, key, len, match_candidates_visit, c);
+	match_runs(&k->runs, key, len, c);
 	match_candidates_sort(c);
 }
 
