@@ -21,8 +21,8 @@ void acsearch_free(struct acsearch *ac)
 	acsearch_init(ac);
 }
 
-/* Literals go in before acsearch_build; their values are the caller's. */
-void **acsearch_slot(struct acsearch *ac, const char *literal, size_t len)
+/* Literals go in before acsearch_build; their numbers are the caller's. */
+uint32_t *acsearch_slot(struct acsearch *ac, const char *literal, size_t len)
 {
 	return trie_slot(&ac->trie, literal, len, false);
 }
@@ -46,10 +46,12 @@ static uint32_t acsearch_next(const struct acsearch *ac, uint32_t node,
 /* Breadth first, so that every fail link points to a node done before. */
 void acsearch_build(struct acsearch *ac)
 {
-	const struct trie_node *nodes = ac->trie.nodes;
 	size_t count = ac->trie.count, head = 0, tail = 0;
+	const struct trie_node *nodes;
 	uint32_t *queue;
 
+	trie_trim(&ac->trie);
+	nodes = ac->trie.nodes;
 	free(ac->fail);
 	free(ac->out);
 	ac->fail = xcalloc(count ? count : 1, sizeof(*ac->fail));

@@ -21,7 +21,7 @@ struct acsearch {
 /* acsearch.c */
 void acsearch_init(struct acsearch *ac);
 void acsearch_free(struct acsearch *ac);
-void **acsearch_slot(struct acsearch *ac, const char *literal, size_t len);
+uint32_t *acsearch_slot(struct acsearch *ac, const char *literal, size_t len);
 void acsearch_build(struct acsearch *ac);
 void acsearch_scan(const struct acsearch *ac, const char *text, size_t len,
 		   trie_visit_fn visit, void *ctx);

@@ -70,6 +70,11 @@ static const char *match_on_text(const struct facts *facts, enum match_on on)
 	return facts->cmdline;
 }
 
+static const size_t *match_bucket_rules(const struct match_bucket *b)
+{
+	return b->count == 1 ? &b->rules.one : b->rules.many;
+}
+
 /* The literal value v cannot match without, in buf (with its length in
  * *len), and where in the text it must be. A command line is searched for
  * its longest run; an exe or a name is found by its longer end, an exe's
@@ -135,33 +140,52 @@ static enum match_on match_rule_on(const struct rule *rule)
 	return MATCH_ON_COUNT;
 }
 
-static void match_bucket_add(struct match_bucket **slot, size_t rule)
+/* The bucket numbered *number (a new one when 0) gets rule. */
+static void match_bucket_add(struct match_index *index, uint32_t *number,
+			     size_t rule)
 {
-	struct match_bucket *b = *slot;
+	struct match_bucket *b;
 
-	if (!b) {
-		b = xcalloc(1, sizeof(*b));
-		*slot = b;
+	if (!*number) {
+		index->buckets = xgrow(index->buckets, index->bucket_count,
+				       sizeof(*index->buckets));
+		index->buckets[index->bucket_count++] =
+			(struct match_bucket){0};
+		*number = (uint32_t)index->bucket_count;
 	}
-	/* A rule listing the same literal twice goes in once. */
-	if (b->count && b->rules[b->count - 1] == rule)
-		return;
-	b->rules = xgrow(b->rules, b->count, sizeof(*b->rules));
-	b->rules[b->count++] = rule;
+	b = &index->buckets[*number - 1];
+	if (b->count == 0) {
+		b->rules.one = rule;
+	} else if (match_bucket_rules(b)[b->count - 1] == rule) {
+		return; /* a rule listing the same literal twice: once */
+	} else if (b->count == 1) {
+		size_t one = b->rules.one;
+
+		b->rules.many = xreallocarray(NULL, 2, sizeof(size_t));
+		b->rules.many[0] = one;
+		b->rules.many[1] = rule;
+	} else {
+		b->rules.many = xgrow(b->rules.many, b->count, sizeof(size_t));
+		b->rules.many[b->count] = rule;
+	}
+	b->count++;
 }
 
-static void match_exact_add(struct strmap *map, const char *key, size_t rule)
+/* Exact values are borrowed keys of a map of bucket numbers. */
+static void match_exact_add(struct match_index *index, struct strmap *map,
+			    const char *key, size_t rule)
 {
-	struct match_bucket *b = strmap_get(map, key);
+	uint32_t number = (uint32_t)(uintptr_t)strmap_get(map, key);
 
-	match_bucket_add(&b, rule);
-	strmap_put(map, key, b);
+	match_bucket_add(index, &number, rule);
+	strmap_put(map, key, (void *)(uintptr_t)number);
 }
 
-static void match_keyed_add(struct match_keyed *k, const struct rule *r,
-			    enum match_on on, size_t rule)
+static void match_keyed_add(struct match_index *index, enum match_on on,
+			    const struct rule *r, size_t rule)
 {
 	const struct rule_patterns *p = match_on_patterns(r, on);
+	struct match_keyed *k = &index->by[on];
 	char lit[MATCH_TEXT_MAX];
 	size_t len = 0;
 
@@ -170,23 +194,22 @@ static void match_keyed_add(struct match_keyed *k, const struct rule *r,
 	for (size_t v = 0; v < p->count; v++) {
 		switch (match_value_key(p, v, on, lit, sizeof(lit), &len)) {
 		case MATCH_KEY_EXACT:
-			match_exact_add(&k->exact, rules_pattern_key(p, v),
-					rule);
+			match_exact_add(index, &k->exact,
+					rules_pattern_key(p, v), rule);
 			break;
 		case MATCH_KEY_START:
-			match_bucket_add((struct match_bucket **)trie_slot(
-						 &k->starts, lit, len, false),
+			match_bucket_add(index,
+					 trie_slot(&k->starts, lit, len, false),
 					 rule);
 			break;
 		case MATCH_KEY_END:
-			match_bucket_add((struct match_bucket **)trie_slot(
-						 &k->ends, lit, len, true),
+			match_bucket_add(index,
+					 trie_slot(&k->ends, lit, len, true),
 					 rule);
 			break;
 		case MATCH_KEY_RUN:
-			match_bucket_add((struct match_bucket **)acsearch_slot(
-						 &k->runs, lit, len),
-					 rule);
+			match_bucket_add(
+				index, acsearch_slot(&k->runs, lit, len), rule);
 			break;
 		case MATCH_KEY_NONE:
 			break;
@@ -221,30 +244,22 @@ void match_index_build(struct match_index *index, const struct rules *rules)
 					match_on_patterns(r, f)->flags;
 		}
 		if (on != MATCH_ON_COUNT) {
-			match_keyed_add(&index->by[on], r, on, i);
+			match_keyed_add(index, on, r, i);
 			continue;
 		}
 		index->scan = xgrow(index->scan, index->scan_count,
 				    sizeof(*index->scan));
 		index->scan[index->scan_count++] = i;
 	}
-	acsearch_build(&index->by[MATCH_ON_CMDLINE].runs);
-}
-
-static void match_free_bucket(void *value)
-{
-	struct match_bucket *b = value;
-
-	if (b)
-		free(b->rules);
-	free(b);
-}
-
-static void match_free_trie(struct trie *trie)
-{
-	for (size_t i = 0; i < trie->count; i++)
-		match_free_bucket(trie->nodes[i].value);
-	trie_free(trie);
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		trie_trim(&index->by[on].starts);
+		trie_trim(&index->by[on].ends);
+		acsearch_build(&index->by[on].runs);
+	}
+	if (index->bucket_count)
+		index->buckets =
+			xreallocarray(index->buckets, index->bucket_count,
+				      sizeof(*index->buckets));
 }
 
 void match_index_free(struct match_index *index)
@@ -252,14 +267,16 @@ void match_index_free(struct match_index *index)
 	for (int on = 0; on < MATCH_ON_COUNT; on++) {
 		struct match_keyed *k = &index->by[on];
 
-		for (size_t i = 0; i < k->exact.capacity; i++)
-			match_free_bucket(k->exact.slots[i].value);
 		strmap_free(&k->exact);
-		match_free_trie(&k->starts);
-		match_free_trie(&k->ends);
-		match_free_trie(&k->runs.trie);
+		trie_free(&k->starts);
+		trie_free(&k->ends);
 		acsearch_free(&k->runs);
 	}
+	for (size_t i = 0; i < index->bucket_count; i++) {
+		if (index->buckets[i].count > 1)
+			free(index->buckets[i].rules.many);
+	}
+	free(index->buckets);
 	free(index->scan);
 	*index = (struct match_index){0};
 }
@@ -472,18 +489,21 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 
 /* The rules the index found, ascending from next on. */
 struct match_candidates {
+	const struct match_bucket *buckets;
 	size_t *list;
 	size_t count, next;
 };
 
-static void match_candidates_visit(void *ctx, void *value)
+/* Adds the rules of the bucket numbered number. */
+static void match_candidates_visit(void *ctx, uint32_t number)
 {
 	struct match_candidates *c = ctx;
-	const struct match_bucket *b = value;
+	const struct match_bucket *b = &c->buckets[number - 1];
+	const size_t *rules = match_bucket_rules(b);
 
 	for (size_t i = 0; i < b->count; i++) {
 		c->list = xgrow(c->list, c->count, sizeof(*c->list));
-		c->list[c->count++] = b->rules[i];
+		c->list[c->count++] = rules[i];
 	}
 }
 
@@ -509,22 +529,21 @@ static void match_candidates_sort(struct match_candidates *c)
 
 /* The buckets of the literal runs a text holds, each once. */
 struct match_hits {
-	const struct match_bucket **list;
+	uint32_t *list;
 	size_t count;
 };
 
-static void match_hits_visit(void *ctx, void *value)
+static void match_hits_visit(void *ctx, uint32_t number)
 {
 	struct match_hits *h = ctx;
 
 	h->list = xgrow(h->list, h->count, sizeof(*h->list));
-	h->list[h->count++] = value;
+	h->list[h->count++] = number;
 }
 
-static int match_compare_bucket(const void *a, const void *b)
+static int match_compare_number(const void *a, const void *b)
 {
-	const struct match_bucket *const *pa = a, *const *pb = b;
-	uintptr_t x = (uintptr_t)(*pa), y = (uintptr_t)(*pb);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -537,10 +556,10 @@ static void match_runs(const struct acsearch *runs, const char *text,
 	struct match_hits h = {0};
 
 	acsearch_scan(runs, text, len, match_hits_visit, &h);
-	qsort(h.list, h.count, sizeof(*h.list), match_compare_bucket);
+	qsort(h.list, h.count, sizeof(*h.list), match_compare_number);
 	for (size_t i = 0; i < h.count; i++) {
 		if (!i || h.list[i] != h.list[i - 1])
-			match_candidates_visit(c, (void *)h.list[i]);
+			match_candidates_visit(c, h.list[i]);
 	}
 	free(h.list);
 }
@@ -553,6 +572,7 @@ static void match_lookup(const struct match_keyed *k, enum match_on on,
 {
 	char buf[MATCH_TEXT_MAX];
 	const char *key;
+	uint32_t number;
 	size_t len;
 
 	if (!match_need(facts, match_on_facts[on], fetch, ctx))
@@ -561,8 +581,9 @@ static void match_lookup(const struct match_keyed *k, enum match_on on,
 	if (!key)
 		return;
 	len = strlen(key);
-	if (k->exact.count && strmap_get(&k->exact, key))
-		match_candidates_visit(c, strmap_get(&k->exact, key));
+	number = (uint32_t)(uintptr_t)strmap_get(&k->exact, key);
+	if (number)
+		match_candidates_visit(c, number);
 	trie_walk(&k->starts, key, len, false, match_candidates_visit, c);
 	trie_walk(&k->ends, key, len, true, match_candidates_visit, c);
 	match_runs(&k->runs, key, len, c);
@@ -606,7 +627,7 @@ static int match_unlooked(const struct match_index *index, const bool *looked)
 long match_first(const struct match_index *index, struct facts *facts,
 		 match_fetch_fn fetch, void *ctx)
 {
-	struct match_candidates c = {0};
+	struct match_candidates c = {.buckets = index->buckets};
 	bool looked[MATCH_ON_COUNT] = {false};
 	size_t s = 0;
 	long found = -1;

@@ -65,9 +65,14 @@ struct facts {
  * for each. */
 typedef void (*match_fetch_fn)(void *ctx, unsigned wanted, struct facts *facts);
 
+/* The rules under one literal: indexes into rules->list, ascending; one
+ * is held in place, as most literals have one rule. */
 struct match_bucket {
-	size_t *rules; /* indexes into rules->list, ascending */
 	size_t count;
+	union {
+		size_t one;   /* count 1 */
+		size_t *many; /* count > 1 */
+	} rules;
 };
 
 /* The facts a rule can be found by, dearest last. */
@@ -79,7 +84,8 @@ enum match_on {
 };
 
 /* The rules found by one fact, each under the literal its values cannot
- * match without. Buckets are struct match_bucket. */
+ * match without: the maps and tries hold bucket numbers (an index into
+ * the index's buckets, plus 1). */
 struct match_keyed {
 	struct strmap exact;  /* a literal value (its key) -> bucket */
 	struct trie starts;   /* a literal start -> bucket */
@@ -92,6 +98,8 @@ struct match_keyed {
 struct match_index {
 	const struct rules *rules;
 	struct match_keyed by[MATCH_ON_COUNT];
+	struct match_bucket *buckets;
+	size_t bucket_count;
 	size_t *scan; /* every other rule, ascending */
 	size_t scan_count;
 };

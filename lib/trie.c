@@ -38,7 +38,8 @@ uint32_t trie_step(const struct trie *trie, uint32_t node, unsigned char c)
 
 /* The place of key's value, its nodes made as needed: read from its last
  * byte to its first when reversed (an end, walked from the text's end). */
-void **trie_slot(struct trie *trie, const char *key, size_t len, bool reversed)
+uint32_t *trie_slot(struct trie *trie, const char *key, size_t len,
+		    bool reversed)
 {
 	uint32_t node = TRIE_ROOT;
 
@@ -58,6 +59,15 @@ void **trie_slot(struct trie *trie, const char *key, size_t len, bool reversed)
 		node = next;
 	}
 	return &trie->nodes[node].value;
+}
+
+/* Once every key is in: the nodes' array cut to what they use (it grew by
+ * doubling). */
+void trie_trim(struct trie *trie)
+{
+	if (trie->count)
+		trie->nodes = xreallocarray(trie->nodes, trie->count,
+					    sizeof(*trie->nodes));
 }
 
 /* Every key that text starts with (reversed: ends with), shortest first:

@@ -18,12 +18,12 @@ struct hits {
 	unsigned count[64];
 };
 
-static void hit(void *ctx, void *value)
+/* A literal's number is its index in the set, plus 1. */
+static void hit(void *ctx, uint32_t value)
 {
 	struct hits *h = ctx;
-	const char *const *literal = value;
 
-	h->count[literal - h->literals]++;
+	h->count[value - 1]++;
 }
 
 /* How many times literal occurs in text, overlaps included. */
@@ -47,11 +47,11 @@ static void search(const char *const *literals, size_t count, const char *text,
 	acsearch_init(&ac);
 	/* A literal given twice keeps its first place. */
 	for (size_t i = 0; i < count; i++) {
-		void **slot =
+		uint32_t *slot =
 			acsearch_slot(&ac, literals[i], strlen(literals[i]));
 
 		if (!*slot)
-			*slot = (void *)&literals[i];
+			*slot = (uint32_t)i + 1;
 	}
 	acsearch_build(&ac);
 	*h = (struct hits){.literals = literals};
