@@ -517,8 +517,12 @@ static int match_compare_index(const void *a, const void *b)
 /* Sorted, and a rule found twice (two values, two literals) once. */
 static void match_candidates_sort(struct match_candidates *c)
 {
-	size_t *rest = c->list + c->next, n = c->count - c->next, kept = 0;
+	size_t n = c->count - c->next, kept = 0;
+	size_t *rest;
 
+	if (n < 2) /* and the list may be NULL, which qsort may not get */
+		return;
+	rest = c->list + c->next;
 	qsort(rest, n, sizeof(*rest), match_compare_index);
 	for (size_t i = 0; i < n; i++) {
 		if (!kept || rest[kept - 1] != rest[i])
@@ -556,7 +560,8 @@ static void match_runs(const struct acsearch *runs, const char *text,
 	struct match_hits h = {0};
 
 	acsearch_scan(runs, text, len, match_hits_visit, &h);
-	qsort(h.list, h.count, sizeof(*h.list), match_compare_number);
+	if (h.count > 1)
+		qsort(h.list, h.count, sizeof(*h.list), match_compare_number);
 	for (size_t i = 0; i < h.count; i++) {
 		if (!i || h.list[i] != h.list[i - 1])
 			match_candidates_visit(c, h.list[i]);
