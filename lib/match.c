@@ -181,6 +181,7 @@ static void match_exact_add(struct match_index *index, struct strmap *map,
 	strmap_put(map, key, (void *)(uintptr_t)number);
 }
 
+/* Rule r under the literal of each of its values of the key on. */
 static void match_keyed_add(struct match_index *index, enum match_on on,
 			    const struct rule *r, size_t rule)
 {
