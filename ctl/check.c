@@ -5,6 +5,7 @@
 
 #include "conf.h"
 #include "ctl.h"
+#include "match.h"
 #include "rules.h"
 
 /* Options without a letter: -S names the socket before the command. */
@@ -71,6 +72,20 @@ static int check_load(struct ctl *ctl, int count, char **paths,
 	return status;
 }
 
+/* The rules the matcher's index cannot find, and why: each is tried at
+ * every exec, so that thousands of them make every exec dear. */
+static void check_print_unindexed(const struct rules *rules)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		const struct rule *r = &rules->list[i];
+		char why[1024];
+
+		if (match_unindexed(r, why, sizeof(why)))
+			printf("rule %s (%s:%u): %s: tried at every exec\n",
+			       r->name, r->file, r->line, why);
+	}
+}
+
 int check_main(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -130,6 +145,8 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		result = CTL_EXIT_OK;
 	if (result == CTL_EXIT_OK && print)
 		rules_print(&rules, stdout);
+	if (result == CTL_EXIT_OK && !quiet)
+		check_print_unindexed(&rules);
 	if (result == CTL_EXIT_OK && !quiet && system)
 		printf("%zu rules in %zu files: OK for %s\n", rules.count,
 		       rules.files_read,

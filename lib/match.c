@@ -1,91 +1,283 @@
 /* Matching: process facts x rules -> the first matching rule, in rule
- * order. An index finds the rules keyed on an exact exe or name without
- * scanning every rule; only the rest are scanned. */
+ * order. An index finds the rules by the literals their exe, name or
+ * cmdline values cannot match without (exact values, literal starts and
+ * ends, literal runs), so that an exec tries its candidates, not every
+ * rule; only rules that yield no literal are scanned. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "match.h"
 #include "pattern.h"
+#include "quote.h"
 #include "util.h"
 
-static void match_bucket_add(struct strmap *map, const char *key, size_t rule)
-{
-	struct match_bucket *b = strmap_get(map, key);
+/* The longest text a fact holds, folded for a lookup. */
+#define MATCH_TEXT_MAX                                                         \
+	(MATCH_CMDLINE_MAX > PATH_MAX ? MATCH_CMDLINE_MAX : PATH_MAX)
 
-	if (!b) {
-		b = xcalloc(1, sizeof(*b));
-		strmap_put(map, key, b);
+/* How one value of a pattern is found: exactly (a hash), by its literal
+ * start or end (a trie), by a literal run anywhere (the substring
+ * search); or not at all, and then its rule is tried at every exec. */
+enum match_key {
+	MATCH_KEY_NONE,
+	MATCH_KEY_EXACT,
+	MATCH_KEY_START,
+	MATCH_KEY_END,
+	MATCH_KEY_RUN,
+};
+
+static const char *const match_on_names[MATCH_ON_COUNT] = {
+	[MATCH_ON_EXE] = "exe",
+	[MATCH_ON_NAME] = "name",
+	[MATCH_ON_CMDLINE] = "cmdline",
+};
+
+static const unsigned match_on_facts[MATCH_ON_COUNT] = {
+	[MATCH_ON_EXE] = MATCH_FACT_EXE,
+	[MATCH_ON_NAME] = MATCH_FACT_COMM,
+	[MATCH_ON_CMDLINE] = MATCH_FACT_CMDLINE,
+};
+
+static const struct rule_patterns *match_on_patterns(const struct rule *rule,
+						     enum match_on on)
+{
+	switch (on) {
+	case MATCH_ON_EXE:
+		return &rule->match.exe;
+	case MATCH_ON_NAME:
+		return &rule->match.name;
+	case MATCH_ON_CMDLINE:
+	case MATCH_ON_COUNT:
+		break;
 	}
-	/* A rule listing the same value twice goes in once. */
-	if (b->count && b->rules[b->count - 1] == rule)
-		return;
-	b->rules = xreallocarray(b->rules, b->count + 1, sizeof(*b->rules));
-	b->rules[b->count++] = rule;
+	return &rule->match.cmdline;
 }
 
-static bool match_all_literal(const struct rule_patterns *p)
+static const char *match_on_text(const struct facts *facts, enum match_on on)
 {
-	for (size_t i = 0; i < p->count; i++) {
-		if (!pattern_is_literal_flags(p->values[i], p->flags))
-			return false;
+	switch (on) {
+	case MATCH_ON_EXE:
+		return facts->exe;
+	case MATCH_ON_NAME:
+		return facts->comm;
+	case MATCH_ON_CMDLINE:
+	case MATCH_ON_COUNT:
+		break;
 	}
-	return p->count > 0;
+	return facts->cmdline;
 }
 
-/* A rule whose exe values are all literal can only match a process with
- * one of those exes: it is found through by_exe. Likewise for names. */
+static const size_t *match_bucket_rules(const struct match_bucket *b)
+{
+	return b->count == 1 ? &b->rules.one : b->rules.many;
+}
+
+/* The literal value v cannot match without, in buf (with its length in
+ * *len), and where in the text it must be. A command line is searched for
+ * its longest run; an exe or a name is found by its longer end, an exe's
+ * start only past the root (every path starts with "/"). */
+static enum match_key match_value_key(const struct rule_patterns *p, size_t v,
+				      enum match_on on, char *buf, size_t size,
+				      size_t *len)
+{
+	const char *value = p->values[v];
+	char end[MATCH_TEXT_MAX];
+	size_t start_len, end_len;
+
+	if (on == MATCH_ON_CMDLINE) {
+		*len = pattern_literal_run(value, p->flags, PATTERN_RUN_LONGEST,
+					   buf, size);
+		return *len ? MATCH_KEY_RUN : MATCH_KEY_NONE;
+	}
+	if (pattern_is_literal_flags(value, p->flags))
+		return MATCH_KEY_EXACT;
+	start_len = pattern_literal_run(value, p->flags, PATTERN_RUN_PREFIX,
+					buf, size);
+	end_len = pattern_literal_run(value, p->flags, PATTERN_RUN_SUFFIX, end,
+				      sizeof(end));
+	if (on == MATCH_ON_EXE && start_len < 2)
+		start_len = 0;
+	if (!start_len && !end_len)
+		return MATCH_KEY_NONE;
+	if (start_len >= end_len) {
+		*len = start_len;
+		return MATCH_KEY_START;
+	}
+	memcpy(buf, end, end_len + 1);
+	*len = end_len;
+	return MATCH_KEY_END;
+}
+
+/* The first value of p that no index can find, or p->count. */
+static size_t match_unkeyed_value(const struct rule_patterns *p,
+				  enum match_on on)
+{
+	char lit[MATCH_TEXT_MAX];
+	size_t len, v;
+
+	for (v = 0; v < p->count; v++) {
+		if (match_value_key(p, v, on, lit, sizeof(lit), &len) ==
+		    MATCH_KEY_NONE)
+			break;
+	}
+	return v;
+}
+
+/* The fact a rule is found by: the first (cheapest) of its keys whose
+ * every value yields a literal, since the rule can only match a process
+ * whose fact holds one of them; MATCH_ON_COUNT: none, it is scanned. */
+static enum match_on match_rule_on(const struct rule *rule)
+{
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		const struct rule_patterns *p = match_on_patterns(rule, on);
+
+		if (p->count && match_unkeyed_value(p, on) == p->count)
+			return on;
+	}
+	return MATCH_ON_COUNT;
+}
+
+/* The bucket numbered *number (a new one when 0) gets rule. */
+static void match_bucket_add(struct match_index *index, uint32_t *number,
+			     size_t rule)
+{
+	struct match_bucket *b;
+
+	if (!*number) {
+		index->buckets = xgrow(index->buckets, index->bucket_count,
+				       sizeof(*index->buckets));
+		index->buckets[index->bucket_count++] =
+			(struct match_bucket){0};
+		*number = (uint32_t)index->bucket_count;
+	}
+	b = &index->buckets[*number - 1];
+	if (b->count == 0) {
+		b->rules.one = rule;
+	} else if (match_bucket_rules(b)[b->count - 1] == rule) {
+		return; /* a rule listing the same literal twice: once */
+	} else if (b->count == 1) {
+		size_t one = b->rules.one;
+
+		b->rules.many = xreallocarray(NULL, 2, sizeof(size_t));
+		b->rules.many[0] = one;
+		b->rules.many[1] = rule;
+	} else {
+		b->rules.many = xgrow(b->rules.many, b->count, sizeof(size_t));
+		b->rules.many[b->count] = rule;
+	}
+	b->count++;
+}
+
+/* Exact values are borrowed keys of a map of bucket numbers. */
+static void match_exact_add(struct match_index *index, struct strmap *map,
+			    const char *key, size_t rule)
+{
+	uint32_t number = (uint32_t)(uintptr_t)strmap_get(map, key);
+
+	match_bucket_add(index, &number, rule);
+	strmap_put(map, key, (void *)(uintptr_t)number);
+}
+
+/* Rule r under the literal of each of its values of the key on. */
+static void match_keyed_add(struct match_index *index, enum match_on on,
+			    const struct rule *r, size_t rule)
+{
+	const struct rule_patterns *p = match_on_patterns(r, on);
+	struct match_keyed *k = &index->by[on];
+	char lit[MATCH_TEXT_MAX];
+	size_t len = 0;
+
+	if (k->first == SIZE_MAX)
+		k->first = rule;
+	for (size_t v = 0; v < p->count; v++) {
+		switch (match_value_key(p, v, on, lit, sizeof(lit), &len)) {
+		case MATCH_KEY_EXACT:
+			match_exact_add(index, &k->exact,
+					rules_pattern_key(p, v), rule);
+			break;
+		case MATCH_KEY_START:
+			match_bucket_add(index,
+					 trie_slot(&k->starts, lit, len, false),
+					 rule);
+			break;
+		case MATCH_KEY_END:
+			match_bucket_add(index,
+					 trie_slot(&k->ends, lit, len, true),
+					 rule);
+			break;
+		case MATCH_KEY_RUN:
+			match_bucket_add(
+				index, acsearch_slot(&k->runs, lit, len), rule);
+			break;
+		case MATCH_KEY_NONE:
+			break;
+		}
+	}
+}
+
+/* Each rule goes in one place: under the literals of the fact it is
+ * found by, or in scan; rules are added in order, so every bucket and
+ * scan are ascending. */
 void match_index_build(struct match_index *index, const struct rules *rules)
 {
 	*index = (struct match_index){.rules = rules};
-	strmap_init(&index->by_exe);
-	strmap_init(&index->by_comm);
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		struct match_keyed *k = &index->by[on];
+
+		strmap_init(&k->exact);
+		trie_init(&k->starts);
+		trie_init(&k->ends);
+		acsearch_init(&k->runs);
+		k->first = SIZE_MAX;
+	}
 	for (size_t i = 0; i < rules->count; i++) {
-		const struct rule_match *m = &rules->list[i].match;
+		const struct rule *r = &rules->list[i];
+		enum match_on on = match_rule_on(r);
 
 		/* One system per rule set: the first folding rule says
-		 * how the process's exe and name are looked up. */
-		if (m->exe.flags)
-			index->exe_flags = m->exe.flags;
-		if (m->name.flags)
-			index->comm_flags = m->name.flags;
-		if (match_all_literal(&m->exe)) {
-			for (size_t v = 0; v < m->exe.count; v++)
-				match_bucket_add(&index->by_exe,
-						 rules_pattern_key(&m->exe, v),
-						 i);
-		} else if (!m->exe.count && match_all_literal(&m->name)) {
-			for (size_t v = 0; v < m->name.count; v++)
-				match_bucket_add(&index->by_comm,
-						 rules_pattern_key(&m->name, v),
-						 i);
-		} else {
-			index->scan = xreallocarray(index->scan,
-						    index->scan_count + 1,
-						    sizeof(*index->scan));
-			index->scan[index->scan_count++] = i;
+		 * how the process's facts are looked up. */
+		for (int f = 0; f < MATCH_ON_COUNT; f++) {
+			if (match_on_patterns(r, f)->flags)
+				index->by[f].flags =
+					match_on_patterns(r, f)->flags;
 		}
-	}
-}
-
-static void match_free_buckets(struct strmap *map)
-{
-	for (size_t i = 0; i < map->capacity; i++) {
-		struct match_bucket *b = map->slots[i].value;
-
-		if (b) {
-			free(b->rules);
-			free(b);
+		if (on != MATCH_ON_COUNT) {
+			match_keyed_add(index, on, r, i);
+			continue;
 		}
+		index->scan = xgrow(index->scan, index->scan_count,
+				    sizeof(*index->scan));
+		index->scan[index->scan_count++] = i;
 	}
-	strmap_free(map);
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		trie_trim(&index->by[on].starts);
+		trie_trim(&index->by[on].ends);
+		acsearch_build(&index->by[on].runs);
+	}
+	if (index->bucket_count)
+		index->buckets =
+			xreallocarray(index->buckets, index->bucket_count,
+				      sizeof(*index->buckets));
 }
 
 void match_index_free(struct match_index *index)
 {
-	match_free_buckets(&index->by_exe);
-	match_free_buckets(&index->by_comm);
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		struct match_keyed *k = &index->by[on];
+
+		strmap_free(&k->exact);
+		trie_free(&k->starts);
+		trie_free(&k->ends);
+		acsearch_free(&k->runs);
+	}
+	for (size_t i = 0; i < index->bucket_count; i++) {
+		if (index->buckets[i].count > 1)
+			free(index->buckets[i].rules.many);
+	}
+	free(index->buckets);
 	free(index->scan);
 	*index = (struct match_index){0};
 }
@@ -296,53 +488,182 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 	return true;
 }
 
-static const struct match_bucket *match_lookup(const struct strmap *map,
-					       unsigned bit, const char *key,
-					       unsigned flags,
-					       struct facts *facts,
-					       match_fetch_fn fetch, void *ctx)
-{
-	char buf[PATH_MAX];
+/* The rules the index found, ascending from next on. */
+struct match_candidates {
+	const struct match_bucket *buckets;
+	size_t *list;
+	size_t count, next;
+};
 
-	if (!map->count || !match_need(facts, bit, fetch, ctx))
-		return NULL;
-	key = pattern_key(key, flags, buf, sizeof(buf));
-	return key ? strmap_get(map, key) : NULL;
+/* Adds the rules of the bucket numbered number. */
+static void match_candidates_visit(void *ctx, uint32_t number)
+{
+	struct match_candidates *c = ctx;
+	const struct match_bucket *b = &c->buckets[number - 1];
+	const size_t *rules = match_bucket_rules(b);
+
+	for (size_t i = 0; i < b->count; i++) {
+		c->list = xgrow(c->list, c->count, sizeof(*c->list));
+		c->list[c->count++] = rules[i];
+	}
 }
 
-/* Candidates from both buckets and the scan list, in rule order: the first
- * that matches wins. Returns its index, or -1. */
+static int match_compare_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorted, and a rule found twice (two values, two literals) once. */
+static void match_candidates_sort(struct match_candidates *c)
+{
+	size_t n = c->count - c->next, kept = 0;
+	size_t *rest;
+
+	if (n < 2) /* and the list may be NULL, which qsort may not get */
+		return;
+	rest = c->list + c->next;
+	qsort(rest, n, sizeof(*rest), match_compare_index);
+	for (size_t i = 0; i < n; i++) {
+		if (!kept || rest[kept - 1] != rest[i])
+			rest[kept++] = rest[i];
+	}
+	c->count = c->next + kept;
+}
+
+/* The buckets of the literal runs a text holds, each once. */
+struct match_hits {
+	uint32_t *list;
+	size_t count;
+};
+
+static void match_hits_visit(void *ctx, uint32_t number)
+{
+	struct match_hits *h = ctx;
+
+	h->list = xgrow(h->list, h->count, sizeof(*h->list));
+	h->list[h->count++] = number;
+}
+
+static int match_compare_number(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A literal is found at every place it ends: a command line with a
+ * hundred spaces would otherwise add the rules of " " a hundred times. */
+static void match_runs(const struct acsearch *runs, const char *text,
+		       size_t len, struct match_candidates *c)
+{
+	struct match_hits h = {0};
+
+	acsearch_scan(runs, text, len, match_hits_visit, &h);
+	if (h.count > 1)
+		qsort(h.list, h.count, sizeof(*h.list), match_compare_number);
+	for (size_t i = 0; i < h.count; i++) {
+		if (!i || h.list[i] != h.list[i - 1])
+			match_candidates_visit(c, h.list[i]);
+	}
+	free(h.list);
+}
+
+/* The rules whose literals the fact holds, added to c. A fact that
+ * cannot be read finds none: each of them needs it. */
+static void match_lookup(const struct match_keyed *k, enum match_on on,
+			 struct facts *facts, match_fetch_fn fetch, void *ctx,
+			 struct match_candidates *c)
+{
+	char buf[MATCH_TEXT_MAX];
+	const char *key;
+	uint32_t number;
+	size_t len;
+
+	if (!match_need(facts, match_on_facts[on], fetch, ctx))
+		return;
+	key = pattern_key(match_on_text(facts, on), k->flags, buf, sizeof(buf));
+	if (!key)
+		return;
+	len = strlen(key);
+	number = (uint32_t)(uintptr_t)strmap_get(&k->exact, key);
+	if (number)
+		match_candidates_visit(c, number);
+	trie_walk(&k->starts, key, len, false, match_candidates_visit, c);
+	trie_walk(&k->ends, key, len, true, match_candidates_visit, c);
+	match_runs(&k->runs, key, len, c);
+	match_candidates_sort(c);
+}
+
+/* The next rule to try: the lowest of the candidates and scan. */
+static size_t match_next(const struct match_candidates *c,
+			 const struct match_index *index, size_t s)
+{
+	size_t next = SIZE_MAX;
+
+	if (c->next < c->count)
+		next = c->list[c->next];
+	if (s < index->scan_count && index->scan[s] < next)
+		next = index->scan[s];
+	return next;
+}
+
+/* Of the facts' indexes not looked up yet, the one whose lowest rule is
+ * the lowest; MATCH_ON_COUNT when none is left. */
+static int match_unlooked(const struct match_index *index, const bool *looked)
+{
+	int lowest = MATCH_ON_COUNT;
+
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		if (looked[on] || index->by[on].first == SIZE_MAX)
+			continue;
+		if (lowest == MATCH_ON_COUNT ||
+		    index->by[on].first < index->by[lowest].first)
+			lowest = on;
+	}
+	return lowest;
+}
+
+/* Candidates from the index and the scan list, in rule order: the first
+ * that matches wins. A fact's index is looked up (and the fact read)
+ * only once the order reaches the lowest rule it holds: a command line
+ * is not read when an earlier rule already matched. Returns the rule's
+ * index, or -1. */
 long match_first(const struct match_index *index, struct facts *facts,
 		 match_fetch_fn fetch, void *ctx)
 {
-	const struct match_bucket *by_exe, *by_comm;
-	size_t e = 0, c = 0, s = 0;
+	struct match_candidates c = {.buckets = index->buckets};
+	bool looked[MATCH_ON_COUNT] = {false};
+	size_t s = 0;
+	long found = -1;
 
-	by_exe = match_lookup(&index->by_exe, MATCH_FACT_EXE, facts->exe,
-			      index->exe_flags, facts, fetch, ctx);
-	by_comm = match_lookup(&index->by_comm, MATCH_FACT_COMM, facts->comm,
-			       index->comm_flags, facts, fetch, ctx);
 	for (;;) {
-		size_t next = (size_t)-1;
+		size_t next = match_next(&c, index, s);
+		int on = match_unlooked(index, looked);
 
-		if (by_exe && e < by_exe->count)
-			next = by_exe->rules[e];
-		if (by_comm && c < by_comm->count && by_comm->rules[c] < next)
-			next = by_comm->rules[c];
-		if (s < index->scan_count && index->scan[s] < next)
-			next = index->scan[s];
-		if (next == (size_t)-1)
-			return -1;
-		if (by_exe && e < by_exe->count && by_exe->rules[e] == next)
-			e++;
-		if (by_comm && c < by_comm->count && by_comm->rules[c] == next)
-			c++;
-		if (s < index->scan_count && index->scan[s] == next)
+		/* Its lowest rule comes before the next: it may hold one
+		 * that does too. Looked up one at a time, lowest first, as
+		 * the next may then come from the one looked up. */
+		if (on != MATCH_ON_COUNT && index->by[on].first <= next) {
+			looked[on] = true;
+			match_lookup(&index->by[on], on, facts, fetch, ctx, &c);
+			continue;
+		}
+		if (next == SIZE_MAX)
+			break;
+		if (c.next < c.count && c.list[c.next] == next)
+			c.next++;
+		else
 			s++;
 		if (match_rule(&index->rules->list[next], facts, fetch, ctx,
-			       NULL, 0))
-			return (long)next;
+			       NULL, 0)) {
+			found = (long)next;
+			break;
+		}
 	}
+	free(c.list);
+	return found;
 }
 
 /* Which facts some rule looks at: a rename or a change of ids matters only
@@ -360,4 +681,45 @@ unsigned match_facts_used(const struct rules *rules)
 			used |= MATCH_FACT_CREDS;
 	}
 	return used;
+}
+
+/* What each key lacks, in the words of cpupolicy.rules(5). */
+static const char *const match_on_lacks[MATCH_ON_COUNT] = {
+	[MATCH_ON_EXE] = "no literal start past the root, and no literal end "
+			 "(basename or suffix)",
+	[MATCH_ON_NAME] = "no literal prefix or suffix",
+	[MATCH_ON_CMDLINE] = "no literal text",
+};
+
+/* Whether the index cannot find rule, so that it is tried at every exec;
+ * why then says, for each of its exe, name and cmdline keys, the first
+ * value that yields no literal. The index's own choice (match_rule_on),
+ * so that what check says is what matching does. */
+bool match_unindexed(const struct rule *rule, char *why, size_t why_size)
+{
+	bool any = false;
+
+	if (why && why_size)
+		why[0] = '\0';
+	if (match_rule_on(rule) != MATCH_ON_COUNT)
+		return false;
+	for (int on = 0; on < MATCH_ON_COUNT; on++) {
+		const struct rule_patterns *p = match_on_patterns(rule, on);
+		size_t v = match_unkeyed_value(p, on);
+		char *shown;
+
+		if (v == p->count)
+			continue;
+		shown = quote_display(p->values[v]);
+		match_say(why, why_size, "%smatch.%s \"%.200s\" has %s",
+			  any ? "; " : "", match_on_names[on], shown,
+			  match_on_lacks[on]);
+		free(shown);
+		any = true;
+	}
+	if (!any)
+		match_say(why, why_size,
+			  "it matches on none of exe, name and "
+			  "cmdline");
+	return true;
 }

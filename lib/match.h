@@ -10,8 +10,10 @@
 #include <sys/types.h>
 
 #include "ostypes.h"
+#include "acsearch.h"
 #include "rules.h"
 #include "strmap.h"
+#include "trie.h"
 
 enum match_fact {
 	MATCH_FACT_EXE = 1 << 0,
@@ -63,18 +65,43 @@ struct facts {
  * for each. */
 typedef void (*match_fetch_fn)(void *ctx, unsigned wanted, struct facts *facts);
 
+/* The rules under one literal: indexes into rules->list, ascending; one
+ * is held in place, as most literals have one rule. */
 struct match_bucket {
-	size_t *rules; /* indexes into rules->list, ascending */
 	size_t count;
+	union {
+		size_t one;   /* count 1 */
+		size_t *many; /* count > 1 */
+	} rules;
+};
+
+/* The facts a rule can be found by, dearest last. */
+enum match_on {
+	MATCH_ON_EXE,
+	MATCH_ON_NAME,
+	MATCH_ON_CMDLINE,
+	MATCH_ON_COUNT
+};
+
+/* The rules found by one fact, each under the literal its values cannot
+ * match without: the maps and tries hold bucket numbers (an index into
+ * the index's buckets, plus 1). */
+struct match_keyed {
+	struct strmap exact;  /* a literal value (its key) -> bucket */
+	struct trie starts;   /* a literal start -> bucket */
+	struct trie ends;     /* a literal end, put in reversed -> bucket */
+	struct acsearch runs; /* a literal run anywhere -> bucket */
+	unsigned flags;	      /* how the fact is folded to be looked up */
+	size_t first;	      /* the lowest rule held; SIZE_MAX: none */
 };
 
 struct match_index {
 	const struct rules *rules;
-	struct strmap by_exe;  /* literal exe -> struct match_bucket */
-	struct strmap by_comm; /* literal name -> struct match_bucket */
-	size_t *scan;	       /* every other rule, ascending */
+	struct match_keyed by[MATCH_ON_COUNT];
+	struct match_bucket *buckets;
+	size_t bucket_count;
+	size_t *scan; /* every other rule, ascending */
 	size_t scan_count;
-	unsigned exe_flags, comm_flags; /* how facts are looked up there */
 };
 
 /* match.c */
@@ -85,5 +112,6 @@ long match_first(const struct match_index *index, struct facts *facts,
 unsigned match_facts_used(const struct rules *rules);
 bool match_rule(const struct rule *rule, struct facts *facts,
 		match_fetch_fn fetch, void *ctx, char *why, size_t why_size);
+bool match_unindexed(const struct rule *rule, char *why, size_t why_size);
 
 #endif

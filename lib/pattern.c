@@ -281,6 +281,77 @@ bool pattern_element(const char **p, unsigned char c, unsigned flags)
 	return pattern_fold(want, flags) == pattern_fold(c, flags);
 }
 
+/* The element at *p as the literal character it stands for, folded as
+ * the matcher compares it (pattern_element's reading), with *p past it;
+ * false for a wildcard: '*', '?' or a closed bracket expression. */
+static bool pattern_literal_element(const char **p, unsigned flags,
+				    unsigned char *c)
+{
+	const char *q = *p;
+
+	if (*q == '*' || *q == '?') {
+		*p = q + 1;
+		return false;
+	}
+	if (*q == '[') {
+		const char *end;
+
+		pattern_bracket(q + 1, 0, flags, &end);
+		if (end) {
+			*p = end;
+			return false;
+		}
+	}
+	if (*q == '\\' && !(flags & PATTERN_SLASHES) && q[1])
+		q++;
+	*c = pattern_fold((unsigned char)*q, flags);
+	*p = q + 1;
+	return true;
+}
+
+/* The literal run asked for, unquoted and folded (so that it compares
+ * with a text folded by pattern_key), in buf; returns its length, 0 when
+ * there is none. What does not fit is cut off where the run stays one
+ * every match holds: a prefix's end, a suffix's start. */
+size_t pattern_literal_run(const char *pattern, unsigned flags,
+			   enum pattern_run which, char *buf, size_t size)
+{
+	const char *p = pattern, *start = pattern, *best_at = pattern;
+	size_t run = 0, best = 0, skip = 0, n = 0;
+	unsigned char c;
+
+	while (*p) {
+		const char *at = p;
+
+		if (!pattern_literal_element(&p, flags, &c)) {
+			if (which == PATTERN_RUN_PREFIX)
+				break;
+			run = 0;
+			continue;
+		}
+		if (!run++)
+			start = at;
+		if (run > best || which != PATTERN_RUN_LONGEST) {
+			best = run;
+			best_at = start;
+		}
+	}
+	if (which == PATTERN_RUN_SUFFIX)
+		best = run; /* 0 when the pattern ends in a wildcard */
+	if (!size)
+		return 0;
+	if (best >= size)
+		skip = which == PATTERN_RUN_SUFFIX ? best - (size - 1) : 0;
+	p = best_at;
+	for (size_t i = 0; i < best; i++) {
+		pattern_literal_element(&p, flags, &c);
+		if (i >= skip && n < size - 1)
+			buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 /* The classic backtracking of the last '*': each star only ever needs to
  * retry at one more character of the text than the last time. */
 bool pattern_match_flags(const char *pattern, const char *text, unsigned flags)

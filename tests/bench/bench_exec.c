@@ -36,9 +36,11 @@
 enum bench_many {
 	BENCH_MANY_NONE,
 	BENCH_MANY_EXE,		 /* literal exe: found through the index */
-	BENCH_MANY_EXE_GLOB,	 /* scanned one by one at every exec */
-	BENCH_MANY_NAME_GLOB,	 /* scanned, and needs /proc/PID/comm */
-	BENCH_MANY_CMDLINE_GLOB, /* scanned, needs /proc/PID/cmdline */
+	BENCH_MANY_EXE_GLOB,	 /* found by their literal exe start */
+	BENCH_MANY_NAME_GLOB,	 /* by their name's start: needs comm */
+	BENCH_MANY_CMDLINE_GLOB, /* by a literal run: needs the cmdline */
+	BENCH_MANY_MIXED,	 /* exe starts and middles, name starts and
+				  * ends, cmdline runs, in turn */
 	BENCH_MANY_ONE_CMDLINE,	 /* one rule the exec filter cannot judge */
 	BENCH_MANY_IMPORTED,	 /* an ananicy import's shape: name lists */
 };
@@ -120,12 +122,14 @@ static const struct bench_row bench_rows[] = {
 		   BENCH_MANY_NONE, true)},
 	{BENCH_ROW("%s rules, exact exe (indexed)", true, 0, BENCH_MANY_EXE,
 		   false)},
-	{BENCH_ROW("%s rules, exe globs (scanned)", true, 0,
+	{BENCH_ROW("%s rules, exe globs (by their start)", true, 0,
 		   BENCH_MANY_EXE_GLOB, false)},
-	{BENCH_ROW("%s rules, name globs (scanned)", true, 0,
+	{BENCH_ROW("%s rules, name globs (by their start)", true, 0,
 		   BENCH_MANY_NAME_GLOB, false)},
-	{BENCH_ROW("%s rules, cmdline globs (scanned)", true, 0,
+	{BENCH_ROW("%s rules, cmdline globs (by a literal run)", true, 0,
 		   BENCH_MANY_CMDLINE_GLOB, false)},
+	{BENCH_ROW("%s rules, globs of mixed shapes", true, 0, BENCH_MANY_MIXED,
+		   false)},
 	{BENCH_ROW("%s imported names", true, 0, BENCH_MANY_IMPORTED, false)},
 	{BENCH_ROW("%s imported names, `events = netlink`", true, 0,
 		   BENCH_MANY_IMPORTED, false),
@@ -801,8 +805,31 @@ static void bench_config(const struct bench *b, const struct bench_row *row)
 	free(path);
 }
 
-/* Values that never match the probe (or /bin/true): every exec tries all
- * the scanned ones. */
+/* Values that never match the probe (or /bin/true), found through the
+ * index by their literals. The mixed shapes take turns: an exe's start,
+ * an exe's middle (found by its end), a name's start and end, a command
+ * line's run. */
+static void bench_write_mixed(FILE *f, int i)
+{
+	switch (i % 5) {
+	case 0:
+		fprintf(f, "exe = \"/opt/bench/app%d/*\";", i);
+		break;
+	case 1:
+		fprintf(f, "exe = \"/opt/*/mid%d/*/server\";", i);
+		break;
+	case 2:
+		fprintf(f, "name = \"app%d-*\";", i);
+		break;
+	case 3:
+		fprintf(f, "name = \"*-w%d\";", i);
+		break;
+	default:
+		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
+		break;
+	}
+}
+
 static void bench_write_match(FILE *f, enum bench_many many, int i)
 {
 	switch (many) {
@@ -820,6 +847,9 @@ static void bench_write_match(FILE *f, enum bench_many many, int i)
 	case BENCH_MANY_CMDLINE_GLOB:
 	case BENCH_MANY_ONE_CMDLINE:
 		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
+		break;
+	case BENCH_MANY_MIXED:
+		bench_write_mixed(f, i);
 		break;
 	case BENCH_MANY_IMPORTED:
 		break;
@@ -1114,8 +1144,12 @@ static void bench_print_intro(const struct bench *b, enum bench_table table)
 		       "rule order and match neither the probe nor "
 		       "`/bin/true`: exact exe keys are found through the exe "
 		       "index, globs (exe `/opt/bench/appN/*/server`, name "
-		       "`appN-*`, cmdline `*--bench-job=N *`) are tried one by "
-		       "one at every exec; the imported names are rules of "
+		       "`appN-*`, cmdline `*--bench-job=N *`) through the glob "
+		       "index by their literal start or run; the mixed shapes "
+		       "take turns: exe `/opt/bench/appN/*` and "
+		       "`/opt/*/midN/*/server`, name `appN-*` and `*-wN`, "
+		       "cmdline `*--bench-job=N *`; the imported names are "
+		       "rules of "
 		       "the shape `import ananicy` writes (%d rules of names "
 		       "and their sources). The static probe is the same "
 		       "probe linked with `-static`: no dynamic loader runs "

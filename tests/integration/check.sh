@@ -286,6 +286,25 @@ expect_status "cpupolicyd -n -c 配置-é.conf: exit 0" 0 &&
 		"configuration OK (2 rules in 2 files)" &&
 	ok "cpupolicyd -n -c 配置-é.conf loads règles-ü from it"
 
+# The rules the matcher's index cannot find are named, with the value
+# that gives it nothing; those it finds are not, and --quiet names none.
+cat >"$TMP/scanned.rules" <<'R'
+rules = (
+  { name = "found"; match = { exe = "/opt/vendor/*"; }; priority = { nice = 5; }; },
+  { name = "middle"; match = { exe = "/*vendor*"; }; priority = { nice = 5; }; }
+);
+R
+run "$CTL" check "$TMP/scanned.rules"
+expect_status "check, a scanned rule: exit 0" 0 &&
+	expect_contains "check names the scanned rule" "$out" \
+		"rule middle ($TMP/scanned.rules:3): match.exe \"/*vendor*\" has no literal start past the root, and no literal end (basename or suffix): tried at every exec" &&
+	expect_not_contains "check leaves out the found one" "$out" "rule found" &&
+	ok "check names the rules tried at every exec, and why"
+run "$CTL" check --quiet "$TMP/scanned.rules"
+expect_status "check --quiet, a scanned rule: exit 0" 0 &&
+	expect_not_contains "check --quiet: no scanned rule" "$out" "rule middle" &&
+	ok "check --quiet does not name the scanned rules"
+
 run "$DAEMON" --bogus
 expect_status "cpupolicyd bad option" 2 && ok "cpupolicyd: unknown option is a usage error"
 

@@ -241,11 +241,16 @@ static void test_match_case(void **state)
 static void test_index_shape(void **state)
 {
 	(void)state;
-	/* xz, xz-root and java by exe; game, child and name-late by name;
-	 * gcc (a glob), svc and grp scanned. */
-	assert_int_equal(test_index.by_exe.count, 2);
-	assert_int_equal(test_index.by_comm.count, 4);
-	assert_int_equal(test_index.scan_count, 3);
+	/* xz, xz-root and java by exe; gcc by its exe's literal start;
+	 * game, child and name-late by name; grp by its command line's
+	 * literal run; svc (a cgroup alone) scanned. */
+	assert_int_equal(test_index.by[MATCH_ON_EXE].exact.count, 2);
+	assert_int_equal(test_index.by[MATCH_ON_EXE].starts.count,
+			 strlen("/usr/lib/gcc/") + 1);
+	assert_int_equal(test_index.by[MATCH_ON_NAME].exact.count, 4);
+	assert_int_equal(test_index.by[MATCH_ON_CMDLINE].runs.trie.count,
+			 strlen(" --batch") + 1);
+	assert_int_equal(test_index.scan_count, 1);
 }
 
 static void test_explanation(void **state)
@@ -480,7 +485,7 @@ static void test_windows_cases(void **state)
 	}
 	/* tool and share by their folded exe, game and child scanned or
 	 * by name: the literal exe is found through the index. */
-	assert_non_null(strmap_get(&windows_index.by_exe,
+	assert_non_null(strmap_get(&windows_index.by[MATCH_ON_EXE].exact,
 				   "c:/program files/tool/tool.exe"));
 	windows_teardown(NULL);
 }
@@ -568,6 +573,530 @@ static void test_windows_same_exe(void **state)
 	rules_free(&rules);
 }
 
+/* Rules of every index kind in one set, loaded for the tests below. */
+static void index_load(struct rules *rules, struct match_index *index,
+		       const char *text)
+{
+	struct diag diag;
+
+	rules_init(rules);
+	rules->system = RULES_SYSTEM_LINUX;
+	diag_init(&diag);
+	rules_load_text(rules, "i.rules", text, strlen(text), &diag);
+	diag_print(&diag, stderr, false);
+	assert_int_equal(diag.errors, 0);
+	diag_free(&diag);
+	match_index_build(index, rules);
+}
+
+struct index_case {
+	const char *name;
+	struct facts truth;
+	const char *expected; /* NULL: no rule */
+	unsigned fetched;     /* facts that must have been read */
+	unsigned not_fetched; /* facts that must not have been */
+};
+
+/* Each kind holds rules both before and after the others' in rule
+ * order: the first match wins across them, and a scanned rule takes its
+ * place among them. */
+static const char index_rules_text[] =
+	"rules = (\n"
+	"{ name = \"root-job\"; match = { exe = \"/*\"; user = 0; }; },\n"
+	"{ name = \"fast\"; match = { cmdline = \"* --fast*\"; }; },\n"
+	"{ name = \"tool-end\"; match = { exe = \"/*/bin/tool\"; }; },\n"
+	"{ name = \"vendor\"; match = { exe = \"/opt/vendor/*\"; }; },\n"
+	"{ name = \"exact\"; match = { exe = \"/opt/other/bin/x\"; }; },\n"
+	"{ name = \"worker\"; match = { name = \"*-worker\"; }; },\n"
+	"{ name = \"multi\"; match = { exe = [\"/usr/bin/exact\", "
+	"\"/srv/*\", \"/*/x.bin\"]; }; },\n"
+	"{ name = \"kworker\"; match = { name = \"kw?rker*\"; }; },\n"
+	"{ name = \"some-middle\"; match = { exe = [\"/usr/bin/y\", "
+	"\"/*mid*\"]; }; },\n"
+	"{ name = \"late-cmd\"; match = { cmdline = \"*--late=[0-9]\"; }; },\n"
+	"{ name = \"any\"; match = { name = \"*\"; cmdline = \"*?*\"; }; }\n"
+	");\n";
+
+static const struct index_case index_cases[] = {
+	{"a scanned rule before the index's",
+	 {.exe = "/opt/vendor/bin/tool", .cmdline = "tool --fast", .uid = 0},
+	 "root-job",
+	 0,
+	 0},
+	{"a command line before exe rules",
+	 {.exe = "/opt/vendor/bin/tool", .cmdline = "tool --fast", .uid = 1},
+	 "fast",
+	 MATCH_FACT_CMDLINE,
+	 0},
+	{"an end before a start",
+	 {.exe = "/opt/vendor/bin/tool", .cmdline = "tool", .uid = 1},
+	 "tool-end",
+	 0,
+	 0},
+	{"a start",
+	 {.exe = "/opt/vendor/lib/x", .cmdline = "x", .uid = 1},
+	 "vendor",
+	 0,
+	 0},
+	{"an exact exe among globs",
+	 {.exe = "/opt/other/bin/x", .cmdline = "x", .uid = 1},
+	 "exact",
+	 0,
+	 0},
+	{"a name's end before exe rules after it",
+	 {.exe = "/srv/a", .comm = "db-worker", .cmdline = "db", .uid = 1},
+	 "worker",
+	 0,
+	 0},
+	{"several exe shapes: the exact one",
+	 {.exe = "/usr/bin/exact", .comm = "exact", .cmdline = "e", .uid = 1},
+	 "multi",
+	 0,
+	 0},
+	{"several exe shapes: the start",
+	 {.exe = "/srv/app", .comm = "app", .cmdline = "app", .uid = 1},
+	 "multi",
+	 0,
+	 0},
+	{"several exe shapes: the end",
+	 {.exe = "/home/x.bin", .comm = "x.bin", .cmdline = "x", .uid = 1},
+	 "multi",
+	 0,
+	 0},
+	{"'?' in a name's start",
+	 {.exe = "/a", .comm = "kwyrker/0", .cmdline = "k", .uid = 1},
+	 "kworker",
+	 0,
+	 0},
+	{"a value with no literal: its rule scanned, still matched",
+	 {.exe = "/a/mid/b", .comm = "b", .cmdline = "b", .uid = 1},
+	 "some-middle",
+	 0,
+	 0},
+	{"a bracket at a command line's end",
+	 {.exe = "/a", .comm = "b", .cmdline = "b --late=7", .uid = 1},
+	 "late-cmd",
+	 0,
+	 0},
+	{"only wildcards",
+	 {.exe = "/a", .comm = "b", .cmdline = "b --late=x", .uid = 1},
+	 "any",
+	 0,
+	 0},
+	{"nothing",
+	 {.exe = "/a", .comm = "b", .cmdline = "", .uid = 1},
+	 NULL,
+	 0,
+	 0},
+};
+
+static void test_index_case(const struct index_case *c,
+			    const struct rules *rules,
+			    const struct match_index *index)
+{
+	struct fake fake = {.truth = c->truth};
+	struct facts facts = {0};
+	long rule = match_first(index, &facts, fake_fetch, &fake);
+
+	if (!c->expected && rule >= 0)
+		fail_msg("%s: matched '%s'", c->name, rules->list[rule].name);
+	if (c->expected && rule < 0)
+		fail_msg("%s: matched nothing", c->name);
+	if (c->expected)
+		assert_string_equal(rules->list[rule].name, c->expected);
+	if ((fake.fetched & c->fetched) != c->fetched ||
+	    (fake.fetched & c->not_fetched))
+		fail_msg("%s: fetched %#x", c->name, fake.fetched);
+}
+
+static void test_index_kinds(void **state)
+{
+	struct match_index index;
+	struct rules rules;
+
+	(void)state;
+	index_load(&rules, &index, index_rules_text);
+	/* root-job, some-middle and any: no literal in some key. */
+	assert_int_equal(index.scan_count, 3);
+	for (size_t i = 0; i < sizeof(index_cases) / sizeof(*index_cases); i++)
+		test_index_case(&index_cases[i], &rules, &index);
+	match_index_free(&index);
+	rules_free(&rules);
+}
+
+/* The command line, the dearest fact, is read only when the rule order
+ * reaches a rule that needs it: not when an earlier rule matched, not
+ * when no rule looks at it. */
+static void test_index_lazy(void **state)
+{
+	static const char text[] =
+		"rules = (\n"
+		"{ name = \"bin\"; match = { exe = \"/usr/bin/*\"; }; },\n"
+		"{ name = \"job\"; match = { cmdline = \"*--job*\"; }; },\n"
+		"{ name = \"sbin\"; match = { exe = \"/usr/sbin/*\"; }; }\n"
+		");\n";
+	static const struct index_case cases[] = {
+		{"matched before the command-line rules",
+		 {.exe = "/usr/bin/a", .cmdline = "a --job"},
+		 "bin",
+		 MATCH_FACT_EXE,
+		 MATCH_FACT_CMDLINE | MATCH_FACT_COMM},
+		{"the command line read once they are reached",
+		 {.exe = "/usr/sbin/a", .cmdline = "a --job"},
+		 "job",
+		 MATCH_FACT_CMDLINE,
+		 MATCH_FACT_COMM},
+		{"read, but no rule",
+		 {.exe = "/usr/lib/a", .cmdline = "a"},
+		 NULL,
+		 MATCH_FACT_CMDLINE,
+		 MATCH_FACT_COMM},
+	};
+	struct match_index index;
+	struct rules rules;
+
+	(void)state;
+	index_load(&rules, &index, text);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		test_index_case(&cases[i], &rules, &index);
+	match_index_free(&index);
+	rules_free(&rules);
+}
+
+/* The empty pattern (which the rule files refuse, but the index must not
+ * mistake): it matches the empty text alone. */
+static void test_index_empty_pattern(void **state)
+{
+	static const char text[] =
+		"rules = (\n"
+		"{ name = \"empty-name\"; match = { name = \"x\"; }; },\n"
+		"{ name = \"empty-cmd\"; match = { cmdline = \"x\"; }; }\n"
+		");\n";
+	static const struct index_case cases[] = {
+		{"an empty name",
+		 {.comm = "", .cmdline = "y"},
+		 "empty-name",
+		 0,
+		 0},
+		{"an empty command line",
+		 {.comm = "y", .cmdline = ""},
+		 "empty-cmd",
+		 0,
+		 0},
+		{"neither", {.comm = "x", .cmdline = "x"}, NULL, 0, 0},
+	};
+	struct match_index index;
+	struct rules rules;
+
+	(void)state;
+	index_load(&rules, &index, text);
+	match_index_free(&index);
+	for (size_t i = 0; i < rules.count; i++) {
+		struct rule_patterns *p = i ? &rules.list[i].match.cmdline
+					    : &rules.list[i].match.name;
+
+		free(p->values[0]);
+		p->values[0] = strdup("");
+	}
+	match_index_build(&index, &rules);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		test_index_case(&cases[i], &rules, &index);
+	match_index_free(&index);
+	rules_free(&rules);
+}
+
+/* What check says of the rules the index cannot find. */
+static void test_unindexed(void **state)
+{
+	static const char text[] =
+		"rules = (\n"
+		"{ name = \"middle\"; match = { exe = [\"/opt/*\", "
+		"\"/*foo*\"]; }; },\n"
+		"{ name = \"anything\"; match = { name = \"*\"; cmdline = "
+		"\"*?*\"; user = 0; }; },\n"
+		"{ name = \"ids\"; match = { user = 0; }; },\n"
+		"{ name = \"found\"; match = { exe = \"/*x*\"; name = \"a*\"; "
+		"}; }\n"
+		");\n";
+	struct match_index index;
+	struct rules rules;
+	char why[512];
+
+	(void)state;
+	index_load(&rules, &index, text);
+	assert_true(match_unindexed(&rules.list[0], why, sizeof(why)));
+	assert_string_equal(why, "match.exe \"/*foo*\" has no literal start "
+				 "past the root, and no literal end "
+				 "(basename or suffix)");
+	assert_true(match_unindexed(&rules.list[1], why, sizeof(why)));
+	assert_string_equal(why, "match.name \"*\" has no literal prefix or "
+				 "suffix; match.cmdline \"*?*\" has no "
+				 "literal text");
+	assert_true(match_unindexed(&rules.list[2], why, sizeof(why)));
+	assert_string_equal(why, "it matches on none of exe, name and cmdline");
+	/* The exe has no literal, the name has: found by its name. */
+	assert_false(match_unindexed(&rules.list[3], why, sizeof(why)));
+	assert_int_equal(index.scan_count, 3);
+	match_index_free(&index);
+	rules_free(&rules);
+}
+
+/* The index against a naive scan: for random rule sets of every shape
+ * (literals, globs by their start, end or middle, '?', brackets,
+ * command-line runs, folded Windows paths) and random processes, the
+ * first match is the first rule that match_rule accepts. A fixed seed:
+ * a failure is repeatable; the case is printed. */
+struct equiv {
+	bool windows;
+	char text[16384]; /* the rule file */
+	size_t used;
+};
+
+static unsigned equiv_random(unsigned n)
+{
+	return (unsigned)rand() % n;
+}
+
+static const char *equiv_pick(const char *const *from, size_t count)
+{
+	return from[equiv_random((unsigned)count)];
+}
+
+#define EQUIV_PICK(from) equiv_pick((from), sizeof(from) / sizeof(*(from)))
+
+static const char *const equiv_segments[] = {"opt", "a",  "b",	   "ab",
+					     "bin", "ba", "x.exe", "a-b"};
+static const char *const equiv_words[] = {"a",	"b",  "--job=1", "--job=12",
+					  "ab", "-x", "ba",	 "x.exe"};
+static const char *const equiv_names[] = {"a",	"b",  "ab",  "ba",
+					  "a-", "-b", "aab", "x.exe"};
+
+/* A process's fact, from the same pieces as the rules. */
+static void equiv_exe(const struct equiv *e, char *buf, size_t size,
+		      bool for_rule)
+{
+	size_t used =
+		(size_t)snprintf(buf, size, "%s", e->windows ? "C:/" : "/");
+
+	for (unsigned i = 0, n = 1 + equiv_random(3); i < n; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i ? "/" : "",
+					 EQUIV_PICK(equiv_segments));
+	/* Windows compares either slash and either case alike. */
+	for (size_t i = 0; e->windows && !for_rule && buf[i]; i++) {
+		if (buf[i] == '/' && equiv_random(2))
+			buf[i] = '\\';
+		if (buf[i] >= 'a' && buf[i] <= 'z' && equiv_random(3) == 0)
+			buf[i] = (char)(buf[i] - 'a' + 'A');
+	}
+}
+
+static void equiv_cmdline(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0, n = equiv_random(5); i < n; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s",
+					 i ? " " : "", EQUIV_PICK(equiv_words));
+}
+
+/* A glob made of a text: spans become '*', characters '?' or a bracket,
+ * and either end may open; from keeps the start literal (an exe's root,
+ * which the rules require). Letters change case under Windows. */
+static void equiv_glob(const struct equiv *e, const char *text, size_t from,
+		       char *buf, size_t size)
+{
+	size_t used = 0, len = strlen(text);
+
+	if (!from && equiv_random(3) == 0)
+		buf[used++] = '*';
+	for (size_t i = 0; i < len && used + 8 < size; i++) {
+		unsigned r = i < from ? 99 : equiv_random(14);
+
+		if (r == 0) {
+			buf[used++] = '*';
+			i += equiv_random(3);
+		} else if (r == 1) {
+			buf[used++] = '?';
+		} else if (r == 2) {
+			used += (size_t)snprintf(buf + used, size - used,
+						 "[%c-b]", text[i]);
+		} else if (r == 3) {
+			used += (size_t)snprintf(buf + used, size - used,
+						 "[!%c]", text[i]);
+		} else {
+			char c = text[i];
+
+			if (e->windows && c >= 'a' && c <= 'z' &&
+			    equiv_random(3) == 0)
+				c = (char)(c - 'a' + 'A');
+			buf[used++] = c;
+		}
+	}
+	if (equiv_random(3) == 0)
+		buf[used++] = '*';
+	buf[used] = '\0';
+}
+
+static void equiv_say(struct equiv *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void equiv_say(struct equiv *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	e->used += (size_t)vsnprintf(e->text + e->used,
+				     sizeof(e->text) - e->used, fmt, ap);
+	va_end(ap);
+	assert_true(e->used < sizeof(e->text));
+}
+
+/* One key's values: 1 or 2, each a literal or a glob. */
+static void equiv_key(struct equiv *e, const char *key)
+{
+	unsigned count = 1 + equiv_random(2);
+
+	equiv_say(e, " %s = [", key);
+	for (unsigned v = 0; v < count; v++) {
+		char text[256], glob[512];
+		size_t from = 0;
+
+		if (strcmp(key, "exe") == 0) {
+			equiv_exe(e, text, sizeof(text), true);
+			from = e->windows ? 3 : 1;
+		} else if (strcmp(key, "name") == 0) {
+			snprintf(text, sizeof(text), "%s",
+				 EQUIV_PICK(equiv_names));
+		} else {
+			equiv_cmdline(text, sizeof(text));
+			if (!text[0])
+				snprintf(text, sizeof(text), "*");
+		}
+		if (equiv_random(4) == 0)
+			snprintf(glob, sizeof(glob), "%s", text);
+		else
+			equiv_glob(e, text, from, glob, sizeof(glob));
+		equiv_say(e, "%s\"%s\"", v ? ", " : "", glob);
+	}
+	equiv_say(e, "];");
+}
+
+static void equiv_rules(struct equiv *e, struct rules *rules, unsigned count)
+{
+	struct diag diag;
+
+	e->used = 0;
+	equiv_say(e, "rules = (\n");
+	for (unsigned i = 0; i < count; i++) {
+		bool any = false;
+
+		equiv_say(e, "{ name = \"r%u\"; match = {", i);
+		if (equiv_random(2)) {
+			equiv_key(e, "exe");
+			any = true;
+		}
+		if (equiv_random(5) < 2) {
+			equiv_key(e, "name");
+			any = true;
+		}
+		if (equiv_random(10) < 3) {
+			equiv_key(e, "cmdline");
+			any = true;
+		}
+		if (!any)
+			equiv_key(e, "name");
+		/* Windows names its users: numbers only on Linux. */
+		if (!e->windows && equiv_random(5) == 0)
+			equiv_say(e, " user = %u;", equiv_random(4));
+		equiv_say(e, " }; priority = { nice = 5; }; }%s\n",
+			  i + 1 < count ? "," : "");
+	}
+	equiv_say(e, ");\n");
+	rules_init(rules);
+	rules->system = e->windows ? RULES_SYSTEM_WINDOWS : RULES_SYSTEM_LINUX;
+	diag_init(&diag);
+	rules_load_text(rules, "r.rules", e->text, e->used, &diag);
+	if (diag.errors) {
+		diag_print(&diag, stderr, false);
+		fail_msg("%s", e->text);
+	}
+	diag_free(&diag);
+}
+
+/* The rule order itself: the first rule match_rule accepts. */
+static long equiv_naive(const struct rules *rules, const struct fake *truth)
+{
+	for (size_t i = 0; i < rules->count; i++) {
+		struct fake fake = *truth;
+		struct facts facts = {0};
+
+		if (match_rule(&rules->list[i], &facts, fake_fetch, &fake, NULL,
+			       0))
+			return (long)i;
+	}
+	return -1;
+}
+
+static void equiv_run(bool windows, unsigned sets, unsigned per_set)
+{
+	static struct equiv e;
+	unsigned matched = 0, total = 0;
+
+	e.windows = windows;
+	for (unsigned set = 0; set < sets; set++) {
+		struct match_index index;
+		struct rules rules;
+
+		equiv_rules(&e, &rules, 1 + equiv_random(30));
+		match_index_build(&index, &rules);
+		for (unsigned p = 0; p < per_set; p++) {
+			struct fake fake = {0};
+			struct facts facts = {0};
+			long want, got;
+
+			equiv_exe(&e, fake.truth.exe, sizeof(fake.truth.exe),
+				  false);
+			snprintf(fake.truth.comm, sizeof(fake.truth.comm), "%s",
+				 EQUIV_PICK(equiv_names));
+			equiv_cmdline(fake.truth.cmdline,
+				      sizeof(fake.truth.cmdline));
+			fake.truth.uid = equiv_random(4);
+			want = equiv_naive(&rules, &fake);
+			got = match_first(&index, &facts, fake_fetch, &fake);
+			if (got != want)
+				fail_msg("exe '%s' name '%s' cmdline '%s' uid "
+					 "%u: rule %ld, not %ld, of\n%s",
+					 fake.truth.exe, fake.truth.comm,
+					 fake.truth.cmdline,
+					 (unsigned)fake.truth.uid, got, want,
+					 e.text);
+			matched += want >= 0;
+			total++;
+		}
+		match_index_free(&index);
+		rules_free(&rules);
+	}
+	/* The cases must reach rules, or the test proves nothing. */
+	assert_true(matched > total / 4);
+	assert_true(matched < total);
+}
+
+static void test_equivalence(void **state)
+{
+	(void)state;
+	srand(24);
+	equiv_run(false, 400, 25);
+}
+
+static void test_equivalence_windows(void **state)
+{
+	(void)state;
+	srand(2024);
+	equiv_run(true, 400, 25);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -578,6 +1107,12 @@ int main(void)
 		cmocka_unit_test(test_explanation),
 		cmocka_unit_test(test_why_file),
 		cmocka_unit_test(test_large_index),
+		cmocka_unit_test(test_index_kinds),
+		cmocka_unit_test(test_index_lazy),
+		cmocka_unit_test(test_index_empty_pattern),
+		cmocka_unit_test(test_unindexed),
+		cmocka_unit_test(test_equivalence),
+		cmocka_unit_test(test_equivalence_windows),
 	};
 
 	return unit_run("match", UNIT_TABLE(match_cases, test_match_case),

@@ -159,11 +159,64 @@ static void test_element(void **state)
 	}
 }
 
+/* The literal runs the index finds a glob by: the start, the end and
+ * the longest run every match must hold, unquoted and folded as the
+ * matcher compares. */
+static void test_literal_run(void **state)
+{
+	static const struct {
+		const char *pattern;
+		unsigned flags;
+		const char *prefix, *suffix, *longest;
+	} cases[] = {
+		{"/opt/vendor/*", 0, "/opt/vendor/", "", "/opt/vendor/"},
+		{"*/bin/tool", 0, "", "/bin/tool", "/bin/tool"},
+		{"/u/[ab]in/x?z", 0, "/u/", "z", "in/x"},
+		{"a\\*b*", 0, "a*b", "", "a*b"},
+		{"*x\\?", 0, "", "x?", "x?"},
+		{"/usr/bin/xz", 0, "/usr/bin/xz", "/usr/bin/xz", "/usr/bin/xz"},
+		{"*--job=12 *", 0, "", "", "--job=12 "},
+		{"ab*cdef*g", 0, "ab", "g", "cdef"},
+		{"[ab", 0, "[ab", "[ab", "[ab"}, /* never closed: literal */
+		{"[!a]x[[:digit:]]", 0, "", "", "x"},
+		{"", 0, "", "", ""},
+		{"*?*", 0, "", "", ""},
+		{"C:\\Apps\\*\\*.EXE", PATTERN_FOLD | PATTERN_SLASHES,
+		 "c:/apps/", ".exe", "c:/apps/"},
+		{"Game*", PATTERN_FOLD | PATTERN_SLASHES, "game", "", "game"},
+	};
+	static const enum pattern_run runs[] = {
+		PATTERN_RUN_PREFIX, PATTERN_RUN_SUFFIX, PATTERN_RUN_LONGEST};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const char *want[] = {cases[i].prefix, cases[i].suffix,
+				      cases[i].longest};
+
+		for (size_t r = 0; r < 3; r++) {
+			size_t len = pattern_literal_run(
+				cases[i].pattern, cases[i].flags, runs[r], buf,
+				sizeof(buf));
+
+			if (strcmp(buf, want[r]) != 0 || len != strlen(buf))
+				fail_msg("'%s', run %zu: '%s', not '%s'",
+					 cases[i].pattern, r, buf, want[r]);
+		}
+	}
+	/* Cut to fit: a start keeps its beginning, an end its end. */
+	pattern_literal_run("abcdef*", 0, PATTERN_RUN_PREFIX, buf, 4);
+	assert_string_equal(buf, "abc");
+	pattern_literal_run("*abcdef", 0, PATTERN_RUN_SUFFIX, buf, 4);
+	assert_string_equal(buf, "def");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_element),
+		cmocka_unit_test(test_literal_run),
 	};
 
 	return unit_run("pattern", UNIT_TABLE(pattern_cases, test_pattern_case),
