@@ -256,7 +256,12 @@ void daemon_events_update(struct daemon *d, const struct rules *rules)
 		want |= EVENTS_WANT_THREADS;
 	if (!d->execfilter)
 		want |= EVENTS_WANT_EXECS;
-	d->facts_used = match_facts_used(rules);
+	/* Once per rule set: the first process a rule matches and the last
+	 * one's end change what is asked for, at every short process. */
+	if (rules != d->facts_of) {
+		d->facts_used = match_facts_used(rules);
+		d->facts_of = rules;
+	}
 	if ((d->facts_used & MATCH_FACT_COMM) && !d->renames_paused)
 		want |= EVENTS_WANT_RENAMES;
 	if ((d->facts_used & MATCH_FACT_CREDS) && !d->renames_paused)

@@ -113,6 +113,7 @@ struct daemon {
 	bool gather;	     /* this wakeup read events: loop_batch waits */
 	bool tracking;	     /* something is managed: forks and exits matter */
 	unsigned facts_used; /* match_facts_used of the rules in force */
+	const struct rules *facts_of; /* the set facts_used is of */
 	struct pidmap renamed; /* pids renamed since the events were read */
 	/* Renames (and changes of ids) counted per second; above the limit
 	 * they are not asked for until a rescan a second later. */

@@ -105,6 +105,9 @@ struct bench_row {
 	 * unmatched execs: no probe starts. */
 	bool shipped;
 	enum bench_parent parent;
+	/* A busy loop on every CPU while the probe starts: the daemon and
+	 * the probe compete for the CPUs, as on a loaded machine. */
+	bool hogs;
 };
 
 #define BENCH_ROW(n, rt, batch, m, st)                                         \
@@ -117,6 +120,12 @@ static const struct bench_row bench_rows[] = {
 		   false)},
 	{BENCH_ROW("1 rule, `batch_ms = 20`", true, 20, BENCH_MANY_NONE,
 		   false)},
+	{BENCH_ROW("1 rule, a CPU hog on every CPU", true, 0, BENCH_MANY_NONE,
+		   false),
+	 .hogs = true},
+	{BENCH_ROW("1 rule, a CPU hog on every CPU, `self_realtime = false`",
+		   false, 0, BENCH_MANY_NONE, false),
+	 .hogs = true},
 	{BENCH_ROW("1 rule, static probe", true, 0, BENCH_MANY_NONE, true)},
 	{BENCH_ROW("1 rule, static probe, `self_realtime = false`", false, 0,
 		   BENCH_MANY_NONE, true)},
@@ -648,6 +657,36 @@ static long long bench_parent_storm(const struct bench *b,
 	return bench_rusage_ns(&kids1) - bench_rusage_ns(&kids0);
 }
 
+/* One busy loop per CPU (nice 0, no rule matches it), until stopped:
+ * pids[] of count. */
+static pid_t *bench_hogs_start(int *count)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t *pids;
+
+	*count = cpus > 0 ? (int)cpus : 1;
+	pids = xcalloc((size_t)*count, sizeof(*pids));
+	for (int i = 0; i < *count; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			for (volatile unsigned long n = 0;; n++)
+				;
+		}
+	}
+	return pids;
+}
+
+static void bench_hogs_stop(pid_t *pids, int count)
+{
+	for (int i = 0; i < count; i++) {
+		if (pids[i] > 0) {
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+		}
+	}
+	free(pids);
+}
+
 /* A wait of up to a poll interval before a start, at random: a poller's
  * starts would otherwise lock onto its phase (each begins just after the
  * scan that found the last one). */
@@ -763,8 +802,15 @@ static void bench_run(const struct bench *b, const struct bench_row *row,
 	d = bench_start_daemon(b);
 	cpu0 = bench_settle(d);
 	/* In a dry run no probe would see its policy: no starts. */
-	if (!row->shipped)
+	if (row->hogs) {
+		int count;
+		pid_t *hogs = bench_hogs_start(&count);
+
 		bench_starts(&how, b->starts, 0, s);
+		bench_hogs_stop(hogs, count);
+	} else if (!row->shipped) {
+		bench_starts(&how, b->starts, 0, s);
+	}
 	cpu1 = bench_settle(d);
 	bench_paced_execs(b->starts);
 	cpu2 = bench_settle(d);
@@ -1153,7 +1199,12 @@ static void bench_print_intro(const struct bench *b, enum bench_table table)
 		       "the shape `import ananicy` writes (%d rules of names "
 		       "and their sources). The static probe is the same "
 		       "probe linked with `-static`: no dynamic loader runs "
-		       "before its `main()`. The rows run with `events = "
+		       "before its `main()`. The hog rows start the probe "
+		       "while a busy loop "
+		       "(nice 0, matched by no rule) runs on every CPU, as on "
+		       "a loaded machine: the daemon and the probe compete "
+		       "for the CPUs, under SCHED_FIFO (`self_realtime`, the "
+		       "default) or not. The rows run with `events = "
 		       "auto` (the exec filter where it loads) unless they "
 		       "say otherwise.\n\n",
 		       starts, BENCH_NICE, BENCH_TIMEOUT_MS, per, paced, many,
