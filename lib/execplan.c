@@ -259,7 +259,7 @@ static bool execplan_cover(struct execplan *plan, const struct rule_patterns *p,
 		covered = keys[i].kind != EXECPLAN_KIND_NONE;
 		affixes += keys[i].kind == EXECPLAN_KIND_AFFIX;
 	}
-	/* The kernel's affix slots are few: past them, every exec. */
+	/* Past what the kernel's tries hold: every exec. */
 	if (plan->affix_count + affixes > EXECPLAN_AFFIXES)
 		covered = false;
 	for (size_t i = 0; i < p->count && covered; i++)

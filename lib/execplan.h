@@ -16,11 +16,12 @@
 #include "strmap.h"
 
 /* The kernel's limits (lib/linux/bpf/execfilter_abi.h): names in bytes
- * before their NUL, affixes in bytes, affix slots. */
+ * before their NUL, affixes in bytes, affixes a plan may have (each trie
+ * holds two generations'). */
 #define EXECPLAN_NAME_MAX  63
 #define EXECPLAN_COMM_MAX  15
 #define EXECPLAN_AFFIX_MAX 32
-#define EXECPLAN_AFFIXES   16
+#define EXECPLAN_AFFIXES   32768
 
 struct execplan_affix {
 	char prefix[EXECPLAN_AFFIX_MAX + 1];

@@ -546,31 +546,80 @@ static int execfilter_write_keys(struct execfilter *f,
 	return 0;
 }
 
+/* A glob's literal start (or, when it has none, its end, last byte
+ * first) as a key of the generation's tries; which trie in *trie. */
+static void execfilter_lpm_key(const struct execplan_affix *a,
+			       unsigned generation, struct execfilter_lpm *key,
+			       bool *start)
+{
+	const char *text = a->prefix[0] ? a->prefix : a->suffix;
+	size_t len = strlen(text);
+
+	*key = (struct execfilter_lpm){
+		.prefixlen = (__u32)(8 * (EXECFILTER_LPM_HEAD + len))};
+	key->data[0] = (__u8)generation;
+	key->data[1] = a->comm ? EXECFILTER_KIND_COMM : EXECFILTER_KIND_NAME;
+	*start = a->prefix[0] != '\0';
+	for (size_t i = 0; i < len; i++)
+		key->data[EXECFILTER_LPM_HEAD + i] =
+			(__u8)(*start ? text[i] : text[len - 1 - i]);
+}
+
 static int execfilter_write_affixes(struct execfilter *f,
 				    const struct execplan *plan,
 				    unsigned generation)
 {
-	int fd = bpf_map__fd(f->skel->maps.affixes);
+	int starts = bpf_map__fd(f->skel->maps.starts),
+	    ends = bpf_map__fd(f->skel->maps.ends);
+	__u32 one = 1;
 
-	for (size_t i = 0; i < plan->affix_count && i < EXECFILTER_AFFIXES;
-	     i++) {
-		const struct execplan_affix *a = &plan->affixes[i];
-		size_t plen = strlen(a->prefix), slen = strlen(a->suffix);
-		struct execfilter_affix value = {
-			.min_len = (__u32)(plen + slen),
-			.comm = a->comm,
-		};
-		unsigned key = generation * EXECFILTER_AFFIXES + (unsigned)i;
-		size_t at = EXECFILTER_AFFIX_MAX - slen;
+	for (size_t i = 0; i < plan->affix_count; i++) {
+		struct execfilter_lpm key;
+		bool start;
 
-		memcpy(value.prefix, a->prefix, plen);
-		memset(value.prefix_mask, 0xff, plen);
-		memcpy(value.suffix + at, a->suffix, slen);
-		memset(value.suffix_mask + at, 0xff, slen);
-		if (bpf_map_update_elem(fd, &key, &value, BPF_ANY) < 0)
+		execfilter_lpm_key(&plan->affixes[i], generation, &key, &start);
+		if (bpf_map_update_elem(start ? starts : ends, &key, &one,
+					BPF_ANY) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* Which tries the generation's plan has entries in. */
+static unsigned execfilter_tries(const struct execplan *plan)
+{
+	unsigned tries = 0;
+
+	for (size_t i = 0; i < plan->affix_count; i++)
+		tries |= plan->affixes[i].prefix[0] ? EXECFILTER_AFFIX_STARTS
+						    : EXECFILTER_AFFIX_ENDS;
+	return tries;
+}
+
+/* The old generation's entries of a trie, gone. */
+static int execfilter_sweep_lpm(int fd, unsigned generation)
+{
+	struct execfilter_lpm *keys = NULL;
+	size_t count = 0, capacity = 0;
+	int status = 0;
+
+	for (;;) {
+		if (count + 1 >= capacity) {
+			capacity = capacity ? capacity * 2 : 64;
+			keys = xreallocarray(keys, capacity, sizeof(*keys));
+		}
+		if (bpf_map_get_next_key(fd, count ? &keys[count - 1] : NULL,
+					 &keys[count]) < 0)
+			break;
+		count++;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (keys[i].data[0] == generation &&
+		    bpf_map_delete_elem(fd, &keys[i]) < 0 && errno != ENOENT)
+			status = -1;
+	}
+	free(keys);
+	return status;
 }
 
 /* The next generation's settings, then the switch to it: one write of
@@ -595,7 +644,7 @@ static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 	int fd = bpf_map__fd(f->skel->maps.settings);
 	struct execfilter_settings s = {
 		.all = all,
-		.affixes = (__u32)plan->affix_count,
+		.affixes = execfilter_tries(plan),
 		.looks = execfilter_looks(plan),
 	};
 	struct execfilter_settings now = {.generation = next};
@@ -655,6 +704,8 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 			 EXECFILTER_BIT(old));
 	execfilter_sweep(bpf_map__fd(f->skel->maps.comms), EXECFILTER_COMM_MAX,
 			 EXECFILTER_BIT(old));
+	execfilter_sweep_lpm(bpf_map__fd(f->skel->maps.starts), old);
+	execfilter_sweep_lpm(bpf_map__fd(f->skel->maps.ends), old);
 	old_paths = f->paths;
 	old_count = f->path_count;
 	f->paths = paths;

@@ -338,6 +338,38 @@ fi
 stop_daemon
 write_rules "$TMP/bin/other"
 
+# Forty name globs and forty exe globs by their ends: more than the
+# kernel once had slots for, and still judged there (the plan does not
+# send every exec): unmatched execs are not sent, and a start that one
+# glob of each kind matches, deep in the set, gets its rule.
+{
+	echo "rules = ("
+	for i in $(seq -w 1 40); do
+		echo "  { name = \"start$i\"; match = { name = \"gl$i-*\"; }; priority = { nice = 3; }; },"
+		echo "  { name = \"end$i\"; match = { exe = \"$TMP/glob/*-e$i\"; }; priority = { nice = 6; }; },"
+	done
+	echo "  { name = \"last\"; match = { exe = \"$TMP/bin/other\"; }; }"
+	echo ");"
+} >"$RULES/10-bpf.rules"
+cp "$WORKER" "$TMP/bin/gl37-x"
+cp "$WORKER" "$TMP/glob/tool-e33"
+write_conf events=bpf
+start_daemon || {
+	finish
+	exit 1
+}
+sent=$(filter_number sent)
+for i in $(seq 100); do /bin/true; done
+if ctl status --json | grep -q '"all":false' &&
+	[ "$(filter_number sent)" -eq "$sent" ] &&
+	applied "$TMP/bin/gl37-x" 3 && applied "$TMP/glob/tool-e33" 6; then
+	ok "80 globs by their literal start or end: judged in the kernel (100 unmatched execs not sent), and a start that each kind matches gets its rule"
+else
+	not_ok "80 globs by their literal start or end" "$(ctl status --json | grep -o '"exec_filter":{[^}]*}'); sent $sent before the unmatched execs"
+fi
+stop_daemon
+write_rules "$TMP/bin/other"
+
 # The ring full: the daemon stopped while 3,000 short processes a rule
 # matches run (their execs, some 170 KiB of records, in a ring of
 # 64 KiB), then one that stays, whose exec may find no room either. The

@@ -169,7 +169,8 @@ static void test_superset(void **state)
 /* What the kernel lets through for an exec of path by a process named
  * comm (execfilter.bpf.c's judge over the plan's keys): the file of a
  * literal exe (here: the same path), a basename too long to judge, an
- * exact basename or name, a literal start and end. */
+ * exact basename or name, a glob's literal start (in the trie of
+ * starts), or its literal end when it has no start (the trie of ends). */
 static bool kernel_sends(const struct execplan *plan, const char *path,
 			 const char *comm)
 {
@@ -186,8 +187,9 @@ static bool kernel_sends(const struct execplan *plan, const char *path,
 		size_t len = strlen(name), plen = strlen(a->prefix),
 		       slen = strlen(a->suffix);
 
-		if (len >= plen + slen && strncmp(name, a->prefix, plen) == 0 &&
-		    strcmp(name + len - slen, a->suffix) == 0)
+		if (plen ? strncmp(name, a->prefix, plen) == 0
+			 : len >= slen &&
+				    strcmp(name + len - slen, a->suffix) == 0)
 			return true;
 	}
 	return false;

@@ -63,12 +63,23 @@ __u64 follow_acked;
 #define EEXIST 17
 #endif
 
+/* Globs' literal starts, and the ends of those with none: longest-prefix
+ * tries, so that any number of them is judged in one lookup each. */
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, EXECFILTER_GENERATIONS *EXECFILTER_AFFIXES);
-	__type(key, __u32);
-	__type(value, struct execfilter_affix);
-} affixes SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EXECFILTER_LPM_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct execfilter_lpm);
+	__type(value, __u32);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, EXECFILTER_LPM_MAX);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct execfilter_lpm);
+	__type(value, __u32);
+} ends SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -105,14 +116,14 @@ static __always_inline bool in_map(void *map, const void *key, __u32 bit)
 }
 
 /* A name and what is around it: EXECFILTER_AFFIX_MAX zero bytes before
- * it, so that its last bytes are at a fixed distance from its length
- * whatever the length, and zeros after. */
+ * it and zeros after; and the keys a name is looked up by in the tries. */
 #define SCRATCH_NAME EXECFILTER_AFFIX_MAX
 #define SCRATCH_SIZE 128
 
 struct scratch {
 	__u8 name[SCRATCH_SIZE];
 	__u8 comm[SCRATCH_SIZE];
+	struct execfilter_lpm key;
 };
 
 struct {
@@ -122,65 +133,34 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* buf: a scratch name of len bytes. Without a branch per byte. */
-static __always_inline bool affix_holds(const struct execfilter_affix *a,
-					const __u8 *buf, __u32 len)
+/* The name of len bytes (in a scratch buffer) in the tries: by its start
+ * in starts, by its end in ends (its bytes last first). */
+static __always_inline bool affix_any(struct scratch *buf, const __u8 *name,
+				      __u32 len, __u8 generation, __u8 kind,
+				      __u32 tries)
 {
-	__u8 bad = 0;
+	struct execfilter_lpm *k = &buf->key;
 
-	if (len < a->min_len || len > EXECFILTER_NAME_MAX)
+	k->prefixlen = 8 * (EXECFILTER_LPM_HEAD + EXECFILTER_NAME_MAX);
+	k->data[0] = generation;
+	k->data[1] = kind;
+	if (tries & EXECFILTER_AFFIX_STARTS) {
+#pragma clang loop unroll(disable) vectorize(disable)
+		for (int i = 0; i < EXECFILTER_NAME_MAX; i++)
+			k->data[EXECFILTER_LPM_HEAD + i] =
+				name[(SCRATCH_NAME + i) & (SCRATCH_SIZE - 1)];
+		if (bpf_map_lookup_elem(&starts, k))
+			return true;
+	}
+	if (!(tries & EXECFILTER_AFFIX_ENDS))
 		return false;
-		/* Unrolled: the body is checked once, as bpf_loop's callback.
+		/* Last byte first: the bytes before the name's start are zeros.
 		 */
-#pragma clang loop unroll(full) vectorize(disable)
-	for (int i = 0; i < EXECFILTER_AFFIX_MAX; i++) {
-		bad |= (buf[SCRATCH_NAME + i] ^ a->prefix[i]) &
-		       a->prefix_mask[i];
-		bad |= (buf[(len + i) & (SCRATCH_SIZE - 1)] ^ a->suffix[i]) &
-		       a->suffix_mask[i];
-	}
-	return !bad;
-}
-
-struct affix_walk {
-	__u32 generation, used;
-	const struct scratch *buf;
-	__u32 name_len, comm_len;
-	__u32 why;
-};
-
-/* One affix slot, called by bpf_loop: the verifier checks the body once
- * instead of following every slot's branches (which does not fit in
- * its budget). 1 stops the walk. */
-static long affix_one(__u32 i, void *ctx)
-{
-	struct affix_walk *w = ctx;
-	__u32 slot = w->generation * EXECFILTER_AFFIXES + i;
-	struct execfilter_affix *a;
-
-	if (i >= w->used || i >= EXECFILTER_AFFIXES)
-		return 1;
-	a = bpf_map_lookup_elem(&affixes, &slot);
-	if (!a)
-		return 1;
-	if (a->comm ? affix_holds(a, w->buf->comm, w->comm_len)
-		    : affix_holds(a, w->buf->name, w->name_len)) {
-		w->why = EXECFILTER_WHY_AFFIX;
-		return 1;
-	}
-	return 0;
-}
-
-static __always_inline __u32 affix_any(__u32 generation, __u32 used,
-				       const struct scratch *buf,
-				       __u32 name_len, __u32 comm_len)
-{
-	struct affix_walk w = {generation, used, buf, name_len, comm_len, 0};
-
-	if (!used)
-		return 0;
-	bpf_loop(EXECFILTER_AFFIXES, affix_one, &w, 0);
-	return w.why;
+#pragma clang loop unroll(disable) vectorize(disable)
+	for (int i = 0; i < EXECFILTER_NAME_MAX; i++)
+		k->data[EXECFILTER_LPM_HEAD + i] =
+			name[(SCRATCH_NAME + len - 1 - i) & (SCRATCH_SIZE - 1)];
+	return bpf_map_lookup_elem(&ends, k) != NULL;
 }
 
 static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
@@ -224,8 +204,12 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	    in_map(&names, buf->name + SCRATCH_NAME, bit))
 		return EXECFILTER_WHY_NAME;
 	comm_len = 0;
+	if (s->affixes &&
+	    affix_any(buf, buf->name, (__u32)name_len, (__u8)active,
+		      EXECFILTER_KIND_NAME, s->affixes))
+		return EXECFILTER_WHY_AFFIX;
 	if (!(s->looks & EXECFILTER_LOOK_COMM))
-		return affix_any(active, s->affixes, buf, (__u32)name_len, 0);
+		return 0;
 	/* The process name is set from the exec'd path by now. */
 	bpf_get_current_comm(buf->comm + SCRATCH_NAME, EXECFILTER_COMM_MAX);
 	if (in_map(&comms, buf->comm + SCRATCH_NAME, bit))
@@ -233,8 +217,11 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 #pragma clang loop unroll(disable) vectorize(disable)
 	for (int i = 0; i < EXECFILTER_COMM_MAX; i++)
 		comm_len += buf->comm[SCRATCH_NAME + i] != 0;
-	return affix_any(active, s->affixes, buf, (__u32)name_len,
-			 (__u32)comm_len);
+	if (s->affixes &&
+	    affix_any(buf, buf->comm, (__u32)comm_len, (__u8)active,
+		      EXECFILTER_KIND_COMM, s->affixes))
+		return EXECFILTER_WHY_AFFIX;
+	return 0;
 }
 
 /* Where the proc connector's exec event is sent from (exec_binprm):

@@ -12,7 +12,6 @@
 #define EXECFILTER_COMM_MAX 16
 /* Literal starts and ends of globs the kernel checks, each at most. */
 #define EXECFILTER_AFFIX_MAX 32
-#define EXECFILTER_AFFIXES   16
 
 /* Two generations of every map's contents: the rules in force and the
  * ones being written; the kernel only reads the one settings[0] names. */
@@ -41,27 +40,34 @@
  * though /proc may not say so yet; start_ns: its start time. */
 #define EXECFILTER_WHY_END 12
 
-/* A glob the kernel checks by its literal ends: the name (the file's
- * basename, or the process name when comm is set) is min_len bytes or
- * longer, starts with prefix and ends with suffix. The suffix is
- * right-aligned; each mask is 0xff on the bytes compared, 0 elsewhere,
- * so that the comparison has no branch for the verifier to follow. */
-struct execfilter_affix {
-	__u8 prefix[EXECFILTER_AFFIX_MAX];
-	__u8 prefix_mask[EXECFILTER_AFFIX_MAX];
-	__u8 suffix[EXECFILTER_AFFIX_MAX];
-	__u8 suffix_mask[EXECFILTER_AFFIX_MAX];
-	__u32 min_len;
-	__u32 comm;
+/* A glob's literal start, or when it has none its literal end, as a key
+ * of the tries of starts and ends (longest-prefix-match maps): the
+ * generation, what the name is (the file's basename or the process
+ * name), then the start's bytes, or the end's bytes last first. A name
+ * is looked up whole (its bytes, or last first, NUL-padded): a key that
+ * is a prefix of it matches. The generation and kind make sure only the
+ * plan in force and the right name are matched. */
+#define EXECFILTER_KIND_NAME 'n'
+#define EXECFILTER_KIND_COMM 'c'
+#define EXECFILTER_LPM_HEAD  2 /* the generation, the kind */
+struct execfilter_lpm {
+	__u32 prefixlen; /* in bits: of the head and the start or end */
+	__u8 data[EXECFILTER_LPM_HEAD + EXECFILTER_NAME_MAX];
 };
+/* Entries of each trie, at most (starts of names and process names of
+ * both generations): past them the plan sends every exec. */
+#define EXECFILTER_LPM_MAX 65536
 
 /* Index 0: which generation is in force. Index 1 + g: generation g. */
 struct execfilter_settings {
 	__u32 generation;
 	__u32 all;     /* every exec goes to the daemon */
-	__u32 affixes; /* entries of the generation's affix slots used */
+	__u32 affixes; /* EXECFILTER_AFFIX_*: which tries hold entries */
 	__u32 looks;   /* EXECFILTER_LOOK_*: what the keys need read */
 };
+
+#define EXECFILTER_AFFIX_STARTS (1u << 0)
+#define EXECFILTER_AFFIX_ENDS	(1u << 1)
 
 /* What an exec's judgement reads beyond the inode, when some key needs
  * it: the file's basename, the process name. */
