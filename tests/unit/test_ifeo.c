@@ -487,6 +487,13 @@ static void spec_rules(const struct spec *specs, size_t count,
 	}
 }
 
+/* What spec_rules made for them: their placements. */
+static void spec_rules_free(struct rule *rules, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(rules[i].placement);
+}
+
 static bool reserved_stub(void *ctx, const char *name)
 {
 	(void)ctx;
@@ -515,6 +522,7 @@ static void test_plan_case(void **state)
 
 	spec_rules(c->rules, c->count, rules, &user);
 	ifeo_plan_make(rules, c->count, c->mode, reserved_stub, NULL, &plan);
+	spec_rules_free(rules, c->count);
 	for (size_t i = 0; i < plan.count; i++) {
 		const struct ifeo_entry *e = &plan.entries[i];
 
@@ -624,6 +632,7 @@ static void make_plan(struct ifeo_plan *plan, const struct spec *specs,
 
 	spec_rules(specs, count, rules, &user);
 	ifeo_plan_make(rules, count, IFEO_MODE_ALL, NULL, NULL, plan);
+	spec_rules_free(rules, count);
 }
 
 static void test_find_and_put_back(void **state)
