@@ -280,9 +280,11 @@ static void manage_thread_shared(const struct manage_proc *p,
  * after a switch of rules nothing of the old rule stays behind. What is
  * recorded as applied is what the kernel holds afterwards, read back: a
  * refused write is not mistaken later for someone else's change. In a
- * dry run the thread's values are recorded as they are. */
+ * dry run the thread's values are recorded as they are. fresh: what the
+ * thread holds, read as its record was made just now; NULL: read it. */
 static int manage_apply_prio(struct manage *m, struct manage_proc *p,
-			     struct manage_thread *t)
+			     struct manage_thread *t,
+			     const struct prio_state *fresh)
 {
 	struct prio_state now, wanted;
 	enum os_status os;
@@ -292,9 +294,8 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	if (t->left_alone || t->prio_failed ||
 	    (prio_target_empty(&p->prio) && !t->prio_done))
 		return 0;
-	if (t->have_fresh) { /* read as its record was made, just now */
-		now = t->fresh;
-		t->have_fresh = false;
+	if (fresh) {
+		now = *fresh;
 	} else if ((os = apply_prio_read(p->pid, t->tid, &now)) != OS_OK) {
 		manage_failed(m, p, t, os, &t->prio_failed, "priority");
 		return -1;
@@ -325,10 +326,12 @@ static int manage_apply_prio(struct manage *m, struct manage_proc *p,
 	} else {
 		status = 1;
 	}
-	if ((os == OS_OK && apply_prio_taken(&now, &wanted, &t->applied)) ||
-	    (apply_prio_read(p->pid, t->tid, &now) == OS_OK &&
-	     (t->applied = now, true)))
+	if (os == OS_OK && apply_prio_taken(&now, &wanted, &t->applied)) {
 		manage_process_applied(p, t);
+	} else if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
+		t->applied = now;
+		manage_process_applied(p, t);
+	}
 	return status;
 }
 
@@ -452,12 +455,15 @@ static void manage_restore_thread(struct manage *m, struct manage_proc *p,
 /* A thread seen for the first time. One that existed before the rule
  * holds its own original; one created since inherited what the rule gave
  * its creator (or, not knowing the creator, the main thread), and its
- * original is the creator's, for each setting it did not change itself. */
-static void manage_thread_original(struct manage_proc *p,
-				   struct manage_thread *t,
-				   struct manage_thread *creator,
-				   bool created_since)
+ * original is the creator's, for each setting it did not change itself.
+ * Returns what the thread holds now (for the apply that follows: one read
+ * for both), NULL when it cannot be read. */
+static const struct prio_state *manage_thread_original(
+	struct manage_proc *p, struct manage_thread *t,
+	struct manage_thread *creator, bool created_since,
+	struct prio_state *now_out)
 {
+	const struct prio_state *read = NULL;
 	struct prio_state now;
 	hwloc_bitmap_t mask;
 
@@ -465,9 +471,9 @@ static void manage_thread_original(struct manage_proc *p,
 		manage_thread_shared(p, creator);
 
 	if (apply_prio_read(p->pid, t->tid, &now) == OS_OK) {
+		*now_out = now;
+		read = now_out;
 		t->original = now;
-		t->fresh = now;
-		t->have_fresh = true;
 		if (created_since && creator && creator->prio_done)
 			prio_state_unwind(&now, &creator->applied,
 					  &creator->original, &t->original);
@@ -479,7 +485,7 @@ static void manage_thread_original(struct manage_proc *p,
 	mask = hwloc_bitmap_alloc();
 	if (apply_place_read(p->pid, t->tid, mask) != OS_OK) {
 		hwloc_bitmap_free(mask);
-		return;
+		return read;
 	}
 	if (created_since && creator && creator->applied_mask &&
 	    creator->original_mask &&
@@ -490,6 +496,7 @@ static void manage_thread_original(struct manage_proc *p,
 		hwloc_bitmap_copy(mask, p->original_mask);
 	manage_set_mask(&t->original_mask, mask);
 	hwloc_bitmap_free(mask);
+	return read;
 }
 
 static void manage_apply_thread(struct manage *m, struct manage_proc *p,
@@ -497,22 +504,23 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 				size_t *written)
 {
 	struct manage_thread *t = manage_thread_find(p, tid);
+	const struct prio_state *fresh = NULL;
+	struct prio_state now;
 	int prio, place;
 
 	if (!t) {
 		if (!procinfo_thread_in(p->pid, tid) ||
 		    !(t = manage_thread_add(p, tid)))
 			return;
-		manage_thread_original(
+		fresh = manage_thread_original(
 			p, t, creator ? manage_thread_find(p, creator) : NULL,
-			created_since);
+			created_since, &now);
 	}
 	if (!procinfo_thread_in(p->pid, tid)) {
 		manage_thread_remove(p, tid);
 		return;
 	}
-	prio = manage_apply_prio(m, p, t);
-	t->have_fresh = false;
+	prio = manage_apply_prio(m, p, t, fresh);
 	place = manage_apply_place(m, p, t);
 	if (prio <= 0 && place <= 0)
 		return;
@@ -682,6 +690,14 @@ static void manage_tracking(struct manage *m, bool on)
 		m->options.tracking(m->options.hook_ctx, on);
 }
 
+/* The last record gone (a process or a child followed): thread events
+ * are no longer needed. */
+static void manage_untrack_if_idle(struct manage *m)
+{
+	if (!m->procs.count && !m->heirs.count)
+		manage_tracking(m, false);
+}
+
 static void manage_hold(struct manage *m, struct manage_proc *p, bool on)
 {
 	if ((on || p->holds_power) && m->options.hold)
@@ -701,8 +717,7 @@ static void manage_forget(struct manage *m, pid_t pid, bool restore)
 	if (restore && p->process_placed && !m->options.dry_run)
 		manage_unplace_process(p);
 	manage_proc_free(p);
-	if (!m->procs.count && !m->heirs.count)
-		manage_tracking(m, false);
+	manage_untrack_if_idle(m);
 }
 
 static int manage_plan(struct manage *m, struct manage_proc *p,
@@ -767,6 +782,17 @@ static void manage_follow(struct manage *m, const struct manage_proc *p)
 				  manage_follow_how(p));
 }
 
+/* The child followed under pid ended: its record goes. */
+static void manage_heir_drop(struct manage *m, pid_t pid)
+{
+	struct manage_heir *h = pidmap_remove(&m->heirs, pid);
+
+	if (!h)
+		return;
+	manage_heir_free(h);
+	manage_untrack_if_idle(m);
+}
+
 /* The heir record of pid, when it is the process that the fork made. */
 static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 					    unsigned long long start)
@@ -780,11 +806,10 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 	return h;
 }
 
-/* Match again on facts read after the pin held the process, and apply.
- * Returns the record, or NULL when the process went away. */
 /* pid under rule, pinned and matched to it on facts read since the pin
  * (the pin is the caller's, unpinned here): facts read while the pin
- * stands are the pinned process's, whatever became of the pid before. */
+ * stands are the pinned process's, whatever became of the pid before.
+ * Applies; returns the record, or NULL when the process went away. */
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p,
 				       struct procinfo_pin pin,
@@ -959,8 +984,7 @@ static void manage_evaluate(struct manage *m, pid_t pid, bool pinned)
 	    (h = manage_heir_take(m, pid, start))) {
 		manage_heir_restore(m, pid, h);
 		manage_heir_free(h);
-		if (!m->procs.count && !m->heirs.count)
-			manage_tracking(m, false);
+		manage_untrack_if_idle(m);
 	}
 }
 
@@ -1094,13 +1118,9 @@ void manage_rename(struct manage *m, pid_t pid)
 void manage_exit(struct manage *m, pid_t pid, pid_t tid)
 {
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
-	struct manage_heir *h;
 
-	if (pid == tid && (h = pidmap_remove(&m->heirs, pid))) {
-		manage_heir_free(h);
-		if (!m->procs.count && !m->heirs.count)
-			manage_tracking(m, false);
-	}
+	if (pid == tid)
+		manage_heir_drop(m, pid);
 	if (!p)
 		return;
 	manage_thread_remove(p, tid);
@@ -1122,11 +1142,8 @@ void manage_end(struct manage *m, pid_t pid, pid_t tid,
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
 	struct manage_heir *h = pidmap_get(&m->heirs, pid);
 
-	if (h && h->start_time == start) {
-		manage_heir_free(pidmap_remove(&m->heirs, pid));
-		if (!m->procs.count && !m->heirs.count)
-			manage_tracking(m, false);
-	}
+	if (h && h->start_time == start)
+		manage_heir_drop(m, pid);
 	if (!p || p->start_time != start) {
 		manage_exit(m, pid, tid);
 		return;
@@ -1155,8 +1172,7 @@ static void manage_rescan_heirs(struct manage *m, struct pidmap *seen)
 	for (size_t i = 0; i < count; i++)
 		manage_heir_free(pidmap_remove(&m->heirs, pids[i]));
 	free(pids);
-	if (!m->procs.count && !m->heirs.count)
-		manage_tracking(m, false);
+	manage_untrack_if_idle(m);
 }
 
 /* Every process is matched again: an exec, a rename, a move to another

@@ -69,10 +69,6 @@ struct manage_thread {
 	bool place_done;
 	hwloc_bitmap_t original_mask, applied_mask; /* NULL until placed */
 	unsigned long shared_stamp; /* the process's write "applied" has */
-	/* What the thread held when its record was made, for the apply
-	 * that follows at once: one read for both. */
-	struct prio_state fresh;
-	bool have_fresh;
 };
 
 struct manage_proc {

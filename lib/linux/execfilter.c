@@ -453,24 +453,35 @@ static int execfilter_mark_name(int fd, const char *name, size_t size,
 
 /* Clears bit in every entry, and drops the entries left without any:
  * the keys first, as deleting while walking would lose the walk. */
-static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
+/* Every key of a map, copied out (the caller's to free): a map cannot be
+ * walked while its entries are deleted. */
+static char *execfilter_keys(int fd, size_t key_size, size_t *count)
 {
 	char *keys = NULL;
-	size_t count = 0, capacity = 0;
-	int status = 0;
+	size_t capacity = 0;
 
+	*count = 0;
 	for (;;) {
 		/* Doubling: a reload of thousands of keys copies them once. */
-		if (count + 1 >= capacity) {
+		if (*count + 1 >= capacity) {
 			capacity = capacity ? capacity * 2 : 256;
 			keys = xreallocarray(keys, capacity, key_size);
 		}
 		if (bpf_map_get_next_key(
-			    fd, count ? keys + (count - 1) * key_size : NULL,
-			    keys + count * key_size) < 0)
+			    fd, *count ? keys + (*count - 1) * key_size : NULL,
+			    keys + *count * key_size) < 0)
 			break;
-		count++;
+		(*count)++;
 	}
+	return keys;
+}
+
+static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
+{
+	size_t count;
+	char *keys = execfilter_keys(fd, key_size, &count);
+	int status = 0;
+
 	for (size_t i = 0; i < count; i++) {
 		const char *key = keys + i * key_size;
 		__u32 value;
@@ -547,7 +558,7 @@ static int execfilter_write_keys(struct execfilter *f,
 }
 
 /* A glob's literal start (or, when it has none, its end, last byte
- * first) as a key of the generation's tries; which trie in *trie. */
+ * first) as a key of the generation's tries; *start: the trie of starts. */
 static void execfilter_lpm_key(const struct execplan_affix *a,
 			       unsigned generation, struct execfilter_lpm *key,
 			       bool *start)
@@ -599,20 +610,11 @@ static unsigned execfilter_tries(const struct execplan *plan)
 /* The old generation's entries of a trie, gone. */
 static int execfilter_sweep_lpm(int fd, unsigned generation)
 {
-	struct execfilter_lpm *keys = NULL;
-	size_t count = 0, capacity = 0;
+	size_t count;
+	struct execfilter_lpm *keys = (struct execfilter_lpm *)execfilter_keys(
+		fd, sizeof(*keys), &count);
 	int status = 0;
 
-	for (;;) {
-		if (count + 1 >= capacity) {
-			capacity = capacity ? capacity * 2 : 64;
-			keys = xreallocarray(keys, capacity, sizeof(*keys));
-		}
-		if (bpf_map_get_next_key(fd, count ? &keys[count - 1] : NULL,
-					 &keys[count]) < 0)
-			break;
-		count++;
-	}
 	for (size_t i = 0; i < count; i++) {
 		if (keys[i].data[0] == generation &&
 		    bpf_map_delete_elem(fd, &keys[i]) < 0 && errno != ENOENT)
@@ -644,7 +646,7 @@ static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 	int fd = bpf_map__fd(f->skel->maps.settings);
 	struct execfilter_settings s = {
 		.all = all,
-		.affixes = execfilter_tries(plan),
+		.tries = execfilter_tries(plan),
 		.looks = execfilter_looks(plan),
 	};
 	struct execfilter_settings now = {.generation = next};

@@ -116,7 +116,8 @@ static __always_inline bool in_map(void *map, const void *key, __u32 bit)
 }
 
 /* A name and what is around it: EXECFILTER_AFFIX_MAX zero bytes before
- * it and zeros after; and the keys a name is looked up by in the tries. */
+ * it and zeros after (read as the bytes before its start when it is read
+ * last byte first); and the key a name is looked up by in the tries. */
 #define SCRATCH_NAME EXECFILTER_AFFIX_MAX
 #define SCRATCH_SIZE 128
 
@@ -187,8 +188,9 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	buf = bpf_map_lookup_elem(&scratch, &zero);
 	if (!buf)
 		return EXECFILTER_WHY_ALL;
-	/* Only the keys need their zeros: the affixes' masks skip the
-	 * rest. */
+	/* The name's room is zeroed, the name read into it: its bytes and
+	 * the zeros after them are the keys. The bytes around that room
+	 * are never written, and stay zeros. */
 	__builtin_memset(buf->name + SCRATCH_NAME, 0, EXECFILTER_NAME_MAX);
 	__builtin_memset(buf->comm + SCRATCH_NAME, 0, EXECFILTER_COMM_MAX);
 	dname = bprm->file->f_path.dentry->d_name.name;
@@ -204,9 +206,8 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	    in_map(&names, buf->name + SCRATCH_NAME, bit))
 		return EXECFILTER_WHY_NAME;
 	comm_len = 0;
-	if (s->affixes &&
-	    affix_any(buf, buf->name, (__u32)name_len, (__u8)active,
-		      EXECFILTER_KIND_NAME, s->affixes))
+	if (s->tries && affix_any(buf, buf->name, (__u32)name_len, (__u8)active,
+				  EXECFILTER_KIND_NAME, s->tries))
 		return EXECFILTER_WHY_AFFIX;
 	if (!(s->looks & EXECFILTER_LOOK_COMM))
 		return 0;
@@ -217,9 +218,8 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 #pragma clang loop unroll(disable) vectorize(disable)
 	for (int i = 0; i < EXECFILTER_COMM_MAX; i++)
 		comm_len += buf->comm[SCRATCH_NAME + i] != 0;
-	if (s->affixes &&
-	    affix_any(buf, buf->comm, (__u32)comm_len, (__u8)active,
-		      EXECFILTER_KIND_COMM, s->affixes))
+	if (s->tries && affix_any(buf, buf->comm, (__u32)comm_len, (__u8)active,
+				  EXECFILTER_KIND_COMM, s->tries))
 		return EXECFILTER_WHY_AFFIX;
 	return 0;
 }

@@ -61,9 +61,9 @@ struct execfilter_lpm {
 /* Index 0: which generation is in force. Index 1 + g: generation g. */
 struct execfilter_settings {
 	__u32 generation;
-	__u32 all;     /* every exec goes to the daemon */
-	__u32 affixes; /* EXECFILTER_AFFIX_*: which tries hold entries */
-	__u32 looks;   /* EXECFILTER_LOOK_*: what the keys need read */
+	__u32 all;   /* every exec goes to the daemon */
+	__u32 tries; /* EXECFILTER_AFFIX_*: which tries hold entries */
+	__u32 looks; /* EXECFILTER_LOOK_*: what the keys need read */
 };
 
 #define EXECFILTER_AFFIX_STARTS (1u << 0)
