@@ -104,58 +104,60 @@ else
 		"filter execs $execs -> $now_execs, sent $sent -> $now_sent, daemon received $received -> $now_received"
 fi
 
+# child_of PID: its child's pid, once it has one.
+child_of() { awk '{ print $1 }' /proc/"$1"/task/"$1"/children 2>/dev/null; }
+runs_unnamed() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$TMP/bin/unnamed" ]; }
+# forked_child NAME NICE: starts TMP/bin/NAME, which forks 1.5 s later a
+# child that runs the unmatched program; once NAME has NICE (and before
+# the fork), $sent is the filter's count of execs sent. Sets $parent and
+# $child; fails when the parent did not get NICE in time or the child did
+# not run the program. forked_why says what was seen.
+forked_child() {
+	start "$TMP/bin/$1" -F 1500:"$TMP/bin/unnamed" -s 30
+	parent=$!
+	child=
+	parent_seen=false
+	wait_until 5 nice_is "$parent" "$2" && sent=$(filter_number sent) &&
+		[ -z "$(child_of "$parent")" ] || return 1
+	parent_seen=true
+	wait_until 5 eval '[ -n "$(child_of "$parent")" ]'
+	child=$(child_of "$parent")
+	[ -n "$child" ] && track "$child"
+	[ -n "$child" ] && wait_until 5 runs_unnamed "$child"
+}
+forked_why() {
+	if $parent_seen; then
+		echo "child ${child:-none}: nice $(nice_of "$child"), exe $(readlink "/proc/$child/exe" 2>&1); sent $sent -> $(filter_number sent)"
+	else
+		echo "the parent: nice $(nice_of "$parent"), child $(child_of "$parent") before the count was read"
+	fi
+}
+
 # A managed process forks; its child runs a program no rule names. The
 # filter follows the managed process and its children, so that exec
 # reaches the daemon (sent rises, though no rule could match it), which
 # undoes the raise the child inherited. Rescans are off, and none runs.
 scans=$(rescans_now)
-start "$TMP/bin/raiser" -F 1500:"$TMP/bin/unnamed" -s 30
-raiser=$!
-# child_of PID: its child's pid, once it has one.
-child_of() { awk '{ print $1 }' /proc/"$1"/task/"$1"/children 2>/dev/null; }
-runs_unnamed() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$TMP/bin/unnamed" ]; }
-if wait_until 5 nice_is "$raiser" -2 && sent=$(filter_number sent) &&
-	[ -z "$(child_of "$raiser")" ]; then
-	wait_until 5 eval '[ -n "$(child_of "$raiser")" ]'
-	child=$(child_of "$raiser")
-	[ -n "$child" ] && track "$child"
-	if [ -n "$child" ] && wait_until 5 runs_unnamed "$child" &&
-		by_events "$scans" 5 nice_is "$child" 0 && filter_rose sent "$sent" 1; then
-		ok "a managed process's child that runs an unmatched program: its exec is sent, its raise undone"
-	else
-		not_ok "a managed process's child that runs an unmatched program" \
-			"child ${child:-none}: nice $(nice_of "$child"), exe $(readlink "/proc/$child/exe" 2>&1); sent $sent -> $(filter_number sent); rescans since: $rescanned"
-	fi
+if forked_child raiser -2 &&
+	by_events "$scans" 5 nice_is "$child" 0 && filter_rose sent "$sent" 1; then
+	ok "a managed process's child that runs an unmatched program: its exec is sent, its raise undone"
 else
 	not_ok "a managed process's child that runs an unmatched program" \
-		"the parent: nice $(nice_of "$raiser"), child $(child_of "$raiser") before the count was read"
+		"$(forked_why); rescans since: ${rescanned:-not counted}"
 fi
-stop "$raiser" 5
+stop "$parent" 5
 
 # A process a lowering rule matched forks the same way: the filter does
 # not follow its children (the kernel has run the child's exec once it
 # runs the other program: its count sent is final then), and the child
 # keeps the lowering, as under nice(1).
-start "$TMP/bin/lowerer" -F 1500:"$TMP/bin/unnamed" -s 30
-lowerer=$!
-if wait_until 5 nice_is "$lowerer" 4 && sent=$(filter_number sent) &&
-	[ -z "$(child_of "$lowerer")" ]; then
-	wait_until 5 eval '[ -n "$(child_of "$lowerer")" ]'
-	child=$(child_of "$lowerer")
-	[ -n "$child" ] && track "$child"
-	if [ -n "$child" ] && wait_until 5 runs_unnamed "$child" &&
-		[ "$(filter_number sent)" -eq "$sent" ] && sleep 0.5 &&
-		nice_is "$child" 4; then
-		ok "a lowered process's child that runs an unmatched program: its exec is not sent, it keeps the lowering"
-	else
-		not_ok "a lowered process's child that runs an unmatched program" \
-			"child ${child:-none}: nice $(nice_of "$child"), exe $(readlink "/proc/$child/exe" 2>&1); sent $sent -> $(filter_number sent)"
-	fi
+if forked_child lowerer 4 && [ "$(filter_number sent)" -eq "$sent" ] &&
+	sleep 0.5 && nice_is "$child" 4; then
+	ok "a lowered process's child that runs an unmatched program: its exec is not sent, it keeps the lowering"
 else
-	not_ok "a lowered process's child that runs an unmatched program" \
-		"the parent: nice $(nice_of "$lowerer"), child $(child_of "$lowerer") before the count was read"
+	not_ok "a lowered process's child that runs an unmatched program" "$(forked_why)"
 fi
-stop "$lowerer" 5
+stop "$parent" 5
 stop_daemon
 
 write_rules "$TMP/bin/match"

@@ -125,30 +125,32 @@ static void test_sent_exec_checked_once(void **state)
 	assert_int_equal(procfake.exe_checks, 3);
 }
 
-/* As test_pid_reused_mid_write, for an exec the filter sent. */
+/* The pid ends during the first write and another process gets it: the
+ * other process must not keep the rule's values, whichever way the exec
+ * was reported. */
+static void pid_reused_mid_write(pid_t pid,
+				 void (*exec)(struct manage *m, pid_t pid))
+{
+	procfake_start(pid, "/usr/bin/raised", 1);
+	procfake.reuse_on_write = pid;
+	exec(&m, pid);
+	assert_int_equal(nice_of(pid, pid), 0);
+	assert_string_equal(procfake_proc(pid)->exe, "/usr/bin/other");
+	assert_null(manage_find(&m, pid));
+	assert_int_equal(m.counters.pid_reuse, 1);
+}
+
+/* An exec the filter sent: pinned before its facts are read. */
 static void test_sent_exec_pid_reused(void **state)
 {
 	(void)state;
-	procfake_start(210, "/usr/bin/raised", 1);
-	procfake.reuse_on_write = 210;
-	manage_exec_sent(&m, 210);
-	assert_int_equal(nice_of(210, 210), 0);
-	assert_string_equal(procfake_proc(210)->exe, "/usr/bin/other");
-	assert_null(manage_find(&m, 210));
+	pid_reused_mid_write(210, manage_exec_sent);
 }
 
-/* The pid ends during the first write and another process gets it: the
- * other process must not keep the rule's values. */
 static void test_pid_reused_mid_write(void **state)
 {
 	(void)state;
-	procfake_start(200, "/usr/bin/raised", 1);
-	procfake.reuse_on_write = 200;
-	manage_exec(&m, 200);
-	assert_int_equal(nice_of(200, 200), 0);
-	assert_string_equal(procfake_proc(200)->exe, "/usr/bin/other");
-	assert_null(manage_find(&m, 200));
-	assert_int_equal(m.counters.pid_reuse, 1);
+	pid_reused_mid_write(200, manage_exec);
 }
 
 /* A thread that ends during its write is forgotten, the others keep

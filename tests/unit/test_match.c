@@ -13,6 +13,7 @@
 #include "unit.h"
 
 #include "match.h"
+#include "rulesfix.h"
 
 static const char rules_text[] =
 	"rules = (\n"
@@ -577,15 +578,7 @@ static void test_windows_same_exe(void **state)
 static void index_load(struct rules *rules, struct match_index *index,
 		       const char *text)
 {
-	struct diag diag;
-
-	rules_init(rules);
-	rules->system = RULES_SYSTEM_LINUX;
-	diag_init(&diag);
-	rules_load_text(rules, "i.rules", text, strlen(text), &diag);
-	diag_print(&diag, stderr, false);
-	assert_int_equal(diag.errors, 0);
-	diag_free(&diag);
+	rulesfix_load(rules, RULES_SYSTEM_LINUX, text);
 	match_index_build(index, rules);
 }
 
