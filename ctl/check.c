@@ -5,6 +5,7 @@
 
 #include "conf.h"
 #include "ctl.h"
+#include "execplan.h"
 #include "match.h"
 #include "rules.h"
 
@@ -86,6 +87,23 @@ static void check_print_unindexed(const struct rules *rules)
 	}
 }
 
+/* The rules the exec filter in the kernel cannot judge (Linux's): while
+ * one is loaded, every exec wakes the daemon. */
+static void check_print_unjudged(const struct rules *rules)
+{
+	if (rules_target(rules) != RULES_SYSTEM_LINUX)
+		return;
+	for (size_t i = 0; i < rules->count; i++) {
+		const struct rule *r = &rules->list[i];
+		char why[1024];
+
+		if (execplan_unjudged(r, why, sizeof(why)))
+			printf("rule %s (%s:%u): %s: the exec filter sends "
+			       "every exec to the daemon\n",
+			       r->name, r->file, r->line, why);
+	}
+}
+
 int check_main(struct ctl *ctl, int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -147,6 +165,8 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		rules_print(&rules, stdout);
 	if (result == CTL_EXIT_OK && !quiet)
 		check_print_unindexed(&rules);
+	if (result == CTL_EXIT_OK && !quiet)
+		check_print_unjudged(&rules);
 	if (result == CTL_EXIT_OK && !quiet && system)
 		printf("%zu rules in %zu files: OK for %s\n", rules.count,
 		       rules.files_read,

@@ -11,6 +11,7 @@
 
 #include "execplan.h"
 #include "pattern.h"
+#include "quote.h"
 #include "util.h"
 
 bool execplan_list_has(const struct execplan_list *list, const char *value)
@@ -50,12 +51,14 @@ enum execplan_kind {
 	EXECPLAN_KIND_PATH,
 	EXECPLAN_KIND_NAME,
 	EXECPLAN_KIND_AFFIX,
+	EXECPLAN_KIND_DIR,
 };
 
 struct execplan_key {
 	enum execplan_kind kind;
 	char name[EXECPLAN_NAME_MAX + 1];
 	struct execplan_affix affix;
+	char *dir; /* EXECPLAN_KIND_DIR: the caller's to free */
 };
 
 static bool execplan_meta(char c)
@@ -131,13 +134,37 @@ static void execplan_literals(const struct execplan_element *e, size_t from,
 	out[n] = '\0';
 }
 
+/* The directory an exe glob's literal start names, up to its last '/'
+ * (the start of /opt/vendor/bin-* lies in /opt/vendor): every path the
+ * glob matches lies under it. NULL when that is the root, or the glob
+ * does not start with one. */
+static char *execplan_dir_of(const struct execplan_element *e, size_t n)
+{
+	size_t slash = 0;
+	char *dir;
+
+	if (n == 0 || !e[0].literal || e[0].c != '/')
+		return NULL;
+	for (size_t i = 0; i < n && e[i].literal; i++) {
+		if (e[i].c == '/')
+			slash = i;
+	}
+	if (slash == 0)
+		return NULL;
+	dir = xmalloc(slash + 1);
+	execplan_literals(e, 0, slash, false, dir, slash);
+	return dir;
+}
+
 /* An exe value. Literal: the file itself. A glob: what it says of the
  * basename, element by element as the matcher reads them. Past its last
  * literal '/', the elements match the part of the path after a '/';
  * while none of them can match a '/' ('*', '?', a negated bracket,
  * [[:punct:]], a range across '/'), that part is the basename, and its
  * literal start and end hold; once one can, the basename may begin
- * anywhere in that part, and only the literal end still holds. */
+ * anywhere in that part, and only the literal end still holds. A glob
+ * that says nothing of the basename says where it lies: under the
+ * directory of its literal start. */
 static void execplan_exe_key(const char *value, unsigned flags,
 			     struct execplan_key *key)
 {
@@ -182,6 +209,11 @@ static void execplan_exe_key(const char *value, unsigned flags,
 				  EXECPLAN_AFFIX_MAX);
 		if (key->affix.prefix[0] || key->affix.suffix[0])
 			key->kind = EXECPLAN_KIND_AFFIX;
+	}
+	if (key->kind == EXECPLAN_KIND_NONE) {
+		key->dir = execplan_dir_of(e, n);
+		if (key->dir)
+			key->kind = EXECPLAN_KIND_DIR;
 	}
 	free(e);
 }
@@ -239,6 +271,9 @@ static void execplan_add_key(struct execplan *plan, const char *value,
 				      sizeof(*plan->affixes));
 		plan->affixes[plan->affix_count++] = key->affix;
 		break;
+	case EXECPLAN_KIND_DIR:
+		execplan_list_add(&plan->dirs, key->dir);
+		break;
 	}
 }
 
@@ -264,6 +299,8 @@ static bool execplan_cover(struct execplan *plan, const struct rule_patterns *p,
 		covered = false;
 	for (size_t i = 0; i < p->count && covered; i++)
 		execplan_add_key(plan, p->values[i], &keys[i], comm);
+	for (size_t i = 0; i < p->count; i++)
+		free(keys[i].dir);
 	free(keys);
 	return covered;
 }
@@ -286,6 +323,63 @@ void execplan_build(struct execplan *plan, const struct rules *rules)
 	}
 }
 
+/* The first value of p the kernel can judge nothing of; p->count when
+ * each can be judged. */
+static size_t execplan_unkeyed(const struct rule_patterns *p, bool comm)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		struct execplan_key key;
+
+		if (comm)
+			execplan_comm_key(p->values[i], p->flags, &key);
+		else
+			execplan_exe_key(p->values[i], p->flags, &key);
+		free(key.dir);
+		if (key.kind == EXECPLAN_KIND_NONE)
+			return i;
+	}
+	return p->count;
+}
+
+/* Whether the kernel can judge none of rule's values, so that while it
+ * is loaded every exec goes to the daemon; why then names the first
+ * value of its exe and of its name that gives the kernel nothing. The
+ * plan's own judgement (execplan_cover), for check to say. */
+bool execplan_unjudged(const struct rule *rule, char *why, size_t why_size)
+{
+	static const char *const keys[] = {"exe", "name"};
+	const struct rule_patterns *p[] = {&rule->match.exe, &rule->match.name};
+	struct rules one = {.list = (struct rule *)rule, .count = 1};
+	struct execplan plan;
+	size_t used = 0;
+	bool all;
+
+	execplan_build(&plan, &one);
+	all = plan.all;
+	execplan_free(&plan);
+	if (!all || !why || !why_size)
+		return all;
+	why[0] = '\0';
+	for (int k = 0; k < 2; k++) {
+		size_t v = execplan_unkeyed(p[k], k == 1);
+		char *shown;
+
+		if (v == p[k]->count || used >= why_size)
+			continue;
+		shown = quote_display(p[k]->values[v]);
+		used += (size_t)snprintf(
+			why + used, why_size - used,
+			"%smatch.%s \"%.200s\" names no file, basename, "
+			"literal "
+			"start or end, or directory past the root",
+			used ? "; " : "", keys[k], shown);
+		free(shown);
+	}
+	if (!used)
+		snprintf(why, why_size, "it matches on neither exe nor name");
+	return true;
+}
+
 /* What the kernel's maps were written from, given back: the judgement
  * (every exec or not, and which rule says so) stays for status. A new
  * plan is built from the rules whenever the maps are written again. */
@@ -294,6 +388,7 @@ void execplan_trim(struct execplan *plan)
 	execplan_list_free(&plan->paths);
 	execplan_list_free(&plan->names);
 	execplan_list_free(&plan->comms);
+	execplan_list_free(&plan->dirs);
 	free(plan->affixes);
 	plan->affixes = NULL;
 	plan->affix_count = 0;
@@ -304,6 +399,7 @@ void execplan_free(struct execplan *plan)
 	execplan_list_free(&plan->paths);
 	execplan_list_free(&plan->names);
 	execplan_list_free(&plan->comms);
+	execplan_list_free(&plan->dirs);
 	free(plan->affixes);
 	*plan = (struct execplan){0};
 }
@@ -321,6 +417,8 @@ void execplan_print(const struct execplan *plan, FILE *out)
 		fprintf(out, "affix %s '%s' '%s'\n",
 			plan->affixes[i].comm ? "comm" : "name",
 			plan->affixes[i].prefix, plan->affixes[i].suffix);
+	for (size_t i = 0; i < plan->dirs.count; i++)
+		fprintf(out, "dir %s\n", plan->dirs.values[i]);
 	if (plan->all)
 		fprintf(out, "all (rule %s)\n", plan->all_rule);
 }

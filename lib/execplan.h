@@ -1,10 +1,11 @@
 /* What an exec filter in the kernel must let through to the daemon, from
  * the rule set alone: the files of literal exes, the basenames exe globs
  * end in, the exact names of name rules, the literal starts and ends of
- * the other globs; or, when a rule can be judged by none of these, every
- * exec. Pure: the system's side (lib/linux/execfilter.c) turns paths
- * into file identities and writes the kernel's maps. A superset by
- * design: what it lets through is matched by the whole rule after. */
+ * the other globs, the directories the other exe globs lie under; or,
+ * when a rule can be judged by none of these, every exec. Pure: the
+ * system's side (lib/linux/execfilter.c) turns paths into file
+ * identities and writes the kernel's maps. A superset by design: what it
+ * lets through is matched by the whole rule after. */
 #ifndef CPUPOLICY_EXECPLAN_H
 #define CPUPOLICY_EXECPLAN_H
 
@@ -39,6 +40,9 @@ struct execplan {
 	struct execplan_list paths; /* literal exes: their files */
 	struct execplan_list names; /* exact basenames of exe files */
 	struct execplan_list comms; /* exact process names */
+	/* Literal directories exe globs lie under (no trailing '/'): the
+	 * exe's resolved path has it among its directories. */
+	struct execplan_list dirs;
 	struct execplan_affix *affixes;
 	size_t affix_count;
 	bool all; /* every exec goes to the daemon */
@@ -53,6 +57,7 @@ void execplan_build(struct execplan *plan, const struct rules *rules);
 void execplan_trim(struct execplan *plan);
 void execplan_free(struct execplan *plan);
 void execplan_print(const struct execplan *plan, FILE *out);
+bool execplan_unjudged(const struct rule *rule, char *why, size_t why_size);
 bool execplan_list_has(const struct execplan_list *list, const char *value);
 
 #endif

@@ -5,6 +5,7 @@
  * pinned: the maps live as long as the daemon's descriptors, and only a
  * process with CAP_SYS_ADMIN can reach them otherwise (by id). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,10 +37,13 @@
 #define EXECFILTER_TAKE_MAX 4096
 
 /* A literal exe as last seen: its file's inode, or its basename while no
- * file is there (so that installing it later is seen too). */
+ * file is there (so that installing it later is seen too). A directory
+ * an exe glob lies under (dir): it, or while it is not there the nearest
+ * directory above it that is, which whatever is put there lies under. */
 struct execfilter_path {
 	char *path;
-	bool found;
+	bool found, dir;
+	unsigned dev; /* dir: its filesystem, as the kernel numbers it */
 	unsigned long long ino;
 };
 
@@ -193,6 +197,10 @@ static const char *execfilter_why(unsigned why)
 		return "a managed process or its child";
 	case EXECFILTER_WHY_FULL:
 		return "every exec, the followed processes' map full";
+	case EXECFILTER_WHY_DIR:
+		return "a directory an exe glob lies under";
+	case EXECFILTER_WHY_DEEP:
+		return "a path too deep to judge";
 	}
 	return "?";
 }
@@ -236,9 +244,11 @@ static void execfilter_size_maps(struct execfilter_bpf *skel,
 	bpf_map__set_max_entries(skel->maps.inodes, EXECFILTER_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.names, EXECFILTER_ENTRIES);
 	bpf_map__set_max_entries(skel->maps.comms, EXECFILTER_ENTRIES);
+	bpf_map__set_max_entries(skel->maps.dirs, EXECFILTER_ENTRIES);
 	bpf_map__set_map_flags(skel->maps.inodes, BPF_F_NO_PREALLOC);
 	bpf_map__set_map_flags(skel->maps.names, BPF_F_NO_PREALLOC);
 	bpf_map__set_map_flags(skel->maps.comms, BPF_F_NO_PREALLOC);
+	bpf_map__set_map_flags(skel->maps.dirs, BPF_F_NO_PREALLOC);
 }
 
 /* Loads and attaches the program with every exec going to the daemon
@@ -505,24 +515,112 @@ static void execfilter_paths_free(struct execfilter_path *paths, size_t count)
 	free(paths);
 }
 
+/* The kernel's number of the filesystem of mount id (statx's
+ * stx_mnt_id): the super_block.s_dev that /proc/self/mountinfo shows,
+ * which the kernel compares with. 0 when it is not there. */
+static unsigned execfilter_mount_dev(unsigned long long id)
+{
+	char *path = xasprintf("%s/self/mountinfo", paths_procfs());
+	FILE *f = fopen(path, "re");
+	unsigned long long mount;
+	unsigned major, minor, dev = 0;
+	char line[4096];
+
+	free(path);
+	while (f && !dev && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu %*u %u:%u", &mount, &major, &minor) ==
+			    3 &&
+		    mount == id)
+			dev = major << 20 | minor;
+	}
+	if (f)
+		fclose(f);
+	return dev;
+}
+
+/* A directory an exe glob names, or the nearest one above it that is
+ * there: its inode and its filesystem as the kernel knows them. The
+ * root's at worst (then every exec is sent). */
+static void execfilter_resolve_dir(struct execfilter_path *p)
+{
+	char *at = xstrdup(p->path);
+	struct statx x;
+
+	p->found = false;
+	for (;;) {
+		char *slash;
+
+		if (statx(AT_FDCWD, at[0] ? at : "/", AT_STATX_DONT_SYNC,
+			  STATX_TYPE | STATX_INO | STATX_MNT_ID, &x) == 0 &&
+		    S_ISDIR(x.stx_mode) && (x.stx_mask & STATX_MNT_ID)) {
+			p->found = strcmp(at, p->path) == 0;
+			p->ino = x.stx_ino;
+			p->dev = execfilter_mount_dev(x.stx_mnt_id);
+			break;
+		}
+		slash = strrchr(at, '/');
+		if (!at[0] || !slash) {
+			p->ino = 0; /* not even the root: never a key */
+			p->dev = 0;
+			break;
+		}
+		*slash = '\0';
+	}
+	free(at);
+}
+
 /* A literal exe's file, as the daemon's own mount namespace names it:
  * the identity its match checks (match.c's match_file). The inode alone
  * is the key: the device number the kernel holds (super_block.s_dev) is
  * not always the one stat() reports (btrfs subvolumes and overlayfs
  * report their own), and a false hit only costs a wakeup. */
+static void execfilter_resolve_path(struct execfilter_path *p)
+{
+	struct stat st;
+
+	if (p->dir) {
+		execfilter_resolve_dir(p);
+		return;
+	}
+	p->found = stat(p->path, &st) == 0;
+	p->ino = p->found ? st.st_ino : 0;
+}
+
+/* The literal exes, then the directories. */
 static struct execfilter_path *execfilter_resolve(const struct execplan *plan)
 {
-	struct execfilter_path *paths =
-		xcalloc(plan->paths.count + 1, sizeof(*paths));
+	size_t files = plan->paths.count, count = files + plan->dirs.count;
+	struct execfilter_path *paths = xcalloc(count + 1, sizeof(*paths));
 
-	for (size_t i = 0; i < plan->paths.count; i++) {
-		struct stat st;
-
-		paths[i].path = xstrdup(plan->paths.values[i]);
-		paths[i].found = stat(paths[i].path, &st) == 0;
-		paths[i].ino = paths[i].found ? st.st_ino : 0;
+	for (size_t i = 0; i < count; i++) {
+		paths[i].dir = i >= files;
+		paths[i].path =
+			xstrdup(paths[i].dir ? plan->dirs.values[i - files]
+					     : plan->paths.values[i]);
+		execfilter_resolve_path(&paths[i]);
 	}
 	return paths;
+}
+
+/* A path's key in the maps of bit's generation: a file's inode, a
+ * missing file's basename, a directory. */
+static int execfilter_mark_path(struct execfilter *f,
+				const struct execfilter_path *p, unsigned bit)
+{
+	const char *base = strrchr(p->path, '/');
+	struct execfilter_dir dir = {.ino = p->ino, .dev = p->dev};
+	__u64 ino = p->ino;
+
+	if (p->dir)
+		return p->ino ? execfilter_mark(bpf_map__fd(f->skel->maps.dirs),
+						&dir, bit)
+			      : 0;
+	if (p->found)
+		return execfilter_mark(bpf_map__fd(f->skel->maps.inodes), &ino,
+				       bit);
+	return execfilter_mark_name(bpf_map__fd(f->skel->maps.names),
+				    base ? base + 1 : "", EXECFILTER_NAME_MAX,
+				    bit);
 }
 
 static int execfilter_write_keys(struct execfilter *f,
@@ -530,18 +628,11 @@ static int execfilter_write_keys(struct execfilter *f,
 				 const struct execfilter_path *paths,
 				 unsigned bit)
 {
-	int inodes = bpf_map__fd(f->skel->maps.inodes);
 	int names = bpf_map__fd(f->skel->maps.names);
 	int comms = bpf_map__fd(f->skel->maps.comms);
 
-	for (size_t i = 0; i < plan->paths.count; i++) {
-		const char *base = strrchr(paths[i].path, '/');
-		__u64 ino = paths[i].ino;
-
-		if (paths[i].found ? execfilter_mark(inodes, &ino, bit) < 0
-				   : execfilter_mark_name(
-					     names, base ? base + 1 : "",
-					     EXECFILTER_NAME_MAX, bit) < 0)
+	for (size_t i = 0; i < plan->paths.count + plan->dirs.count; i++) {
+		if (execfilter_mark_path(f, &paths[i], bit) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < plan->names.count; i++) {
@@ -637,6 +728,8 @@ static unsigned execfilter_looks(const struct execplan *plan)
 	for (size_t i = 0; i < plan->affix_count; i++)
 		looks |= plan->affixes[i].comm ? EXECFILTER_LOOK_COMM
 					       : EXECFILTER_LOOK_NAME;
+	if (plan->dirs.count)
+		looks |= EXECFILTER_LOOK_DIRS;
 	return looks;
 }
 
@@ -683,7 +776,7 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 {
 	unsigned next = f->generation ^ 1, old = f->generation;
 	struct execfilter_path *paths = execfilter_resolve(plan), *old_paths;
-	size_t old_count;
+	size_t count = plan->paths.count + plan->dirs.count, old_count;
 	bool all = plan->all;
 
 	if (!all &&
@@ -696,7 +789,7 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 	if (execfilter_switch(f, next, all, plan) < 0) {
 		enum os_status status = status_of_errno(errno);
 
-		execfilter_paths_free(paths, plan->paths.count);
+		execfilter_paths_free(paths, count);
 		return status;
 	}
 	f->generation = next;
@@ -706,12 +799,14 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 			 EXECFILTER_BIT(old));
 	execfilter_sweep(bpf_map__fd(f->skel->maps.comms), EXECFILTER_COMM_MAX,
 			 EXECFILTER_BIT(old));
+	execfilter_sweep(bpf_map__fd(f->skel->maps.dirs),
+			 sizeof(struct execfilter_dir), EXECFILTER_BIT(old));
 	execfilter_sweep_lpm(bpf_map__fd(f->skel->maps.starts), old);
 	execfilter_sweep_lpm(bpf_map__fd(f->skel->maps.ends), old);
 	old_paths = f->paths;
 	old_count = f->path_count;
 	f->paths = paths;
-	f->path_count = plan->paths.count;
+	f->path_count = count;
 	execfilter_watch_paths(f);
 	execfilter_paths_free(old_paths, old_count); /* no longer watched */
 	return OS_OK;
@@ -727,6 +822,30 @@ static void execfilter_pend(void *ctx, size_t path)
 	f->pending_list[f->pending_count++] = path;
 }
 
+/* A directory's old key, cleared once no directory of the plan has it
+ * (the one above a directory made since stood in for it): unlike a
+ * file's, no running process needs it. */
+static void execfilter_unmark_dir(struct execfilter *f,
+				  const struct execfilter_path *old)
+{
+	struct execfilter_dir key = {.ino = old->ino, .dev = old->dev};
+	int fd = bpf_map__fd(f->skel->maps.dirs);
+	__u32 value;
+
+	for (size_t i = 0; i < f->path_count; i++) {
+		if (f->paths[i].dir && f->paths[i].ino == old->ino &&
+		    f->paths[i].dev == old->dev)
+			return;
+	}
+	if (bpf_map_lookup_elem(fd, &key, &value) < 0)
+		return;
+	value &= ~EXECFILTER_BIT(f->generation);
+	if (value)
+		bpf_map_update_elem(fd, &key, &value, BPF_EXIST);
+	else
+		bpf_map_delete_elem(fd, &key);
+}
+
 /* A literal exe's path looked at again: another file there (an upgrade
  * renamed a new one over it, an install created it) gets the key of the
  * rules in force at once; a file gone has its basename stand in. The
@@ -737,27 +856,26 @@ static void execfilter_pend(void *ctx, size_t path)
  * plan again, which also drops the keys of files gone). */
 static int execfilter_follow_path(struct execfilter *f, size_t i)
 {
-	struct execfilter_path *p = &f->paths[i];
-	unsigned bit = EXECFILTER_BIT(f->generation);
-	const char *base = strrchr(p->path, '/');
-	struct stat st;
-	bool found = stat(p->path, &st) == 0;
-	__u64 ino = found ? st.st_ino : 0;
+	struct execfilter_path *p = &f->paths[i], now = *p, before;
 
-	if (found == p->found && ino == p->ino)
+	execfilter_resolve_path(&now);
+	if (now.found == p->found && now.ino == p->ino && now.dev == p->dev)
 		return 0;
-	if (found ? execfilter_mark(bpf_map__fd(f->skel->maps.inodes), &ino,
-				    bit) < 0
-		  : execfilter_mark_name(bpf_map__fd(f->skel->maps.names),
-					 base ? base + 1 : "",
-					 EXECFILTER_NAME_MAX, bit) < 0)
+	if (execfilter_mark_path(f, &now, EXECFILTER_BIT(f->generation)) < 0)
 		return -1;
-	p->found = found;
-	p->ino = ino;
-	if (found)
+	before = *p;
+	*p = now;
+	if (p->dir)
+		execfilter_unmark_dir(f, &before);
+	if (p->dir)
+		log_debug("exec filter: %s is %s now (inode %llu): what lies "
+			  "under it is sent",
+			  p->path, p->found ? "there" : "not there",
+			  (unsigned long long)p->ino);
+	else if (p->found)
 		log_debug("exec filter: %s is another file now (inode %llu): "
 			  "its execs are sent",
-			  p->path, (unsigned long long)ino);
+			  p->path, (unsigned long long)p->ino);
 	else
 		log_debug("exec filter: %s is gone: its basename stands in",
 			  p->path);
@@ -821,15 +939,15 @@ static bool execfilter_changed(struct execfilter *f)
 	if (execfilter_follow_pending(f) != 0)
 		return true;
 	for (size_t n = 0; n < EXECFILTER_REFRESH && n < f->path_count; n++) {
-		struct execfilter_path *p;
-		struct stat st;
-		bool found;
+		struct execfilter_path *p, now;
 
 		if (f->refresh_next >= f->path_count)
 			f->refresh_next = 0;
 		p = &f->paths[f->refresh_next++];
-		found = stat(p->path, &st) == 0;
-		if (found != p->found || (found && st.st_ino != p->ino))
+		now = *p;
+		execfilter_resolve_path(&now);
+		if (now.found != p->found || now.ino != p->ino ||
+		    now.dev != p->dev)
 			return true;
 	}
 	return false;

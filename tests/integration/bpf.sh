@@ -372,6 +372,74 @@ fi
 stop_daemon
 write_rules "$TMP/bin/other"
 
+# Exe globs that say nothing of the basename (/opt/vendor/*), judged in
+# the kernel by the directory they lie under: the exec's dentries are
+# walked up, across mounts, whatever path the exec was asked by. A start
+# of a program there gets its rule, one in a filesystem mounted below
+# it too, and one started through a link to it; unmatched execs are not
+# sent. A directory not there yet has the nearest one above it stand in
+# (so a start under it is sent), and its own key once it is made.
+mkdir -p "$TMP/vendor/sub" "$TMP/link"
+cp "$WORKER" "$TMP/vendor/tool"
+if mount -t tmpfs -o size=16m cpupolicy-test "$TMP/vendor/sub"; then
+	at_exit "umount '$TMP/vendor/sub'"
+	cp "$WORKER" "$TMP/vendor/sub/deep"
+fi
+ln -s "$TMP/vendor" "$TMP/link/v"
+cat >"$RULES/10-bpf.rules" <<EOF2
+rules = (
+  { name = "vendor"; match = { exe = "$TMP/vendor/*"; }; priority = { nice = 9; }; },
+  { name = "later"; match = { exe = "$TMP/later/*"; }; priority = { nice = 2; }; }
+);
+EOF2
+write_conf events=bpf log_level=debug
+start_daemon || {
+	finish
+	exit 1
+}
+# sent_by PATH: whether a start of PATH (it exits at once) was sent.
+sent_by() {
+	local sent
+	sent=$(filter_number sent)
+	"$1" -s 0
+	filter_rose sent "$sent" 1
+}
+sent=$(filter_number sent)
+for i in $(seq 100); do /bin/true; done
+if ctl status --json | grep -q '"all":false' &&
+	[ "$(filter_number sent)" -eq "$sent" ] &&
+	applied "$TMP/vendor/tool" 9; then
+	ok "an exe glob by its directory: judged in the kernel (100 unmatched execs not sent), a start under it gets its rule"
+else
+	not_ok "an exe glob by its directory" "$(ctl status --json | grep -o '"exec_filter":{[^}]*}'); sent $sent before the unmatched execs"
+fi
+if [ -x "$TMP/vendor/sub/deep" ] && applied "$TMP/vendor/sub/deep" 9; then
+	ok "an exe glob by its directory: across a mount below it"
+else
+	not_ok "an exe glob by its directory: across a mount below it" "$(ctl status)"
+fi
+if applied "$TMP/link/v/tool" 9; then
+	ok "an exe glob by its directory: a start through a link to it"
+else
+	not_ok "an exe glob by its directory: a start through a link to it" "$(ctl status)"
+fi
+if sent_by "$TMP/bin/upgraded"; then
+	ok "a directory not there yet: the one above it stands in (a start beside it is sent)"
+else
+	not_ok "a directory not there yet: the one above it stands in" "$(ctl status --json | grep -o '"exec_filter":{[^}]*}')"
+fi
+mark=$(log_mark)
+mkdir "$TMP/later"
+cp "$WORKER" "$TMP/later/app"
+if wait_until 5 eval 'log_since "$mark" | grep -q "exec filter: $TMP/later is there now"' &&
+	applied "$TMP/later/app" 2 && ! sent_by "$TMP/bin/upgraded"; then
+	ok "a directory made later: its own key (a start in it gets its rule, one beside it is not sent)"
+else
+	not_ok "a directory made later: its own key" "$(log_since "$mark" | grep 'exec filter')"
+fi
+stop_daemon
+write_rules "$TMP/bin/other"
+
 # The ring full: the daemon stopped while 3,000 short processes a rule
 # matches run (their execs, some 170 KiB of records, in a ring of
 # 64 KiB), then one that stays, whose exec may find no room either. The

@@ -298,6 +298,8 @@ run "$CTL" check "$TMP/scanned.rules"
 expect_status "check, a scanned rule: exit 0" 0 &&
 	expect_contains "check names the scanned rule" "$out" \
 		"rule middle ($TMP/scanned.rules:3): match.exe \"/*vendor*\" has no literal start past the root, and no literal end (basename or suffix): tried at every exec" &&
+	expect_contains "check names the rule the exec filter cannot judge" "$out" \
+		"rule middle ($TMP/scanned.rules:3): match.exe \"/*vendor*\" names no file, basename, literal start or end, or directory past the root: the exec filter sends every exec to the daemon" &&
 	expect_not_contains "check leaves out the found one" "$out" "rule found" &&
 	ok "check names the rules tried at every exec, and why"
 run "$CTL" check --quiet "$TMP/scanned.rules"

@@ -36,8 +36,8 @@ static const struct plan_case plan_cases[] = {
 	 "affix name '' '-linux-gnu-as'\n"},
 	{"bracket basename: start and end (no '/' there)",
 	 "exe = \"/usr/bin/clang-[0-9][0-9]\";", "affix name 'clang-' ''\n"},
-	{"trailing star: nothing known of the basename",
-	 "exe = \"/usr/bin/clang-[0-9]*\";", "all (rule r)\n"},
+	{"trailing star: nothing known of the basename, its directory",
+	 "exe = \"/usr/bin/clang-[0-9]*\";", "dir /usr/bin\n"},
 	{"'?' may match '/': the end only", "exe = \"/opt/a?b\";",
 	 "affix name '' 'b'\n"},
 	{"negated bracket may match '/': the end only",
@@ -58,10 +58,17 @@ static const struct plan_case plan_cases[] = {
 	 "affix name 'a' 'b'\n"},
 	{"a quoted '/' is a separator", "exe = \"/opt/x\\\\/c[0-9]d\";",
 	 "affix name 'c' 'd'\n"},
-	{"a star alone: every exec", "exe = \"/opt/*\";", "all (rule r)\n"},
+	{"a star alone: its directory", "exe = \"/opt/*\";", "dir /opt\n"},
+	{"the directory of the literal start, deep",
+	 "exe = \"/opt/vendor/app*/bin/*\";", "dir /opt/vendor\n"},
+	{"a quoted character in the directory", "exe = \"/opt/v\\\\*x/*\";",
+	 "dir /opt/v*x\n"},
+	{"a directory twice, once", "exe = [\"/opt/a/*\", \"/opt/a/b*\"];",
+	 "dir /opt/a\n"},
+	{"under the root: every exec", "exe = \"/*\";", "all (rule r)\n"},
 	{"one value undecidable: every exec",
-	 "exe = [\"/usr/bin/xz\", \"/opt/*\"];", "all (rule r)\n"},
-	{"exe undecidable, name decides", "exe = \"/opt/*\"; name = \"game\";",
+	 "exe = [\"/usr/bin/xz\", \"/o*\"];", "all (rule r)\n"},
+	{"exe undecidable, name decides", "exe = \"/o*\"; name = \"game\";",
 	 "comm game\n"},
 	{"exact name", "name = \"game\";", "comm game\n"},
 	{"long name cut as the kernel cuts it",
@@ -75,11 +82,11 @@ static const struct plan_case plan_cases[] = {
 	{"exe with other keys: the exe decides",
 	 "exe = \"/usr/bin/java\"; cmdline = \"*Indexer*\"; user = 0;",
 	 "path /usr/bin/java\n"},
-	{"long basename: every exec",
+	{"long basename: its directory",
 	 "exe = \"/opt/*/"
 	 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	 "\";",
-	 "all (rule r)\n"},
+	 "dir /opt\n"},
 	{"long affix: cut to its last 32 bytes",
 	 "exe = \"/opt/*-0123456789012345678901234567890123456789\";",
 	 "affix name '' '89012345678901234567890123456789'\n"},
@@ -137,6 +144,8 @@ static void test_superset(void **state)
 		{"/opt/a?b", "/opt/a/b"},
 		{"/opt/x[!a]y", "/opt/x/y"},
 		{"/usr/bin/clang-[0-9][0-9]", "/usr/bin/clang-14"},
+		{"/opt/vendor/*", "/opt/vendor/bin/x"},
+		{"/opt/vendor/app*/bin/*", "/opt/vendor/app2/bin/x"},
 	};
 
 	(void)state;
@@ -150,6 +159,11 @@ static void test_superset(void **state)
 		if (strncmp(plan, "name ", 5) == 0) {
 			plan[strlen(plan) - 1] = '\0';
 			assert_string_equal(plan + 5, base);
+		} else if (strncmp(plan, "dir ", 4) == 0) {
+			plan[strlen(plan) - 1] = '\0';
+			assert_true(strncmp(pairs[i].exe, plan + 4,
+					    strlen(plan + 4)) == 0);
+			assert_int_equal(pairs[i].exe[strlen(plan + 4)], '/');
 		} else {
 			assert_int_equal(
 				sscanf(plan, "affix name '%39[^']' '%39[^']'",
@@ -170,7 +184,8 @@ static void test_superset(void **state)
  * comm (execfilter.bpf.c's judge over the plan's keys): the file of a
  * literal exe (here: the same path), a basename too long to judge, an
  * exact basename or name, a glob's literal start (in the trie of
- * starts), or its literal end when it has no start (the trie of ends). */
+ * starts), or its literal end when it has no start (the trie of ends),
+ * a directory the path lies under (the walk of its dentries). */
 static bool kernel_sends(const struct execplan *plan, const char *path,
 			 const char *comm)
 {
@@ -190,6 +205,13 @@ static bool kernel_sends(const struct execplan *plan, const char *path,
 		if (plen ? strncmp(name, a->prefix, plen) == 0
 			 : len >= slen &&
 				    strcmp(name + len - slen, a->suffix) == 0)
+			return true;
+	}
+	for (size_t i = 0; i < plan->dirs.count; i++) {
+		const char *dir = plan->dirs.values[i];
+		size_t len = strlen(dir);
+
+		if (strncmp(path, dir, len) == 0 && path[len] == '/')
 			return true;
 	}
 	return false;
@@ -331,6 +353,32 @@ static void test_shipped_rules(void **state)
 	rules_free(&rules);
 }
 
+/* What check says of a rule the kernel cannot judge, value by value;
+ * nothing of one it can. */
+static void test_unjudged(void **state)
+{
+	char *exe_bad[] = {"/opt/*", "/*vendor*"}, *name_bad[] = {"*"};
+	struct rule rule = {.name = "r"};
+	char why[512];
+
+	(void)state;
+	rule.match.exe = (struct rule_patterns){.values = exe_bad, .count = 1};
+	assert_false(execplan_unjudged(&rule, why, sizeof(why)));
+	rule.match.exe.count = 2;
+	rule.match.name =
+		(struct rule_patterns){.values = name_bad, .count = 1};
+	assert_true(execplan_unjudged(&rule, why, sizeof(why)));
+	assert_string_equal(why, "match.exe \"/*vendor*\" names no file, "
+				 "basename, literal start or end, or directory "
+				 "past the root; match.name \"*\" names no "
+				 "file, basename, literal start or end, or "
+				 "directory past the root");
+	rule.match.exe.count = 0;
+	rule.match.name.count = 0;
+	assert_true(execplan_unjudged(&rule, why, sizeof(why)));
+	assert_string_equal(why, "it matches on neither exe nor name");
+}
+
 /* Trimmed once the kernel has the keys: nothing of them is kept, the
  * judgement is, for status. */
 static void test_trim(void **state)
@@ -370,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_superset),
 		cmocka_unit_test(test_follows_matcher),
 		cmocka_unit_test(test_shipped_rules),
+		cmocka_unit_test(test_unjudged),
 		cmocka_unit_test(test_trim),
 	};
 

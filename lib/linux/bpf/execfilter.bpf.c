@@ -28,6 +28,14 @@ struct {
 	__type(value, __u32);
 } names SEC(".maps");
 
+/* The directories exe globs lie under: /opt/vendor for /opt/vendor/x-*. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct execfilter_dir);
+	__type(value, __u32);
+} dirs SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -164,6 +172,42 @@ static __always_inline bool affix_any(struct scratch *buf, const __u8 *name,
 	return bpf_map_lookup_elem(&ends, k) != NULL;
 }
 
+/* The directories above the exe, each looked up: the path the exec was
+ * asked for may hold links and relative parts, so the dentries the file
+ * was reached through are walked instead, from the file up to the root
+ * of the process's mount namespace, across each mount to where it is
+ * mounted: the directories of the resolved path /proc/PID/exe shows.
+ * Read with probe reads: struct mount is reached by container_of. */
+static __always_inline __u32 judge_dirs(struct linux_binprm *bprm, __u32 bit)
+{
+	struct execfilter_dir key = {0};
+	struct dentry *d = bprm->file->f_path.dentry, *up;
+	struct mount *m =
+		container_of(bprm->file->f_path.mnt, struct mount, mnt);
+
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < EXECFILTER_DIR_DEPTH; i++) {
+		if (d == BPF_CORE_READ(m, mnt.mnt_root)) {
+			struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+
+			if (parent == m)
+				return 0; /* the root: nothing matched */
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			m = parent;
+			continue;
+		}
+		up = BPF_CORE_READ(d, d_parent);
+		if (up == d)
+			return 0; /* a filesystem's root, unmounted */
+		d = up;
+		key.ino = BPF_CORE_READ(d, d_inode, i_ino);
+		key.dev = BPF_CORE_READ(d, d_sb, s_dev);
+		if (in_map(&dirs, &key, bit))
+			return EXECFILTER_WHY_DIR;
+	}
+	return EXECFILTER_WHY_DEEP;
+}
+
 static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 {
 	__u32 zero = 0, active, bit, key;
@@ -183,8 +227,8 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	bit = EXECFILTER_BIT(active);
 	if (in_map(&inodes, &ino, bit))
 		return EXECFILTER_WHY_INODE;
-	if (!s->looks)
-		return 0;
+	if (!(s->looks & (EXECFILTER_LOOK_NAME | EXECFILTER_LOOK_COMM)))
+		goto dirs;
 	buf = bpf_map_lookup_elem(&scratch, &zero);
 	if (!buf)
 		return EXECFILTER_WHY_ALL;
@@ -210,7 +254,7 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 				  EXECFILTER_KIND_NAME, s->tries))
 		return EXECFILTER_WHY_AFFIX;
 	if (!(s->looks & EXECFILTER_LOOK_COMM))
-		return 0;
+		goto dirs;
 	/* The process name is set from the exec'd path by now. */
 	bpf_get_current_comm(buf->comm + SCRATCH_NAME, EXECFILTER_COMM_MAX);
 	if (in_map(&comms, buf->comm + SCRATCH_NAME, bit))
@@ -221,7 +265,9 @@ static __always_inline __u32 judge(struct linux_binprm *bprm, __u64 ino)
 	if (s->tries && affix_any(buf, buf->comm, (__u32)comm_len, (__u8)active,
 				  EXECFILTER_KIND_COMM, s->tries))
 		return EXECFILTER_WHY_AFFIX;
-	return 0;
+dirs:
+	/* Last: the dearest look. */
+	return s->looks & EXECFILTER_LOOK_DIRS ? judge_dirs(bprm, bit) : 0;
 }
 
 /* Where the proc connector's exec event is sent from (exec_binprm):

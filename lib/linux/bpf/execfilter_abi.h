@@ -26,6 +26,8 @@
 #define EXECFILTER_WHY_LONG	6 /* a name too long to judge */
 #define EXECFILTER_WHY_FOLLOWED 7 /* managed, or a managed one's child */
 #define EXECFILTER_WHY_FULL	8 /* the followed map had no room */
+#define EXECFILTER_WHY_DIR	13 /* under a directory an exe glob names */
+#define EXECFILTER_WHY_DEEP	14 /* too deep to walk its directories */
 /* Not an exec: a followed process forked (pid: the child). The ring
  * holds it before anything the child execs, whatever the proc connector
  * delivers or drops meanwhile. */
@@ -58,6 +60,18 @@ struct execfilter_lpm {
  * both generations): past them the plan sends every exec. */
 #define EXECFILTER_LPM_MAX 65536
 
+/* A directory as the kernel knows it: its inode number and its
+ * filesystem's device (super_block.s_dev, as /proc/self/mountinfo shows
+ * it, which stat() does not always: btrfs subvolumes report their own). */
+struct execfilter_dir {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad; /* zero */
+};
+/* The directories above an exe looked at, at most: a deeper one is sent
+ * while a directory key is in force. */
+#define EXECFILTER_DIR_DEPTH 32
+
 /* Index 0: which generation is in force. Index 1 + g: generation g. */
 struct execfilter_settings {
 	__u32 generation;
@@ -73,6 +87,7 @@ struct execfilter_settings {
  * it: the file's basename, the process name. */
 #define EXECFILTER_LOOK_NAME (1u << 0)
 #define EXECFILTER_LOOK_COMM (1u << 1)
+#define EXECFILTER_LOOK_DIRS (1u << 2) /* the exe's directories */
 
 /* The followed map's values: its execs are sent; its children are
  * followed from their fork on (a rule that raises, places or asks). */

@@ -53,10 +53,24 @@ struct qstr {
 };
 
 struct dentry {
+	struct dentry *d_parent;
 	struct qstr d_name;
+	struct inode *d_inode;
+	struct super_block *d_sb;
+};
+
+struct vfsmount {
+	struct dentry *mnt_root;
+};
+
+struct mount {
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
 };
 
 struct path {
+	struct vfsmount *mnt;
 	struct dentry *dentry;
 };
 
