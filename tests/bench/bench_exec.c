@@ -852,14 +852,15 @@ static void bench_config(const struct bench *b, const struct bench_row *row)
 }
 
 /* Values that never match the probe (or /bin/true), found through the
- * index by their literals. The mixed shapes take turns: an exe's start,
- * an exe's middle (found by its end), a name's start and end, a command
- * line's run. */
-static void bench_write_mixed(FILE *f, int i)
+ * index by their literals. The mixed shapes take turns: an exe's start
+ * (in vendor/, a directory that is there, which the exec filter judges
+ * by: the apps in it are not yet), an exe's middle (found by its end), a
+ * name's start and end, a command line's run. */
+static void bench_write_mixed(FILE *f, const struct bench *b, int i)
 {
 	switch (i % 5) {
 	case 0:
-		fprintf(f, "exe = \"/opt/bench/app%d/*\";", i);
+		fprintf(f, "exe = \"%s/vendor/app%d/*\";", b->dir, i);
 		break;
 	case 1:
 		fprintf(f, "exe = \"/opt/*/mid%d/*/server\";", i);
@@ -876,7 +877,8 @@ static void bench_write_mixed(FILE *f, int i)
 	}
 }
 
-static void bench_write_match(FILE *f, enum bench_many many, int i)
+static void bench_write_match(FILE *f, const struct bench *b,
+			      enum bench_many many, int i)
 {
 	switch (many) {
 	case BENCH_MANY_NONE:
@@ -895,7 +897,7 @@ static void bench_write_match(FILE *f, enum bench_many many, int i)
 		fprintf(f, "cmdline = \"*--bench-job=%d *\";", i);
 		break;
 	case BENCH_MANY_MIXED:
-		bench_write_mixed(f, i);
+		bench_write_mixed(f, b, i);
 		break;
 	case BENCH_MANY_IMPORTED:
 		break;
@@ -942,7 +944,7 @@ static void bench_many_rules(const struct bench *b, enum bench_many many)
 		bench_write_imported(f, i);
 	for (int i = 0; many != BENCH_MANY_IMPORTED && i < count; i++) {
 		fprintf(f, "{ name = \"many-%d\"; match = { ", i);
-		bench_write_match(f, many, i);
+		bench_write_match(f, b, many, i);
 		fprintf(f, " }; priority = { nice = %d; }; }%s\n", i % 20,
 			i + 1 < count ? "," : "");
 	}
@@ -1103,7 +1105,7 @@ static void bench_setup(struct bench *b, const char *worker,
 	char *rules_dir = xasprintf("%s/rules", b->dir);
 	char *rule = xasprintf("%s/rules/10-probe.rules", b->dir);
 	char *cmp = xasprintf("%s/cmp-probe", b->dir);
-	char *text, *self;
+	char *text, *self, *vendor;
 
 	b->probe = xasprintf("%s/probe", b->dir);
 	bench_copy(worker, b->probe);
@@ -1128,6 +1130,9 @@ static void bench_setup(struct bench *b, const char *worker,
 	chmod(b->probe, 0755);
 	chmod(cmp, 0755);
 	mkdir(rules_dir, 0755);
+	vendor = xasprintf("%s/vendor", b->dir);
+	mkdir(vendor, 0755);
+	free(vendor);
 	text = xasprintf("rules = ( { name = \"probe\"; match = { exe = "
 			 "[\"%s\", \"%s/probe-static\", \"%s\"]; }; "
 			 "priority = { nice = %d; }; },\n"
@@ -1192,7 +1197,8 @@ static void bench_print_intro(const struct bench *b, enum bench_table table)
 		       "index, globs (exe `/opt/bench/appN/*/server`, name "
 		       "`appN-*`, cmdline `*--bench-job=N *`) through the glob "
 		       "index by their literal start or run; the mixed shapes "
-		       "take turns: exe `/opt/bench/appN/*` and "
+		       "take turns: exe `DIR/vendor/appN/*` (DIR/vendor is "
+		       "there, its apps are not) and "
 		       "`/opt/*/midN/*/server`, name `appN-*` and `*-wN`, "
 		       "cmdline `*--bench-job=N *`; the imported names are "
 		       "rules of "
