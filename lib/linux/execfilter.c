@@ -517,7 +517,8 @@ static void execfilter_paths_free(struct execfilter_path *paths, size_t count)
 
 /* The kernel's number of the filesystem of mount id (statx's
  * stx_mnt_id): the super_block.s_dev that /proc/self/mountinfo shows,
- * which the kernel compares with. 0 when it is not there. */
+ * which the kernel compares with. 0 when it is not there (mountinfo
+ * leaves out the mounts a chroot cannot reach). */
 static unsigned execfilter_mount_dev(unsigned long long id)
 {
 	char *path = xasprintf("%s/self/mountinfo", paths_procfs());
@@ -555,7 +556,13 @@ static void execfilter_resolve_dir(struct execfilter_path *p)
 		    S_ISDIR(x.stx_mode) && (x.stx_mask & STATX_MNT_ID)) {
 			p->found = strcmp(at, p->path) == 0;
 			p->ino = x.stx_ino;
+			/* A mount outside a chroot is not in its mountinfo:
+			 * then stat's device, the kernel's but on btrfs
+			 * subvolumes and overlayfs. */
 			p->dev = execfilter_mount_dev(x.stx_mnt_id);
+			if (!p->dev)
+				p->dev =
+					x.stx_dev_major << 20 | x.stx_dev_minor;
 			break;
 		}
 		slash = strrchr(at, '/');
