@@ -163,10 +163,10 @@ int check_main(struct ctl *ctl, int argc, char **argv)
 		result = CTL_EXIT_OK;
 	if (result == CTL_EXIT_OK && print)
 		rules_print(&rules, stdout);
-	if (result == CTL_EXIT_OK && !quiet)
+	if (result == CTL_EXIT_OK && !quiet) {
 		check_print_unindexed(&rules);
-	if (result == CTL_EXIT_OK && !quiet)
 		check_print_unjudged(&rules);
+	}
 	if (result == CTL_EXIT_OK && !quiet && system)
 		printf("%zu rules in %zu files: OK for %s\n", rules.count,
 		       rules.files_read,

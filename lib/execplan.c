@@ -238,6 +238,16 @@ static void execplan_comm_key(const char *value, unsigned flags,
 	}
 }
 
+/* A name value's key (comm) or an exe value's. */
+static void execplan_key_of(const char *value, unsigned flags, bool comm,
+			    struct execplan_key *key)
+{
+	if (comm)
+		execplan_comm_key(value, flags, key);
+	else
+		execplan_exe_key(value, flags, key);
+}
+
 static bool execplan_has_affix(const struct execplan *plan,
 			       const struct execplan_affix *a)
 {
@@ -287,10 +297,7 @@ static bool execplan_cover(struct execplan *plan, const struct rule_patterns *p,
 
 	keys = xcalloc(p->count ? p->count : 1, sizeof(*keys));
 	for (size_t i = 0; i < p->count && covered; i++) {
-		if (comm)
-			execplan_comm_key(p->values[i], p->flags, &keys[i]);
-		else
-			execplan_exe_key(p->values[i], p->flags, &keys[i]);
+		execplan_key_of(p->values[i], p->flags, comm, &keys[i]);
 		covered = keys[i].kind != EXECPLAN_KIND_NONE;
 		affixes += keys[i].kind == EXECPLAN_KIND_AFFIX;
 	}
@@ -330,10 +337,7 @@ static size_t execplan_unkeyed(const struct rule_patterns *p, bool comm)
 	for (size_t i = 0; i < p->count; i++) {
 		struct execplan_key key;
 
-		if (comm)
-			execplan_comm_key(p->values[i], p->flags, &key);
-		else
-			execplan_exe_key(p->values[i], p->flags, &key);
+		execplan_key_of(p->values[i], p->flags, comm, &key);
 		free(key.dir);
 		if (key.kind == EXECPLAN_KIND_NONE)
 			return i;
@@ -370,8 +374,7 @@ bool execplan_unjudged(const struct rule *rule, char *why, size_t why_size)
 		used += (size_t)snprintf(
 			why + used, why_size - used,
 			"%smatch.%s \"%.200s\" names no file, basename, "
-			"literal "
-			"start or end, or directory past the root",
+			"literal start or end, or directory past the root",
 			used ? "; " : "", keys[k], shown);
 		free(shown);
 	}

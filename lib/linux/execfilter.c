@@ -47,6 +47,15 @@ struct execfilter_path {
 	unsigned long long ino;
 };
 
+/* The last mount whose device mountinfo gave, kept through one batch of
+ * paths (they mostly lie on one mount), never longer: an id is given to
+ * another mount once its own is gone. */
+struct execfilter_mount {
+	bool known;
+	unsigned long long id;
+	unsigned dev;
+};
+
 struct execfilter {
 	struct execfilter_bpf *skel;
 	struct ring_buffer *ring;
@@ -542,7 +551,8 @@ static unsigned execfilter_mount_dev(unsigned long long id)
 /* A directory an exe glob names, or the nearest one above it that is
  * there: its inode and its filesystem as the kernel knows them. The
  * root's at worst (then every exec is sent). */
-static void execfilter_resolve_dir(struct execfilter_path *p)
+static void execfilter_resolve_dir(struct execfilter_path *p,
+				   struct execfilter_mount *last)
 {
 	char *at = xstrdup(p->path);
 	struct statx x;
@@ -556,10 +566,14 @@ static void execfilter_resolve_dir(struct execfilter_path *p)
 		    S_ISDIR(x.stx_mode) && (x.stx_mask & STATX_MNT_ID)) {
 			p->found = strcmp(at, p->path) == 0;
 			p->ino = x.stx_ino;
+			if (!last->known || last->id != x.stx_mnt_id)
+				*last = (struct execfilter_mount){
+					true, x.stx_mnt_id,
+					execfilter_mount_dev(x.stx_mnt_id)};
 			/* A mount outside a chroot is not in its mountinfo:
 			 * then stat's device, the kernel's but on btrfs
 			 * subvolumes and overlayfs. */
-			p->dev = execfilter_mount_dev(x.stx_mnt_id);
+			p->dev = last->dev;
 			if (!p->dev)
 				p->dev =
 					x.stx_dev_major << 20 | x.stx_dev_minor;
@@ -581,12 +595,13 @@ static void execfilter_resolve_dir(struct execfilter_path *p)
  * is the key: the device number the kernel holds (super_block.s_dev) is
  * not always the one stat() reports (btrfs subvolumes and overlayfs
  * report their own), and a false hit only costs a wakeup. */
-static void execfilter_resolve_path(struct execfilter_path *p)
+static void execfilter_resolve_path(struct execfilter_path *p,
+				    struct execfilter_mount *last)
 {
 	struct stat st;
 
 	if (p->dir) {
-		execfilter_resolve_dir(p);
+		execfilter_resolve_dir(p, last);
 		return;
 	}
 	p->found = stat(p->path, &st) == 0;
@@ -598,13 +613,14 @@ static struct execfilter_path *execfilter_resolve(const struct execplan *plan)
 {
 	size_t files = plan->paths.count, count = files + plan->dirs.count;
 	struct execfilter_path *paths = xcalloc(count + 1, sizeof(*paths));
+	struct execfilter_mount last = {0};
 
 	for (size_t i = 0; i < count; i++) {
 		paths[i].dir = i >= files;
 		paths[i].path =
 			xstrdup(paths[i].dir ? plan->dirs.values[i - files]
 					     : plan->paths.values[i]);
-		execfilter_resolve_path(&paths[i]);
+		execfilter_resolve_path(&paths[i], &last);
 	}
 	return paths;
 }
@@ -853,6 +869,13 @@ static void execfilter_unmark_dir(struct execfilter *f,
 		bpf_map_delete_elem(fd, &key);
 }
 
+/* Whether a path is what it was: the same file, directory or absence. */
+static bool execfilter_path_same(const struct execfilter_path *a,
+				 const struct execfilter_path *b)
+{
+	return a->found == b->found && a->ino == b->ino && a->dev == b->dev;
+}
+
 /* A literal exe's path looked at again: another file there (an upgrade
  * renamed a new one over it, an install created it) gets the key of the
  * rules in force at once; a file gone has its basename stand in. The
@@ -861,25 +884,25 @@ static void execfilter_unmark_dir(struct execfilter *f,
  * exec of it may be under way. Returns 1 when it changed, 0 when not,
  * -1 when a key could not be written (then the caller writes the whole
  * plan again, which also drops the keys of files gone). */
-static int execfilter_follow_path(struct execfilter *f, size_t i)
+static int execfilter_follow_path(struct execfilter *f, size_t i,
+				  struct execfilter_mount *last)
 {
 	struct execfilter_path *p = &f->paths[i], now = *p, before;
 
-	execfilter_resolve_path(&now);
-	if (now.found == p->found && now.ino == p->ino && now.dev == p->dev)
+	execfilter_resolve_path(&now, last);
+	if (execfilter_path_same(&now, p))
 		return 0;
 	if (execfilter_mark_path(f, &now, EXECFILTER_BIT(f->generation)) < 0)
 		return -1;
 	before = *p;
 	*p = now;
-	if (p->dir)
+	if (p->dir) {
 		execfilter_unmark_dir(f, &before);
-	if (p->dir)
 		log_debug("exec filter: %s is %s now (inode %llu): what lies "
 			  "under it is sent",
 			  p->path, p->found ? "there" : "not there",
 			  (unsigned long long)p->ino);
-	else if (p->found)
+	} else if (p->found)
 		log_debug("exec filter: %s is another file now (inode %llu): "
 			  "its execs are sent",
 			  p->path, (unsigned long long)p->ino);
@@ -892,11 +915,12 @@ static int execfilter_follow_path(struct execfilter *f, size_t i)
 /* The paths reported, each looked at once. */
 static int execfilter_follow_pending(struct execfilter *f)
 {
+	struct execfilter_mount last = {0};
 	int changed = 0, status = 0;
 
 	for (size_t n = 0; n < f->pending_count; n++) {
 		size_t i = f->pending_list[n];
-		int one = status < 0 ? 0 : execfilter_follow_path(f, i);
+		int one = status < 0 ? 0 : execfilter_follow_path(f, i, &last);
 
 		f->pending[i] = false;
 		if (one < 0)
@@ -942,6 +966,8 @@ enum os_status execfilter_watch_read(struct execfilter *f, size_t *changed)
  * short: each is looked at every path_count / EXECFILTER_REFRESH calls. */
 static bool execfilter_changed(struct execfilter *f)
 {
+	struct execfilter_mount last = {0};
+
 	execwatch_retry(f->watch, execfilter_pend, f);
 	if (execfilter_follow_pending(f) != 0)
 		return true;
@@ -952,9 +978,8 @@ static bool execfilter_changed(struct execfilter *f)
 			f->refresh_next = 0;
 		p = &f->paths[f->refresh_next++];
 		now = *p;
-		execfilter_resolve_path(&now);
-		if (now.found != p->found || now.ino != p->ino ||
-		    now.dev != p->dev)
+		execfilter_resolve_path(&now, &last);
+		if (!execfilter_path_same(&now, p))
 			return true;
 	}
 	return false;

@@ -28,12 +28,23 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_LPM_TRIE = 11,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 
 enum {
 	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
+	BPF_EXIST = 2,
+};
+
+enum {
 	BPF_F_NO_PREALLOC = 1,
+};
+
+enum {
+	BPF_RB_NO_WAKEUP = 1,
+	BPF_RB_FORCE_WAKEUP = 2,
 };
 
 #pragma clang attribute push(__attribute__((preserve_access_index)),           \
@@ -94,6 +105,8 @@ struct signal_struct {
 struct task_struct {
 	int pid;
 	int tgid;
+	struct task_struct *group_leader;
+	__u64 start_boottime;
 	struct signal_struct *signal;
 };
 
