@@ -73,16 +73,18 @@ endif
 # alerting rules; jq reads the Grafana dashboard's queries for promtool;
 # systemd-container (systemd-nspawn) boots the container test-systemd
 # runs the units in, debootstrap makes that container's Debian 12 root;
-# libbpf-dev loads the exec filter into the kernel (and its headers build
-# the filter's BPF program, with clang), bpftool writes vmlinux.h from the
-# kernel's BTF and the skeleton that embeds the program in the daemon.
+# libbpf-dev's headers build the exec filter's BPF program (with clang)
+# and its light skeleton's loader, and the benchmark reads the program's
+# run time with libbpf; bpftool writes vmlinux.h from the kernel's BTF and
+# the light skeleton that embeds the program in the daemon, which links
+# no BPF library.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libjson-c-dev libhwloc-dev libcmocka-dev clang libclang-rt-14-dev \
 	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
 	lintian man-db rpm systemd ansible-core ansible build-essential \
 	prometheus jq systemd-container debootstrap libbpf-dev bpftool
 
-PKGS := libconfig inih libcap hwloc libsystemd libbpf json-c
+PKGS := libconfig inih libcap hwloc libsystemd json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
@@ -152,8 +154,9 @@ deps:
 Q := $(if $(filter 1,$(V)),,@)
 
 # The exec filter (lib/linux/bpf/): a BPF program compiled by clang,
-# relocated at load time against the running kernel's BTF (CO-RE), and
-# embedded in the daemon by bpftool's skeleton. vmlinux.h comes from the
+# relocated at load time against the running kernel's BTF (CO-RE) by the
+# kernel itself, and embedded in the daemon by bpftool's light skeleton
+# (a loader program the kernel runs). vmlinux.h comes from the
 # build machine's kernel when it has BTF; without it (a chroot without
 # /sys) from the few types the program reads, vmlinux-min.h, which
 # relocate just as well: only their names and fields matter.
@@ -171,19 +174,28 @@ $(BPF_DIR)/vmlinux.h: lib/linux/bpf/vmlinux-min.h
 		cp $< $@.tmp; \
 	fi
 	$(Q)mv $@.tmp $@
+# The same filter built from vmlinux-min.h whatever the build machine
+# has, for tests/integration/bpf.sh to load: only a load against the
+# running kernel shows that the minimal header holds each type and field
+# the program reads.
+BPF_MIN_DIR := $(BUILD)/bpf-min
+$(BPF_MIN_DIR)/vmlinux.h: lib/linux/bpf/vmlinux-min.h
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
 # -g for the BTF that CO-RE needs; bpftool's link then drops the DWARF,
 # which the skeleton would otherwise embed in the daemon (700 KB of it).
-$(BPF_DIR)/execfilter.bpf.o: lib/linux/bpf/execfilter.bpf.c \
-		lib/linux/bpf/execfilter_abi.h $(BPF_DIR)/vmlinux.h
+$(BUILD)/%/execfilter.bpf.o: lib/linux/bpf/execfilter.bpf.c \
+		lib/linux/bpf/execfilter_abi.h $(BUILD)/%/vmlinux.h
 	@echo "  BPF     $@"
 	$(Q)clang -target bpf -g -O2 -Wall -D__TARGET_ARCH_$(BPF_ARCH) \
-		-I$(BPF_DIR) -Ilib/linux/bpf -c $< -o $@.debug.o
+		-I$(dir $@) -Ilib/linux/bpf -c $< -o $@.debug.o
 	$(Q)bpftool gen object $@ $@.debug.o
 	$(Q)rm -f $@.debug.o
-$(BPF_SKEL): $(BPF_DIR)/execfilter.bpf.o
+$(BUILD)/%/execfilter.bpf.skel.h: $(BUILD)/%/execfilter.bpf.o
 	@echo "  SKEL    $@"
-	$(Q)bpftool gen skeleton $< name execfilter_bpf >$@.tmp
+	$(Q)bpftool gen skeleton -L $< name execfilter_bpf >$@.tmp
 	$(Q)mv $@.tmp $@
+.SECONDARY: $(BPF_DIR)/execfilter.bpf.o $(BPF_MIN_DIR)/execfilter.bpf.o
 $(BUILD)/lib/linux/execfilter.o: $(BPF_SKEL)
 
 # $(call programs,SYSTEM,PREFIX): the rules of one system's programs,
@@ -280,6 +292,19 @@ UNIT_CPPFLAGS = $(shell pkg-config --cflags cmocka)
 UNIT_LIBS = $(shell pkg-config --libs cmocka)
 $(eval $(call programs,linux,))
 
+# The daemon with the filter of vmlinux-min.h (BPF_MIN_DIR, above): its
+# execfilter.o comes before the library's, which is then not linked.
+$(BPF_MIN_DIR)/execfilter.o: lib/linux/execfilter.c \
+		$(BPF_MIN_DIR)/execfilter.bpf.skel.h | $(DEPS)
+	@echo "  CC      $< (vmlinux-min.h)"
+	$(Q)$(CC) -I$(BPF_MIN_DIR) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+$(BUILD)/tests/cpupolicyd-minbtf: $(POLICYD_OBJ) $(BPF_MIN_DIR)/execfilter.o \
+		$(LIBCP)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(POLICYD_OBJ) \
+		$(BPF_MIN_DIR)/execfilter.o $(LIBCP) $(LIBS_ALL)
+
 # The tests whose system accounts are a fake's, the same on every system
 # (tests/unit/accountsfake.c): linked before libcpupolicy.a, whose
 # accounts.o it stands in for (windows.mk links it the same way).
@@ -338,7 +363,7 @@ $(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  BENCH   $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON) \
-		$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+		$(LIBCP) $(LDFLAGS_ALL) $(PKG_LIBS) -lbpf -lm
 
 # A fresh machine has no pkg-config data until deps ran: build in a second
 # make, which reads the flags anew. The Windows suite's toolchain, Wine and
@@ -349,6 +374,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all $(UNIT_BIN) $(FUZZ_BIN) $(HELPER_BIN) $(BUILD)/helpers/worker-static \
+		$(BUILD)/tests/cpupolicyd-minbtf \
 		windows-units windows-programs windows-msi
 	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) FUZZ_SECONDS=$(TEST_FUZZ_SECONDS) \
 		tests/run-tests.sh

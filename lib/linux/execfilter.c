@@ -1,9 +1,12 @@
 /* The exec filter in the kernel: a BPF program at the sched_process_exec
- * tracepoint (execfilter.bpf.c, built into the skeleton), its maps
- * written from the rule set's plan, its ring buffer read by the daemon's
- * loop. Loaded before the daemon drops its capabilities; nothing is
- * pinned: the maps live as long as the daemon's descriptors, and only a
- * process with CAP_SYS_ADMIN can reach them otherwise (by id). */
+ * tracepoint (execfilter.bpf.c, built into a light skeleton: a loader
+ * program the kernel runs, which also does the CO-RE relocations, so no
+ * BPF library and no parse of the kernel's BTF in the daemon), its maps
+ * written from the rule set's plan (bpfmap.c), its ring buffer read by
+ * the daemon's loop (bpfring.c). Loaded before the daemon drops its
+ * capabilities; nothing is pinned: the maps live as long as the daemon's
+ * descriptors, and only a process with CAP_SYS_ADMIN can reach them
+ * otherwise (by id). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -16,8 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
 
 #include "bpf/execfilter_abi.h"
@@ -35,6 +37,8 @@
 /* Records taken from the ring buffer before they are handled, at most:
  * the rest waits in the ring for the next wakeup. */
 #define EXECFILTER_TAKE_MAX 4096
+/* Bytes of the verifier's log read when the program was refused. */
+#define EXECFILTER_LOG_SIZE (256 * 1024)
 
 /* A literal exe as last seen: its file's inode, or its basename while no
  * file is there (so that installing it later is seen too). A directory
@@ -58,7 +62,8 @@ struct execfilter_mount {
 
 struct execfilter {
 	struct execfilter_bpf *skel;
-	struct ring_buffer *ring;
+	struct bpfring *ring;
+	unsigned follow_max; /* the followed map's entries */
 	unsigned generation; /* the one in force, 0 or 1 */
 	struct execfilter_path *paths;
 	size_t path_count, refresh_next;
@@ -72,28 +77,6 @@ struct execfilter {
 	bool *pending;
 	size_t *pending_list, pending_count;
 };
-
-/* libbpf's warnings: the last one names what went wrong, for the one
- * line that says why the filter is not used; the rest is debug. */
-static char execfilter_last_warning[256];
-
-static int execfilter_print(enum libbpf_print_level level, const char *fmt,
-			    va_list ap)
-{
-	char line[512];
-	size_t len;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	len = strlen(line);
-	while (len && line[len - 1] == '\n')
-		line[--len] = '\0';
-	snprintf(execfilter_last_warning, sizeof(execfilter_last_warning), "%s",
-		 line);
-	log_debug("%s", line);
-	return 0;
-}
 
 /* The kernel's dev_t (MAJOR << 20 | MINOR, as in super_block.s_dev)
  * in the encoding stat() reports (new_encode_dev, glibc's makedev). */
@@ -127,7 +110,7 @@ static void execfilter_lockdown(char *buf, size_t size)
 }
 
 static void execfilter_env_read(struct execfilter_env *env, const char *step,
-				int error)
+				int error, const char *verifier)
 {
 	struct utsname u;
 	cap_t caps = cap_get_proc();
@@ -143,8 +126,7 @@ static void execfilter_env_read(struct execfilter_env *env, const char *step,
 	if (caps)
 		cap_free(caps);
 	execfilter_lockdown(env->lockdown, sizeof(env->lockdown));
-	snprintf(env->libbpf, sizeof(env->libbpf), "%s",
-		 execfilter_last_warning);
+	snprintf(env->verifier, sizeof(env->verifier), "%s", verifier);
 }
 
 /* Why the filter did not load, most telling first: a kernel without BTF
@@ -184,7 +166,8 @@ void execfilter_refusal(const struct execfilter_env *env, char *buf,
 		snprintf(buf, size,
 			 "the kernel refused the filter (%s): %s%s%s",
 			 env->step, strerror(env->error),
-			 env->libbpf[0] ? "; libbpf: " : "", env->libbpf);
+			 env->verifier[0] ? "; the verifier: " : "",
+			 env->verifier);
 }
 
 static const char *execfilter_why(unsigned why)
@@ -215,9 +198,9 @@ static const char *execfilter_why(unsigned why)
 }
 
 /* A record of the ring, kept for execfilter_deliver. A full queue stops
- * the reading once this record is kept: libbpf has consumed it already,
- * and leaves the rest in the ring. */
-static int execfilter_on_event(void *ctx, void *data, size_t size)
+ * the reading once this record is kept: the reader has consumed it
+ * already, and leaves the rest in the ring. */
+static int execfilter_on_event(void *ctx, const void *data, size_t size)
 {
 	struct execfilter *f = ctx;
 	const struct execfilter_event *e = data;
@@ -240,24 +223,71 @@ static struct execfilter *execfilter_fail(struct execfilter *f,
 {
 	struct execfilter_env env;
 
-	execfilter_env_read(&env, step, error);
+	execfilter_env_read(&env, step, error, "");
 	execfilter_refusal(&env, why, why_size);
 	execfilter_close(f);
 	return NULL;
 }
 
+/* The maps' sizes, which the loader program takes from the skeleton
+ * (their flags are the program's own). */
 static void execfilter_size_maps(struct execfilter_bpf *skel,
 				 unsigned follow_max)
 {
-	bpf_map__set_max_entries(skel->maps.followed, follow_max);
-	bpf_map__set_max_entries(skel->maps.inodes, EXECFILTER_ENTRIES);
-	bpf_map__set_max_entries(skel->maps.names, EXECFILTER_ENTRIES);
-	bpf_map__set_max_entries(skel->maps.comms, EXECFILTER_ENTRIES);
-	bpf_map__set_max_entries(skel->maps.dirs, EXECFILTER_ENTRIES);
-	bpf_map__set_map_flags(skel->maps.inodes, BPF_F_NO_PREALLOC);
-	bpf_map__set_map_flags(skel->maps.names, BPF_F_NO_PREALLOC);
-	bpf_map__set_map_flags(skel->maps.comms, BPF_F_NO_PREALLOC);
-	bpf_map__set_map_flags(skel->maps.dirs, BPF_F_NO_PREALLOC);
+	skel->maps.followed.max_entries = follow_max;
+	skel->maps.inodes.max_entries = EXECFILTER_ENTRIES;
+	skel->maps.names.max_entries = EXECFILTER_ENTRIES;
+	skel->maps.comms.max_entries = EXECFILTER_ENTRIES;
+	skel->maps.dirs.max_entries = EXECFILTER_ENTRIES;
+}
+
+/* The verifier's last line about the program it refused: a second
+ * load, with its log, only once the first failed. */
+static void execfilter_verifier_says(unsigned follow_max, char *out,
+				     size_t size)
+{
+	struct execfilter_bpf *skel = execfilter_bpf__open();
+	char *log = xcalloc(EXECFILTER_LOG_SIZE, 1), *line;
+	size_t len;
+
+	out[0] = '\0';
+	if (skel) {
+		execfilter_size_maps(skel, follow_max);
+		skel->ctx.log_level = 1;
+		skel->ctx.log_size = EXECFILTER_LOG_SIZE;
+		skel->ctx.log_buf = (__u64)(unsigned long)log;
+		execfilter_bpf__load(skel);
+		execfilter_bpf__destroy(skel);
+	}
+	log[EXECFILTER_LOG_SIZE - 1] = '\0';
+	/* The last line but its counts ("processed N insns ..."). */
+	for (;;) {
+		len = strlen(log);
+		while (len && log[len - 1] == '\n')
+			log[--len] = '\0';
+		line = strrchr(log, '\n');
+		line = line ? line + 1 : log;
+		if (line == log || (strncmp(line, "processed ", 10) != 0 &&
+				    strncmp(line, "verification time", 17) != 0))
+			break;
+		*line = '\0';
+	}
+	snprintf(out, size, "%s", line);
+	free(log);
+}
+
+static struct execfilter *execfilter_refused(struct execfilter *f,
+					     unsigned follow_max, int error,
+					     char *why, size_t why_size)
+{
+	struct execfilter_env env;
+	char verifier[sizeof(env.verifier)];
+
+	execfilter_close(f);
+	execfilter_verifier_says(follow_max, verifier, sizeof(verifier));
+	execfilter_env_read(&env, "load", error, verifier);
+	execfilter_refusal(&env, why, why_size);
+	return NULL;
 }
 
 /* Loads and attaches the program with every exec going to the daemon
@@ -270,27 +300,25 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 	struct execfilter_settings all = {.all = 1};
 	unsigned key;
 
-	libbpf_set_print(execfilter_print);
-	execfilter_last_warning[0] = '\0';
+	f->follow_max = follow_max;
 	f->skel = execfilter_bpf__open();
 	if (!f->skel)
 		return execfilter_fail(f, "open", errno, why, why_size);
 	execfilter_size_maps(f->skel, follow_max);
 	if (execfilter_bpf__load(f->skel) < 0)
-		return execfilter_fail(f, "load", errno, why, why_size);
+		return execfilter_refused(f, follow_max, errno, why, why_size);
 	/* Its counts of followed processes are shared memory: without them
 	 * a child the map had no room for could go unseen. */
 	if (!f->skel->bss)
 		return execfilter_fail(f, "load", ENOTSUP, why, why_size);
 	for (key = 1; key <= EXECFILTER_GENERATIONS; key++) {
-		if (bpf_map_update_elem(bpf_map__fd(f->skel->maps.settings),
-					&key, &all, BPF_ANY) < 0)
+		if (bpfmap_update(f->skel->maps.settings.map_fd, &key, &all,
+				  BPF_ANY) < 0)
 			return execfilter_fail(f, "load", errno, why, why_size);
 	}
 	if (execfilter_bpf__attach(f->skel) < 0)
 		return execfilter_fail(f, "attach", errno, why, why_size);
-	f->ring = ring_buffer__new(bpf_map__fd(f->skel->maps.events),
-				   execfilter_on_event, f, NULL);
+	f->ring = bpfring_open(f->skel->maps.events.map_fd);
 	if (!f->ring)
 		return execfilter_fail(f, "ring buffer", errno, why, why_size);
 	f->watch = execwatch_open();
@@ -301,7 +329,7 @@ void execfilter_close(struct execfilter *f)
 {
 	if (!f)
 		return;
-	ring_buffer__free(f->ring);
+	bpfring_close(f->ring);
 	execfilter_bpf__destroy(f->skel);
 	execwatch_close(f->watch);
 	free(f->pending);
@@ -315,7 +343,7 @@ void execfilter_close(struct execfilter *f)
 
 int execfilter_fd(const struct execfilter *f)
 {
-	return bpf_map__fd(f->skel->maps.events);
+	return f->skel->maps.events.map_fd;
 }
 
 unsigned long long execfilter_received(const struct execfilter *f)
@@ -326,10 +354,10 @@ unsigned long long execfilter_received(const struct execfilter *f)
 /* Takes what the ring holds now, to be handled by execfilter_deliver
  * once the proc connector's queue has been read: every fork the kernel
  * reported before these execs is then known first. Not OS_OK: the ring
- * failed (libbpf returns a negative errno). */
+ * failed. */
 enum os_status execfilter_take(struct execfilter *f)
 {
-	int n = ring_buffer__consume(f->ring);
+	int n = bpfring_consume(f->ring, execfilter_on_event, f);
 
 	if (n < 0 && f->taken_count >= EXECFILTER_TAKE_MAX)
 		return OS_OK; /* the rest at the next wakeup */
@@ -412,7 +440,7 @@ static void execfilter_follow_stats(const struct execfilter *f,
 	struct execfilter_bpf__bss *bss = f->skel->bss;
 	unsigned long long acked;
 
-	st->follow_max = bpf_map__max_entries(f->skel->maps.followed);
+	st->follow_max = f->follow_max;
 	st->following = __atomic_load_n(&bss->follow_count, __ATOMIC_ACQUIRE);
 	st->follow_failed =
 		__atomic_load_n(&bss->follow_failed, __ATOMIC_ACQUIRE);
@@ -426,16 +454,16 @@ static void execfilter_follow_stats(const struct execfilter *f,
 enum os_status execfilter_stats(const struct execfilter *f,
 				struct execfilter_stats *st)
 {
-	int cpus = libbpf_num_possible_cpus();
+	int cpus = bpfmap_possible_cpus();
 	unsigned long long *values, sums[EXECFILTER_STATS] = {0};
-	int fd = bpf_map__fd(f->skel->maps.stats);
+	int fd = f->skel->maps.stats.map_fd;
 
 	*st = (struct execfilter_stats){0};
 	if (cpus <= 0)
-		return status_of_errno(-cpus);
+		return status_of_errno(errno);
 	values = xcalloc((size_t)cpus, sizeof(*values));
 	for (unsigned key = 0; key < EXECFILTER_STATS; key++) {
-		if (bpf_map_lookup_elem(fd, &key, values) < 0)
+		if (bpfmap_lookup(fd, &key, values) < 0)
 			continue;
 		for (int c = 0; c < cpus; c++)
 			sums[key] += values[c];
@@ -453,10 +481,10 @@ static int execfilter_mark(int fd, const void *key, unsigned bit)
 {
 	__u32 value = 0;
 
-	if (bpf_map_lookup_elem(fd, key, &value) < 0)
+	if (bpfmap_lookup(fd, key, &value) < 0)
 		value = 0;
 	value |= bit;
-	return bpf_map_update_elem(fd, key, &value, BPF_ANY);
+	return bpfmap_update(fd, key, &value, BPF_ANY);
 }
 
 static int execfilter_mark_name(int fd, const char *name, size_t size,
@@ -486,7 +514,7 @@ static char *execfilter_keys(int fd, size_t key_size, size_t *count)
 			capacity = capacity ? capacity * 2 : 256;
 			keys = xreallocarray(keys, capacity, key_size);
 		}
-		if (bpf_map_get_next_key(
+		if (bpfmap_next_key(
 			    fd, *count ? keys + (*count - 1) * key_size : NULL,
 			    keys + *count * key_size) < 0)
 			break;
@@ -505,11 +533,11 @@ static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
 		const char *key = keys + i * key_size;
 		__u32 value;
 
-		if (bpf_map_lookup_elem(fd, key, &value) < 0)
+		if (bpfmap_lookup(fd, key, &value) < 0)
 			continue;
 		value &= ~bit;
-		if ((value ? bpf_map_update_elem(fd, key, &value, BPF_EXIST)
-			   : bpf_map_delete_elem(fd, key)) < 0 &&
+		if ((value ? bpfmap_update(fd, key, &value, BPF_EXIST)
+			   : bpfmap_delete(fd, key)) < 0 &&
 		    errno != ENOENT)
 			status = -1;
 	}
@@ -635,13 +663,13 @@ static int execfilter_mark_path(struct execfilter *f,
 	__u64 ino = p->ino;
 
 	if (p->dir)
-		return p->ino ? execfilter_mark(bpf_map__fd(f->skel->maps.dirs),
+		return p->ino ? execfilter_mark(f->skel->maps.dirs.map_fd,
 						&dir, bit)
 			      : 0;
 	if (p->found)
-		return execfilter_mark(bpf_map__fd(f->skel->maps.inodes), &ino,
+		return execfilter_mark(f->skel->maps.inodes.map_fd, &ino,
 				       bit);
-	return execfilter_mark_name(bpf_map__fd(f->skel->maps.names),
+	return execfilter_mark_name(f->skel->maps.names.map_fd,
 				    base ? base + 1 : "", EXECFILTER_NAME_MAX,
 				    bit);
 }
@@ -651,8 +679,8 @@ static int execfilter_write_keys(struct execfilter *f,
 				 const struct execfilter_path *paths,
 				 unsigned bit)
 {
-	int names = bpf_map__fd(f->skel->maps.names);
-	int comms = bpf_map__fd(f->skel->maps.comms);
+	int names = f->skel->maps.names.map_fd;
+	int comms = f->skel->maps.comms.map_fd;
 
 	for (size_t i = 0; i < plan->paths.count + plan->dirs.count; i++) {
 		if (execfilter_mark_path(f, &paths[i], bit) < 0)
@@ -694,8 +722,8 @@ static int execfilter_write_affixes(struct execfilter *f,
 				    const struct execplan *plan,
 				    unsigned generation)
 {
-	int starts = bpf_map__fd(f->skel->maps.starts),
-	    ends = bpf_map__fd(f->skel->maps.ends);
+	int starts = f->skel->maps.starts.map_fd,
+	    ends = f->skel->maps.ends.map_fd;
 	__u32 one = 1;
 
 	for (size_t i = 0; i < plan->affix_count; i++) {
@@ -703,7 +731,7 @@ static int execfilter_write_affixes(struct execfilter *f,
 		bool start;
 
 		execfilter_lpm_key(&plan->affixes[i], generation, &key, &start);
-		if (bpf_map_update_elem(start ? starts : ends, &key, &one,
+		if (bpfmap_update(start ? starts : ends, &key, &one,
 					BPF_ANY) < 0)
 			return -1;
 	}
@@ -731,7 +759,7 @@ static int execfilter_sweep_lpm(int fd, unsigned generation)
 
 	for (size_t i = 0; i < count; i++) {
 		if (keys[i].data[0] == generation &&
-		    bpf_map_delete_elem(fd, &keys[i]) < 0 && errno != ENOENT)
+		    bpfmap_delete(fd, &keys[i]) < 0 && errno != ENOENT)
 			status = -1;
 	}
 	free(keys);
@@ -759,7 +787,7 @@ static unsigned execfilter_looks(const struct execplan *plan)
 static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 			     const struct execplan *plan)
 {
-	int fd = bpf_map__fd(f->skel->maps.settings);
+	int fd = f->skel->maps.settings.map_fd;
 	struct execfilter_settings s = {
 		.all = all,
 		.tries = execfilter_tries(plan),
@@ -768,8 +796,8 @@ static int execfilter_switch(struct execfilter *f, unsigned next, bool all,
 	struct execfilter_settings now = {.generation = next};
 	unsigned key = 1 + next, zero = 0;
 
-	if (bpf_map_update_elem(fd, &key, &s, BPF_ANY) < 0 ||
-	    bpf_map_update_elem(fd, &zero, &now, BPF_ANY) < 0)
+	if (bpfmap_update(fd, &key, &s, BPF_ANY) < 0 ||
+	    bpfmap_update(fd, &zero, &now, BPF_ANY) < 0)
 		return -1;
 	return 0;
 }
@@ -816,16 +844,16 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 		return status;
 	}
 	f->generation = next;
-	execfilter_sweep(bpf_map__fd(f->skel->maps.inodes), sizeof(__u64),
+	execfilter_sweep(f->skel->maps.inodes.map_fd, sizeof(__u64),
 			 EXECFILTER_BIT(old));
-	execfilter_sweep(bpf_map__fd(f->skel->maps.names), EXECFILTER_NAME_MAX,
+	execfilter_sweep(f->skel->maps.names.map_fd, EXECFILTER_NAME_MAX,
 			 EXECFILTER_BIT(old));
-	execfilter_sweep(bpf_map__fd(f->skel->maps.comms), EXECFILTER_COMM_MAX,
+	execfilter_sweep(f->skel->maps.comms.map_fd, EXECFILTER_COMM_MAX,
 			 EXECFILTER_BIT(old));
-	execfilter_sweep(bpf_map__fd(f->skel->maps.dirs),
+	execfilter_sweep(f->skel->maps.dirs.map_fd,
 			 sizeof(struct execfilter_dir), EXECFILTER_BIT(old));
-	execfilter_sweep_lpm(bpf_map__fd(f->skel->maps.starts), old);
-	execfilter_sweep_lpm(bpf_map__fd(f->skel->maps.ends), old);
+	execfilter_sweep_lpm(f->skel->maps.starts.map_fd, old);
+	execfilter_sweep_lpm(f->skel->maps.ends.map_fd, old);
 	old_paths = f->paths;
 	old_count = f->path_count;
 	f->paths = paths;
@@ -852,7 +880,7 @@ static void execfilter_unmark_dir(struct execfilter *f,
 				  const struct execfilter_path *old)
 {
 	struct execfilter_dir key = {.ino = old->ino, .dev = old->dev};
-	int fd = bpf_map__fd(f->skel->maps.dirs);
+	int fd = f->skel->maps.dirs.map_fd;
 	__u32 value;
 
 	for (size_t i = 0; i < f->path_count; i++) {
@@ -860,13 +888,13 @@ static void execfilter_unmark_dir(struct execfilter *f,
 		    f->paths[i].dev == old->dev)
 			return;
 	}
-	if (bpf_map_lookup_elem(fd, &key, &value) < 0)
+	if (bpfmap_lookup(fd, &key, &value) < 0)
 		return;
 	value &= ~EXECFILTER_BIT(f->generation);
 	if (value)
-		bpf_map_update_elem(fd, &key, &value, BPF_EXIST);
+		bpfmap_update(fd, &key, &value, BPF_EXIST);
 	else
-		bpf_map_delete_elem(fd, &key);
+		bpfmap_delete(fd, &key);
 }
 
 /* Whether a path is what it was: the same file, directory or absence. */
@@ -1001,7 +1029,7 @@ enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 				 bool *added)
 {
 	struct execfilter_bpf__bss *bss = f->skel->bss;
-	int fd = bpf_map__fd(f->skel->maps.followed);
+	int fd = f->skel->maps.followed.map_fd;
 	__u32 key = (__u32)pid,
 	      value = EXECFILTER_FOLLOW_SELF |
 		      (how & EXECFILTER_FOLLOWS_CHILDREN
@@ -1011,7 +1039,7 @@ enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 						     : 0);
 
 	*added = false;
-	if (bpf_map_update_elem(fd, &key, &value, BPF_NOEXIST) == 0) {
+	if (bpfmap_update(fd, &key, &value, BPF_NOEXIST) == 0) {
 		__atomic_fetch_add(&bss->follow_count, 1, __ATOMIC_SEQ_CST);
 		*added = true;
 		return OS_OK;
@@ -1020,7 +1048,7 @@ enum os_status execfilter_follow(struct execfilter *f, int pid, unsigned how,
 	 * what of it is followed is the rule's now. Gone meanwhile: the
 	 * process exited, nothing to follow. */
 	if (errno == EEXIST) {
-		if (bpf_map_update_elem(fd, &key, &value, BPF_EXIST) != 0 &&
+		if (bpfmap_update(fd, &key, &value, BPF_EXIST) != 0 &&
 		    errno != ENOENT)
 			return OS_FAILED;
 		return OS_OK;

@@ -47,6 +47,24 @@ struct events_env {
 	int error;	       /* its errno */
 };
 
+/* bpfmap.c: the exec filter's maps, by bpf(2); -1 and errno on a
+ * failure. */
+int bpfmap_lookup(int fd, const void *key, void *value);
+int bpfmap_update(int fd, const void *key, const void *value,
+		  unsigned long long flags);
+int bpfmap_delete(int fd, const void *key);
+int bpfmap_next_key(int fd, const void *key, void *next);
+int bpfmap_max_entries(int fd, unsigned *max);
+int bpfmap_possible_cpus(void);
+
+/* bpfring.c: a BPF ring buffer's reader. fn gets each record; less
+ * than 0 stops the reading. */
+struct bpfring;
+typedef int (*bpfring_fn)(void *ctx, const void *data, size_t size);
+struct bpfring *bpfring_open(int fd);
+void bpfring_close(struct bpfring *r);
+int bpfring_consume(struct bpfring *r, bpfring_fn fn, void *ctx);
+
 /* What decides whether the BPF exec filter loads: read by
  * execfilter_env_read after a failure, explained by execfilter_refusal. */
 struct execfilter_env {
@@ -56,7 +74,7 @@ struct execfilter_env {
 	bool btf; /* /sys/kernel/btf/vmlinux readable */
 	bool cap_bpf, cap_perfmon, cap_sys_admin; /* effective */
 	char lockdown[32]; /* the mode in force, "" when unknown */
-	char libbpf[256];  /* libbpf's last warning, "" when none */
+	char verifier[256]; /* the verifier's last word, "" when none */
 };
 
 /* What a walk from / down to a path found that someone other than root

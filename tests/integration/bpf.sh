@@ -488,6 +488,24 @@ else
 fi
 stop_daemon
 
+# The filter as a build machine without the kernel's BTF makes it, from
+# vmlinux-min.h: it loads, and judges a literal exe and an exe glob.
+write_rules "$TMP/bin/other"
+write_conf events=bpf
+daemon_normal=$DAEMON
+DAEMON="$BUILD/tests/cpupolicyd-minbtf"
+if start_daemon; then
+	if applied other 5 && applied "$TMP/glob/globbed" 7; then
+		ok "vmlinux-min.h: the filter loads and judges"
+	else
+		not_ok "vmlinux-min.h: the filter loads and judges" "$(ctl status)"
+	fi
+else
+	not_ok "vmlinux-min.h: the filter loads" "$(cat "$DAEMON_LOG")"
+fi
+stop_daemon
+DAEMON=$daemon_normal
+
 write_conf events=netlink
 start_daemon || exit 1
 run ctl status

@@ -13,10 +13,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Sized by the daemon before loading (bpf_map__set_max_entries). */
+/* Sized by the daemon before loading (the light skeleton's max_entries);
+ * allocated as they are used. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);
 	__type(value, __u32);
 } inodes SEC(".maps");
@@ -24,6 +26,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, char[EXECFILTER_NAME_MAX]);
 	__type(value, __u32);
 } names SEC(".maps");
@@ -32,6 +35,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct execfilter_dir);
 	__type(value, __u32);
 } dirs SEC(".maps");
@@ -39,6 +43,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, char[EXECFILTER_COMM_MAX]);
 	__type(value, __u32);
 } comms SEC(".maps");

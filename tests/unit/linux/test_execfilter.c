@@ -67,9 +67,9 @@ static const struct refusal_case refusal_cases[] = {
 	  .cap_bpf = true,
 	  .cap_perfmon = true,
 	  .lockdown = "integrity",
-	  .libbpf = "libbpf: prog: -22"},
-	 "the kernel refused the filter (load): Invalid argument; libbpf: "
-	 "libbpf: prog: -22",
+	  .verifier = "R1 invalid mem access 'scalar'"},
+	 "the kernel refused the filter (load): Invalid argument; the "
+	 "verifier: R1 invalid mem access 'scalar'",
 	 "lockdown"},
 	{"an old kernel",
 	 {.step = "load",
