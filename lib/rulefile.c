@@ -399,34 +399,60 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 	return true;
 }
 
+/* The pointers, then the texts: one allocation a match key (a daemon
+ * holds 20,000 rules' of them), freed with its array. */
+static void rulefile_patterns_pack(struct rule_patterns *out,
+				   const char **texts, unsigned count)
+{
+	unsigned slots = out->flags ? 2 * count : count;
+	size_t bytes = slots * sizeof(char *);
+	char key[PATH_MAX], *at;
+
+	for (unsigned i = 0; i < count; i++) {
+		bytes += strlen(texts[i]) + 1;
+		if (out->flags)
+			bytes += strlen(pattern_key(texts[i], out->flags, key,
+						    sizeof(key))) +
+				 1;
+	}
+	out->values = xcalloc(1, bytes);
+	at = (char *)(out->values + slots);
+	for (unsigned i = 0; i < slots; i++) {
+		const char *text =
+			i < count ? texts[i]
+				  : pattern_key(texts[i - count], out->flags,
+						key, sizeof(key));
+		size_t len = strlen(text) + 1;
+
+		out->values[i] = memcpy(at, text, len);
+		at += len;
+	}
+	out->count = count;
+}
+
 static void rulefile_patterns(struct rulefile *rf, const config_setting_t *s,
 			      enum rulefile_pattern_kind kind,
 			      struct rule_patterns *out)
 {
 	const config_setting_t **values;
+	const char **texts;
+	unsigned kept = 0;
 	int count;
 
 	if (!rulefile_values(rf, s, &values, &count))
 		return;
 	out->flags = rulefile_pattern_flags(rf, kind);
-	out->values = xcalloc((size_t)count, sizeof(*out->values));
-	if (out->flags)
-		out->keys = xcalloc((size_t)count, sizeof(*out->keys));
+	texts = xcalloc((size_t)count + 1, sizeof(*texts));
 	for (int i = 0; i < count; i++) {
-		const char *text;
-		char key[PATH_MAX];
-
 		if (!rulefile_expect(rf, values[i], CONFIG_TYPE_STRING,
 				     "a string"))
 			continue;
 		if (!rulefile_pattern_one(rf, values[i], kind))
 			continue;
-		text = config_setting_get_string(values[i]);
-		if (out->keys)
-			out->keys[out->count] = xstrdup(pattern_key(
-				text, out->flags, key, sizeof(key)));
-		out->values[out->count++] = xstrdup(text);
+		texts[kept++] = config_setting_get_string(values[i]);
 	}
+	rulefile_patterns_pack(out, texts, kept);
+	free(texts);
 	free(values);
 }
 
@@ -1337,13 +1363,7 @@ void rulefile_parse(struct rules *rules, const char *path, const char *text,
 
 static void rulefile_free_patterns(struct rule_patterns *p)
 {
-	for (size_t i = 0; i < p->count; i++) {
-		free(p->values[i]);
-		if (p->keys)
-			free(p->keys[i]);
-	}
-	free(p->values);
-	free(p->keys);
+	free(p->values); /* its texts with it */
 }
 
 static void rulefile_free_ids(struct rule_ids *ids)

@@ -335,7 +335,7 @@ enum rules_system rules_target(const struct rules *rules)
 /* A value as exact matches compare it (folded for Windows paths). */
 const char *rules_pattern_key(const struct rule_patterns *p, size_t i)
 {
-	return p->keys ? p->keys[i] : p->values[i];
+	return p->flags ? p->values[p->count + i] : p->values[i];
 }
 
 struct rules_id_entry {

@@ -113,12 +113,12 @@ enum rule_turbo {
 	RULE_TURBO_OFF,
 };
 
-/* A match key holds one value or a list; any value may match. */
+/* A match key holds one value or a list; any value may match. values:
+ * count of them, then with flags as many keys (the values folded as
+ * flags say, pattern_key: read with rules_pattern_key), the pointers and
+ * the texts they point to in one allocation. */
 struct rule_patterns {
 	char **values;
-	/* keys: the values folded as flags say (pattern_key), NULL
-	 * without flags. */
-	char **keys;
 	unsigned count;
 	/* enum pattern_flags: how the values compare (Windows paths and
 	 * image names: case folded, either slash), from the rules' system. */
@@ -141,18 +141,19 @@ struct rule_match {
 	struct rule_ids user, group;
 };
 
+/* The enums in a byte each: set from their names, never out of range. */
 struct rule_priority {
-	enum rule_class class;
-	bool has_nice;
 	int nice;
-	enum rule_policy policy;
 	int rt_priority; /* 0: unset */
-	enum rule_io_class io_class;
-	int io_level; /* -1: unset */
-	enum rule_thread thread;
-	enum rule_efficiency efficiency_mode;
-	enum rule_ifeo ifeo;
-	enum rule_memory memory_priority;
+	int io_level;	 /* -1: unset */
+	bool has_nice;
+	enum rule_class class : 8;
+	enum rule_policy policy : 8;
+	enum rule_io_class io_class : 8;
+	enum rule_thread thread : 8;
+	enum rule_efficiency efficiency_mode : 8;
+	enum rule_ifeo ifeo : 8;
+	enum rule_memory memory_priority : 8;
 };
 
 struct rule_placement {

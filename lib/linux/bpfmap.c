@@ -80,14 +80,19 @@ int bpfmap_max_entries(int fd, unsigned *max)
 }
 
 /* The values a per-CPU map holds under each key: one per possible CPU
- * (the kernel's num_possible_cpus), counted in the list sysfs gives. */
+ * (the kernel's num_possible_cpus), counted in the list sysfs gives.
+ * Fixed at boot: read once. */
 int bpfmap_possible_cpus(void)
 {
+	static int known;
 	char text[4096], why[128];
-	FILE *f = fopen("/sys/devices/system/cpu/possible", "re");
+	FILE *f;
 	struct cpulist list;
 	int count = 0;
 
+	if (known)
+		return known;
+	f = fopen("/sys/devices/system/cpu/possible", "re");
 	if (!f)
 		return -1;
 	if (!fgets(text, sizeof(text), f)) {
@@ -104,5 +109,6 @@ int bpfmap_possible_cpus(void)
 	for (size_t i = 0; i < list.count; i++)
 		count += (int)(list.ranges[i].last - list.ranges[i].first + 1);
 	cpulist_free(&list);
+	known = count;
 	return count;
 }

@@ -325,6 +325,14 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 	return f;
 }
 
+/* The texts lie in one allocation, the first path's (execfilter_resolve). */
+static void execfilter_paths_free(struct execfilter_path *paths, size_t count)
+{
+	if (count)
+		free(paths[0].path);
+	free(paths);
+}
+
 void execfilter_close(struct execfilter *f)
 {
 	if (!f)
@@ -334,9 +342,7 @@ void execfilter_close(struct execfilter *f)
 	execwatch_close(f->watch);
 	free(f->pending);
 	free(f->pending_list);
-	for (size_t i = 0; i < f->path_count; i++)
-		free(f->paths[i].path);
-	free(f->paths);
+	execfilter_paths_free(f->paths, f->path_count);
 	free(f->taken);
 	free(f);
 }
@@ -545,13 +551,6 @@ static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
 	return status;
 }
 
-static void execfilter_paths_free(struct execfilter_path *paths, size_t count)
-{
-	for (size_t i = 0; i < count; i++)
-		free(paths[i].path);
-	free(paths);
-}
-
 /* The kernel's number of the filesystem of mount id (statx's
  * stx_mnt_id): the super_block.s_dev that /proc/self/mountinfo shows,
  * which the kernel compares with. 0 when it is not there (mountinfo
@@ -636,20 +635,36 @@ static void execfilter_resolve_path(struct execfilter_path *p,
 	p->ino = p->found ? st.st_ino : 0;
 }
 
-/* The literal exes, then the directories. */
+static const char *execfilter_plan_path(const struct execplan *plan, size_t i)
+{
+	return i < plan->paths.count ? plan->paths.values[i]
+				     : plan->dirs.values[i - plan->paths.count];
+}
+
+/* The literal exes, then the directories; their texts copied into one
+ * allocation (20,000 of them cost a block each). */
 static struct execfilter_path *execfilter_resolve(const struct execplan *plan)
 {
 	size_t files = plan->paths.count, count = files + plan->dirs.count;
 	struct execfilter_path *paths = xcalloc(count + 1, sizeof(*paths));
 	struct execfilter_mount last = {0};
+	size_t bytes = 0;
+	char *at;
 
+	for (size_t i = 0; i < count; i++)
+		bytes += strlen(execfilter_plan_path(plan, i)) + 1;
+	at = xcalloc(1, bytes);
 	for (size_t i = 0; i < count; i++) {
+		const char *text = execfilter_plan_path(plan, i);
+		size_t len = strlen(text) + 1;
+
 		paths[i].dir = i >= files;
-		paths[i].path =
-			xstrdup(paths[i].dir ? plan->dirs.values[i - files]
-					     : plan->paths.values[i]);
+		paths[i].path = memcpy(at, text, len);
+		at += len;
 		execfilter_resolve_path(&paths[i], &last);
 	}
+	if (!count)
+		free(at);
 	return paths;
 }
 

@@ -35,15 +35,16 @@
 #define EXECWATCH_READS 64
 
 /* The path is the caller's (execwatch_set): with 20,000 literal exes,
- * copies of their directories and names were 2 MiB of the daemon. */
+ * copies of their directories and names were 2 MiB of the daemon. 40
+ * bytes: a path is shorter than PATH_MAX, the caller's count than 2^31. */
 struct execwatch_entry {
 	const char *path_text;
-	size_t dir_len; /* its directory: path_text[0, dir_len), "/" if 0 */
-	char *key;	/* "wd/name" while its directory is watched */
-	int wd;		/* -1: not watched */
-	bool retry;	/* its directory missing or gone: tried again */
-	size_t path;	/* the caller's index */
-	size_t next;	/* the next entry of the same key, + 1 */
+	char *key;	   /* "wd/name" while its directory is watched */
+	unsigned dir_len;  /* its directory: path_text[0, dir_len), "/" if 0 */
+	int wd;		   /* -1: not watched */
+	unsigned path;	   /* the caller's index */
+	unsigned next;	   /* the next entry of the same key, + 1 */
+	bool retry;	   /* its directory missing or gone: tried again */
 };
 
 struct execwatch {
@@ -113,7 +114,7 @@ static void execwatch_index(struct execwatch *w)
 		if (e->wd < 0)
 			continue;
 		e->key = xasprintf("%d/%s", e->wd, execwatch_name(e));
-		e->next = (size_t)(uintptr_t)strmap_get(&w->index, e->key);
+		e->next = (unsigned)(uintptr_t)strmap_get(&w->index, e->key);
 		strmap_put(&w->index, e->key, (void *)(uintptr_t)(i + 1));
 	}
 }
@@ -179,8 +180,8 @@ static void execwatch_add(struct execwatch *w, struct strmap *dirs,
 	e = &w->entries[w->count++];
 	*e = (struct execwatch_entry){
 		.path_text = path,
-		.dir_len = (size_t)(slash - path),
-		.path = index,
+		.dir_len = (unsigned)(slash - path),
+		.path = (unsigned)index,
 	};
 	e->wd = execwatch_dir(w, dirs, e, &error);
 	e->retry = e->wd < 0 && execwatch_missing(error);
