@@ -267,8 +267,9 @@ static void execfilter_verifier_says(unsigned follow_max, char *out,
 			log[--len] = '\0';
 		line = strrchr(log, '\n');
 		line = line ? line + 1 : log;
-		if (line == log || (strncmp(line, "processed ", 10) != 0 &&
-				    strncmp(line, "verification time", 17) != 0))
+		if (line == log ||
+		    (strncmp(line, "processed ", 10) != 0 &&
+		     strncmp(line, "verification time", 17) != 0))
 			break;
 		*line = '\0';
 	}
@@ -678,12 +679,11 @@ static int execfilter_mark_path(struct execfilter *f,
 	__u64 ino = p->ino;
 
 	if (p->dir)
-		return p->ino ? execfilter_mark(f->skel->maps.dirs.map_fd,
-						&dir, bit)
+		return p->ino ? execfilter_mark(f->skel->maps.dirs.map_fd, &dir,
+						bit)
 			      : 0;
 	if (p->found)
-		return execfilter_mark(f->skel->maps.inodes.map_fd, &ino,
-				       bit);
+		return execfilter_mark(f->skel->maps.inodes.map_fd, &ino, bit);
 	return execfilter_mark_name(f->skel->maps.names.map_fd,
 				    base ? base + 1 : "", EXECFILTER_NAME_MAX,
 				    bit);
@@ -746,8 +746,8 @@ static int execfilter_write_affixes(struct execfilter *f,
 		bool start;
 
 		execfilter_lpm_key(&plan->affixes[i], generation, &key, &start);
-		if (bpfmap_update(start ? starts : ends, &key, &one,
-					BPF_ANY) < 0)
+		if (bpfmap_update(start ? starts : ends, &key, &one, BPF_ANY) <
+		    0)
 			return -1;
 	}
 	return 0;

@@ -39,12 +39,12 @@
  * bytes: a path is shorter than PATH_MAX, the caller's count than 2^31. */
 struct execwatch_entry {
 	const char *path_text;
-	char *key;	   /* "wd/name" while its directory is watched */
-	unsigned dir_len;  /* its directory: path_text[0, dir_len), "/" if 0 */
-	int wd;		   /* -1: not watched */
-	unsigned path;	   /* the caller's index */
-	unsigned next;	   /* the next entry of the same key, + 1 */
-	bool retry;	   /* its directory missing or gone: tried again */
+	char *key;	  /* "wd/name" while its directory is watched */
+	unsigned dir_len; /* its directory: path_text[0, dir_len), "/" if 0 */
+	int wd;		  /* -1: not watched */
+	unsigned path;	  /* the caller's index */
+	unsigned next;	  /* the next entry of the same key, + 1 */
+	bool retry;	  /* its directory missing or gone: tried again */
 };
 
 struct execwatch {

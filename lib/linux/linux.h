@@ -73,7 +73,7 @@ struct execfilter_env {
 	int kernel_major, kernel_minor;
 	bool btf; /* /sys/kernel/btf/vmlinux readable */
 	bool cap_bpf, cap_perfmon, cap_sys_admin; /* effective */
-	char lockdown[32]; /* the mode in force, "" when unknown */
+	char lockdown[32];  /* the mode in force, "" when unknown */
 	char verifier[256]; /* the verifier's last word, "" when none */
 };
 
