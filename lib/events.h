@@ -23,12 +23,20 @@ enum events_kind {
 			     * start: its start time (procinfo_start_time) */
 };
 
+/* A process name as Linux keeps it (TASK_COMM_LEN), with its NUL. */
+#define EVENTS_COMM_MAX 16
+
 struct events_event {
 	enum events_kind kind;
 	pid_t pid; /* the process (thread group) */
 	pid_t tid;
 	pid_t parent, parent_tid;
-	unsigned long long start; /* EVENTS_KIND_END */
+	/* EVENTS_KIND_END; EVENTS_KIND_EXEC when the system's report says
+	 * it (an exec filter's), else 0 */
+	unsigned long long start;
+	/* EVENTS_KIND_EXEC: the name the exec gave it, when the report
+	 * says it; else "" */
+	char comm[EVENTS_COMM_MAX];
 };
 
 /* What a listener may ask the kernel for (Linux 6.6 and later filter

@@ -63,14 +63,15 @@ FILE *log_file(void)
 	return log_stream ? log_stream : stderr;
 }
 
-static void log_stamp(void)
+/* The local time, with a space after it; "" when it cannot be had. */
+static void log_stamp(char *when, size_t size)
 {
-	char when[32];
 	time_t now = time(NULL);
 	struct tm *tm = localtime(&now);
 
-	if (tm && strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", tm))
-		fprintf(log_file(), "%s ", when);
+	when[0] = '\0';
+	if (tm && strftime(when, size - 1, "%Y-%m-%d %H:%M:%S", tm))
+		strcat(when, " ");
 }
 
 enum log_level log_get_level(void)
@@ -93,24 +94,29 @@ int log_level_parse(const char *text, enum log_level *level)
 static void log_emit(enum log_level level, const char *why, const char *fmt,
 		     va_list ap)
 {
-	char line[1024];
+	/* Info lines go without their level's name. */
+	const char *label = level == LOG_LEVEL_ERROR ||
+					    level == LOG_LEVEL_WARNING ||
+					    level == LOG_LEVEL_DEBUG
+				    ? log_level_names[level]
+				    : "";
+	char line[1024], when[40], lead[160];
 
 	if (level > log_threshold)
 		return;
 	vsnprintf(line, sizeof(line), fmt, ap);
+	when[0] = '\0';
 	if (log_timestamps)
-		log_stamp();
+		log_stamp(when, sizeof(when));
 	if (log_to_journal)
-		fprintf(log_file(), "<%d>", log_syslog_priority[level]);
+		snprintf(lead, sizeof(lead), "<%d>",
+			 log_syslog_priority[level]);
 	else
-		fprintf(log_file(), "%s: ", log_progname);
-	if (level == LOG_LEVEL_ERROR || level == LOG_LEVEL_WARNING ||
-	    level == LOG_LEVEL_DEBUG)
-		fprintf(log_file(), "%s: ", log_level_names[level]);
-	if (why)
-		fprintf(log_file(), "%s: %s\n", line, why);
-	else
-		fprintf(log_file(), "%s\n", line);
+		snprintf(lead, sizeof(lead), "%s: ", log_progname);
+	/* One call, so one write to an unbuffered stderr: a line of a
+	 * matched exec, and never half of one beside another's. */
+	fprintf(log_file(), "%s%s%s%s%s%s%s\n", when, lead, label,
+		label[0] ? ": " : "", line, why ? ": " : "", why ? why : "");
 }
 
 #define LOG_BODY(level, why)                                                   \

@@ -516,7 +516,9 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 			p, t, creator ? manage_thread_find(p, creator) : NULL,
 			created_since, &now);
 	}
-	if (!procinfo_thread_in(p->pid, tid)) {
+	/* A thread just read was there: asked again only when it was not
+	 * read (a matched exec's thread costs one signal less). */
+	if (!fresh && !procinfo_thread_in(p->pid, tid)) {
 		manage_thread_remove(p, tid);
 		return;
 	}
@@ -813,7 +815,8 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p,
 				       struct procinfo_pin pin,
-				       struct facts *facts)
+				       struct facts *facts,
+				       unsigned long long exec_start)
 {
 	struct procinfo pi = {pid};
 	unsigned long long start;
@@ -821,8 +824,11 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	size_t written;
 	bool changed, fresh;
 
+	/* exec_start: the start of the process whose exec was reported
+	 * with facts of it; another one holds the pid now (that one ended
+	 * before the pin), and its own exec comes with its own. */
 	if (procinfo_start_time(pid, 0, &start) != OS_OK ||
-	    procinfo_pin_ended(&pin)) {
+	    (exec_start && start != exec_start) || procinfo_pin_ended(&pin)) {
 		procinfo_unpin(&pin);
 		return NULL;
 	}
@@ -940,13 +946,16 @@ static void manage_take_unpinned(struct manage *m, pid_t pid, long rule,
 		procinfo_unpin(&pin);
 		return;
 	}
-	manage_take(m, pid, rule, p, pin, &facts);
+	manage_take(m, pid, rule, p, pin, &facts, 0);
 }
 
 /* pinned: the process is pinned before its facts are read (an exec the
  * filter sent, which some rule likely matches), and they are read once;
- * else they are read first, and again once pinned when a rule matches. */
-static void manage_evaluate(struct manage *m, pid_t pid, bool pinned)
+ * else they are read first, and again once pinned when a rule matches.
+ * known: what the exec's report said of it (NULL: nothing), for a
+ * pinned one. */
+static void manage_evaluate(struct manage *m, pid_t pid, bool pinned,
+			    const struct manage_known *known)
 {
 	struct procinfo pi = {pid};
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
@@ -961,10 +970,15 @@ static void manage_evaluate(struct manage *m, pid_t pid, bool pinned)
 	facts.have = facts.failed = 0;
 	if (pinned && procinfo_pin(pid, &pin) != OS_OK)
 		return; /* gone: its end is on its way */
+	if (pinned && known && known->comm[0]) {
+		snprintf(facts.comm, sizeof(facts.comm), "%s", known->comm);
+		facts.have |= MATCH_FACT_COMM;
+	}
 	if (m->rules)
 		rule = match_first(&m->index, &facts, procinfo_fetch, &pi);
 	if (rule >= 0 && pinned) {
-		manage_take(m, pid, rule, p, pin, &facts);
+		manage_take(m, pid, rule, p, pin, &facts,
+			    known ? known->start : 0);
 		return;
 	}
 	if (pinned)
@@ -1006,25 +1020,35 @@ static void manage_exec_rekey(struct manage_proc *p)
 	pidmap_put(&p->thread_index, p->pid, (void *)(uintptr_t)1);
 }
 
-static void manage_exec_any(struct manage *m, pid_t pid, bool pinned)
+static void manage_exec_any(struct manage *m, pid_t pid, bool pinned,
+			    const struct manage_known *known)
 {
 	struct manage_proc *p = pidmap_get(&m->procs, pid);
 
 	m->counters.execs++;
 	if (p)
 		manage_exec_rekey(p);
-	manage_evaluate(m, pid, pinned);
+	manage_evaluate(m, pid, pinned, known);
 }
 
 void manage_exec(struct manage *m, pid_t pid)
 {
-	manage_exec_any(m, pid, false);
+	manage_exec_any(m, pid, false, NULL);
 }
 
 /* An exec an exec filter sent: some rule likely matches it. */
 void manage_exec_sent(struct manage *m, pid_t pid)
 {
-	manage_exec_any(m, pid, true);
+	manage_exec_any(m, pid, true, NULL);
+}
+
+/* An exec an exec filter sent with what it knew of the process then: its
+ * name is not read again, and the process must be the one that started
+ * then. */
+void manage_exec_known(struct manage *m, pid_t pid,
+		       const struct manage_known *known)
+{
+	manage_exec_any(m, pid, true, known);
 }
 
 /* The same fork reported again (by the exec filter and by the proc
@@ -1109,7 +1133,7 @@ void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator)
 void manage_rename(struct manage *m, pid_t pid)
 {
 	m->counters.renames++;
-	manage_evaluate(m, pid, false);
+	manage_evaluate(m, pid, false, NULL);
 }
 
 /* The main thread may end before the others (pthread_exit), and ends
@@ -1219,7 +1243,7 @@ void manage_rescan(struct manage *m)
 		}
 		if (p && p->leader_exited) /* an exec whose event was lost */
 			manage_exec_rekey(p);
-		manage_evaluate(m, pids[i], false);
+		manage_evaluate(m, pids[i], false, NULL);
 	}
 	free(pids);
 	procinfo_scan_end();
@@ -1292,7 +1316,7 @@ void manage_set_rules(struct manage *m, const struct rules *rules)
 		}
 		if (p)
 			p->rule = NULL;
-		manage_evaluate(m, pids[i], false);
+		manage_evaluate(m, pids[i], false, NULL);
 		p = pidmap_get(&m->procs, pids[i]);
 		if (p && !p->rule) /* went away meanwhile */
 			manage_forget(m, pids[i], false);

@@ -137,6 +137,12 @@ struct manage {
 	struct manage_counters counters;
 };
 
+/* What an exec's report said of the process (events_event's known). */
+struct manage_known {
+	unsigned long long start;  /* its start time; 0: not said */
+	char comm[MATCH_COMM_MAX]; /* its name; "": not said */
+};
+
 /* manage.c */
 void manage_init(struct manage *m, const struct manage_options *options,
 		 struct place_topology *topology);
@@ -147,6 +153,8 @@ void manage_fork(struct manage *m, pid_t parent, pid_t parent_tid, pid_t child);
 void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator);
 void manage_rename(struct manage *m, pid_t pid);
 void manage_exec_sent(struct manage *m, pid_t pid);
+void manage_exec_known(struct manage *m, pid_t pid,
+		       const struct manage_known *known);
 void manage_exit(struct manage *m, pid_t pid, pid_t tid);
 void manage_end(struct manage *m, pid_t pid, pid_t tid,
 		unsigned long long start);

@@ -222,10 +222,14 @@ static void loop_filtered_exec(void *ctx, const struct events_event *e)
 	case EVENTS_KIND_END:
 		manage_end(&d->manage, e->pid, e->tid, e->start);
 		break;
-	case EVENTS_KIND_EXEC:
+	case EVENTS_KIND_EXEC: {
+		struct manage_known known = {.start = e->start};
+
+		snprintf(known.comm, sizeof(known.comm), "%s", e->comm);
 		ifeo_exec(d, e->pid);
-		manage_exec_sent(&d->manage, e->pid);
+		manage_exec_known(&d->manage, e->pid, &known);
 		break;
+	}
 	default:
 		break;
 	}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <linux/ioprio.h>
+#include <linux/types.h>
 
 #include "linux.h"
 #include "prio.h"
@@ -40,12 +41,37 @@ static enum rule_policy apply_prio_policy_from(int policy)
 	return RULE_POLICY_OTHER; /* also SCHED_DEADLINE: not ours to set */
 }
 
-static int apply_prio_get(pid_t tid, struct prio_state *state)
-{
-	struct sched_param param;
-	int policy, ioprio;
+/* The kernel's struct sched_attr as Linux 3.14 has it (48 bytes, which
+ * every later kernel takes) and SCHED_FLAG_RESET_ON_FORK: their headers
+ * clash with glibc's <sched.h>. */
+struct apply_prio_sched_attr {
+	__u32 size, sched_policy;
+	__u64 sched_flags;
+	__s32 sched_nice;
+	__u32 sched_priority;
+	__u64 sched_runtime, sched_deadline, sched_period;
+};
+#define APPLY_PRIO_FLAG_RESET_ON_FORK 0x01
 
-	*state = (struct prio_state){0};
+/* Nice, policy, its reset-on-fork flag and realtime priority in one
+ * sched_getattr (Linux 3.14), a matched exec's first read of each of
+ * its threads; three calls where it is missing. */
+static int apply_prio_get_sched(pid_t tid, struct prio_state *state)
+{
+	struct apply_prio_sched_attr attr = {.size = sizeof(attr)};
+	struct sched_param param;
+	int policy;
+
+	if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) == 0) {
+		state->nice = attr.sched_nice;
+		state->policy = apply_prio_policy_from((int)attr.sched_policy);
+		state->reset_on_fork =
+			(attr.sched_flags & APPLY_PRIO_FLAG_RESET_ON_FORK) != 0;
+		state->rt_priority = (int)attr.sched_priority;
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return -1;
 	errno = 0;
 	state->nice = getpriority(PRIO_PROCESS, (id_t)tid);
 	if (state->nice == -1 && errno)
@@ -56,6 +82,16 @@ static int apply_prio_get(pid_t tid, struct prio_state *state)
 	state->policy = apply_prio_policy_from(policy);
 	state->reset_on_fork = policy & SCHED_RESET_ON_FORK;
 	state->rt_priority = param.sched_priority;
+	return 0;
+}
+
+static int apply_prio_get(pid_t tid, struct prio_state *state)
+{
+	int ioprio;
+
+	*state = (struct prio_state){0};
+	if (apply_prio_get_sched(tid, state) < 0)
+		return -1;
 	ioprio = (int)syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, tid);
 	if (ioprio < 0)
 		return -1;

@@ -296,55 +296,46 @@ static void events_emit(const struct proc_event *pe, events_fn fn, void *ctx)
 		/* A new process is matched at its exec; its fork matters for
 		 * what it inherits until then. */
 		e = (struct events_event){
-			pe->event_data.fork.child_pid ==
-					pe->event_data.fork.child_tgid
-				? EVENTS_KIND_FORK
-				: EVENTS_KIND_THREAD,
-			pe->event_data.fork.child_tgid,
-			pe->event_data.fork.child_pid,
-			pe->event_data.fork.parent_tgid,
-			pe->event_data.fork.parent_pid,
-			0};
+			.kind = pe->event_data.fork.child_pid ==
+						pe->event_data.fork.child_tgid
+					? EVENTS_KIND_FORK
+					: EVENTS_KIND_THREAD,
+			.pid = pe->event_data.fork.child_tgid,
+			.tid = pe->event_data.fork.child_pid,
+			.parent = pe->event_data.fork.parent_tgid,
+			.parent_tid = pe->event_data.fork.parent_pid};
 		break;
 	case PROC_EVENT_EXEC:
-		e = (struct events_event){EVENTS_KIND_EXEC,
-					  pe->event_data.exec.process_tgid,
-					  pe->event_data.exec.process_tgid,
-					  0,
-					  0,
-					  0};
+		e = (struct events_event){
+			.kind = EVENTS_KIND_EXEC,
+			.pid = pe->event_data.exec.process_tgid,
+			.tid = pe->event_data.exec.process_tgid};
 		break;
 	case PROC_EVENT_COMM:
 		/* Thread names do not name the process. */
 		if (pe->event_data.comm.process_pid !=
 		    pe->event_data.comm.process_tgid)
 			return;
-		e = (struct events_event){EVENTS_KIND_RENAME,
-					  pe->event_data.comm.process_tgid,
-					  pe->event_data.comm.process_tgid,
-					  0,
-					  0,
-					  0};
+		e = (struct events_event){
+			.kind = EVENTS_KIND_RENAME,
+			.pid = pe->event_data.comm.process_tgid,
+			.tid = pe->event_data.comm.process_tgid};
 		break;
 	case PROC_EVENT_UID:
 	case PROC_EVENT_GID:
 		if (pe->event_data.id.process_pid !=
 		    pe->event_data.id.process_tgid)
 			return;
-		e = (struct events_event){EVENTS_KIND_IDS,
-					  pe->event_data.id.process_tgid,
-					  pe->event_data.id.process_tgid,
-					  0,
-					  0,
-					  0};
+		e = (struct events_event){
+			.kind = EVENTS_KIND_IDS,
+			.pid = pe->event_data.id.process_tgid,
+			.tid = pe->event_data.id.process_tgid};
 		break;
 	case PROC_EVENT_EXIT:
-		e = (struct events_event){EVENTS_KIND_EXIT,
-					  pe->event_data.exit.process_tgid,
-					  pe->event_data.exit.process_pid,
-					  0,
-					  0,
-					  0};
+		e = (struct events_event){
+			.kind = EVENTS_KIND_EXIT,
+			.pid = pe->event_data.exit.process_tgid,
+			.tid = pe->event_data.exit.process_pid};
 		break;
 	default:
 		return;

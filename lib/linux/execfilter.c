@@ -407,24 +407,25 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 	f->taken_count = 0;
 	for (size_t i = 0; i < count; i++) {
 		const struct execfilter_event *e = &f->taken[i];
-		struct events_event ev = {EVENTS_KIND_EXEC,
-					  (pid_t)e->pid,
-					  (pid_t)e->pid,
-					  0,
-					  0,
-					  0};
+		struct events_event ev = {
+			.kind = EVENTS_KIND_EXEC,
+			.pid = (pid_t)e->pid,
+			.tid = (pid_t)e->pid,
+			.start = execfilter_ticks(e->start_ns)};
 
 		if (execfilter_kind(e->why) != EVENTS_KIND_EXEC) {
 			ev = (struct events_event){
-				execfilter_kind(e->why),
-				(pid_t)e->pid,
-				(pid_t)e->tid,
-				(pid_t)e->parent,
-				(pid_t)e->parent_tid,
-				execfilter_ticks(e->start_ns)};
+				.kind = execfilter_kind(e->why),
+				.pid = (pid_t)e->pid,
+				.tid = (pid_t)e->tid,
+				.parent = (pid_t)e->parent,
+				.parent_tid = (pid_t)e->parent_tid,
+				.start = execfilter_ticks(e->start_ns)};
 			fn(ctx, &ev);
 			continue;
 		}
+		snprintf(ev.comm, sizeof(ev.comm), "%.*s", (int)sizeof(e->comm),
+			 e->comm);
 		f->received++;
 		if (log_get_level() >= LOG_LEVEL_DEBUG) {
 			unsigned long long dev = execfilter_dev_to_stat(e->dev);

@@ -98,9 +98,11 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 		facts->exe_file = MATCH_FILE_SAME;
 		procfake.exe_checks++;
 	}
-	if (wanted & MATCH_FACT_COMM)
+	if (wanted & MATCH_FACT_COMM) {
 		snprintf(facts->comm, sizeof(facts->comm), "%s",
 			 strrchr(p->exe, '/') + 1);
+		procfake.comm_reads++;
+	}
 	if (wanted & MATCH_FACT_CMDLINE)
 		snprintf(facts->cmdline, sizeof(facts->cmdline), "%s", p->exe);
 	if (wanted & MATCH_FACT_CREDS) {

@@ -45,6 +45,7 @@ struct procfake {
 	unsigned writes;       /* priority writes that reached the system */
 	unsigned reads;	       /* priority reads */
 	unsigned exe_checks;   /* reads of a process's exe file identity */
+	unsigned comm_reads;   /* reads of a process's name */
 	/* As Windows: nice, policy and EcoQoS (the class) are the
 	 * process's, a write through one thread sets them for all. */
 	bool process_wide;

@@ -125,6 +125,49 @@ static void test_sent_exec_checked_once(void **state)
 	assert_int_equal(procfake.exe_checks, 3);
 }
 
+static const char name_rules_text[] =
+	"rules = (\n"
+	"  { name = \"named\"; match = { name = \"named\"; };\n"
+	"    priority = { nice = 4; }; }\n"
+	");\n";
+
+/* An exec the filter sent with the name and start it knew: the name is
+ * not read again from the system. */
+static void test_known_exec_name_unread(void **state)
+{
+	struct manage_known known = {.comm = "named"};
+
+	(void)state;
+	load(&other_rules, name_rules_text);
+	manage_set_rules(&m, &other_rules);
+	known.start = procfake_start(230, "/usr/bin/named", 1)->start;
+	manage_exec_known(&m, 230, &known);
+	assert_int_equal(nice_of(230, 230), 4);
+	assert_int_equal(procfake.comm_reads, 0);
+	/* Without them, the name is read. */
+	procfake_start(231, "/usr/bin/named", 1);
+	manage_exec_sent(&m, 231);
+	assert_int_equal(nice_of(231, 231), 4);
+	assert_int_equal(procfake.comm_reads, 1);
+}
+
+/* The process that exec'd ended before it was pinned, and another one
+ * holds its pid now: what the report said is not that one's, and nothing
+ * is applied to it (its own exec comes with its own report). */
+static void test_known_exec_other_process(void **state)
+{
+	struct manage_known known = {.comm = "named"};
+
+	(void)state;
+	load(&other_rules, name_rules_text);
+	manage_set_rules(&m, &other_rules);
+	known.start = procfake_start(240, "/usr/bin/named", 1)->start;
+	procfake_start(240, "/usr/bin/other", 1);
+	manage_exec_known(&m, 240, &known);
+	assert_int_equal(nice_of(240, 240), 0);
+	assert_null(manage_find(&m, 240));
+}
+
 /* The pid ends during the first write and another process gets it: the
  * other process must not keep the rule's values, whichever way the exec
  * was reported. */
@@ -578,6 +621,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sent_exec_checked_once,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sent_exec_pid_reused,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known_exec_name_unread,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known_exec_other_process,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
 						setup, teardown),

@@ -312,7 +312,11 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	e->parent = 0;
 	e->parent_tid = 0;
 	e->tid = tgid;
-	e->start_ns = 0;
+	/* What the daemon would read from /proc again: the start, which
+	 * tells it whether the process it finds under the pid is this one,
+	 * and the name the exec gave it. */
+	e->start_ns = p->group_leader->start_boottime;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	/* Forced: a record that did not wake the daemon may be ahead of it
 	 * (an end, a fork), and the ring then wakes nobody by itself. */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
@@ -343,6 +347,7 @@ static __always_inline void send_other(__u32 why, __u32 pid, __u32 tid,
 	e->parent_tid = parent_tid;
 	e->tid = tid;
 	e->start_ns = start_ns;
+	e->comm[0] = 0;
 	bpf_ringbuf_submit(e, wake);
 }
 

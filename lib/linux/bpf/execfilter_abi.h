@@ -110,10 +110,11 @@ struct execfilter_event {
 	__u32 parent;
 	__u32 parent_tid;
 	__u32 tid; /* EXECFILTER_WHY_THREAD, _EXIT: the thread; else pid */
-	/* EXECFILTER_WHY_END: the process's start, in ns since boot (its
-	 * leader's start_boottime, which /proc's start time counts in clock
-	 * ticks). */
+	/* EXECFILTER_WHY_END and an exec: the process's start, in ns
+	 * since boot (its leader's start_boottime, which /proc's start time
+	 * counts in clock ticks). */
 	__u64 start_ns;
+	char comm[EXECFILTER_COMM_MAX]; /* an exec: the name it gave */
 };
 
 /* Counters, per CPU: index EXECFILTER_STAT_*. */

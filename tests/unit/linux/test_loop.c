@@ -250,14 +250,18 @@ static int teardown(void **state)
 
 static void ring_exec(pid_t pid)
 {
-	stub.ring[stub.ring_count++] =
-		(struct events_event){EVENTS_KIND_EXEC, pid, pid, 0, 0, 0};
+	stub.ring[stub.ring_count++] = (struct events_event){
+		.kind = EVENTS_KIND_EXEC, .pid = pid, .tid = pid};
 }
 
 static void connector_fork(pid_t parent, pid_t child)
 {
-	stub.connector[stub.connector_count++] = (struct events_event){
-		EVENTS_KIND_FORK, child, child, parent, parent, 0};
+	stub.connector[stub.connector_count++] =
+		(struct events_event){.kind = EVENTS_KIND_FORK,
+				      .pid = child,
+				      .tid = child,
+				      .parent = parent,
+				      .parent_tid = parent};
 }
 
 /* A managed process posix_spawns a program no rule matches: the child's
@@ -309,8 +313,12 @@ static void test_connector_read_before(void **state)
 
 static void ring_fork(pid_t parent, pid_t child)
 {
-	stub.ring[stub.ring_count++] = (struct events_event){
-		EVENTS_KIND_FORK, child, child, parent, parent, 0};
+	stub.ring[stub.ring_count++] =
+		(struct events_event){.kind = EVENTS_KIND_FORK,
+				      .pid = child,
+				      .tid = child,
+				      .parent = parent,
+				      .parent_tid = parent};
 }
 
 /* The fork is in the ring ahead of the exec, and the connector is not

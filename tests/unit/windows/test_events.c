@@ -42,9 +42,10 @@ struct entry {
 	{                                                                      \
 		(pid), (tid), 0, 0                                             \
 	}
-#define E(kind, pid, tid, parent)                                              \
+#define E(kind_, pid_, tid_, parent_)                                          \
 	{                                                                      \
-		EVENTS_KIND_##kind, (pid), (tid), (parent), 0, 0               \
+		.kind = EVENTS_KIND_##kind_, .pid = (pid_), .tid = (tid_),     \
+		.parent = (parent_)                                            \
 	}
 
 struct diff_case {
