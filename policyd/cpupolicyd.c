@@ -461,6 +461,8 @@ static void setup(struct daemon *d)
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
 	setup_events(d);
+	if (d->execfilter)
+		service_trim(); /* the filter's plan and look-ups are gone */
 	if (d->conf.self_realtime)
 		service_self_realtime();
 	d->caps_kept = daemon_caps_needed(d, d->rules);

@@ -35,16 +35,24 @@
 #define EXECWATCH_READS 64
 
 /* The path is the caller's (execwatch_set): with 20,000 literal exes,
- * copies of their directories and names were 2 MiB of the daemon. 40
- * bytes: a path is shorter than PATH_MAX, the caller's count than 2^31. */
+ * copies of their directories and names were 2 MiB of the daemon. 32
+ * bytes: a path is shorter than PATH_MAX, the caller's count than 2^31.
+ * A directory not there (a program not installed, as most of a large
+ * imported rule set are) has the nearest directory above it that is
+ * watched instead, for the next one on the way to it: its making is an
+ * event, where trying each missing directory again at every tick cost
+ * 20,000 calls a second. */
 struct execwatch_entry {
 	const char *path_text;
-	char *key;	  /* "wd/name" while its directory is watched */
 	unsigned dir_len; /* its directory: path_text[0, dir_len), "/" if 0 */
-	int wd;		  /* -1: not watched */
-	unsigned path;	  /* the caller's index */
-	unsigned next;	  /* the next entry of the same key, + 1 */
-	bool retry;	  /* its directory missing or gone: tried again */
+	/* The directory watched: path_text[0, watch_len), "/" if 0; its
+	 * own (dir_len) or one above it, and then the name in the key is
+	 * the next directory's on the way. */
+	unsigned watch_len;
+	int wd;	       /* -1: none watched */
+	unsigned path; /* the caller's index */
+	unsigned next; /* the next entry of the same key, + 1 */
+	bool retry;    /* none could be watched (refused): tried again */
 };
 
 struct execwatch {
@@ -76,17 +84,23 @@ int execwatch_fd(const struct execwatch *w)
 	return w ? w->fd : -1;
 }
 
-static void execwatch_entries_free(struct execwatch_entry *entries,
-				   size_t count)
+/* A map whose keys are its own copies. */
+static void execwatch_keys_free(struct strmap *map)
 {
-	for (size_t i = 0; i < count; i++)
-		free(entries[i].key);
-	free(entries);
+	for (size_t i = 0; i < map->capacity; i++)
+		free((char *)map->slots[i].key);
+	strmap_free(map);
 }
 
-static const char *execwatch_name(const struct execwatch_entry *e)
+/* The name the watched directory must show for the entry: its file's,
+ * or the next directory's on the way to it; *len bytes. */
+static const char *execwatch_name(const struct execwatch_entry *e, int *len)
 {
-	return e->path_text + e->dir_len + 1;
+	const char *name = e->path_text + e->watch_len + 1;
+	const char *slash = strchr(name, '/');
+
+	*len = slash ? (int)(slash - name) : (int)strlen(name);
+	return name;
 }
 
 void execwatch_close(struct execwatch *w)
@@ -94,50 +108,47 @@ void execwatch_close(struct execwatch *w)
 	if (!w)
 		return;
 	close(w->fd);
-	strmap_free(&w->index);
-	execwatch_entries_free(w->entries, w->count);
+	execwatch_keys_free(&w->index);
+	free(w->entries);
 	free(w);
 }
 
-/* The keys of the watched entries, each chained to the next of the same
- * directory and name. */
+/* The keys of the watched entries ("wd/name"), each chained to the next
+ * of the same key; a key's text is the index's, once (the 20,000 paths
+ * of programs not installed wait under one directory's one name). */
 static void execwatch_index(struct execwatch *w)
 {
-	strmap_free(&w->index);
+	execwatch_keys_free(&w->index);
 	strmap_init(&w->index);
 	for (size_t i = w->count; i-- > 0;) {
 		struct execwatch_entry *e = &w->entries[i];
+		char key[32 + PATH_MAX];
+		const char *name;
+		uintptr_t first;
+		int len;
 
-		free(e->key);
-		e->key = NULL;
 		e->next = 0;
 		if (e->wd < 0)
 			continue;
-		e->key = xasprintf("%d/%s", e->wd, execwatch_name(e));
-		e->next = (unsigned)(uintptr_t)strmap_get(&w->index, e->key);
-		strmap_put(&w->index, e->key, (void *)(uintptr_t)(i + 1));
+		name = execwatch_name(e, &len);
+		snprintf(key, sizeof(key), "%d/%.*s", e->wd, len, name);
+		first = (uintptr_t)strmap_get(&w->index, key);
+		e->next = (unsigned)first;
+		/* Its key is kept only when it is new. */
+		strmap_put(&w->index, first ? key : xstrdup(key),
+			   (void *)(uintptr_t)(i + 1));
 	}
 }
 
 /* Cached per directory while a call lasts: its wd, or why not. */
 #define EXECWATCH_WD 4096 /* values from here: wd + this; below: an errno */
 
-/* The directories asked during one call, each with its wd or why not:
- * the keys are copies, freed with the map. */
-static void execwatch_dirs_free(struct strmap *dirs)
-{
-	for (size_t i = 0; i < dirs->capacity; i++)
-		free((char *)dirs->slots[i].key);
-	strmap_free(dirs);
-}
-
-/* An entry's directory's watch, asked once per directory per call. */
+/* The watch of text[0, len) ("/" if 0), asked once per directory per
+ * call. */
 static int execwatch_dir(struct execwatch *w, struct strmap *dirs,
-			 const struct execwatch_entry *e, int *error)
+			 const char *text, unsigned len, int *error)
 {
-	char *dir = e->dir_len
-			    ? xasprintf("%.*s", (int)e->dir_len, e->path_text)
-			    : xstrdup("/");
+	char *dir = len ? xasprintf("%.*s", (int)len, text) : xstrdup("/");
 	uintptr_t known = (uintptr_t)strmap_get(dirs, dir);
 	int wd;
 
@@ -163,6 +174,49 @@ static bool execwatch_missing(int error)
 	return error == ENOENT || error == ENOTDIR;
 }
 
+/* The directory above text[0, len): its length ("/": 0). */
+static unsigned execwatch_up(const char *text, unsigned len)
+{
+	while (len > 0 && text[--len] != '/')
+		;
+	return len;
+}
+
+/* Whether the next directory on the way from the watched one is there
+ * already: made between the look at it and the watch above it, which
+ * then saw nothing. */
+static bool execwatch_next_there(const struct execwatch_entry *e)
+{
+	int len;
+	const char *name = execwatch_name(e, &len);
+	char *next = xasprintf("%.*s", (int)(name - e->path_text) + len,
+			       e->path_text);
+	bool there = access(next, F_OK) == 0;
+
+	free(next);
+	return there;
+}
+
+/* The entry's directory watched, or the nearest one above it that is
+ * there; *error: why none could be. Tried again at ticks (retry) when
+ * the one above was made as it was watched. */
+static void execwatch_attach(struct execwatch *w, struct strmap *dirs,
+			     struct execwatch_entry *e, int *error)
+{
+	unsigned len = e->dir_len;
+
+	for (;;) {
+		e->wd = execwatch_dir(w, dirs, e->path_text, len, error);
+		if (e->wd >= 0 || !execwatch_missing(*error) || len == 0)
+			break;
+		len = execwatch_up(e->path_text, len);
+	}
+	e->watch_len = len;
+	/* Refused (no access, no more watches): the periodic look only. */
+	e->retry = e->wd < 0 ? execwatch_missing(*error)
+			     : len < e->dir_len && execwatch_next_there(e);
+}
+
 static void execwatch_add(struct execwatch *w, struct strmap *dirs,
 			  const char *path, size_t index, int *refused)
 {
@@ -183,9 +237,8 @@ static void execwatch_add(struct execwatch *w, struct strmap *dirs,
 		.dir_len = (unsigned)(slash - path),
 		.path = (unsigned)index,
 	};
-	e->wd = execwatch_dir(w, dirs, e, &error);
-	e->retry = e->wd < 0 && execwatch_missing(error);
-	if (e->wd < 0 && !e->retry)
+	execwatch_attach(w, dirs, e, &error);
+	if (e->wd < 0)
 		*refused = error;
 }
 
@@ -213,7 +266,7 @@ void execwatch_set(struct execwatch *w, char *const *paths, size_t count)
 	strmap_init(&dirs);
 	for (size_t i = 0; i < count; i++)
 		execwatch_add(w, &dirs, paths[i], i, &refused);
-	execwatch_dirs_free(&dirs);
+	execwatch_keys_free(&dirs);
 	if (refused)
 		log_info("exec filter: some directories of the rules' programs "
 			 "cannot be watched (%s): their files are looked at "
@@ -236,31 +289,37 @@ void execwatch_set(struct execwatch *w, char *const *paths, size_t count)
 		}
 	}
 	pidmap_free(&used);
-	execwatch_entries_free(old, old_count);
+	free(old);
 }
 
 /* A watched directory gone, moved or unmounted: its paths are looked
- * at, and the directory watched again once it is there. */
-static void execwatch_lost(struct execwatch *w, int wd, bool moved,
-			   execwatch_fn fn, void *ctx)
+ * at, and watched through the nearest directory above that is there. */
+static void execwatch_lost(struct execwatch *w, struct strmap *dirs, int wd,
+			   bool moved, execwatch_fn fn, void *ctx)
 {
+	int error;
+
 	if (moved)
 		inotify_rm_watch(w->fd, wd);
 	for (size_t i = 0; i < w->count; i++) {
 		if (w->entries[i].wd != wd)
 			continue;
-		w->entries[i].wd = -1;
-		w->entries[i].retry = true;
+		execwatch_attach(w, dirs, &w->entries[i], &error);
 		fn(ctx, w->entries[i].path);
 	}
 	execwatch_index(w);
 }
 
-static void execwatch_event(struct execwatch *w, const struct inotify_event *e,
+/* One event: fn for each path whose name it names. An entry waiting in
+ * a directory above its own moves down (or up) to where the path is
+ * there now; *moved then (the caller re-keys them). */
+static void execwatch_event(struct execwatch *w, struct strmap *dirs,
+			    const struct inotify_event *e, bool *moved,
 			    execwatch_fn fn, void *ctx)
 {
 	char key[32 + NAME_MAX + 1];
 	uintptr_t at;
+	int error;
 
 	if (e->mask & IN_Q_OVERFLOW) {
 		for (size_t i = 0; i < w->count; i++)
@@ -269,20 +328,51 @@ static void execwatch_event(struct execwatch *w, const struct inotify_event *e,
 	}
 	if (e->mask &
 	    (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) {
-		execwatch_lost(w, e->wd, e->mask & IN_MOVE_SELF, fn, ctx);
+		execwatch_lost(w, dirs, e->wd, e->mask & IN_MOVE_SELF, fn, ctx);
 		return;
 	}
 	if (!e->len || !memchr(e->name, '\0', e->len))
 		return;
 	snprintf(key, sizeof(key), "%d/%s", e->wd, e->name);
 	for (at = (uintptr_t)strmap_get(&w->index, key); at;
-	     at = w->entries[at - 1].next)
-		fn(ctx, w->entries[at - 1].path);
+	     at = w->entries[at - 1].next) {
+		struct execwatch_entry *entry = &w->entries[at - 1];
+
+		if (entry->watch_len < entry->dir_len) {
+			execwatch_attach(w, dirs, entry, &error);
+			*moved = true;
+		}
+		fn(ctx, entry->path);
+	}
 }
 
 /* What the directories reported since: fn(ctx, path) for each path
  * whose name in a watched directory changed (maybe more than once).
  * Returns 0, or -1 when the watch failed. */
+/* A read of the queue's events. Entries that moved are re-keyed once
+ * it is handled: the events of a watch added meanwhile come in a later
+ * read. */
+static void execwatch_buffer(struct execwatch *w, const char *buf, size_t n,
+			     execwatch_fn fn, void *ctx)
+{
+	struct strmap dirs;
+	bool moved = false;
+
+	strmap_init(&dirs);
+	for (size_t at = 0; at + sizeof(struct inotify_event) <= n;) {
+		const struct inotify_event *e =
+			(const struct inotify_event *)(buf + at);
+
+		at += sizeof(*e) + e->len;
+		if (at > n)
+			break;
+		execwatch_event(w, &dirs, e, &moved, fn, ctx);
+	}
+	execwatch_keys_free(&dirs);
+	if (moved)
+		execwatch_index(w);
+}
+
 int execwatch_read(struct execwatch *w, execwatch_fn fn, void *ctx)
 {
 	_Alignas(struct inotify_event) char buf[4096];
@@ -296,16 +386,7 @@ int execwatch_read(struct execwatch *w, execwatch_fn fn, void *ctx)
 			return 0;
 		if (n <= 0)
 			return -1;
-		for (size_t at = 0;
-		     at + sizeof(struct inotify_event) <= (size_t)n;) {
-			const struct inotify_event *e =
-				(const struct inotify_event *)(buf + at);
-
-			at += sizeof(*e) + e->len;
-			if (at > (size_t)n)
-				break;
-			execwatch_event(w, e, fn, ctx);
-		}
+		execwatch_buffer(w, buf, (size_t)n, fn, ctx);
 	}
 	return 0;
 }
@@ -326,14 +407,13 @@ void execwatch_retry(struct execwatch *w, execwatch_fn fn, void *ctx)
 
 		if (!e->retry)
 			continue;
-		e->wd = execwatch_dir(w, &dirs, e, &error);
-		e->retry = e->wd < 0 && execwatch_missing(error);
+		execwatch_attach(w, &dirs, e, &error);
 		if (e->wd < 0)
 			continue;
 		changed = true;
 		fn(ctx, e->path);
 	}
-	execwatch_dirs_free(&dirs);
+	execwatch_keys_free(&dirs);
 	if (changed)
 		execwatch_index(w);
 }

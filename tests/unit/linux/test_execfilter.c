@@ -148,11 +148,13 @@ static void put_file(const char *path)
  * reports is known at once, no waiting. An upgrade's rename over a
  * literal exe is reported for that path only; another name in the same
  * directory, and a write in place, are not; a directory missing at first
- * is watched once it is there; one removed is watched again when it is
- * back. */
+ * is watched through the one above it, and its making reported at once,
+ * two levels deep too, with nothing left for the periodic retry; one
+ * removed is watched that way again, and its return reported. */
 static void test_watch(void **state)
 {
-	char dir[] = "/tmp/test_execwatch.XXXXXX", *paths[3], *tmp, *later;
+	char dir[] = "/tmp/test_execwatch.XXXXXX", *paths[4], *tmp, *later;
+	char *deep, *deeper;
 	struct execwatch *w;
 	unsigned reported;
 
@@ -162,13 +164,16 @@ static void test_watch(void **state)
 	paths[1] = xasprintf("%s/other", dir);
 	later = xasprintf("%s/later", dir);
 	paths[2] = xasprintf("%s/tool", later);
+	deep = xasprintf("%s/deep", dir);
+	deeper = xasprintf("%s/er", deep);
+	paths[3] = xasprintf("%s/tool", deeper);
 	tmp = xasprintf("%s/app.new", dir);
 	put_file(paths[0]);
 	put_file(paths[1]);
 	w = execwatch_open();
 	assert_non_null(w);
 	assert_true(execwatch_fd(w) >= 0);
-	execwatch_set(w, paths, 3);
+	execwatch_set(w, paths, 4);
 	assert_int_equal(watch_reported(w), 0);
 
 	put_file(tmp);
@@ -179,28 +184,36 @@ static void test_watch(void **state)
 	put_file(paths[1]); /* in place: the same inode */
 	assert_int_equal(watch_reported(w), 0);
 
-	/* A directory that was not there: watched at the retry, its path
-	 * looked at then, its file's arrival reported. */
+	/* A directory that was not there: its making is reported, then its
+	 * file's arrival. */
 	assert_int_equal(mkdir(later, 0700), 0);
-	reported = 0;
-	execwatch_retry(w, note_path, &reported);
-	assert_int_equal(reported, 1u << 2);
+	assert_int_equal(watch_reported(w), 1u << 2);
 	put_file(paths[2]);
 	assert_int_equal(watch_reported(w), 1u << 2);
-	/* Removed: reported, then watched again once it is back. */
+	/* Two levels missing: each making reported, then the file. */
+	assert_int_equal(mkdir(deep, 0700), 0);
+	assert_int_equal(watch_reported(w), 1u << 3);
+	assert_int_equal(mkdir(deeper, 0700), 0);
+	assert_int_equal(watch_reported(w), 1u << 3);
+	put_file(paths[3]);
+	assert_int_equal(watch_reported(w), 1u << 3);
+	/* Nothing is left for the retry at ticks. */
+	reported = 0;
+	execwatch_retry(w, note_path, &reported);
+	assert_int_equal(reported, 0);
+	/* Removed: reported, then watched through the one above, and its
+	 * return reported. */
 	assert_int_equal(unlink(paths[2]), 0);
 	assert_int_equal(rmdir(later), 0);
 	assert_int_equal(watch_reported(w) & (1u << 2), 1u << 2);
 	assert_int_equal(mkdir(later, 0700), 0);
-	reported = 0;
-	execwatch_retry(w, note_path, &reported);
-	assert_int_equal(reported, 1u << 2);
+	assert_int_equal(watch_reported(w), 1u << 2);
 	put_file(paths[2]);
 	assert_int_equal(watch_reported(w), 1u << 2);
 
 	/* A new plan without the first path: its directory stays watched for
 	 * the others, and its name no longer reported. */
-	execwatch_set(w, paths + 1, 2);
+	execwatch_set(w, paths + 1, 3);
 	put_file(tmp);
 	assert_int_equal(rename(tmp, paths[0]), 0);
 	assert_int_equal(watch_reported(w), 0);
@@ -210,12 +223,17 @@ static void test_watch(void **state)
 	execwatch_close(w);
 	unlink(paths[0]);
 	unlink(paths[2]);
+	unlink(paths[3]);
+	rmdir(deeper);
+	rmdir(deep);
 	rmdir(later);
 	rmdir(dir);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(paths[i]);
 	free(tmp);
 	free(later);
+	free(deep);
+	free(deeper);
 }
 
 int main(void)
