@@ -613,15 +613,22 @@ static void manage_place_process(struct manage *m, struct manage_proc *p)
 }
 
 /* Every thread the process has now; records of threads that ended go. */
+/* alone: the main thread was the only one when the process was
+ * followed, so that any other is reported (a matched exec's: its threads
+ * are not listed). */
 static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
-			       bool created_since)
+			       bool created_since, bool alone)
 {
 	size_t count = 0, written = 0;
 	struct pidmap live;
 	pid_t *tids;
 
-	if (procinfo_threads(p->pid, &tids, &count) != OS_OK)
+	if (alone) {
+		tids = xcalloc(1, sizeof(*tids));
+		tids[count++] = p->pid;
+	} else if (procinfo_threads(p->pid, &tids, &count) != OS_OK) {
 		return 0;
+	}
 	pidmap_init(&live);
 	for (size_t i = 0; i < count; i++)
 		pidmap_put(&live, tids[i], (void *)1);
@@ -784,6 +791,15 @@ static void manage_follow(struct manage *m, const struct manage_proc *p)
 				  manage_follow_how(p));
 }
 
+/* pid followed under rule before its record is made: see manage_take. */
+static void manage_follow_early(struct manage *m, pid_t pid,
+				const struct rule *rule)
+{
+	struct manage_proc as = {.pid = pid, .rule = rule};
+
+	manage_follow(m, &as);
+}
+
 /* The child followed under pid ended: its record goes. */
 static void manage_heir_drop(struct manage *m, pid_t pid)
 {
@@ -819,15 +835,25 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       unsigned long long exec_start)
 {
 	struct procinfo pi = {pid};
+	const struct rule *r = &m->rules->list[rule];
 	unsigned long long start;
 	struct manage_heir *heir;
 	size_t written;
-	bool changed, fresh;
+	bool changed, fresh, alone = false, followed = false;
 
+	/* An exec reported with its start (exec_start): followed before its
+	 * threads are counted, so that a thread it starts from now on is
+	 * reported, and one it started before is in the count; when the main
+	 * thread is alone, its threads are not listed. */
+	if (exec_start && (!p || p->rule != r)) {
+		manage_follow_early(m, pid, r);
+		followed = true;
+	}
 	/* exec_start: the start of the process whose exec was reported
 	 * with facts of it; another one holds the pid now (that one ended
 	 * before the pin), and its own exec comes with its own. */
-	if (procinfo_start_time(pid, 0, &start) != OS_OK ||
+	if ((exec_start ? procinfo_start_alone(pid, &start, &alone)
+			: procinfo_start_time(pid, 0, &start)) != OS_OK ||
 	    (exec_start && start != exec_start) || procinfo_pin_ended(&pin)) {
 		procinfo_unpin(&pin);
 		return NULL;
@@ -846,9 +872,9 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 		if (heir)
 			manage_heir_free(heir);
 	}
-	p->rule = &m->rules->list[rule];
+	p->rule = r;
 	p->generation = m->generation;
-	if (changed)
+	if (changed && !followed)
 		manage_follow(m, p);
 	if (!(facts->have & MATCH_FACT_EXE))
 		procinfo_fetch(&pi, MATCH_FACT_EXE, facts);
@@ -861,7 +887,8 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	m->counters.matches += changed;
 	/* Threads of a process seen for the first time existed before the
 	 * rule, but for a child whose values came from its parent's rule. */
-	written = manage_apply_all(m, p, !fresh || p->have_prio);
+	written =
+		manage_apply_all(m, p, !fresh || p->have_prio, alone && fresh);
 	if (procinfo_pin_ended(&pin)) {
 		unsigned long long now;
 
@@ -1238,7 +1265,7 @@ void manage_rescan(struct manage *m)
 		/* Its main thread ended and no exec followed: nothing to
 		 * match on, its other threads still run under the rule. */
 		if (p && p->leader_exited && procinfo_zombie(pids[i])) {
-			manage_apply_all(m, p, true);
+			manage_apply_all(m, p, true, false);
 			continue;
 		}
 		if (p && p->leader_exited) /* an exec whose event was lost */
@@ -1283,7 +1310,7 @@ static void manage_keep_rule(struct manage *m, struct manage_proc *p)
 	prio_target_for_system(&p->rule->priority, rules_target(m->rules),
 			       &p->prio);
 	manage_plan(m, p, p->rule, false);
-	manage_apply_all(m, p, true);
+	manage_apply_all(m, p, true, false);
 	manage_hold(m, p, rules_has_power(p->rule));
 }
 

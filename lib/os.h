@@ -74,6 +74,10 @@ void procinfo_scan_begin(void);
 void procinfo_scan_end(void);
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start);
+/* The start time, and *alone: whether the main thread is the only one
+ * alive (false where that is not known); in one read. */
+enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
+				    bool *alone);
 bool procinfo_zombie(pid_t pid);
 enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
 				    size_t size);

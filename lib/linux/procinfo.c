@@ -354,6 +354,32 @@ int procinfo_parse_stat_cpu(const char *stat, unsigned long long *ticks,
 	return 0;
 }
 
+/* Whether a process's stat says its main thread is the only one alive:
+ * one thread (field 20) and the main one not a zombie (field 3), whose
+ * end leaves the others running. */
+bool procinfo_parse_stat_alone(const char *stat)
+{
+	const char *p = strrchr(stat, ')');
+	char state = 0;
+	int threads = 0;
+
+	if (!p)
+		return false;
+	for (int field = 3; *++p && field <= 20; field++) {
+		while (*p == ' ')
+			p++;
+		if (field == 3)
+			state = *p;
+		if (field == 20)
+			threads = atoi(p);
+		while (*p && *p != ' ')
+			p++;
+		if (!*p)
+			break;
+	}
+	return threads == 1 && state && state != 'Z' && state != 'X';
+}
+
 int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 		  unsigned long long *start)
 {
@@ -374,6 +400,20 @@ enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 {
 	const char *procfs = paths_procfs();
 	return status_of_result(procinfo_stat(procfs, pid, tid, NULL, start));
+}
+
+enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
+				    bool *alone)
+{
+	char path[96], stat[1024];
+
+	*alone = false;
+	snprintf(path, sizeof(path), "%s/%d/stat", paths_procfs(), (int)pid);
+	if (procinfo_read_file(path, stat, sizeof(stat), NULL, true) < 0 ||
+	    procinfo_parse_stat(stat, NULL, start) < 0)
+		return status_of_errno(errno);
+	*alone = procinfo_parse_stat_alone(stat);
+	return OS_OK;
 }
 
 static int procinfo_parent_exe(const struct procinfo *pi, struct facts *facts)

@@ -281,6 +281,15 @@ static unsigned long long procinfo_filetime(const FILETIME *ft)
 	return (unsigned long long)ft->dwHighDateTime << 32 | ft->dwLowDateTime;
 }
 
+/* Windows keeps no count of a process's threads to read with its start:
+ * its threads are listed. */
+enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
+				    bool *alone)
+{
+	*alone = false;
+	return procinfo_start_time(pid, 0, start);
+}
+
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start)
 {

@@ -139,6 +139,7 @@ enum os_status procinfo_threads(pid_t pid, pid_t **tids, size_t *count)
 {
 	if (!procfake_proc(pid))
 		return OS_GONE;
+	procfake.listings++;
 	*tids = procfake_list(count, pid);
 	return OS_OK;
 }
@@ -149,6 +150,18 @@ void procinfo_scan_begin(void)
 
 void procinfo_scan_end(void)
 {
+}
+
+enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
+				    bool *alone)
+{
+	struct procfake_proc *p = procfake_proc(pid);
+
+	if (!p)
+		return OS_GONE;
+	*start = p->start;
+	*alone = p->thread_count == 1 && !p->zombie && p->threads[0].tid == pid;
+	return OS_OK;
 }
 
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,

@@ -46,6 +46,7 @@ struct procfake {
 	unsigned reads;	       /* priority reads */
 	unsigned exe_checks;   /* reads of a process's exe file identity */
 	unsigned comm_reads;   /* reads of a process's name */
+	unsigned listings;     /* listings of a process's threads */
 	/* As Windows: nice, policy and EcoQoS (the class) are the
 	 * process's, a write through one thread sets them for all. */
 	bool process_wide;

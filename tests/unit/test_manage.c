@@ -151,6 +151,29 @@ static void test_known_exec_name_unread(void **state)
 	assert_int_equal(procfake.comm_reads, 1);
 }
 
+/* A known exec whose main thread is alone when it is followed: its
+ * threads are not listed (a thread it starts later is reported); one
+ * with more threads has them listed, each one set. */
+static void test_known_exec_alone(void **state)
+{
+	struct manage_known known = {.comm = "named"};
+	unsigned listings;
+
+	(void)state;
+	load(&other_rules, name_rules_text);
+	manage_set_rules(&m, &other_rules);
+	known.start = procfake_start(250, "/usr/bin/named", 1)->start;
+	manage_exec_known(&m, 250, &known);
+	assert_int_equal(nice_of(250, 250), 4);
+	assert_int_equal(procfake.listings, 0);
+	listings = procfake.listings;
+	known.start = procfake_start(251, "/usr/bin/named", 3)->start;
+	manage_exec_known(&m, 251, &known);
+	for (pid_t t = 251; t < 254; t++)
+		assert_int_equal(nice_of(251, t), 4);
+	assert_int_equal(procfake.listings, listings + 1);
+}
+
 /* The process that exec'd ended before it was pinned, and another one
  * holds its pid now: what the report said is not that one's, and nothing
  * is applied to it (its own exec comes with its own report). */
@@ -626,6 +649,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_exec_other_process,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known_exec_alone, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_gone_mid_write,

@@ -183,6 +183,32 @@ static void test_stat(void **state)
 			 -1);
 }
 
+/* Whether the main thread is alone: one thread (field 20) and not a
+ * zombie, whatever the name holds; a line cut before the count is not. */
+static void test_stat_alone(void **state)
+{
+	static const char *const alone[] = {
+		"4242 (a) (b) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+		"250 50 0 0 20 -5 1 0 123456",
+		"4242 (x y) R 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 9",
+	};
+	static const char *const not_alone[] = {
+		"4242 (a) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+		"250 50 0 0 20 -5 3 0 123456",
+		/* Its main thread ended, one other runs. */
+		"4242 (a) Z 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 9",
+		"4242 (a) S 1 4242 4242 0 -1 0 0 0 0 0 0 0 0 0 20",
+		"4242 (a) S",
+		"no parenthesis",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(alone) / sizeof(*alone); i++)
+		assert_true(procinfo_parse_stat_alone(alone[i]));
+	for (size_t i = 0; i < sizeof(not_alone) / sizeof(*not_alone); i++)
+		assert_false(procinfo_parse_stat_alone(not_alone[i]));
+}
+
 /* CPU time and nice from a stat line, whatever the name holds; a line
  * cut before them is refused, and nice is needed only when asked for. */
 static void test_stat_cpu(void **state)
@@ -469,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_cpu),
+		cmocka_unit_test(test_stat_alone),
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_threads_and_pids),
 		cmocka_unit_test(test_bad_status),
