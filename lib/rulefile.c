@@ -399,34 +399,40 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 	return true;
 }
 
-/* The pointers, then the texts: one allocation a match key (a daemon
- * holds 20,000 rules' of them), freed with its array. */
+/* count texts in one allocation: the pointers, then the texts they
+ * point to (a daemon holds 20,000 rules' of them), freed with the
+ * array. */
+static char **rulefile_pack(const char *const *texts, size_t count)
+{
+	size_t bytes = count * sizeof(char *);
+	char **out, *at;
+
+	for (size_t i = 0; i < count; i++)
+		bytes += strlen(texts[i]) + 1;
+	out = xcalloc(1, bytes);
+	at = (char *)(out + count);
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(texts[i]) + 1;
+
+		out[i] = memcpy(at, texts[i], len);
+		at += len;
+	}
+	return out;
+}
+
+/* A match key's values, then with flags their keys, in one allocation.
+ * texts has room for both. */
 static void rulefile_patterns_pack(struct rule_patterns *out,
 				   const char **texts, unsigned count)
 {
-	unsigned slots = out->flags ? 2 * count : count;
-	size_t bytes = slots * sizeof(char *);
-	char key[PATH_MAX], *at;
+	char key[PATH_MAX];
 
-	for (unsigned i = 0; i < count; i++) {
-		bytes += strlen(texts[i]) + 1;
-		if (out->flags)
-			bytes += strlen(pattern_key(texts[i], out->flags, key,
-						    sizeof(key))) +
-				 1;
-	}
-	out->values = xcalloc(1, bytes);
-	at = (char *)(out->values + slots);
-	for (unsigned i = 0; i < slots; i++) {
-		const char *text =
-			i < count ? texts[i]
-				  : pattern_key(texts[i - count], out->flags,
-						key, sizeof(key));
-		size_t len = strlen(text) + 1;
-
-		out->values[i] = memcpy(at, text, len);
-		at += len;
-	}
+	for (unsigned i = 0; out->flags && i < count; i++)
+		texts[count + i] = xstrdup(
+			pattern_key(texts[i], out->flags, key, sizeof(key)));
+	out->values = rulefile_pack(texts, out->flags ? 2 * count : count);
+	for (unsigned i = 0; out->flags && i < count; i++)
+		free((char *)texts[count + i]);
 	out->count = count;
 }
 
@@ -442,7 +448,7 @@ static void rulefile_patterns(struct rulefile *rf, const config_setting_t *s,
 	if (!rulefile_values(rf, s, &values, &count))
 		return;
 	out->flags = rulefile_pattern_flags(rf, kind);
-	texts = xcalloc((size_t)count + 1, sizeof(*texts));
+	texts = xcalloc(2 * (size_t)count + 1, sizeof(*texts));
 	for (int i = 0; i < count; i++) {
 		if (!rulefile_expect(rf, values[i], CONFIG_TYPE_STRING,
 				     "a string"))
@@ -1060,6 +1066,7 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 			    struct rule *rule)
 {
 	const config_setting_t **values;
+	const char **texts;
 	int count;
 
 	if (!rulefile_values(rf, s, &values, &count))
@@ -1072,7 +1079,7 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 		free(values);
 		return;
 	}
-	rule->sources = xcalloc((size_t)count, sizeof(*rule->sources));
+	texts = xcalloc((size_t)count + 1, sizeof(*texts));
 	for (int i = 0; i < count; i++) {
 		const char *text;
 
@@ -1087,8 +1094,10 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 				       RULEFILE_MAX_SOURCE);
 			text = "";
 		}
-		rule->sources[rule->source_count++] = xstrdup(text);
+		texts[rule->source_count++] = text;
 	}
+	rule->sources = rulefile_pack(texts, rule->source_count);
+	free(texts);
 	free(values);
 }
 
@@ -1387,7 +1396,5 @@ void rulefile_free_rule(struct rule *rule)
 		cpulist_free(&rule->placement->cpus);
 	free(rule->placement);
 	free(rule->power);
-	for (size_t i = 0; i < rule->source_count; i++)
-		free(rule->sources[i]);
-	free(rule->sources);
+	free(rule->sources); /* its texts with it */
 }
