@@ -11,9 +11,22 @@
 
 #include "events.h"
 #include "execplan.h"
+#include "latency.h"
 #include "osstatus.h"
 
 struct execfilter; /* the loaded program, its maps, its ring buffer */
+
+/* The steps of a sent exec's time: from the kernel's send until the
+ * daemon took it from the ring (the ring's wakeup, the daemon's own
+ * scheduling); until the daemon began on it (the proc connector's queue,
+ * read first, and the records before it); the daemon's work on it (its
+ * reads and writes, the policy in place at its end). */
+enum execfilter_phase {
+	EXECFILTER_PHASE_WAKE,
+	EXECFILTER_PHASE_QUEUE,
+	EXECFILTER_PHASE_WORK,
+	EXECFILTER_PHASES,
+};
 
 struct execfilter_stats {
 	unsigned long long seen; /* execs the filter looked at */
@@ -23,6 +36,9 @@ struct execfilter_stats {
 	 * at most, and those it ever had no room for. */
 	unsigned long long following, follow_max, follow_failed;
 	bool full; /* some of those not made up for: every exec is sent */
+	/* Where the time of each exec it sent went until the daemon had
+	 * handled it (EXECFILTER_PHASE_*). */
+	struct latency latency[EXECFILTER_PHASES];
 };
 
 /* execfilter.c */

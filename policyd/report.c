@@ -160,6 +160,32 @@ static unsigned long long report_received(const struct daemon *d)
 	       (d->execfilter ? execfilter_received(d->execfilter) : 0);
 }
 
+/* The steps of a sent exec's time (execfilter_phase), as status and
+ * metrics name them. */
+static const char *const report_phases[EXECFILTER_PHASES] = {
+	[EXECFILTER_PHASE_WAKE] = "wake",
+	[EXECFILTER_PHASE_QUEUE] = "queue",
+	[EXECFILTER_PHASE_WORK] = "work",
+};
+
+/* Each step's p50, p99 and worst, in us (p50 and p99 to a power of
+ * two), once an exec was sent. */
+static void report_latency_text(const struct execfilter_stats *st, FILE *out)
+{
+	if (!st->latency[EXECFILTER_PHASE_WAKE].total)
+		return;
+	fprintf(out, "          exec to policy, us (p50 p99 max):");
+	for (int i = 0; i < EXECFILTER_PHASES; i++) {
+		const struct latency *l = &st->latency[i];
+
+		fprintf(out, "%s %s %llu %llu %llu", i ? ";" : "",
+			report_phases[i], latency_percentile_us(l, 0.5),
+			latency_percentile_us(l, 0.99),
+			latency_percentile_us(l, 1.0));
+	}
+	fputc('\n', out);
+}
+
 /* The exec filter's own counters: what it saw, what it let through. */
 static void report_filter_text(struct daemon *d, FILE *out)
 {
@@ -175,6 +201,24 @@ static void report_filter_text(struct daemon *d, FILE *out)
 	fprintf(out, "          %llu of %llu processes followed%s\n",
 		st.following, st.follow_max,
 		st.full ? " (no room for more: every exec is sent)" : "");
+	report_latency_text(&st, out);
+}
+
+static void report_latency_json(const struct execfilter_stats *st,
+				struct json_object *filter)
+{
+	struct json_object *all = jsonout_add_object(filter, "latency_us");
+
+	for (int i = 0; i < EXECFILTER_PHASES; i++) {
+		const struct latency *l = &st->latency[i];
+		struct json_object *one =
+			jsonout_add_object(all, report_phases[i]);
+
+		jsonout_add_uint(one, "count", l->total);
+		jsonout_add_uint(one, "p50", latency_percentile_us(l, 0.5));
+		jsonout_add_uint(one, "p99", latency_percentile_us(l, 0.99));
+		jsonout_add_uint(one, "max", latency_percentile_us(l, 1.0));
+	}
 }
 
 static void report_filter_json(struct daemon *d, struct json_object *doc)
@@ -193,6 +237,9 @@ static void report_filter_json(struct daemon *d, struct json_object *doc)
 	jsonout_add_uint(f, "follow_max", st.follow_max);
 	jsonout_add_bool(f, "full", st.full);
 	jsonout_add_uint(f, "fulls", d->filter_fulls);
+	/* Last: readers that take the object's first level up to its first
+	 * closing brace still find the counts. */
+	report_latency_json(&st, f);
 }
 
 static void report_status_json(struct daemon *d, FILE *out)
@@ -715,6 +762,40 @@ static void report_label(FILE *out, const char *value)
 	}
 }
 
+/* The steps of the sent execs' time as one histogram, a phase label
+ * each (buckets of powers of two microseconds, cumulative). */
+static void report_latency_metrics(const struct execfilter_stats *st, FILE *out)
+{
+	fprintf(out,
+		"# HELP cpupolicy_exec_filter_latency_seconds Where the "
+		"time of each exec the exec filter sent went: wake (to "
+		"the daemon's read of the ring), queue (to its start on "
+		"it), work (to its policy in place).\n"
+		"# TYPE cpupolicy_exec_filter_latency_seconds histogram\n");
+	for (int i = 0; i < EXECFILTER_PHASES; i++) {
+		const struct latency *l = &st->latency[i];
+		unsigned long long below = 0;
+
+		for (unsigned b = 0; b + 1 < LATENCY_BUCKETS; b++) {
+			below += l->count[b];
+			fprintf(out,
+				"cpupolicy_exec_filter_latency_seconds_bucket{"
+				"phase=\"%s\",le=\"%g\"} %llu\n",
+				report_phases[i],
+				(double)latency_bound_us(b) / 1e6, below);
+		}
+		fprintf(out,
+			"cpupolicy_exec_filter_latency_seconds_bucket{phase="
+			"\"%s\",le=\"+Inf\"} %llu\n"
+			"cpupolicy_exec_filter_latency_seconds_sum{phase="
+			"\"%s\"} %.9f\n"
+			"cpupolicy_exec_filter_latency_seconds_count{phase="
+			"\"%s\"} %llu\n",
+			report_phases[i], l->total, report_phases[i],
+			(double)l->sum_ns / 1e9, report_phases[i], l->total);
+	}
+}
+
 /* Prometheus text exposition of the counters, the holds and the settings
  * held: what "cpupolicyctl metrics" prints. The saturation check's series
  * are its own textfile's. */
@@ -755,6 +836,7 @@ void report_metrics(struct daemon *d, FILE *out)
 			      "1 while the exec filter sends every exec, its "
 			      "followed processes' map full.",
 			      st.full ? 1 : 0);
+		report_latency_metrics(&st, out);
 	}
 	report_metric(out, "overflows_total", "counter",
 		      "Times the kernel dropped process events.",

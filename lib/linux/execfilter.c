@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -69,9 +70,12 @@ struct execfilter {
 	unsigned generation; /* the one in force, 0 or 1 */
 	struct execfilter_path *paths;
 	size_t path_count, refresh_next;
-	/* Records taken from the ring, not handled yet. */
+	/* Records taken from the ring, not handled yet; when the first of
+	 * them was. */
 	struct execfilter_event *taken;
 	size_t taken_count, taken_capacity;
+	unsigned long long taken_ns;
+	struct latency latency[EXECFILTER_PHASES];
 	unsigned long long received;
 	/* The directories of the paths, watched (NULL: not); the paths
 	 * they reported, to be looked at (a flag each, and their list). */
@@ -364,9 +368,23 @@ unsigned long long execfilter_received(const struct execfilter *f)
  * once the proc connector's queue has been read: every fork the kernel
  * reported before these execs is then known first. Not OS_OK: the ring
  * failed. */
+/* CLOCK_MONOTONIC, which bpf_ktime_get_ns reads, in ns. */
+static unsigned long long execfilter_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL +
+	       (unsigned long long)ts.tv_nsec;
+}
+
 enum os_status execfilter_take(struct execfilter *f)
 {
-	int n = bpfring_consume(f->ring, execfilter_on_event, f);
+	int n;
+
+	if (!f->taken_count)
+		f->taken_ns = execfilter_now();
+	n = bpfring_consume(f->ring, execfilter_on_event, f);
 
 	if (n < 0 && f->taken_count >= EXECFILTER_TAKE_MAX)
 		return OS_OK; /* the rest at the next wakeup */
@@ -398,6 +416,23 @@ static enum events_kind execfilter_kind(__u32 why)
 	default:
 		return EVENTS_KIND_EXEC;
 	}
+}
+
+/* A sent exec handled, its time counted by step (execfilter_phase); a
+ * clock that went back (sent_ns after the take) counts nothing. */
+static void execfilter_timed(struct execfilter *f, unsigned long long sent_ns,
+			     events_fn fn, void *ctx,
+			     const struct events_event *ev)
+{
+	unsigned long long begun = execfilter_now(), done;
+
+	fn(ctx, ev);
+	done = execfilter_now();
+	if (!sent_ns || sent_ns > f->taken_ns || f->taken_ns > begun)
+		return;
+	latency_add(&f->latency[EXECFILTER_PHASE_WAKE], f->taken_ns - sent_ns);
+	latency_add(&f->latency[EXECFILTER_PHASE_QUEUE], begun - f->taken_ns);
+	latency_add(&f->latency[EXECFILTER_PHASE_WORK], done - begun);
 }
 
 /* The records taken, in the ring's order, as events: execs, and the
@@ -438,7 +473,7 @@ void execfilter_deliver(struct execfilter *f, events_fn fn, void *ctx)
 				  (unsigned long long)e->ino,
 				  execfilter_why(e->why));
 		}
-		fn(ctx, &ev);
+		execfilter_timed(f, e->at_ns, fn, ctx, &ev);
 	}
 }
 
@@ -482,6 +517,7 @@ enum os_status execfilter_stats(const struct execfilter *f,
 	st->seen = sums[EXECFILTER_STAT_EXECS];
 	st->sent = sums[EXECFILTER_STAT_SENT];
 	st->lost = sums[EXECFILTER_STAT_LOST];
+	memcpy(st->latency, f->latency, sizeof(st->latency));
 	execfilter_follow_stats(f, st);
 	return OS_OK;
 }

@@ -194,6 +194,22 @@ else
 	not_ok "the filter's device and inode are stat()'s" \
 		"no '$want' in: $(grep 'exec filter:' "$DAEMON_LOG")"
 fi
+# Where the sent execs' time went: each step counted, the worst at least
+# the median, in status, its JSON and the metrics' histogram.
+latency=$(ctl status --json | grep -o '"latency_us":{.*}}}')
+wake_count=$(grep -o '"wake":{"count":[0-9]*' <<<"$latency" | grep -o '[0-9]*$')
+work=$(grep -o '"work":{[^}]*}' <<<"$latency")
+work_p50=$(grep -o '"p50":[0-9]*' <<<"$work" | cut -d: -f2)
+work_max=$(grep -o '"max":[0-9]*' <<<"$work" | cut -d: -f2)
+metric=$(ctl metrics | grep '^cpupolicy_exec_filter_latency_seconds_count{phase="queue"}')
+if [ "${wake_count:-0}" -ge 1 ] && [ "${work_max:-0}" -ge "${work_p50:-1}" ] &&
+	[ "${metric##* }" -ge 1 ] 2>/dev/null &&
+	ctl status | grep -q "exec to policy, us (p50 p99 max): wake [0-9]"; then
+	ok "status and metrics say where a sent exec's time went"
+else
+	not_ok "status and metrics say where a sent exec's time went" \
+		"latency: $latency; metric: $metric"
+fi
 if applied "$TMP/glob/globbed" 7; then ok "an exe glob by its basename"; else
 	not_ok "an exe glob by its basename" "$(ctl status)"; fi
 if applied myname 8; then ok "a name rule by its exact name"; else

@@ -317,6 +317,7 @@ int BPF_PROG(execfilter_exec, struct task_struct *p, pid_t old_pid,
 	 * and the name the exec gave it. */
 	e->start_ns = p->group_leader->start_boottime;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->at_ns = bpf_ktime_get_ns();
 	/* Forced: a record that did not wake the daemon may be ahead of it
 	 * (an end, a fork), and the ring then wakes nobody by itself. */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
@@ -348,6 +349,7 @@ static __always_inline void send_other(__u32 why, __u32 pid, __u32 tid,
 	e->tid = tid;
 	e->start_ns = start_ns;
 	e->comm[0] = 0;
+	e->at_ns = bpf_ktime_get_ns();
 	bpf_ringbuf_submit(e, wake);
 }
 

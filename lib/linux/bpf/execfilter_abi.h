@@ -115,6 +115,7 @@ struct execfilter_event {
 	 * counts in clock ticks). */
 	__u64 start_ns;
 	char comm[EXECFILTER_COMM_MAX]; /* an exec: the name it gave */
+	__u64 at_ns; /* when the kernel sent it (CLOCK_MONOTONIC) */
 };
 
 /* Counters, per CPU: index EXECFILTER_STAT_*. */
