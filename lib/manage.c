@@ -886,9 +886,10 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	manage_plan(m, p, p->rule, changed);
 	m->counters.matches += changed;
 	/* Threads of a process seen for the first time existed before the
-	 * rule, but for a child whose values came from its parent's rule. */
-	written =
-		manage_apply_all(m, p, !fresh || p->have_prio, alone && fresh);
+	 * rule, but for a child whose values came from its parent's rule.
+	 * Alone counts only when it was read after the follow. */
+	written = manage_apply_all(m, p, !fresh || p->have_prio,
+				   alone && fresh && followed);
 	if (procinfo_pin_ended(&pin)) {
 		unsigned long long now;
 

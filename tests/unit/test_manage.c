@@ -174,6 +174,26 @@ static void test_known_exec_alone(void **state)
 	assert_int_equal(procfake.listings, listings + 1);
 }
 
+/* A record of an earlier process under the same pid and rule (its end
+ * was lost): the new one is followed only once that record is dropped,
+ * after its stat was read, so its threads are listed, alone or not. */
+static void test_known_exec_stale_record(void **state)
+{
+	struct manage_known known = {.comm = "named"};
+	unsigned listings;
+
+	(void)state;
+	load(&other_rules, name_rules_text);
+	manage_set_rules(&m, &other_rules);
+	known.start = procfake_start(260, "/usr/bin/named", 1)->start;
+	manage_exec_known(&m, 260, &known);
+	listings = procfake.listings;
+	known.start = procfake_start(260, "/usr/bin/named", 1)->start;
+	manage_exec_known(&m, 260, &known);
+	assert_int_equal(nice_of(260, 260), 4);
+	assert_int_equal(procfake.listings, listings + 1);
+}
+
 /* The process that exec'd ended before it was pinned, and another one
  * holds its pid now: what the report said is not that one's, and nothing
  * is applied to it (its own exec comes with its own report). */
@@ -651,6 +671,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_known_exec_alone, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_known_exec_stale_record,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_gone_mid_write,
