@@ -828,36 +828,54 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
  * (the pin is the caller's, unpinned here): facts read while the pin
  * stands are the pinned process's, whatever became of the pid before.
  * Applies; returns the record, or NULL when the process went away. */
+/* What an exec's report said, against what the process shows now (one
+ * read of it, after it is followed): false when it is another process
+ * (the one that exec'd ended before the pin) or renamed itself since
+ * (*renamed: its name is to be read again). */
+static bool manage_known_holds(pid_t pid, const struct manage_known *known,
+			       const struct facts *facts,
+			       struct procinfo_state *now, bool *renamed)
+{
+	if (procinfo_state(pid, now) != OS_OK || now->start != known->start)
+		return false;
+	*renamed = (facts->have & MATCH_FACT_COMM) && now->comm[0] &&
+		   strcmp(now->comm, facts->comm) != 0;
+	return !*renamed;
+}
+
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p,
 				       struct procinfo_pin pin,
 				       struct facts *facts,
-				       unsigned long long exec_start)
+				       const struct manage_known *known,
+				       bool *renamed)
 {
 	struct procinfo pi = {pid};
 	const struct rule *r = &m->rules->list[rule];
+	struct procinfo_state now = {0};
 	unsigned long long start;
 	struct manage_heir *heir;
 	size_t written;
-	bool changed, fresh, alone = false, followed = false;
+	bool changed, fresh, followed = false;
 
 	/* An exec reported with its start (exec_start): followed before its
 	 * threads are counted, so that a thread it starts from now on is
 	 * reported, and one it started before is in the count; when the main
 	 * thread is alone, its threads are not listed. */
-	if (exec_start && (!p || p->rule != r)) {
+	*renamed = false;
+	if (known && (!p || p->rule != r)) {
 		manage_follow_early(m, pid, r);
 		followed = true;
 	}
-	/* exec_start: the start of the process whose exec was reported
-	 * with facts of it; another one holds the pid now (that one ended
-	 * before the pin), and its own exec comes with its own. */
-	if ((exec_start ? procinfo_start_alone(pid, &start, &alone)
-			: procinfo_start_time(pid, 0, &start)) != OS_OK ||
-	    (exec_start && start != exec_start) || procinfo_pin_ended(&pin)) {
+	/* Another process under the pid, whose own exec comes with its own
+	 * report, or one renamed since. */
+	if ((known ? !manage_known_holds(pid, known, facts, &now, renamed)
+		   : procinfo_start_time(pid, 0, &now.start) != OS_OK) ||
+	    procinfo_pin_ended(&pin)) {
 		procinfo_unpin(&pin);
 		return NULL;
 	}
+	start = now.start;
 	/* A record of an earlier process that had this pid (its exit event
 	 * was lost): not this one. */
 	if (p && p->start_time != start) {
@@ -889,12 +907,12 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	 * rule, but for a child whose values came from its parent's rule.
 	 * Alone counts only when it was read after the follow. */
 	written = manage_apply_all(m, p, !fresh || p->have_prio,
-				   alone && fresh && followed);
+				   now.alone && fresh && followed);
 	if (procinfo_pin_ended(&pin)) {
-		unsigned long long now;
+		unsigned long long later;
 
-		if (procinfo_start_time(pid, 0, &now) == OS_OK &&
-		    now != start) {
+		if (procinfo_start_time(pid, 0, &later) == OS_OK &&
+		    later != start) {
 			m->counters.pid_reuse++;
 			log_warnx(
 				"pid %d was reused while rule %s was applied: "
@@ -974,7 +992,9 @@ static void manage_take_unpinned(struct manage *m, pid_t pid, long rule,
 		procinfo_unpin(&pin);
 		return;
 	}
-	manage_take(m, pid, rule, p, pin, &facts, 0);
+	bool renamed;
+
+	manage_take(m, pid, rule, p, pin, &facts, NULL, &renamed);
 }
 
 /* pinned: the process is pinned before its facts are read (an exec the
@@ -1005,8 +1025,13 @@ static void manage_evaluate(struct manage *m, pid_t pid, bool pinned,
 	if (m->rules)
 		rule = match_first(&m->index, &facts, procinfo_fetch, &pi);
 	if (rule >= 0 && pinned) {
+		bool renamed;
+
 		manage_take(m, pid, rule, p, pin, &facts,
-			    known ? known->start : 0);
+			    known && known->start ? known : NULL, &renamed);
+		/* Renamed since its exec: judged again by its name now. */
+		if (renamed)
+			manage_evaluate(m, pid, true, NULL);
 		return;
 	}
 	if (pinned)

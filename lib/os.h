@@ -74,10 +74,15 @@ void procinfo_scan_begin(void);
 void procinfo_scan_end(void);
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start);
-/* The start time, and *alone: whether the main thread is the only one
- * alive (false where that is not known); in one read. */
-enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
-				    bool *alone);
+/* What one read tells of a process: its start time, whether its main
+ * thread is the only one alive (false where that is not known), and its
+ * name now ("" where not known). */
+struct procinfo_state {
+	unsigned long long start;
+	bool alone;
+	char comm[OS_NAME_MAX];
+};
+enum os_status procinfo_state(pid_t pid, struct procinfo_state *state);
 bool procinfo_zombie(pid_t pid);
 enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
 				    size_t size);

@@ -28,6 +28,7 @@ int procinfo_read(const char *path, char *buf, size_t size, size_t *len);
 int procinfo_parse_stat(const char *stat, pid_t *ppid,
 			unsigned long long *start);
 bool procinfo_parse_stat_alone(const char *stat);
+void procinfo_parse_stat_comm(const char *stat, char *comm, size_t size);
 int procinfo_parse_stat_cpu(const char *stat, unsigned long long *ticks,
 			    int *nice);
 int procinfo_parse_creds(char *status, struct facts *facts);

@@ -354,6 +354,17 @@ int procinfo_parse_stat_cpu(const char *stat, unsigned long long *ticks,
 	return 0;
 }
 
+/* The name in a stat line: from the first '(' to the last ')', which the
+ * name itself may hold; "" when there is none. */
+void procinfo_parse_stat_comm(const char *stat, char *comm, size_t size)
+{
+	const char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+
+	comm[0] = '\0';
+	if (open && close && close > open)
+		snprintf(comm, size, "%.*s", (int)(close - open - 1), open + 1);
+}
+
 /* Whether a process's stat says its main thread is the only one alive:
  * one thread (field 20) and the main one not a zombie (field 3), whose
  * end leaves the others running. */
@@ -402,17 +413,17 @@ enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 	return status_of_result(procinfo_stat(procfs, pid, tid, NULL, start));
 }
 
-enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
-				    bool *alone)
+enum os_status procinfo_state(pid_t pid, struct procinfo_state *state)
 {
 	char path[96], stat[1024];
 
-	*alone = false;
+	*state = (struct procinfo_state){0};
 	snprintf(path, sizeof(path), "%s/%d/stat", paths_procfs(), (int)pid);
 	if (procinfo_read_file(path, stat, sizeof(stat), NULL, true) < 0 ||
-	    procinfo_parse_stat(stat, NULL, start) < 0)
+	    procinfo_parse_stat(stat, NULL, &state->start) < 0)
 		return status_of_errno(errno);
-	*alone = procinfo_parse_stat_alone(stat);
+	state->alone = procinfo_parse_stat_alone(stat);
+	procinfo_parse_stat_comm(stat, state->comm, sizeof(state->comm));
 	return OS_OK;
 }
 

@@ -281,13 +281,12 @@ static unsigned long long procinfo_filetime(const FILETIME *ft)
 	return (unsigned long long)ft->dwHighDateTime << 32 | ft->dwLowDateTime;
 }
 
-/* Windows keeps no count of a process's threads to read with its start:
- * its threads are listed. */
-enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
-				    bool *alone)
+/* Windows keeps no count of a process's threads to read with its start
+ * (its threads are listed), and no exec filter gives a name to check. */
+enum os_status procinfo_state(pid_t pid, struct procinfo_state *state)
 {
-	*alone = false;
-	return procinfo_start_time(pid, 0, start);
+	*state = (struct procinfo_state){0};
+	return procinfo_start_time(pid, 0, &state->start);
 }
 
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,

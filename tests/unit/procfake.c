@@ -100,7 +100,7 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 	}
 	if (wanted & MATCH_FACT_COMM) {
 		snprintf(facts->comm, sizeof(facts->comm), "%s",
-			 strrchr(p->exe, '/') + 1);
+			 p->comm ? p->comm : strrchr(p->exe, '/') + 1);
 		procfake.comm_reads++;
 	}
 	if (wanted & MATCH_FACT_CMDLINE)
@@ -152,15 +152,18 @@ void procinfo_scan_end(void)
 {
 }
 
-enum os_status procinfo_start_alone(pid_t pid, unsigned long long *start,
-				    bool *alone)
+enum os_status procinfo_state(pid_t pid, struct procinfo_state *state)
 {
 	struct procfake_proc *p = procfake_proc(pid);
 
 	if (!p)
 		return OS_GONE;
-	*start = p->start;
-	*alone = p->thread_count == 1 && !p->zombie && p->threads[0].tid == pid;
+	*state = (struct procinfo_state){.start = p->start,
+					 .alone = p->thread_count == 1 &&
+						  !p->zombie &&
+						  p->threads[0].tid == pid};
+	snprintf(state->comm, sizeof(state->comm), "%s",
+		 p->comm ? p->comm : strrchr(p->exe, '/') + 1);
 	return OS_OK;
 }
 

@@ -25,7 +25,8 @@ struct procfake_proc {
 	pid_t pid;
 	unsigned long long start;
 	const char *exe;
-	bool zombie; /* its main thread ended, others run on */
+	const char *comm; /* its name, when it renamed itself; NULL: exe's */
+	bool zombie;	  /* its main thread ended, others run on */
 	struct procfake_thread *threads; /* its slot of the fake's pool */
 	size_t thread_count;
 	/* As Windows keeps the class and EcoQoS: once, for the process

@@ -174,6 +174,26 @@ static void test_known_exec_alone(void **state)
 	assert_int_equal(procfake.listings, listings + 1);
 }
 
+/* Renamed between its exec and its turn: the name the report gave is
+ * no longer its own, and it is judged by the name it has now (here none
+ * of a rule's), which is read again. */
+static void test_known_exec_renamed(void **state)
+{
+	struct manage_known known = {.comm = "named"};
+	struct procfake_proc *p;
+
+	(void)state;
+	load(&other_rules, name_rules_text);
+	manage_set_rules(&m, &other_rules);
+	p = procfake_start(270, "/usr/bin/named", 1);
+	known.start = p->start;
+	p->comm = "renamed";
+	manage_exec_known(&m, 270, &known);
+	assert_int_equal(nice_of(270, 270), 0);
+	assert_null(manage_find(&m, 270));
+	assert_int_equal(procfake.comm_reads, 1);
+}
+
 /* A record of an earlier process under the same pid and rule (its end
  * was lost): the new one is followed only once that record is dropped,
  * after its stat was read, so its threads are listed, alone or not. */
@@ -673,6 +693,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_known_exec_stale_record,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_known_exec_renamed, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pid_reused_mid_write,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_gone_mid_write,

@@ -209,6 +209,23 @@ static void test_stat_alone(void **state)
 		assert_false(procinfo_parse_stat_alone(not_alone[i]));
 }
 
+/* The name in a stat line, whatever it holds: a space, a parenthesis;
+ * none without its parentheses. */
+static void test_stat_comm(void **state)
+{
+	char comm[16];
+
+	(void)state;
+	procinfo_parse_stat_comm("4242 (a) (b) S 1", comm, sizeof(comm));
+	assert_string_equal(comm, "a) (b");
+	procinfo_parse_stat_comm("4242 (x y) R 1", comm, sizeof(comm));
+	assert_string_equal(comm, "x y");
+	procinfo_parse_stat_comm("4242 () R 1", comm, sizeof(comm));
+	assert_string_equal(comm, "");
+	procinfo_parse_stat_comm("no parenthesis", comm, sizeof(comm));
+	assert_string_equal(comm, "");
+}
+
 /* CPU time and nice from a stat line, whatever the name holds; a line
  * cut before them is refused, and nice is needed only when asked for. */
 static void test_stat_cpu(void **state)
@@ -496,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_cpu),
 		cmocka_unit_test(test_stat_alone),
+		cmocka_unit_test(test_stat_comm),
 		cmocka_unit_test(test_missing_process),
 		cmocka_unit_test(test_threads_and_pids),
 		cmocka_unit_test(test_bad_status),
