@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linux.h"
@@ -184,14 +185,15 @@ static unsigned execwatch_up(const char *text, unsigned len)
 
 /* Whether the next directory on the way from the watched one is there
  * already: made between the look at it and the watch above it, which
- * then saw nothing. */
+ * then saw nothing. A file of that name is not: the watch sees it go. */
 static bool execwatch_next_there(const struct execwatch_entry *e)
 {
 	int len;
 	const char *name = execwatch_name(e, &len);
 	char *next = xasprintf("%.*s", (int)(name - e->path_text) + len,
 			       e->path_text);
-	bool there = access(next, F_OK) == 0;
+	struct stat st;
+	bool there = stat(next, &st) == 0 && S_ISDIR(st.st_mode);
 
 	free(next);
 	return there;

@@ -236,11 +236,44 @@ static void test_watch(void **state)
 	free(deeper);
 }
 
+/* A file where a directory of the path should be: watched through the
+ * directory above, not tried again at every tick; its replacing by a
+ * directory is reported. */
+static void test_watch_file_in_way(void **state)
+{
+	char dir[] = "/tmp/test_execwatch.XXXXXX", *paths[1], *blocker;
+	struct execwatch *w;
+	unsigned reported = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	blocker = xasprintf("%s/blocker", dir);
+	paths[0] = xasprintf("%s/tool", blocker);
+	put_file(blocker);
+	w = execwatch_open();
+	assert_non_null(w);
+	execwatch_set(w, paths, 1);
+	execwatch_retry(w, note_path, &reported);
+	assert_int_equal(reported, 0);
+	assert_int_equal(unlink(blocker), 0);
+	assert_int_equal(mkdir(blocker, 0700), 0);
+	assert_int_equal(watch_reported(w), 1u << 0);
+	put_file(paths[0]);
+	assert_int_equal(watch_reported(w), 1u << 0);
+	execwatch_close(w);
+	unlink(paths[0]);
+	rmdir(blocker);
+	rmdir(dir);
+	free(paths[0]);
+	free(blocker);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dev_to_stat),
 		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_watch_file_in_way),
 	};
 
 	return unit_run("execfilter",
