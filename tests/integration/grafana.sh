@@ -123,6 +123,11 @@ bad=
 unseen=
 while IFS=$'\t' read -r name func series; do
 	type=$(awk -v s="$series" '$1 == s { print $2 }' "$TMP/written")
+	# A histogram's buckets, sum and count are counters of its family.
+	if [ -z "$type" ] && [[ $series =~ ^(.*)_(bucket|sum|count)$ ]] &&
+		[ "$(awk -v s="${BASH_REMATCH[1]}" '$1 == s { print $2 }' "$TMP/written")" = histogram ]; then
+		type=counter
+	fi
 	if [ "$series" = - ]; then
 		bad="$bad"$'\n'"$name: names no series"
 	elif [ -z "$type" ] && [ "$filter" -eq 0 ] &&
@@ -146,8 +151,13 @@ if [ -n "$unseen" ]; then
 fi
 
 missing=
-while read -r series _; do
-	grep -q $'\t'"$series"'$' "$TMP/uses" || missing="$missing $series"
+while read -r series kind; do
+	if [ "$kind" = histogram ]; then
+		grep -Eq $'\t'"${series}_(bucket|sum|count)"'$' "$TMP/uses" ||
+			missing="$missing $series"
+	else
+		grep -q $'\t'"$series"'$' "$TMP/uses" || missing="$missing $series"
+	fi
 done <"$TMP/written"
 [ -s "$TMP/written" ] && [ -z "$missing" ] &&
 	ok "every series metrics ($(wc -l <"$TMP/written.metrics")) and the check's textfile ($(wc -l <"$TMP/written.check")) write is on a panel" ||

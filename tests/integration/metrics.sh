@@ -25,8 +25,14 @@ check_exposition() {
 	{
 		if (match($0, /^[a-zA-Z_:][a-zA-Z0-9_:]*/) == 0) { fail("bad sample"); next }
 		name = substr($0, 1, RLENGTH); rest = substr($0, RLENGTH + 1)
-		if (!(name in type)) fail("sample before its TYPE")
-		if (!(name in help)) fail("sample without HELP")
+		# A histogram family writes NAME_bucket, NAME_sum, NAME_count.
+		family = name
+		if (!(family in type) && match(name, /_(bucket|sum|count)$/) &&
+			type[substr(name, 1, RSTART - 1)] == "histogram")
+			family = substr(name, 1, RSTART - 1)
+		if (!(family in type)) fail("sample before its TYPE")
+		if (!(family in help)) fail("sample without HELP")
+		if (name ~ /_bucket$/ && family != name && rest !~ /le="/) fail("bucket without le")
 		series = name
 		if (rest ~ /^\{/) {
 			if (match(rest, /^\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*")(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*")*\}/) == 0) { fail("bad labels"); next }
