@@ -23,9 +23,6 @@ enum events_kind {
 			     * start: its start time (procinfo_start_time) */
 };
 
-/* A process name as Linux keeps it (TASK_COMM_LEN), with its NUL. */
-#define EVENTS_COMM_MAX 16
-
 struct events_event {
 	enum events_kind kind;
 	pid_t pid; /* the process (thread group) */
@@ -36,7 +33,7 @@ struct events_event {
 	unsigned long long start;
 	/* EVENTS_KIND_EXEC: the name the exec gave it, when the report
 	 * says it; else "" */
-	char comm[EVENTS_COMM_MAX];
+	char comm[OS_NAME_MAX];
 };
 
 /* What a listener may ask the kernel for (Linux 6.6 and later filter

@@ -612,8 +612,8 @@ static void manage_place_process(struct manage *m, struct manage_proc *p)
 	}
 }
 
-/* Every thread the process has now; records of threads that ended go. */
-/* alone: the main thread was the only one when the process was
+/* Every thread the process has now; records of threads that ended go.
+ * alone: the main thread was the only one when the process was
  * followed, so that any other is reported (a matched exec's: its threads
  * are not listed). */
 static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
@@ -824,10 +824,6 @@ static struct manage_heir *manage_heir_take(struct manage *m, pid_t pid,
 	return h;
 }
 
-/* pid under rule, pinned and matched to it on facts read since the pin
- * (the pin is the caller's, unpinned here): facts read while the pin
- * stands are the pinned process's, whatever became of the pid before.
- * Applies; returns the record, or NULL when the process went away. */
 /* What an exec's report said, against what the process shows now (one
  * read of it, after it is followed): false when it is another process
  * (the one that exec'd ended before the pin) or renamed itself since
@@ -843,6 +839,12 @@ static bool manage_known_holds(pid_t pid, const struct manage_known *known,
 	return !*renamed;
 }
 
+/* pid under rule, pinned and matched to it on facts read since the pin
+ * (the pin is the caller's, unpinned here): facts read while the pin
+ * stands are the pinned process's, whatever became of the pid before.
+ * known: what the exec's report said of it (NULL: nothing), checked
+ * here; *renamed when the name it gave no longer holds. Applies; returns
+ * the record, or NULL when the process went away. */
 static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 				       struct manage_proc *p,
 				       struct procinfo_pin pin,
@@ -858,7 +860,7 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	size_t written;
 	bool changed, fresh, followed = false;
 
-	/* An exec reported with its start (exec_start): followed before its
+	/* An exec reported with what it was (known): followed before its
 	 * threads are counted, so that a thread it starts from now on is
 	 * reported, and one it started before is in the count; when the main
 	 * thread is alone, its threads are not listed. */
@@ -984,6 +986,7 @@ static void manage_take_unpinned(struct manage *m, pid_t pid, long rule,
 	struct procinfo pi = {pid};
 	struct procinfo_pin pin;
 	struct facts facts;
+	bool renamed;
 
 	facts.have = facts.failed = 0;
 	if (procinfo_pin(pid, &pin) != OS_OK)
@@ -992,8 +995,6 @@ static void manage_take_unpinned(struct manage *m, pid_t pid, long rule,
 		procinfo_unpin(&pin);
 		return;
 	}
-	bool renamed;
-
 	manage_take(m, pid, rule, p, pin, &facts, NULL, &renamed);
 }
 
@@ -1001,7 +1002,7 @@ static void manage_take_unpinned(struct manage *m, pid_t pid, long rule,
  * filter sent, which some rule likely matches), and they are read once;
  * else they are read first, and again once pinned when a rule matches.
  * known: what the exec's report said of it (NULL: nothing), for a
- * pinned one. */
+ * pinned one, with its start to check it against. */
 static void manage_evaluate(struct manage *m, pid_t pid, bool pinned,
 			    const struct manage_known *known)
 {
@@ -1016,9 +1017,11 @@ static void manage_evaluate(struct manage *m, pid_t pid, bool pinned,
 	long rule = -1;
 
 	facts.have = facts.failed = 0;
+	if (!pinned || (known && !known->start))
+		known = NULL; /* what cannot be checked is not taken */
 	if (pinned && procinfo_pin(pid, &pin) != OS_OK)
 		return; /* gone: its end is on its way */
-	if (pinned && known && known->comm[0]) {
+	if (known && known->comm[0]) {
 		snprintf(facts.comm, sizeof(facts.comm), "%s", known->comm);
 		facts.have |= MATCH_FACT_COMM;
 	}
@@ -1027,8 +1030,7 @@ static void manage_evaluate(struct manage *m, pid_t pid, bool pinned,
 	if (rule >= 0 && pinned) {
 		bool renamed;
 
-		manage_take(m, pid, rule, p, pin, &facts,
-			    known && known->start ? known : NULL, &renamed);
+		manage_take(m, pid, rule, p, pin, &facts, known, &renamed);
 		/* Renamed since its exec: judged again by its name now. */
 		if (renamed)
 			manage_evaluate(m, pid, true, NULL);

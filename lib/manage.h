@@ -137,7 +137,8 @@ struct manage {
 	struct manage_counters counters;
 };
 
-/* What an exec's report said of the process (events_event's known). */
+/* What an exec's report said of the process (an events_event's start and
+ * comm). */
 struct manage_known {
 	unsigned long long start;  /* its start time; 0: not said */
 	char comm[MATCH_COMM_MAX]; /* its name; "": not said */

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/bpf.h>
@@ -364,20 +363,16 @@ unsigned long long execfilter_received(const struct execfilter *f)
 	return f->received;
 }
 
+/* CLOCK_MONOTONIC, which bpf_ktime_get_ns reads too, in ns. */
+static unsigned long long execfilter_now(void)
+{
+	return (unsigned long long)timing_now_ns();
+}
+
 /* Takes what the ring holds now, to be handled by execfilter_deliver
  * once the proc connector's queue has been read: every fork the kernel
  * reported before these execs is then known first. Not OS_OK: the ring
  * failed. */
-/* CLOCK_MONOTONIC, which bpf_ktime_get_ns reads, in ns. */
-static unsigned long long execfilter_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL +
-	       (unsigned long long)ts.tv_nsec;
-}
-
 enum os_status execfilter_take(struct execfilter *f)
 {
 	int n;
@@ -533,6 +528,22 @@ static int execfilter_mark(int fd, const void *key, unsigned bit)
 	return bpfmap_update(fd, key, &value, BPF_ANY);
 }
 
+/* Clears bit in key's value, and the key with the last bit; -1 when the
+ * map refused it (a key gone meanwhile is no failure). */
+static int execfilter_unmark(int fd, const void *key, unsigned bit)
+{
+	__u32 value;
+
+	if (bpfmap_lookup(fd, key, &value) < 0)
+		return 0;
+	value &= ~bit;
+	if ((value ? bpfmap_update(fd, key, &value, BPF_EXIST)
+		   : bpfmap_delete(fd, key)) < 0 &&
+	    errno != ENOENT)
+		return -1;
+	return 0;
+}
+
 static int execfilter_mark_name(int fd, const char *name, size_t size,
 				unsigned bit)
 {
@@ -576,15 +587,7 @@ static int execfilter_sweep(int fd, size_t key_size, unsigned bit)
 	int status = 0;
 
 	for (size_t i = 0; i < count; i++) {
-		const char *key = keys + i * key_size;
-		__u32 value;
-
-		if (bpfmap_lookup(fd, key, &value) < 0)
-			continue;
-		value &= ~bit;
-		if ((value ? bpfmap_update(fd, key, &value, BPF_EXIST)
-			   : bpfmap_delete(fd, key)) < 0 &&
-		    errno != ENOENT)
+		if (execfilter_unmark(fd, keys + i * key_size, bit) < 0)
 			status = -1;
 	}
 	free(keys);
@@ -934,21 +937,15 @@ static void execfilter_unmark_dir(struct execfilter *f,
 				  const struct execfilter_path *old)
 {
 	struct execfilter_dir key = {.ino = old->ino, .dev = old->dev};
-	int fd = f->skel->maps.dirs.map_fd;
-	__u32 value;
 
 	for (size_t i = 0; i < f->path_count; i++) {
 		if (f->paths[i].dir && f->paths[i].ino == old->ino &&
 		    f->paths[i].dev == old->dev)
 			return;
 	}
-	if (bpfmap_lookup(fd, &key, &value) < 0)
-		return;
-	value &= ~EXECFILTER_BIT(f->generation);
-	if (value)
-		bpfmap_update(fd, &key, &value, BPF_EXIST);
-	else
-		bpfmap_delete(fd, &key);
+	/* Refused: the next write of the plan clears it. */
+	execfilter_unmark(f->skel->maps.dirs.map_fd, &key,
+			  EXECFILTER_BIT(f->generation));
 }
 
 /* Whether a path is what it was: the same file, directory or absence. */

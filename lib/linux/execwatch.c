@@ -348,9 +348,6 @@ static void execwatch_event(struct execwatch *w, struct strmap *dirs,
 	}
 }
 
-/* What the directories reported since: fn(ctx, path) for each path
- * whose name in a watched directory changed (maybe more than once).
- * Returns 0, or -1 when the watch failed. */
 /* A read of the queue's events. Entries that moved are re-keyed once
  * it is handled: the events of a watch added meanwhile come in a later
  * read. */
@@ -375,6 +372,9 @@ static void execwatch_buffer(struct execwatch *w, const char *buf, size_t n,
 		execwatch_index(w);
 }
 
+/* What the directories reported since: fn(ctx, path) for each path
+ * whose name in a watched directory changed (maybe more than once).
+ * Returns 0, or -1 when the watch failed. */
 int execwatch_read(struct execwatch *w, execwatch_fn fn, void *ctx)
 {
 	_Alignas(struct inotify_event) char buf[4096];

@@ -367,41 +367,43 @@ void procinfo_parse_stat_comm(const char *stat, char *comm, size_t size)
 
 /* Whether a process's stat says its main thread is the only one alive:
  * one thread (field 20) and the main one not a zombie (field 3), whose
- * end leaves the others running. */
+ * end leaves the others running. Read as procinfo_parse_stat_cpu reads
+ * the fields before it. */
 bool procinfo_parse_stat_alone(const char *stat)
 {
 	const char *p = strrchr(stat, ')');
 	char state = 0;
 	int threads = 0;
 
-	if (!p)
+	if (!p || !p[1] ||
+	    sscanf(p + 2,
+		   "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d "
+		   "%*d %*d %*d %d",
+		   &state, &threads) < 2)
 		return false;
-	for (int field = 3; *++p && field <= 20; field++) {
-		while (*p == ' ')
-			p++;
-		if (field == 3)
-			state = *p;
-		if (field == 20)
-			threads = atoi(p);
-		while (*p && *p != ' ')
-			p++;
-		if (!*p)
-			break;
-	}
-	return threads == 1 && state && state != 'Z' && state != 'X';
+	return threads == 1 && state != 'Z' && state != 'X';
 }
 
-int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
-		  unsigned long long *start)
+/* A process's or thread's stat line (tid 0: the process's). */
+static int procinfo_stat_line(const char *procfs, pid_t pid, pid_t tid,
+			      char *stat, size_t size)
 {
-	char path[96], stat[1024];
+	char path[96];
 
 	if (tid)
 		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", procfs,
 			 (int)pid, (int)tid);
 	else
 		snprintf(path, sizeof(path), "%s/%d/stat", procfs, (int)pid);
-	if (procinfo_read_file(path, stat, sizeof(stat), NULL, true) < 0)
+	return procinfo_read_file(path, stat, size, NULL, true);
+}
+
+int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
+		  unsigned long long *start)
+{
+	char stat[1024];
+
+	if (procinfo_stat_line(procfs, pid, tid, stat, sizeof(stat)) < 0)
 		return -1;
 	return procinfo_parse_stat(stat, ppid, start);
 }
@@ -415,11 +417,11 @@ enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 
 enum os_status procinfo_state(pid_t pid, struct procinfo_state *state)
 {
-	char path[96], stat[1024];
+	const char *procfs = paths_procfs();
+	char stat[1024];
 
 	*state = (struct procinfo_state){0};
-	snprintf(path, sizeof(path), "%s/%d/stat", paths_procfs(), (int)pid);
-	if (procinfo_read_file(path, stat, sizeof(stat), NULL, true) < 0 ||
+	if (procinfo_stat_line(procfs, pid, 0, stat, sizeof(stat)) < 0 ||
 	    procinfo_parse_stat(stat, NULL, &state->start) < 0)
 		return status_of_errno(errno);
 	state->alone = procinfo_parse_stat_alone(stat);

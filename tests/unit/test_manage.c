@@ -131,6 +131,13 @@ static const char name_rules_text[] =
 	"    priority = { nice = 4; }; }\n"
 	");\n";
 
+/* The rules of the known-exec tests: one by name. */
+static void use_name_rules(void)
+{
+	load(&other_rules, name_rules_text);
+	manage_set_rules(&m, &other_rules);
+}
+
 /* An exec the filter sent with the name and start it knew: the name is
  * not read again from the system. */
 static void test_known_exec_name_unread(void **state)
@@ -138,8 +145,7 @@ static void test_known_exec_name_unread(void **state)
 	struct manage_known known = {.comm = "named"};
 
 	(void)state;
-	load(&other_rules, name_rules_text);
-	manage_set_rules(&m, &other_rules);
+	use_name_rules();
 	known.start = procfake_start(230, "/usr/bin/named", 1)->start;
 	manage_exec_known(&m, 230, &known);
 	assert_int_equal(nice_of(230, 230), 4);
@@ -160,8 +166,7 @@ static void test_known_exec_alone(void **state)
 	unsigned listings;
 
 	(void)state;
-	load(&other_rules, name_rules_text);
-	manage_set_rules(&m, &other_rules);
+	use_name_rules();
 	known.start = procfake_start(250, "/usr/bin/named", 1)->start;
 	manage_exec_known(&m, 250, &known);
 	assert_int_equal(nice_of(250, 250), 4);
@@ -183,8 +188,7 @@ static void test_known_exec_renamed(void **state)
 	struct procfake_proc *p;
 
 	(void)state;
-	load(&other_rules, name_rules_text);
-	manage_set_rules(&m, &other_rules);
+	use_name_rules();
 	p = procfake_start(270, "/usr/bin/named", 1);
 	known.start = p->start;
 	p->comm = "renamed";
@@ -203,8 +207,7 @@ static void test_known_exec_stale_record(void **state)
 	unsigned listings;
 
 	(void)state;
-	load(&other_rules, name_rules_text);
-	manage_set_rules(&m, &other_rules);
+	use_name_rules();
 	known.start = procfake_start(260, "/usr/bin/named", 1)->start;
 	manage_exec_known(&m, 260, &known);
 	listings = procfake.listings;
@@ -222,8 +225,7 @@ static void test_known_exec_other_process(void **state)
 	struct manage_known known = {.comm = "named"};
 
 	(void)state;
-	load(&other_rules, name_rules_text);
-	manage_set_rules(&m, &other_rules);
+	use_name_rules();
 	known.start = procfake_start(240, "/usr/bin/named", 1)->start;
 	procfake_start(240, "/usr/bin/other", 1);
 	manage_exec_known(&m, 240, &known);

@@ -254,14 +254,19 @@ static void ring_exec(pid_t pid)
 		.kind = EVENTS_KIND_EXEC, .pid = pid, .tid = pid};
 }
 
+/* A fork as either source reports it. */
+static struct events_event fork_event(pid_t parent, pid_t child)
+{
+	return (struct events_event){.kind = EVENTS_KIND_FORK,
+				     .pid = child,
+				     .tid = child,
+				     .parent = parent,
+				     .parent_tid = parent};
+}
+
 static void connector_fork(pid_t parent, pid_t child)
 {
-	stub.connector[stub.connector_count++] =
-		(struct events_event){.kind = EVENTS_KIND_FORK,
-				      .pid = child,
-				      .tid = child,
-				      .parent = parent,
-				      .parent_tid = parent};
+	stub.connector[stub.connector_count++] = fork_event(parent, child);
 }
 
 /* A managed process posix_spawns a program no rule matches: the child's
@@ -313,12 +318,7 @@ static void test_connector_read_before(void **state)
 
 static void ring_fork(pid_t parent, pid_t child)
 {
-	stub.ring[stub.ring_count++] =
-		(struct events_event){.kind = EVENTS_KIND_FORK,
-				      .pid = child,
-				      .tid = child,
-				      .parent = parent,
-				      .parent_tid = parent};
+	stub.ring[stub.ring_count++] = fork_event(parent, child);
 }
 
 /* The fork is in the ring ahead of the exec, and the connector is not
