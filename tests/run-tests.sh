@@ -259,15 +259,26 @@ summary() {
 
 PARTS="unit windows integration fuzz style"
 
+# cmocka's messages on a failure ("# 0x1 != 0x2", "# FILE:LINE: error:
+# Failure!") follow its "not ok" line: indented as a script's reasons
+# are, so that the log and the summary say what failed. Its "# ok -
+# GROUP" lines are not reasons.
+cmocka_reasons() {
+	awk '/^not ok( |$)/ { reason = 1; print; next }
+	reason && /^# / && !/^# (not )?ok - / { sub(/^# /, "#   "); print; next }
+	{ reason = 0; print }'
+}
+
 run_unit() {
 	local t out status
 	echo "# unit tests"
 	for t in "$BUILD"/tests/test_*; do
 		case $t in *.d) continue ;; esac
 		out=$(mktemp)
-		CMOCKA_MESSAGE_OUTPUT=TAP limited "$UNIT_LIMIT" "$t" >"$out" 2>&1
-		status=$?
-		grep -vE '^(1\.\.|# )' "$out" | sed "s|^|$(basename "$t"): |"
+		CMOCKA_MESSAGE_OUTPUT=TAP limited "$UNIT_LIMIT" "$t" 2>&1 |
+			cmocka_reasons >"$out"
+		status=${PIPESTATUS[0]}
+		grep -vE '^(1\.\.|# [^ ])' "$out" | sed "s|^|$(basename "$t"): |"
 		count_tap "$(basename "$t")" "$out" "$status" "$UNIT_LIMIT"
 		rm -f "$out"
 	done

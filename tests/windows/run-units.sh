@@ -49,7 +49,20 @@ for exe in "$@"; do
 	n=0
 	bad=0
 	planned=0
+	failing= # a failed test's name, until its messages have been read
+	why=
 	while IFS= read -r line; do
+		# cmocka's messages on a failure follow its "not ok" line (not
+		# its "# ok - GROUP" lines): they go with it, so that the summary
+		# says what failed.
+		if [ -n "$failing" ] && [ "${line#\# }" != "$line" ] &&
+			[ "${line#\# *ok - }" = "$line" ]; then
+			why=${why:+$why$'\n'}${line#\# }
+			continue
+		fi
+		[ -z "$failing" ] || not_ok "$failing" "$why"
+		failing=
+		why=
 		case $line in
 		1..[0-9]*)
 			p=${line#1..}
@@ -62,7 +75,7 @@ for exe in "$@"; do
 			case $line in
 			*"# SKIP"*) skip "$name: ${rest#*# SKIP }" "the test skipped itself here" ;;
 			"not ok "*)
-				not_ok "$name: ${rest#- }"
+				failing="$name: ${rest#- }"
 				bad=$((bad + 1))
 				;;
 			*) ok "$name: ${rest#- }" ;;
@@ -70,6 +83,7 @@ for exe in "$@"; do
 			;;
 		esac
 	done <"$out"
+	[ -z "$failing" ] || not_ok "$failing" "$why"
 	case $rc in
 	0)
 		if [ "$n" -eq 0 ]; then
@@ -80,11 +94,8 @@ for exe in "$@"; do
 		;;
 	124 | 137) not_ok "$name: finished within $UNIT_LIMIT s" "$(cat "$out")" ;;
 	*)
-		if [ "$bad" -gt 0 ]; then
-			grep -vE '^((not )?ok |1\.\.)' "$out" | sed 's/^/# /'
-		else
+		[ "$bad" -gt 0 ] ||
 			not_ok "$name: exited with status $rc" "$(cat "$out")"
-		fi
 		;;
 	esac
 	echo "# $name: $n tests in $ms ms"

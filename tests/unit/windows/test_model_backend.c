@@ -25,6 +25,8 @@
 #include "rules.h"
 #include "win.h"
 
+#include <tlhelp32.h> /* after win.h: it needs windows.h */
+
 static HANDLE stop_event;
 
 static DWORD WINAPI sleeper(LPVOID arg)
@@ -32,6 +34,34 @@ static DWORD WINAPI sleeper(LPVOID arg)
 	(void)arg;
 	WaitForSingleObject(stop_event, 30000);
 	return 0;
+}
+
+/* Wine lists a process or a thread only once it runs (its server's
+ * snapshot skips a process whose first thread has not started: a new
+ * process's first moments, suspended or not, on a slow machine), where
+ * Windows lists a process from its creation. A test that scans waits,
+ * up to a deadline, until the listing holds pid with at least this many
+ * threads. */
+static bool listed(DWORD pid, size_t threads)
+{
+	ULONGLONG deadline = GetTickCount64() + 10000;
+
+	do {
+		THREADENTRY32 te = {.dwSize = sizeof(te)};
+		HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+		size_t count = 0;
+
+		if (snap == INVALID_HANDLE_VALUE)
+			return false;
+		for (BOOL more = Thread32First(snap, &te); more;
+		     more = Thread32Next(snap, &te))
+			count += te.th32OwnerProcessID == pid;
+		CloseHandle(snap);
+		if (count >= threads)
+			return true;
+		Sleep(10);
+	} while (GetTickCount64() < deadline);
+	return false;
 }
 
 static struct model_config config_of(enum model_version v, enum model_machine m)
@@ -242,7 +272,7 @@ static void test_class_from_process_start(void **state)
 	struct diag diag;
 	char why[128];
 	DWORD before_read, after_read;
-	bool delivered, etw;
+	bool delivered, etw, shown;
 	enum os_status read;
 	bool lost;
 
@@ -260,6 +290,7 @@ static void test_class_from_process_start(void **state)
 	assert_true(CreateProcessW(NULL, cmd, NULL, NULL, FALSE,
 				   CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL,
 				   NULL, &si, &child));
+	shown = listed(child.dwProcessId, 1);
 	before_read = GetPriorityClass(child.hProcess);
 	delivered = model_etw_process_start(child.dwProcessId,
 					    GetCurrentProcessId());
@@ -275,6 +306,7 @@ static void test_class_from_process_start(void **state)
 	events_close(&ev);
 	assert_int_equal(diag.errors, 0);
 	diag_free(&diag);
+	assert_true(shown);
 	assert_true(etw);
 	assert_true(delivered);
 	assert_int_equal(read, OS_OK);
@@ -310,7 +342,7 @@ static void test_threads_listed_once_per_scan(void **state)
 	wchar_t cmd[] = L"cmd.exe /c exit";
 	unsigned scan, exec;
 	size_t known;
-	bool managed;
+	bool managed, shown;
 	pid_t child_pid;
 
 	(void)state;
@@ -323,6 +355,8 @@ static void test_threads_listed_once_per_scan(void **state)
 	ResetEvent(stop_event);
 	for (int i = 0; i < 3; i++)
 		threads[i] = CreateThread(NULL, 0, sleeper, NULL, 0, NULL);
+	shown = listed(child.dwProcessId, 1) &&
+		listed(GetCurrentProcessId(), 4);
 	diag_init(&diag);
 	rules_init(&rules);
 	rules.system = RULES_SYSTEM_WINDOWS;
@@ -353,6 +387,7 @@ static void test_threads_listed_once_per_scan(void **state)
 		WaitForSingleObject(threads[i], 5000);
 		CloseHandle(threads[i]);
 	}
+	assert_true(shown);
 	assert_true(managed);
 	assert_true(known >= 4);
 	assert_int_equal(scan, 1);
