@@ -44,9 +44,11 @@ static bool importcheck_allowed(const struct rule *rule,
 				const struct ananicy_options *opt)
 {
 	if (opt->user)
-		return importcheck_one(&rule->match.user, opt->user);
+		return importcheck_one(&rules_match_more(&rule->match)->user,
+				       opt->user);
 	if (opt->group)
-		return importcheck_one(&rule->match.group, opt->group);
+		return importcheck_one(&rules_match_more(&rule->match)->group,
+				       opt->group);
 	return opt->allow_spoofable && rule->allow_spoofable;
 }
 

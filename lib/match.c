@@ -423,6 +423,7 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 		match_fetch_fn fetch, void *ctx, char *why, size_t why_size)
 {
 	const struct rule_match *m = &rule->match;
+	const struct rule_match_more *more = rules_match_more(m);
 
 	if (why && why_size)
 		why[0] = '\0';
@@ -442,28 +443,29 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 				    why_size))
 			return false;
 	}
-	if (m->user.count || m->group.count) {
+	if (more->user.count || more->group.count) {
 		unsigned ids[MATCH_GROUPS_MAX + 1];
 
 		if (!match_need(facts, MATCH_FACT_CREDS, fetch, ctx))
 			return match_unreadable("user and group", why,
 						why_size);
 		ids[0] = facts->uid;
-		if (m->user.count &&
-		    !match_ids(&m->user, "uid", ids, 1, why, why_size))
+		if (more->user.count &&
+		    !match_ids(&more->user, "uid", ids, 1, why, why_size))
 			return false;
 		ids[0] = facts->gid;
 		for (size_t i = 0; i < facts->group_count; i++)
 			ids[i + 1] = facts->groups[i];
-		if (m->group.count &&
-		    !match_ids(&m->group, "gid", ids, facts->group_count + 1,
+		if (more->group.count &&
+		    !match_ids(&more->group, "gid", ids, facts->group_count + 1,
 			       why, why_size))
 			return false;
 	}
-	if (m->cgroup.count) {
+	if (more->cgroup.count) {
 		if (!match_need(facts, MATCH_FACT_CGROUP, fetch, ctx))
 			return match_unreadable("cgroup", why, why_size);
-		if (!match_cgroups(&m->cgroup, facts->cgroups, why, why_size))
+		if (!match_cgroups(&more->cgroup, facts->cgroups, why,
+				   why_size))
 			return false;
 	}
 	if (m->cmdline.count) {
@@ -473,10 +475,10 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 				    why_size))
 			return false;
 	}
-	if (m->parent_exe.count) {
+	if (more->parent_exe.count) {
 		if (!match_need(facts, MATCH_FACT_PARENT_EXE, fetch, ctx))
 			return match_unreadable("parent_exe", why, why_size);
-		if (!match_patterns(&m->parent_exe, "parent_exe",
+		if (!match_patterns(&more->parent_exe, "parent_exe",
 				    facts->parent_exe, why, why_size) ||
 		    !match_file(facts, MATCH_FACT_PARENT_EXE_FILE, fetch, ctx,
 				why, why_size))
@@ -674,10 +676,11 @@ unsigned match_facts_used(const struct rules *rules)
 
 	for (size_t i = 0; rules && i < rules->count; i++) {
 		const struct rule_match *match = &rules->list[i].match;
+		const struct rule_match_more *more = rules_match_more(match);
 
 		if (match->name.count)
 			used |= MATCH_FACT_COMM;
-		if (match->user.count || match->group.count)
+		if (more->user.count || more->group.count)
 			used |= MATCH_FACT_CREDS;
 	}
 	return used;

@@ -605,14 +605,14 @@ static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
 				  &m->cmdline);
 	if ((s = config_setting_get_member(g, "cgroup")))
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_CGROUP,
-				  &m->cgroup);
+				  &rules_match_more_add(m)->cgroup);
 	if ((s = config_setting_get_member(g, "parent_exe")))
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_PATH,
-				  &m->parent_exe);
+				  &rules_match_more_add(m)->parent_exe);
 	if ((s = config_setting_get_member(g, "user")))
-		rulefile_ids(rf, s, false, &m->user);
+		rulefile_ids(rf, s, false, &rules_match_more_add(m)->user);
 	if ((s = config_setting_get_member(g, "group")))
-		rulefile_ids(rf, s, true, &m->group);
+		rulefile_ids(rf, s, true, &rules_match_more_add(m)->group);
 	rulefile_refused(rf, g, "cgroup", RULES_SYSTEM_WINDOWS,
 			 "Windows has no cgroups");
 }
@@ -986,11 +986,12 @@ static bool rulefile_name_valid(const char *name)
 static void rulefile_exe_alone(struct rulefile *rf, const struct rule *rule)
 {
 	const struct rule_match *m = &rule->match;
+	const struct rule_match_more *more = rules_match_more(m);
 	bool realtime = rules_realtime(rule), power = rules_has_power(rule);
 	const char *what = "holds power settings for";
 
-	if (!m->exe.count || m->user.count || m->group.count ||
-	    m->cgroup.count || (!realtime && !power))
+	if (!m->exe.count || more->user.count || more->group.count ||
+	    more->cgroup.count || (!realtime && !power))
 		return;
 	if (realtime)
 		what = power ? "grants realtime scheduling and power settings "
@@ -1388,10 +1389,13 @@ void rulefile_free_rule(struct rule *rule)
 	rulefile_free_patterns(&rule->match.exe);
 	rulefile_free_patterns(&rule->match.name);
 	rulefile_free_patterns(&rule->match.cmdline);
-	rulefile_free_patterns(&rule->match.cgroup);
-	rulefile_free_patterns(&rule->match.parent_exe);
-	rulefile_free_ids(&rule->match.user);
-	rulefile_free_ids(&rule->match.group);
+	if (rule->match.more) {
+		rulefile_free_patterns(&rule->match.more->cgroup);
+		rulefile_free_patterns(&rule->match.more->parent_exe);
+		rulefile_free_ids(&rule->match.more->user);
+		rulefile_free_ids(&rule->match.more->group);
+		free(rule->match.more);
+	}
 	if (rule->placement)
 		cpulist_free(&rule->placement->cpus);
 	free(rule->placement);

@@ -170,12 +170,26 @@ void rules_enum_list(enum rules_enum which, char *buf, size_t size)
 	}
 }
 
-/* What a rule without a placement or power key has: nothing set. */
+/* What a rule without a placement or power key, or a key few rules
+ * match on, has: nothing set. */
+static const struct rule_match_more rules_no_match_more;
 static const struct rule_placement rules_no_placement;
 static const struct rule_power rules_no_power = {
 	.min_online = -1,
 	.idle_latency_us = -1,
 };
+
+const struct rule_match_more *rules_match_more(const struct rule_match *m)
+{
+	return m->more ? m->more : &rules_no_match_more;
+}
+
+struct rule_match_more *rules_match_more_add(struct rule_match *m)
+{
+	if (!m->more)
+		m->more = xcalloc(1, sizeof(*m->more));
+	return m->more;
+}
 
 const struct rule_placement *rules_placement(const struct rule *rule)
 {
@@ -311,10 +325,10 @@ const char *rules_source(const struct rule *rule, const char *comm)
  * Everything else a process (or whoever starts it) decides itself. */
 bool rules_spoofable(const struct rule *rule)
 {
-	const struct rule_match *m = &rule->match;
+	const struct rule_match_more *more = rules_match_more(&rule->match);
 
-	return !m->exe.count && !m->user.count && !m->group.count &&
-	       !m->cgroup.count;
+	return !rule->match.exe.count && !more->user.count &&
+	       !more->group.count && !more->cgroup.count;
 }
 
 void rules_init(struct rules *rules)
@@ -405,9 +419,11 @@ bool rules_resolve_id(struct rules *rules, bool group, const char *name,
 
 static bool rules_match_has_only_exe(const struct rule_match *m)
 {
+	const struct rule_match_more *more = rules_match_more(m);
+
 	return m->exe.count && !m->name.count && !m->cmdline.count &&
-	       !m->cgroup.count && !m->parent_exe.count && !m->user.count &&
-	       !m->group.count;
+	       !more->cgroup.count && !more->parent_exe.count &&
+	       !more->user.count && !more->group.count;
 }
 
 /* The maps hold index + 1 into rules->list, which moves as it grows. */
@@ -852,15 +868,17 @@ void rules_print(const struct rules *rules, FILE *out)
 {
 	for (size_t i = 0; i < rules->count; i++) {
 		const struct rule *r = &rules->list[i];
+		const struct rule_match_more *more =
+			rules_match_more(&r->match);
 
 		fprintf(out, "rule %s (%s:%u)\n", r->name, r->file, r->line);
 		rules_print_patterns(out, "exe", &r->match.exe);
 		rules_print_patterns(out, "name", &r->match.name);
 		rules_print_patterns(out, "cmdline", &r->match.cmdline);
-		rules_print_ids(out, "user", &r->match.user);
-		rules_print_ids(out, "group", &r->match.group);
-		rules_print_patterns(out, "cgroup", &r->match.cgroup);
-		rules_print_patterns(out, "parent_exe", &r->match.parent_exe);
+		rules_print_ids(out, "user", &more->user);
+		rules_print_ids(out, "group", &more->group);
+		rules_print_patterns(out, "cgroup", &more->cgroup);
+		rules_print_patterns(out, "parent_exe", &more->parent_exe);
 		rules_print_priority(out, &r->priority);
 		rules_print_placement(out, rules_placement(r));
 		rules_print_power(out, rules_power(r));

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -136,16 +137,26 @@ struct rule_ids {
 	size_t count;
 };
 
-struct rule_match {
-	struct rule_patterns exe, name, cmdline, cgroup, parent_exe;
+/* The keys few rules match on. */
+struct rule_match_more {
+	struct rule_patterns cgroup, parent_exe;
 	struct rule_ids user, group;
 };
 
-/* The enums in a byte each: set from their names, never out of range. */
+/* more: NULL when the rule matches on none of its keys; read it with
+ * rules_match_more, which gives empty keys then, and make it with
+ * rules_match_more_add. */
+struct rule_match {
+	struct rule_patterns exe, name, cmdline;
+	struct rule_match_more *more;
+};
+
+/* The numbers and enums in a byte each: set from a range checked, or
+ * from their names, never out of it. */
 struct rule_priority {
-	int nice;
-	int rt_priority; /* 0: unset */
-	int io_level;	 /* -1: unset */
+	int8_t nice;
+	int8_t rt_priority; /* 0: unset */
+	int8_t io_level;    /* -1: unset */
 	bool has_nice;
 	enum rule_class class : 8;
 	enum rule_policy policy : 8;
@@ -273,6 +284,8 @@ bool rules_resolve_id(struct rules *rules, bool group, const char *name,
 const char *rules_enum_name(enum rules_enum which, int value);
 int rules_enum_lookup(enum rules_enum which, const char *name);
 void rules_enum_list(enum rules_enum which, char *buf, size_t size);
+const struct rule_match_more *rules_match_more(const struct rule_match *m);
+struct rule_match_more *rules_match_more_add(struct rule_match *m);
 const struct rule_placement *rules_placement(const struct rule *rule);
 const struct rule_power *rules_power(const struct rule *rule);
 struct rule_placement *rules_placement_add(struct rule *rule);

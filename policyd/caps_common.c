@@ -23,7 +23,8 @@ static unsigned caps_of_rule(const struct rule *r, bool proc_hidden)
 	    p->io_level >= 0 || p->thread || pl->cores || pl->has_cpus ||
 	    pl->spread)
 		need |= CAPS_NEED_PRIORITY;
-	if (r->match.exe.count || r->match.parent_exe.count || proc_hidden ||
+	if (r->match.exe.count ||
+	    rules_match_more(&r->match)->parent_exe.count || proc_hidden ||
 	    caps_owned_power(rules_power(r)))
 		need |= CAPS_NEED_INSPECT;
 	if (rules_has_power(r))

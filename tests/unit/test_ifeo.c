@@ -476,8 +476,11 @@ static void spec_rules(const struct spec *specs, size_t count,
 		r->match.name.values = (char **)specs[i].name;
 		r->match.name.count = spec_count(specs[i].name);
 		if (specs[i].user) {
-			r->match.user.values = user;
-			r->match.user.count = 1;
+			struct rule_match_more *more =
+				rules_match_more_add(&r->match);
+
+			more->user.values = user;
+			more->user.count = 1;
 		}
 		r->priority.class = specs[i].class;
 		r->priority.ifeo = specs[i].ifeo;
@@ -487,11 +490,13 @@ static void spec_rules(const struct spec *specs, size_t count,
 	}
 }
 
-/* What spec_rules made for them: their placements. */
+/* What spec_rules made for them: their placements and user keys. */
 static void spec_rules_free(struct rule *rules, size_t count)
 {
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
 		free(rules[i].placement);
+		free(rules[i].match.more);
+	}
 }
 
 static bool reserved_stub(void *ctx, const char *name)

@@ -747,9 +747,9 @@ static void test_values_parsed(void **state)
 	r = &rules.list[0];
 	assert_string_equal(r->name, "r");
 	assert_int_equal(r->line, 3);
-	assert_int_equal(r->match.user.count, 2);
-	assert_int_equal(r->match.user.values[0].id, 0);
-	assert_int_equal(r->match.user.values[1].id, 1234);
+	assert_int_equal(rules_match_more(&r->match)->user.count, 2);
+	assert_int_equal(rules_match_more(&r->match)->user.values[0].id, 0);
+	assert_int_equal(rules_match_more(&r->match)->user.values[1].id, 1234);
 	assert_int_equal(r->priority.policy, RULE_POLICY_FIFO);
 	assert_int_equal(r->priority.rt_priority, 7);
 	assert_int_equal(r->priority.io_class, RULE_IO_CLASS_REALTIME);
