@@ -44,6 +44,8 @@ struct execfilter_stats {
 /* execfilter.c */
 struct execfilter *execfilter_open(unsigned follow_max, char *why,
 				   size_t why_size);
+/* The plan's literal exes are kept as the plan gives them, the rules'
+ * own texts: the rules outlive the filter's next set, or its close. */
 enum os_status execfilter_set(struct execfilter *f,
 			      const struct execplan *plan);
 /* *changed: a literal exe's file changed since the maps were written. */

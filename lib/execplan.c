@@ -25,7 +25,7 @@ static void execplan_list_add(struct execplan_list *list, const char *value)
 
 	if (execplan_list_has(list, value))
 		return;
-	copy = xstrdup(value);
+	copy = list->borrowed ? (char *)value : xstrdup(value);
 	if (list->count == list->capacity) {
 		list->capacity = list->capacity ? list->capacity * 2 : 16;
 		list->values = xreallocarray(list->values, list->capacity,
@@ -37,7 +37,7 @@ static void execplan_list_add(struct execplan_list *list, const char *value)
 
 static void execplan_list_free(struct execplan_list *list)
 {
-	for (size_t i = 0; i < list->count; i++)
+	for (size_t i = 0; !list->borrowed && i < list->count; i++)
 		free(list->values[i]);
 	free(list->values);
 	strmap_free(&list->index);
@@ -314,7 +314,7 @@ static bool execplan_cover(struct execplan *plan, const struct rule_patterns *p,
 
 void execplan_build(struct execplan *plan, const struct rules *rules)
 {
-	*plan = (struct execplan){0};
+	*plan = (struct execplan){.paths.borrowed = true};
 	for (size_t i = 0; rules && i < rules->count; i++) {
 		const struct rule *r = &rules->list[i];
 

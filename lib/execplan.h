@@ -34,10 +34,14 @@ struct execplan_list {
 	char **values; /* unique, in order of first use */
 	size_t count, capacity;
 	struct strmap index; /* value -> 1: thousands of rules, each once */
+	bool borrowed;	     /* the values are the rules' own texts */
 };
 
 struct execplan {
-	struct execplan_list paths; /* literal exes: their files */
+	/* Literal exes: their files. Their texts are the rules' (borrowed:
+	 * the plan, and a filter that keeps them, live within the rule set
+	 * it was built from). */
+	struct execplan_list paths;
 	struct execplan_list names; /* exact basenames of exe files */
 	struct execplan_list comms; /* exact process names */
 	/* Literal directories exe globs lie under (no trailing '/'): the

@@ -399,17 +399,17 @@ static bool rulefile_pattern_one(struct rulefile *rf, const config_setting_t *s,
 	return true;
 }
 
-/* count texts in one allocation: the pointers, then the texts they
- * point to (a daemon holds 20,000 rules' of them), freed with the
- * array. */
-static char **rulefile_pack(const char *const *texts, size_t count)
+/* count texts in the rule set's arena: the pointers, then the texts they
+ * point to (a daemon holds 20,000 rules' of them). */
+static char **rulefile_pack(struct rulefile *rf, const char *const *texts,
+			    size_t count)
 {
 	size_t bytes = count * sizeof(char *);
 	char **out, *at;
 
 	for (size_t i = 0; i < count; i++)
 		bytes += strlen(texts[i]) + 1;
-	out = xcalloc(1, bytes);
+	out = arena_alloc(&rf->rules->texts, bytes);
 	at = (char *)(out + count);
 	for (size_t i = 0; i < count; i++) {
 		size_t len = strlen(texts[i]) + 1;
@@ -422,7 +422,8 @@ static char **rulefile_pack(const char *const *texts, size_t count)
 
 /* A match key's values, then with flags their keys, in one allocation.
  * texts has room for both. */
-static void rulefile_patterns_pack(struct rule_patterns *out,
+static void rulefile_patterns_pack(struct rulefile *rf,
+				   struct rule_patterns *out,
 				   const char **texts, unsigned count)
 {
 	char key[PATH_MAX];
@@ -430,7 +431,7 @@ static void rulefile_patterns_pack(struct rule_patterns *out,
 	for (unsigned i = 0; out->flags && i < count; i++)
 		texts[count + i] = xstrdup(
 			pattern_key(texts[i], out->flags, key, sizeof(key)));
-	out->values = rulefile_pack(texts, out->flags ? 2 * count : count);
+	out->values = rulefile_pack(rf, texts, out->flags ? 2 * count : count);
 	for (unsigned i = 0; out->flags && i < count; i++)
 		free((char *)texts[count + i]);
 	out->count = count;
@@ -457,7 +458,7 @@ static void rulefile_patterns(struct rulefile *rf, const config_setting_t *s,
 			continue;
 		texts[kept++] = config_setting_get_string(values[i]);
 	}
-	rulefile_patterns_pack(out, texts, kept);
+	rulefile_patterns_pack(rf, out, texts, kept);
 	free(texts);
 	free(values);
 }
@@ -1068,6 +1069,7 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 {
 	const config_setting_t **values;
 	const char **texts;
+	unsigned kept = 0;
 	int count;
 
 	if (!rulefile_values(rf, s, &values, &count))
@@ -1095,11 +1097,20 @@ static void rulefile_source(struct rulefile *rf, const config_setting_t *s,
 				       RULEFILE_MAX_SOURCE);
 			text = "";
 		}
-		texts[rule->source_count++] = text;
+		texts[kept++] = text;
 	}
-	rule->sources = rulefile_pack(texts, rule->source_count);
+	rules_sources_set(rule, rulefile_pack(rf, texts, kept), kept);
 	free(texts);
 	free(values);
+}
+
+/* A rule without a name, or with one not valid, goes by its place. */
+static char *rulefile_unnamed(struct rulefile *rf, const config_setting_t *g)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "#%d", config_setting_index(g) + 1);
+	return arena_strdup(&rf->rules->texts, name);
 }
 
 static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
@@ -1113,6 +1124,7 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 		.line = rulefile_line(rf, g),
 		.priority = {.io_level = -1},
 	};
+	bool flag;
 
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
 		rulefile_error(rf, rulefile_line(rf, g),
@@ -1134,7 +1146,8 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 				       config_setting_get_string(s),
 				       RULEFILE_MAX_NAME);
 		else
-			rule.name = xstrdup(config_setting_get_string(s));
+			rule.name = arena_strdup(&rf->rules->texts,
+						 config_setting_get_string(s));
 	}
 	if ((s = config_setting_get_member(g, "match")))
 		rulefile_match(rf, s, &rule);
@@ -1148,15 +1161,18 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 		rulefile_placement(rf, s, &rule);
 	if ((s = config_setting_get_member(g, "power")))
 		rulefile_power(rf, s, &rule);
-	if ((s = config_setting_get_member(g, "allow_spoofable")))
-		rulefile_bool(rf, s, &rule.allow_spoofable);
+	if ((s = config_setting_get_member(g, "allow_spoofable")) &&
+	    rulefile_bool(rf, s, &flag))
+		rule.allow_spoofable = flag;
 	if ((s = config_setting_get_member(g, "follow_children")) &&
-	    rulefile_bool(rf, s, &rule.follow_children))
+	    rulefile_bool(rf, s, &flag)) {
 		rule.has_follow_children = true;
+		rule.follow_children = flag;
+	}
 	if ((s = config_setting_get_member(g, "source")))
 		rulefile_source(rf, s, &rule);
 	if (!rule.name)
-		rule.name = xasprintf("#%d", config_setting_index(g) + 1);
+		rule.name = rulefile_unnamed(rf, g);
 	rulefile_security(rf, g, &rule);
 	rules_add(rf->rules, &rule, rf->path, rf->diag);
 }
@@ -1371,11 +1387,6 @@ void rulefile_parse(struct rules *rules, const char *path, const char *text,
 	diag_sort_lines(diag, first);
 }
 
-static void rulefile_free_patterns(struct rule_patterns *p)
-{
-	free(p->values); /* its texts with it */
-}
-
 static void rulefile_free_ids(struct rule_ids *ids)
 {
 	for (size_t i = 0; i < ids->count; i++)
@@ -1385,20 +1396,13 @@ static void rulefile_free_ids(struct rule_ids *ids)
 
 void rulefile_free_rule(struct rule *rule)
 {
-	free(rule->name);
-	rulefile_free_patterns(&rule->match.exe);
-	rulefile_free_patterns(&rule->match.name);
-	rulefile_free_patterns(&rule->match.cmdline);
+	/* Its texts are the set's (rules->texts). */
 	if (rule->match.more) {
-		rulefile_free_patterns(&rule->match.more->cgroup);
-		rulefile_free_patterns(&rule->match.more->parent_exe);
 		rulefile_free_ids(&rule->match.more->user);
 		rulefile_free_ids(&rule->match.more->group);
 		free(rule->match.more);
 	}
-	if (rule->placement)
-		cpulist_free(&rule->placement->cpus);
-	free(rule->placement);
-	free(rule->power);
-	free(rule->sources); /* its texts with it */
+	if (rule->extra)
+		cpulist_free(&rule->extra->placement.cpus);
+	free(rule->extra);
 }

@@ -193,31 +193,48 @@ struct rule_match_more *rules_match_more_add(struct rule_match *m)
 
 const struct rule_placement *rules_placement(const struct rule *rule)
 {
-	return rule->placement ? rule->placement : &rules_no_placement;
+	return rule->extra ? &rule->extra->placement : &rules_no_placement;
 }
 
 const struct rule_power *rules_power(const struct rule *rule)
 {
-	return rule->power ? rule->power : &rules_no_power;
+	return rule->extra ? &rule->extra->power : &rules_no_power;
 }
 
-/* The rule's own placement, made unset the first time it is asked for. */
+char *const *rules_sources(const struct rule *rule, unsigned *count)
+{
+	*count = rule->extra ? rule->extra->source_count : 0;
+	return *count ? rule->extra->sources : NULL;
+}
+
+/* The rule's own extras, made unset the first time one is asked for. */
+static struct rule_extra *rules_extra_add(struct rule *rule)
+{
+	if (!rule->extra) {
+		rule->extra = xcalloc(1, sizeof(*rule->extra));
+		rule->extra->placement = rules_no_placement;
+		rule->extra->power = rules_no_power;
+	}
+	return rule->extra;
+}
+
 struct rule_placement *rules_placement_add(struct rule *rule)
 {
-	if (!rule->placement) {
-		rule->placement = xmalloc(sizeof(*rule->placement));
-		*rule->placement = rules_no_placement;
-	}
-	return rule->placement;
+	return &rules_extra_add(rule)->placement;
 }
 
 struct rule_power *rules_power_add(struct rule *rule)
 {
-	if (!rule->power) {
-		rule->power = xmalloc(sizeof(*rule->power));
-		*rule->power = rules_no_power;
-	}
-	return rule->power;
+	return &rules_extra_add(rule)->power;
+}
+
+/* sources: the rule set's (its texts). */
+void rules_sources_set(struct rule *rule, char **sources, unsigned count)
+{
+	struct rule_extra *extra = rules_extra_add(rule);
+
+	extra->sources = sources;
+	extra->source_count = count;
 }
 
 bool rules_has_power(const struct rule *rule)
@@ -311,12 +328,14 @@ bool rules_have_placement(const struct rules *rules)
 const char *rules_source(const struct rule *rule, const char *comm)
 {
 	const struct rule_patterns *p = &rule->match.name;
+	unsigned count;
+	char *const *sources = rules_sources(rule, &count);
 
-	if (rule->source_count == 1 || !comm)
-		return rule->source_count ? rule->sources[0] : NULL;
-	for (size_t i = 0; i < p->count && i < rule->source_count; i++) {
+	if (count == 1 || !comm)
+		return count ? sources[0] : NULL;
+	for (size_t i = 0; i < p->count && i < count; i++) {
 		if (pattern_match_flags(p->values[i], comm, p->flags))
-			return rule->sources[i];
+			return sources[i];
 	}
 	return NULL;
 }
@@ -386,6 +405,7 @@ void rules_free(struct rules *rules)
 	for (size_t i = 0; i < rules->count; i++)
 		rulefile_free_rule(&rules->list[i]);
 	free(rules->list);
+	arena_free(&rules->texts);
 	for (size_t i = 0; i < rules->file_count; i++)
 		free(rules->files[i]);
 	free(rules->files);
@@ -870,6 +890,8 @@ void rules_print(const struct rules *rules, FILE *out)
 		const struct rule *r = &rules->list[i];
 		const struct rule_match_more *more =
 			rules_match_more(&r->match);
+		char *const *sources;
+		unsigned source_count;
 
 		fprintf(out, "rule %s (%s:%u)\n", r->name, r->file, r->line);
 		rules_print_patterns(out, "exe", &r->match.exe);
@@ -887,9 +909,10 @@ void rules_print(const struct rules *rules, FILE *out)
 		if (r->has_follow_children)
 			fprintf(out, "  follow_children = %s\n",
 				r->follow_children ? "true" : "false");
-		for (size_t s = 0; s < r->source_count; s++) {
+		sources = rules_sources(r, &source_count);
+		for (size_t s = 0; s < source_count; s++) {
 			fprintf(out, "  source = \"");
-			rules_print_text(out, r->sources[s]);
+			rules_print_text(out, sources[s]);
 			fprintf(out, "\"\n");
 		}
 	}

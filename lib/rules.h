@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "arena.h"
 #include "cpulist.h"
 #include "diag.h"
 #include "strmap.h"
@@ -192,28 +193,33 @@ struct rule_power {
 	char plan[RULE_PLAN_MAX];
 };
 
+/* What few rules have. sources: where the rule came from (an imported
+ * file and line), for explain: one entry, or one per match.name value. */
+struct rule_extra {
+	struct rule_placement placement;
+	struct rule_power power;
+	char **sources;
+	unsigned source_count;
+};
+
 /* A daemon keeps every rule for as long as it runs, 20,000 of them in
  * large sets: the fields are ordered to leave no holes, and what few
  * rules have is behind a pointer. */
 struct rule {
 	char *name;
 	const char *file; /* owned by the rule set */
-	/* Where the rule came from (an imported file and line), for explain:
-	 * one entry, or one per match.name value. */
-	char **sources;
-	unsigned line;
-	unsigned source_count;
 	struct rule_match match;
 	struct rule_priority priority;
-	bool allow_spoofable;
+	unsigned line : 29; /* a rule file is at most 64 MiB */
+	bool allow_spoofable : 1;
 	/* follow_children, when the rule sets it; else rules_follows_children
 	 * decides by what the rule does. */
-	bool has_follow_children, follow_children;
-	/* NULL when the rule has none: read them with rules_placement and
-	 * rules_power, which give the unset values then; rules_placement_add
-	 * and rules_power_add make them. */
-	struct rule_placement *placement;
-	struct rule_power *power;
+	bool has_follow_children : 1, follow_children : 1;
+	/* NULL when the rule has none of it: read it with rules_placement,
+	 * rules_power and rules_sources, which give unset values then;
+	 * rules_placement_add, rules_power_add and rules_sources_set make
+	 * it. */
+	struct rule_extra *extra;
 };
 
 /* The system a rule set is checked for: what it can apply there decides
@@ -228,6 +234,9 @@ struct rules {
 	enum rules_system system; /* set after rules_init, before loading */
 	struct rule *list;
 	size_t count, capacity;
+	/* The rules' names, match values and sources: they go with the
+	 * set. */
+	struct arena texts;
 	char **files; /* the files that hold rules */
 	size_t file_count;
 	size_t files_read;
@@ -290,6 +299,8 @@ const struct rule_placement *rules_placement(const struct rule *rule);
 const struct rule_power *rules_power(const struct rule *rule);
 struct rule_placement *rules_placement_add(struct rule *rule);
 struct rule_power *rules_power_add(struct rule *rule);
+char *const *rules_sources(const struct rule *rule, unsigned *count);
+void rules_sources_set(struct rule *rule, char **sources, unsigned count);
 bool rules_raises(const struct rule *rule);
 bool rules_raises_inherited(const struct rule *rule);
 bool rules_follows_children(const struct rule *rule);

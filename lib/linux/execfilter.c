@@ -67,7 +67,10 @@ struct execfilter {
 	struct bpfring *ring;
 	unsigned follow_max; /* the followed map's entries */
 	unsigned generation; /* the one in force, 0 or 1 */
+	/* The literal exes' texts are the plan's (the rules' own: borrowed
+	 * until the next set), the directories' copied into dir_texts. */
 	struct execfilter_path *paths;
+	char *dir_texts;
 	size_t path_count, refresh_next;
 	/* Records taken from the ring, not handled yet; when the first of
 	 * them was. */
@@ -332,10 +335,10 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 }
 
 /* The texts lie in one allocation, the first path's (execfilter_resolve). */
-static void execfilter_paths_free(struct execfilter_path *paths, size_t count)
+static void execfilter_paths_free(struct execfilter_path *paths,
+				  char *dir_texts)
 {
-	if (count)
-		free(paths[0].path);
+	free(dir_texts);
 	free(paths);
 }
 
@@ -348,7 +351,7 @@ void execfilter_close(struct execfilter *f)
 	execwatch_close(f->watch);
 	free(f->pending);
 	free(f->pending_list);
-	execfilter_paths_free(f->paths, f->path_count);
+	execfilter_paths_free(f->paths, f->dir_texts);
 	free(f->taken);
 	free(f);
 }
@@ -678,15 +681,11 @@ static void execfilter_resolve_path(struct execfilter_path *p,
 	p->ino = p->found ? st.st_ino : 0;
 }
 
-static const char *execfilter_plan_path(const struct execplan *plan, size_t i)
-{
-	return i < plan->paths.count ? plan->paths.values[i]
-				     : plan->dirs.values[i - plan->paths.count];
-}
-
-/* The literal exes, then the directories; their texts copied into one
- * allocation (20,000 of them cost a block each). */
-static struct execfilter_path *execfilter_resolve(const struct execplan *plan)
+/* The literal exes, their texts borrowed from the plan (20,000 rules'
+ * of them are there already), then the directories, the plan's own
+ * texts, copied into one allocation (*dir_texts). */
+static struct execfilter_path *execfilter_resolve(const struct execplan *plan,
+						  char **dir_texts)
 {
 	size_t files = plan->paths.count, count = files + plan->dirs.count;
 	struct execfilter_path *paths = xcalloc(count + 1, sizeof(*paths));
@@ -694,20 +693,22 @@ static struct execfilter_path *execfilter_resolve(const struct execplan *plan)
 	size_t bytes = 0;
 	char *at;
 
-	for (size_t i = 0; i < count; i++)
-		bytes += strlen(execfilter_plan_path(plan, i)) + 1;
-	at = xcalloc(1, bytes);
+	for (size_t i = 0; i < plan->dirs.count; i++)
+		bytes += strlen(plan->dirs.values[i]) + 1;
+	at = *dir_texts = bytes ? xmalloc(bytes) : NULL;
 	for (size_t i = 0; i < count; i++) {
-		const char *text = execfilter_plan_path(plan, i);
-		size_t len = strlen(text) + 1;
+		if (i < files) {
+			paths[i].path = plan->paths.values[i];
+		} else {
+			const char *text = plan->dirs.values[i - files];
+			size_t len = strlen(text) + 1;
 
-		paths[i].dir = i >= files;
-		paths[i].path = memcpy(at, text, len);
-		at += len;
+			paths[i].dir = true;
+			paths[i].path = memcpy(at, text, len);
+			at += len;
+		}
 		execfilter_resolve_path(&paths[i], &last);
 	}
-	if (!count)
-		free(at);
 	return paths;
 }
 
@@ -868,7 +869,7 @@ static void execfilter_watch_paths(struct execfilter *f)
 	free(f->pending);
 	free(f->pending_list);
 	f->pending = xcalloc(f->path_count + 1, sizeof(*f->pending));
-	f->pending_list = xcalloc(f->path_count + 1, sizeof(*f->pending_list));
+	f->pending_list = NULL; /* grown as paths are reported */
 	f->pending_count = 0;
 	for (size_t i = 0; i < f->path_count; i++)
 		texts[i] = f->paths[i].path;
@@ -883,8 +884,10 @@ static void execfilter_watch_paths(struct execfilter *f)
 enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 {
 	unsigned next = f->generation ^ 1, old = f->generation;
-	struct execfilter_path *paths = execfilter_resolve(plan), *old_paths;
-	size_t count = plan->paths.count + plan->dirs.count, old_count;
+	char *dir_texts, *old_texts;
+	struct execfilter_path *paths = execfilter_resolve(plan, &dir_texts);
+	struct execfilter_path *old_paths;
+	size_t count = plan->paths.count + plan->dirs.count;
 	bool all = plan->all;
 
 	if (!all &&
@@ -897,7 +900,7 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 	if (execfilter_switch(f, next, all, plan) < 0) {
 		enum os_status status = status_of_errno(errno);
 
-		execfilter_paths_free(paths, count);
+		execfilter_paths_free(paths, dir_texts);
 		return status;
 	}
 	f->generation = next;
@@ -912,11 +915,12 @@ enum os_status execfilter_set(struct execfilter *f, const struct execplan *plan)
 	execfilter_sweep_lpm(f->skel->maps.starts.map_fd, old);
 	execfilter_sweep_lpm(f->skel->maps.ends.map_fd, old);
 	old_paths = f->paths;
-	old_count = f->path_count;
+	old_texts = f->dir_texts;
 	f->paths = paths;
+	f->dir_texts = dir_texts;
 	f->path_count = count;
 	execfilter_watch_paths(f);
-	execfilter_paths_free(old_paths, old_count); /* no longer watched */
+	execfilter_paths_free(old_paths, old_texts); /* no longer watched */
 	return OS_OK;
 }
 
@@ -927,6 +931,8 @@ static void execfilter_pend(void *ctx, size_t path)
 	if (path >= f->path_count || f->pending[path])
 		return;
 	f->pending[path] = true;
+	f->pending_list = xgrow(f->pending_list, f->pending_count,
+				sizeof(*f->pending_list));
 	f->pending_list[f->pending_count++] = path;
 }
 

@@ -494,7 +494,7 @@ static void spec_rules(const struct spec *specs, size_t count,
 static void spec_rules_free(struct rule *rules, size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
-		free(rules[i].placement);
+		free(rules[i].extra);
 		free(rules[i].match.more);
 	}
 }

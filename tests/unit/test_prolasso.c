@@ -422,8 +422,8 @@ static void test_cpu_sets_soft(void **state)
 		const struct rule *r = &rules.list[i];
 		bool soft = strcmp(r->match.name.values[0], "s.exe") == 0;
 
-		assert_true(r->placement->has_cpus);
-		if (rules_place_hard(r->placement) == soft)
+		assert_true(rules_placement(r)->has_cpus);
+		if (rules_place_hard(rules_placement(r)) == soft)
 			fail_msg("%s: placed %s, want %s",
 				 r->match.name.values[0],
 				 soft ? "hard" : "soft",

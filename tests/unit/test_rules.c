@@ -755,12 +755,12 @@ static void test_values_parsed(void **state)
 	assert_int_equal(r->priority.io_class, RULE_IO_CLASS_REALTIME);
 	assert_int_equal(r->priority.io_level, 1);
 	assert_false(r->priority.has_nice);
-	cpulist_format(&r->placement->cpus, cpus, sizeof(cpus));
+	cpulist_format(&rules_placement(r)->cpus, cpus, sizeof(cpus));
 	assert_string_equal(cpus, "0-5,8");
-	assert_int_equal(r->placement->spread, RULE_SPREAD_PACKAGE);
-	assert_int_equal(r->power->turbo, RULE_TURBO_OFF);
-	assert_int_equal(r->power->idle_latency_us, 20);
-	assert_int_equal(r->power->min_online, -1);
+	assert_int_equal(rules_placement(r)->spread, RULE_SPREAD_PACKAGE);
+	assert_int_equal(rules_power(r)->turbo, RULE_TURBO_OFF);
+	assert_int_equal(rules_power(r)->idle_latency_us, 20);
+	assert_int_equal(rules_power(r)->min_online, -1);
 	assert_true(rules_raises(r));
 	assert_false(rules_spoofable(r));
 	diag_free(&diag);
@@ -840,7 +840,8 @@ static void test_windows_keys_parsed(void **state)
 	p = &rules.list[0].priority;
 	assert_int_equal(p->thread, RULE_THREAD_HIGHEST);
 	assert_int_equal(p->efficiency_mode, RULE_EFFICIENCY_OFF);
-	assert_int_equal(rules.list[0].placement->spread, RULE_SPREAD_GROUP);
+	assert_int_equal(rules_placement(&rules.list[0])->spread,
+			 RULE_SPREAD_GROUP);
 	assert_true(rules_places(&rules.list[0]));
 	assert_true(rules_raises(&rules.list[0]));
 	f = memstream_open(&ms);
@@ -900,8 +901,7 @@ static void test_rule_layout(void **state)
 	diag_init(&diag);
 	rules_load_text(&rules, "t.rules", text, strlen(text), &diag);
 	assert_int_equal(diag.errors, 0);
-	assert_null(rules.list[0].placement);
-	assert_null(rules.list[0].power);
+	assert_null(rules.list[0].extra);
 	assert_int_equal(rules_power(&rules.list[0])->min_online, -1);
 	assert_int_equal(rules_power(&rules.list[0])->idle_latency_us, -1);
 	assert_false(rules_places(&rules.list[0]));
