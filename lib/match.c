@@ -53,7 +53,7 @@ static const struct rule_patterns *match_on_patterns(const struct rule *rule,
 	case MATCH_ON_COUNT:
 		break;
 	}
-	return &rule->match.cmdline;
+	return &rules_match_more(&rule->match)->cmdline;
 }
 
 static const char *match_on_text(const struct facts *facts, enum match_on on)
@@ -171,14 +171,29 @@ static void match_bucket_add(struct match_index *index, uint32_t *number,
 	b->count++;
 }
 
-/* Exact values are borrowed keys of a map of bucket numbers. */
+/* Exact values are borrowed keys of a map whose value is the one rule
+ * of a value, or the bucket of a value several rules have (most values,
+ * 20,000 of them in large sets, have one: no bucket): a rule r is
+ * r << 1 | 1, a bucket numbered n is n << 1. */
 static void match_exact_add(struct match_index *index, struct strmap *map,
 			    const char *key, size_t rule)
 {
-	uint32_t number = (uint32_t)(uintptr_t)strmap_get(map, key);
+	uintptr_t value = (uintptr_t)strmap_get(map, key);
+	uint32_t number = 0;
 
+	if (!value) {
+		strmap_put(map, key, (void *)((uintptr_t)rule << 1 | 1));
+		return;
+	}
+	if (value & 1) {
+		if (value >> 1 == rule)
+			return; /* a rule listing the same value twice: once */
+		match_bucket_add(index, &number, value >> 1);
+	} else {
+		number = (uint32_t)(value >> 1);
+	}
 	match_bucket_add(index, &number, rule);
-	strmap_put(map, key, (void *)(uintptr_t)number);
+	strmap_put(map, key, (void *)((uintptr_t)number << 1));
 }
 
 /* Rule r under the literal of each of its values of the key on. */
@@ -468,11 +483,11 @@ bool match_rule(const struct rule *rule, struct facts *facts,
 				   why_size))
 			return false;
 	}
-	if (m->cmdline.count) {
+	if (more->cmdline.count) {
 		if (!match_need(facts, MATCH_FACT_CMDLINE, fetch, ctx))
 			return match_unreadable("cmdline", why, why_size);
-		if (!match_patterns(&m->cmdline, "cmdline", facts->cmdline, why,
-				    why_size))
+		if (!match_patterns(&more->cmdline, "cmdline", facts->cmdline,
+				    why, why_size))
 			return false;
 	}
 	if (more->parent_exe.count) {
@@ -497,6 +512,12 @@ struct match_candidates {
 	size_t count, next;
 };
 
+static void match_candidates_add(struct match_candidates *c, size_t rule)
+{
+	c->list = xgrow(c->list, c->count, sizeof(*c->list));
+	c->list[c->count++] = rule;
+}
+
 /* Adds the rules of the bucket numbered number. */
 static void match_candidates_visit(void *ctx, uint32_t number)
 {
@@ -504,10 +525,17 @@ static void match_candidates_visit(void *ctx, uint32_t number)
 	const struct match_bucket *b = &c->buckets[number - 1];
 	const size_t *rules = match_bucket_rules(b);
 
-	for (size_t i = 0; i < b->count; i++) {
-		c->list = xgrow(c->list, c->count, sizeof(*c->list));
-		c->list[c->count++] = rules[i];
-	}
+	for (size_t i = 0; i < b->count; i++)
+		match_candidates_add(c, rules[i]);
+}
+
+/* An exact value's rule, or its bucket's (match_exact_add). */
+static void match_candidates_exact(struct match_candidates *c, uintptr_t value)
+{
+	if (value & 1)
+		match_candidates_add(c, value >> 1);
+	else if (value)
+		match_candidates_visit(c, (uint32_t)(value >> 1));
 }
 
 static int match_compare_index(const void *a, const void *b)
@@ -580,7 +608,6 @@ static void match_lookup(const struct match_keyed *k, enum match_on on,
 {
 	char buf[MATCH_TEXT_MAX];
 	const char *key;
-	uint32_t number;
 	size_t len;
 
 	if (!match_need(facts, match_on_facts[on], fetch, ctx))
@@ -589,9 +616,7 @@ static void match_lookup(const struct match_keyed *k, enum match_on on,
 	if (!key)
 		return;
 	len = strlen(key);
-	number = (uint32_t)(uintptr_t)strmap_get(&k->exact, key);
-	if (number)
-		match_candidates_visit(c, number);
+	match_candidates_exact(c, (uintptr_t)strmap_get(&k->exact, key));
 	trie_walk(&k->starts, key, len, false, match_candidates_visit, c);
 	trie_walk(&k->ends, key, len, true, match_candidates_visit, c);
 	match_runs(&k->runs, key, len, c);

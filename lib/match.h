@@ -87,7 +87,7 @@ enum match_on {
  * match without: the maps and tries hold bucket numbers (an index into
  * the index's buckets, plus 1). */
 struct match_keyed {
-	struct strmap exact;  /* a literal value (its key) -> bucket */
+	struct strmap exact;  /* a literal value (its key) -> rule or bucket */
 	struct trie starts;   /* a literal start -> bucket */
 	struct trie ends;     /* a literal end, put in reversed -> bucket */
 	struct acsearch runs; /* a literal run anywhere -> bucket */

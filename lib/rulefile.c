@@ -603,7 +603,7 @@ static void rulefile_match(struct rulefile *rf, const config_setting_t *g,
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_COMM, &m->name);
 	if ((s = config_setting_get_member(g, "cmdline")))
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_TEXT,
-				  &m->cmdline);
+				  &rules_match_more_add(m)->cmdline);
 	if ((s = config_setting_get_member(g, "cgroup")))
 		rulefile_patterns(rf, s, RULEFILE_PATTERN_KIND_CGROUP,
 				  &rules_match_more_add(m)->cgroup);

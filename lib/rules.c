@@ -441,7 +441,7 @@ static bool rules_match_has_only_exe(const struct rule_match *m)
 {
 	const struct rule_match_more *more = rules_match_more(m);
 
-	return m->exe.count && !m->name.count && !m->cmdline.count &&
+	return m->exe.count && !m->name.count && !more->cmdline.count &&
 	       !more->cgroup.count && !more->parent_exe.count &&
 	       !more->user.count && !more->group.count;
 }
@@ -896,7 +896,7 @@ void rules_print(const struct rules *rules, FILE *out)
 		fprintf(out, "rule %s (%s:%u)\n", r->name, r->file, r->line);
 		rules_print_patterns(out, "exe", &r->match.exe);
 		rules_print_patterns(out, "name", &r->match.name);
-		rules_print_patterns(out, "cmdline", &r->match.cmdline);
+		rules_print_patterns(out, "cmdline", &more->cmdline);
 		rules_print_ids(out, "user", &more->user);
 		rules_print_ids(out, "group", &more->group);
 		rules_print_patterns(out, "cgroup", &more->cgroup);

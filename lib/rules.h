@@ -138,9 +138,9 @@ struct rule_ids {
 	size_t count;
 };
 
-/* The keys few rules match on. */
+/* The keys fewer rules match on. */
 struct rule_match_more {
-	struct rule_patterns cgroup, parent_exe;
+	struct rule_patterns cmdline, cgroup, parent_exe;
 	struct rule_ids user, group;
 };
 
@@ -148,7 +148,7 @@ struct rule_match_more {
  * rules_match_more, which gives empty keys then, and make it with
  * rules_match_more_add. */
 struct rule_match {
-	struct rule_patterns exe, name, cmdline;
+	struct rule_patterns exe, name;
 	struct rule_match_more *more;
 };
 

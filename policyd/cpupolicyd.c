@@ -461,8 +461,6 @@ static void setup(struct daemon *d)
 	if (ensure_topology(d, d->rules) < 0)
 		exit(1);
 	setup_events(d);
-	if (d->execfilter)
-		service_trim(); /* the filter's plan and look-ups are gone */
 	if (d->conf.self_realtime)
 		service_self_realtime();
 	d->caps_kept = daemon_caps_needed(d, d->rules);
@@ -481,6 +479,9 @@ static void setup(struct daemon *d)
 	hold_apply(d); /* the config's base policy */
 	manage_set_rules(&d->manage, d->rules);
 	ifeo_sync(d, d->rules);
+	/* The parse, the filter's plan and the index's tables as they grew
+	 * are freed: given back, as after a reload. */
+	service_trim();
 	daemon_ready(d->rules);
 }
 

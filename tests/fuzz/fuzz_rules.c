@@ -39,7 +39,8 @@ static void fuzz_match(const struct rules *rules,
 
 	fuzz_value(truth.exe, sizeof(truth.exe), &m->exe);
 	fuzz_value(truth.comm, sizeof(truth.comm), &m->name);
-	fuzz_value(truth.cmdline, sizeof(truth.cmdline), &m->cmdline);
+	fuzz_value(truth.cmdline, sizeof(truth.cmdline),
+		   &rules_match_more(m)->cmdline);
 	for (size_t i = 0; i < rules->count && first < 0; i++) {
 		struct facts fresh = {0};
 

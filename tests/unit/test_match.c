@@ -717,6 +717,57 @@ static void test_index_kinds(void **state)
 	rules_free(&rules);
 }
 
+/* An exact value held by one rule takes no bucket; one that several
+ * rules hold (one of them twice, the first rule of the set) has one
+ * bucket, and the first that matches still wins. */
+static void test_index_exact_shared(void **state)
+{
+	static const char text[] =
+		"rules = (\n"
+		"{ name = \"twice\"; match = { exe = [\"/usr/bin/same\", "
+		"\"/usr/bin/same\"]; user = 7; }; },\n"
+		"{ name = \"alone\"; match = { exe = \"/usr/bin/alone\"; }; "
+		"},\n"
+		"{ name = \"first\"; match = { exe = \"/usr/bin/same\"; "
+		"user = 1; }; },\n"
+		"{ name = \"second\"; match = { exe = \"/usr/bin/same\"; }; }\n"
+		");\n";
+	static const struct index_case cases[] = {
+		{"the first rule, its value twice",
+		 {.exe = "/usr/bin/same", .uid = 7},
+		 "twice",
+		 0,
+		 0},
+		{"the next of the value's rules",
+		 {.exe = "/usr/bin/same", .uid = 1},
+		 "first",
+		 0,
+		 0},
+		{"the last",
+		 {.exe = "/usr/bin/same", .uid = 2},
+		 "second",
+		 0,
+		 0},
+		{"a value of one rule",
+		 {.exe = "/usr/bin/alone"},
+		 "alone",
+		 0,
+		 0},
+		{"none", {.exe = "/usr/bin/other"}, NULL, 0, 0},
+	};
+	struct match_index index;
+	struct rules rules;
+
+	(void)state;
+	index_load(&rules, &index, text);
+	assert_int_equal(index.bucket_count, 1);
+	assert_int_equal(index.buckets[0].count, 3);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		test_index_case(&cases[i], &rules, &index);
+	match_index_free(&index);
+	rules_free(&rules);
+}
+
 /* The command line, the dearest fact, is read only when the rule order
  * reaches a rule that needs it: not when an earlier rule matched, not
  * when no rule looks at it. */
@@ -785,7 +836,7 @@ static void test_index_empty_pattern(void **state)
 	index_load(&rules, &index, text);
 	match_index_free(&index);
 	for (size_t i = 0; i < rules.count; i++) {
-		struct rule_patterns *p = i ? &rules.list[i].match.cmdline
+		struct rule_patterns *p = i ? &rules.list[i].match.more->cmdline
 					    : &rules.list[i].match.name;
 
 		p->values[0] = (char *)""; /* its text stays in the block */
@@ -1100,6 +1151,7 @@ int main(void)
 		cmocka_unit_test(test_why_file),
 		cmocka_unit_test(test_large_index),
 		cmocka_unit_test(test_index_kinds),
+		cmocka_unit_test(test_index_exact_shared),
 		cmocka_unit_test(test_index_lazy),
 		cmocka_unit_test(test_index_empty_pattern),
 		cmocka_unit_test(test_unindexed),
