@@ -16,14 +16,13 @@ enum {
 struct arena_block {
 	struct arena_block *next;
 	size_t size, used;
-	/* Offsets are kept multiples of a pointer's size: the data after
-	 * three of them is aligned for pointers and for text. */
+	/* After three of them: aligned for a pointer (malloc's block is). */
 	unsigned char data[];
 };
 
-static size_t arena_round(size_t size)
+static size_t arena_round(size_t size, size_t align)
 {
-	return (size + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
+	return (size + align - 1) & ~(align - 1);
 }
 
 static struct arena_block *arena_block_new(struct arena *a, size_t need)
@@ -40,16 +39,18 @@ static struct arena_block *arena_block_new(struct arena *a, size_t need)
 	return b;
 }
 
-/* size bytes, zeroed, aligned for a pointer. A request larger than the
- * block being filled gets a block of its own, behind it, so that the
- * room left in the current one is still used. */
-void *arena_alloc(struct arena *a, size_t size)
+/* size bytes, zeroed, at a multiple of align (a power of two, at most a
+ * pointer's). A request larger than the room left in the block being
+ * filled gets a block of its own, behind it, so that the room is still
+ * used. */
+static void *arena_take(struct arena *a, size_t size, size_t align)
 {
 	struct arena_block *b = a->head;
-	void *at;
+	size_t at = b ? arena_round(b->used, align) : 0;
 
-	size = arena_round(size ? size : 1);
-	if (!b || b->size - b->used < size) {
+	if (!size)
+		size = 1;
+	if (!b || at > b->size || b->size - at < size) {
 		struct arena_block *fresh = arena_block_new(a, size);
 
 		if (b && fresh->size == size) {
@@ -60,17 +61,24 @@ void *arena_alloc(struct arena *a, size_t size)
 		}
 		fresh->next = b;
 		a->head = b = fresh;
+		at = 0;
 	}
-	at = b->data + b->used;
-	b->used += size;
-	return at;
+	b->used = at + size;
+	return b->data + at;
 }
 
+/* Aligned for a pointer: an array of them, say. */
+void *arena_alloc(struct arena *a, size_t size)
+{
+	return arena_take(a, size, sizeof(void *));
+}
+
+/* Text needs no alignment: names end to end. */
 char *arena_strdup(struct arena *a, const char *text)
 {
 	size_t len = strlen(text) + 1;
 
-	return memcpy(arena_alloc(a, len), text, len);
+	return memcpy(arena_take(a, len, 1), text, len);
 }
 
 void arena_free(struct arena *a)

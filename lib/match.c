@@ -171,29 +171,111 @@ static void match_bucket_add(struct match_index *index, uint32_t *number,
 	b->count++;
 }
 
-/* Exact values are borrowed keys of a map whose value is the one rule
- * of a value, or the bucket of a value several rules have (most values,
- * 20,000 of them in large sets, have one: no bucket): a rule r is
- * r << 1 | 1, a bucket numbered n is n << 1. */
-static void match_exact_add(struct match_index *index, struct strmap *map,
+/* The rule a slot's value names, or its bucket's first. */
+static size_t match_exact_rule(const struct match_index *index, uint32_t value)
+{
+	if (value & 1)
+		return value >> 1;
+	return match_bucket_rules(&index->buckets[(value >> 1) - 1])[0];
+}
+
+/* Whether the slot's rule has key among its exact values of the fact. */
+static bool match_exact_holds(const struct match_index *index, enum match_on on,
+			      uint32_t value, const char *key)
+{
+	const struct rule *r =
+		&index->rules->list[match_exact_rule(index, value)];
+	const struct rule_patterns *p = match_on_patterns(r, on);
+
+	for (size_t v = 0; v < p->count; v++) {
+		if (pattern_is_literal_flags(p->values[v], p->flags) &&
+		    strcmp(rules_pattern_key(p, v), key) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* key's slot, or the empty one where it goes (linear probing). */
+static struct match_exact_slot *match_exact_find(
+	const struct match_index *index, enum match_on on, const char *key,
+	uint32_t hash)
+{
+	const struct match_exact *e = &index->by[on].exact;
+	size_t mask = e->capacity - 1;
+
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct match_exact_slot *slot = &e->slots[i];
+
+		if (!slot->value ||
+		    (slot->hash == hash &&
+		     match_exact_holds(index, on, slot->value, key)))
+			return slot;
+	}
+}
+
+static void match_exact_grow(struct match_exact *e)
+{
+	struct match_exact old = *e;
+	size_t mask;
+
+	e->capacity = old.capacity ? old.capacity * 2 : 16;
+	e->slots = xcalloc(e->capacity, sizeof(*e->slots));
+	mask = e->capacity - 1;
+	for (size_t i = 0; i < old.capacity; i++) {
+		size_t j = old.slots[i].hash & mask;
+
+		if (!old.slots[i].value)
+			continue;
+		while (e->slots[j].value)
+			j = (j + 1) & mask;
+		e->slots[j] = old.slots[i];
+	}
+	free(old.slots);
+}
+
+/* Rule under an exact value: the value's one rule, or a bucket once
+ * another rule has it (most values, 20,000 in large sets, have one). */
+static void match_exact_add(struct match_index *index, enum match_on on,
 			    const char *key, size_t rule)
 {
-	uintptr_t value = (uintptr_t)strmap_get(map, key);
-	uint32_t number = 0;
+	struct match_exact *e = &index->by[on].exact;
+	uint32_t hash = (uint32_t)strmap_hash(key), number = 0;
+	struct match_exact_slot *slot;
 
-	if (!value) {
-		strmap_put(map, key, (void *)((uintptr_t)rule << 1 | 1));
+	if ((e->count + 1) * STRMAP_LOAD_DEN > e->capacity * STRMAP_LOAD_NUM)
+		match_exact_grow(e);
+	slot = match_exact_find(index, on, key, hash);
+	if (!slot->value) {
+		*slot = (struct match_exact_slot){hash,
+						  (uint32_t)rule << 1 | 1};
+		e->count++;
 		return;
 	}
-	if (value & 1) {
-		if (value >> 1 == rule)
+	if (slot->value & 1) {
+		if (slot->value >> 1 == rule)
 			return; /* a rule listing the same value twice: once */
-		match_bucket_add(index, &number, value >> 1);
+		match_bucket_add(index, &number, slot->value >> 1);
 	} else {
-		number = (uint32_t)(value >> 1);
+		number = slot->value >> 1;
 	}
 	match_bucket_add(index, &number, rule);
-	strmap_put(map, key, (void *)((uintptr_t)number << 1));
+	slot->value = number << 1;
+}
+
+/* The exact value's slot value; 0: no rule has it. */
+static uint32_t match_exact_get(const struct match_index *index,
+				enum match_on on, const char *key)
+{
+	if (!index->by[on].exact.count)
+		return 0;
+	return match_exact_find(index, on, key, (uint32_t)strmap_hash(key))
+		->value;
+}
+
+bool match_index_exact(const struct match_index *index, enum match_on on,
+		       const char *key)
+{
+	return match_exact_get(index, on, key) != 0;
 }
 
 /* Rule r under the literal of each of its values of the key on. */
@@ -210,8 +292,8 @@ static void match_keyed_add(struct match_index *index, enum match_on on,
 	for (size_t v = 0; v < p->count; v++) {
 		switch (match_value_key(p, v, on, lit, sizeof(lit), &len)) {
 		case MATCH_KEY_EXACT:
-			match_exact_add(index, &k->exact,
-					rules_pattern_key(p, v), rule);
+			match_exact_add(index, on, rules_pattern_key(p, v),
+					rule);
 			break;
 		case MATCH_KEY_START:
 			match_bucket_add(index,
@@ -242,7 +324,6 @@ void match_index_build(struct match_index *index, const struct rules *rules)
 	for (int on = 0; on < MATCH_ON_COUNT; on++) {
 		struct match_keyed *k = &index->by[on];
 
-		strmap_init(&k->exact);
 		trie_init(&k->starts);
 		trie_init(&k->ends);
 		acsearch_init(&k->runs);
@@ -283,7 +364,7 @@ void match_index_free(struct match_index *index)
 	for (int on = 0; on < MATCH_ON_COUNT; on++) {
 		struct match_keyed *k = &index->by[on];
 
-		strmap_free(&k->exact);
+		free(k->exact.slots);
 		trie_free(&k->starts);
 		trie_free(&k->ends);
 		acsearch_free(&k->runs);
@@ -602,10 +683,11 @@ static void match_runs(const struct acsearch *runs, const char *text,
 
 /* The rules whose literals the fact holds, added to c. A fact that
  * cannot be read finds none: each of them needs it. */
-static void match_lookup(const struct match_keyed *k, enum match_on on,
+static void match_lookup(const struct match_index *index, enum match_on on,
 			 struct facts *facts, match_fetch_fn fetch, void *ctx,
 			 struct match_candidates *c)
 {
+	const struct match_keyed *k = &index->by[on];
 	char buf[MATCH_TEXT_MAX];
 	const char *key;
 	size_t len;
@@ -616,7 +698,7 @@ static void match_lookup(const struct match_keyed *k, enum match_on on,
 	if (!key)
 		return;
 	len = strlen(key);
-	match_candidates_exact(c, (uintptr_t)strmap_get(&k->exact, key));
+	match_candidates_exact(c, match_exact_get(index, on, key));
 	trie_walk(&k->starts, key, len, false, match_candidates_visit, c);
 	trie_walk(&k->ends, key, len, true, match_candidates_visit, c);
 	match_runs(&k->runs, key, len, c);
@@ -674,7 +756,7 @@ long match_first(const struct match_index *index, struct facts *facts,
 		 * the next may then come from the one looked up. */
 		if (on != MATCH_ON_COUNT && index->by[on].first <= next) {
 			looked[on] = true;
-			match_lookup(&index->by[on], on, facts, fetch, ctx, &c);
+			match_lookup(index, on, facts, fetch, ctx, &c);
 			continue;
 		}
 		if (next == SIZE_MAX)

@@ -75,6 +75,22 @@ struct match_bucket {
 	} rules;
 };
 
+/* An exact value's slot: its hash, and its one rule r as r << 1 | 1 or
+ * the bucket numbered n of its several as n << 1; 0: empty. */
+struct match_exact_slot {
+	uint32_t hash;
+	uint32_t value;
+};
+
+/* A fact's exact values, hashed, without their texts (20,000 rules'
+ * values are their rules' texts already): a slot's is that of its rule,
+ * or of its bucket's first rule. */
+struct match_exact {
+	struct match_exact_slot *slots;
+	size_t capacity; /* a power of two, or 0 */
+	size_t count;
+};
+
 /* The facts a rule can be found by, dearest last. */
 enum match_on {
 	MATCH_ON_EXE,
@@ -87,12 +103,12 @@ enum match_on {
  * match without: the maps and tries hold bucket numbers (an index into
  * the index's buckets, plus 1). */
 struct match_keyed {
-	struct strmap exact;  /* a literal value (its key) -> rule or bucket */
-	struct trie starts;   /* a literal start -> bucket */
-	struct trie ends;     /* a literal end, put in reversed -> bucket */
-	struct acsearch runs; /* a literal run anywhere -> bucket */
-	unsigned flags;	      /* how the fact is folded to be looked up */
-	size_t first;	      /* the lowest rule held; SIZE_MAX: none */
+	struct match_exact exact; /* a literal value -> its rules */
+	struct trie starts;	  /* a literal start -> bucket */
+	struct trie ends;	  /* a literal end, put in reversed -> bucket */
+	struct acsearch runs;	  /* a literal run anywhere -> bucket */
+	unsigned flags;		  /* how the fact is folded to be looked up */
+	size_t first;		  /* the lowest rule held; SIZE_MAX: none */
 };
 
 struct match_index {
@@ -107,6 +123,8 @@ struct match_index {
 /* match.c */
 void match_index_build(struct match_index *index, const struct rules *rules);
 void match_index_free(struct match_index *index);
+bool match_index_exact(const struct match_index *index, enum match_on on,
+		       const char *key);
 long match_first(const struct match_index *index, struct facts *facts,
 		 match_fetch_fn fetch, void *ctx);
 unsigned match_facts_used(const struct rules *rules);

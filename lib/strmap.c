@@ -7,7 +7,7 @@
 #include "strmap.h"
 #include "util.h"
 
-static uint64_t strmap_hash(const char *key)
+uint64_t strmap_hash(const char *key)
 {
 	uint64_t hash = 0xcbf29ce484222325ULL; /* FNV-1a */
 

@@ -28,6 +28,7 @@ struct strmap {
 void strmap_init(struct strmap *map);
 void strmap_free(struct strmap *map);
 void *strmap_get(const struct strmap *map, const char *key);
+uint64_t strmap_hash(const char *key);
 void strmap_put(struct strmap *map, const char *key, void *value);
 
 #endif

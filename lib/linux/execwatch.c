@@ -45,16 +45,22 @@
  * 20,000 calls a second. */
 struct execwatch_entry {
 	const char *path_text;
-	unsigned dir_len; /* its directory: path_text[0, dir_len), "/" if 0 */
+	/* Its directory: path_text[0, dir_len), "/" if 0 (a longer one than
+	 * EXECWATCH_DIR_MAX is not watched: no exec names it). */
+	unsigned dir_len : 16;
 	/* The directory watched: path_text[0, watch_len), "/" if 0; its
 	 * own (dir_len) or one above it, and then the name in the key is
 	 * the next directory's on the way. */
-	unsigned watch_len;
-	int wd;	       /* -1: none watched */
-	unsigned path; /* the caller's index */
-	unsigned next; /* the next entry of the same key, + 1 */
-	bool retry;    /* none could be watched (refused): tried again */
+	unsigned watch_len : 15;
+	bool retry : 1; /* none could be watched (refused): tried again */
+	int wd;		/* -1: none watched */
+	unsigned path;	/* the caller's index */
+	unsigned next;	/* the next entry of the same key, + 1 */
 };
+
+/* 20,000 literal exes have an entry each: 24 bytes, with the lengths in
+ * 15 bits, more than any path the kernel takes (PATH_MAX). */
+#define EXECWATCH_DIR_MAX 32767
 
 struct execwatch {
 	int fd;
@@ -226,7 +232,7 @@ static void execwatch_add(struct execwatch *w, struct strmap *dirs,
 	struct execwatch_entry *e;
 	int error;
 
-	if (!slash || !slash[1])
+	if (!slash || !slash[1] || slash - path > EXECWATCH_DIR_MAX)
 		return;
 	if (w->count == w->capacity) {
 		w->capacity = w->capacity ? w->capacity * 2 : 16;

@@ -486,8 +486,8 @@ static void test_windows_cases(void **state)
 	}
 	/* tool and share by their folded exe, game and child scanned or
 	 * by name: the literal exe is found through the index. */
-	assert_non_null(strmap_get(&windows_index.by[MATCH_ON_EXE].exact,
-				   "c:/program files/tool/tool.exe"));
+	assert_true(match_index_exact(&windows_index, MATCH_ON_EXE,
+				      "c:/program files/tool/tool.exe"));
 	windows_teardown(NULL);
 }
 
