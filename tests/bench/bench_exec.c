@@ -15,6 +15,7 @@
  * nice daemon, which renices by polling /proc: the comparison rows. */
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -281,7 +282,7 @@ struct bench {
 	const char *shipped; /* the shipped rules' directory, or NULL */
 	const char *and;     /* Debian's and, or NULL */
 	const char *only;    /* run the rows whose name holds it; NULL: all */
-	char dir[64];
+	char dir[PATH_MAX];
 	char *probe, *probe_static;
 	int starts, cmp_starts, runs;
 };
@@ -1459,10 +1460,7 @@ static int bench_positive(const char *text)
 
 int main(int argc, char **argv)
 {
-	struct bench b = {.dir = "/tmp/cpupolicy-bench-exec-XXXXXX",
-			  .starts = 1000,
-			  .cmp_starts = 20,
-			  .runs = 5};
+	struct bench b = {.starts = 1000, .cmp_starts = 20, .runs = 5};
 	char *worker_static = NULL;
 	bool flood_only = false;
 	int stats_fd;
@@ -1514,7 +1512,7 @@ int main(int argc, char **argv)
 	b.daemon = argv[optind];
 	if (!worker_static)
 		worker_static = bench_default_static(argv[optind + 1]);
-	if (!mkdtemp(b.dir))
+	if (!stats_temp_dir(b.dir, sizeof(b.dir), "cpupolicy-bench-exec"))
 		return 1;
 	srandom((unsigned)bench_now_ns());
 	bench_dir = b.dir;

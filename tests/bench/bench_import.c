@@ -8,6 +8,7 @@
  * RUNS runs (default 7), min-max, printed as the Imports section of
  * docs/benchmarks.md (Markdown).
  *   bench_import [-r RUNS] [-s SAMPLE-DIR] CTL-BINARY */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,7 +229,7 @@ static void bench_head(int runs)
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/cpupolicy-bench-import-XXXXXX";
+	char dir[PATH_MAX];
 	const char *sample = NULL;
 	struct stats st;
 	size_t count = 0;
@@ -246,10 +247,8 @@ int main(int argc, char **argv)
 				"CTL-BINARY\n");
 		return 2;
 	}
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (!stats_temp_dir(dir, sizeof(dir), "cpupolicy-bench-import"))
 		return 1;
-	}
 	tree = xasprintf("%s/tree", dir);
 	out = xasprintf("%s/out", dir);
 	mkdir(tree, 0755);

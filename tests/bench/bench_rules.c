@@ -4,6 +4,7 @@
  * them as the Rules section of docs/benchmarks.md (Markdown): the median
  * of RUNS runs (default 7) and their min-max.
  *   bench_rules [-r RUNS] [CTL-BINARY] */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,7 @@ static void bench_print(int runs, size_t count, const struct stats *in_process,
 
 int main(int argc, char **argv)
 {
-	char dir[] = "/tmp/cpupolicy-bench-XXXXXX";
+	char dir[PATH_MAX];
 	struct stats in_process, cli, rss, match_one, match_globs;
 	size_t count = 0;
 	int runs = 7, c;
@@ -276,10 +277,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (!stats_temp_dir(dir, sizeof(dir), "cpupolicy-bench"))
 		return 1;
-	}
 	bench_generate(dir);
 	stats_rules_load(dir, runs, &count, &in_process);
 	bench_print(runs, count, &in_process, NULL, NULL);

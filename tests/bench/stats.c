@@ -97,3 +97,22 @@ const char *stats_count(char *buf, size_t size, long long n)
 	}
 	return buf;
 }
+
+/* The run's own directory, NAME-XXXXXX made under $TMPDIR (else /tmp)
+ * into buf; NULL, said why, when it cannot be. */
+char *stats_temp_dir(char *buf, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	int len = snprintf(buf, size, "%s/%s-XXXXXX",
+			   tmp && *tmp ? tmp : "/tmp", name);
+
+	if (len < 0 || (size_t)len >= size) {
+		fprintf(stderr, "%s: TMPDIR is too long\n", name);
+		return NULL;
+	}
+	if (!mkdtemp(buf)) {
+		perror("mkdtemp");
+		return NULL;
+	}
+	return buf;
+}

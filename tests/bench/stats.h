@@ -17,5 +17,6 @@ void stats_rules_load(char *dir, int runs, size_t *count, struct stats *st);
 void stats_cell(char *buf, size_t size, const struct stats *st, double scale,
 		int decimals, const char *unit);
 const char *stats_count(char *buf, size_t size, long long n);
+char *stats_temp_dir(char *buf, size_t size, const char *name);
 
 #endif
