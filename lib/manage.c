@@ -402,6 +402,9 @@ static int manage_apply_place(struct manage *m, struct manage_proc *p,
 		hwloc_bitmap_free(now);
 		return 0;
 	}
+	/* Seen first under a rule that placed nothing: its own mask yet. */
+	if (placing && !t->place_done && !t->original_mask)
+		manage_set_mask(&t->original_mask, now);
 	/* A rule that places nothing any more: the original comes back. */
 	wanted = placing ? place_plan_thread(&p->place, t->slot)
 			 : t->original_mask;
@@ -482,6 +485,10 @@ static const struct prio_state *manage_thread_original(
 					  &t->original);
 		t->inherited = !prio_state_equal(&now, &t->original);
 	}
+	/* A rule that places nothing needs no mask: one that comes to place
+	 * the thread later reads it then (manage_apply_place). */
+	if (!p->place.active)
+		return read;
 	mask = hwloc_bitmap_alloc();
 	if (apply_place_read(p->pid, t->tid, mask) != OS_OK) {
 		hwloc_bitmap_free(mask);
@@ -499,9 +506,12 @@ static const struct prio_state *manage_thread_original(
 	return read;
 }
 
+/* pinned: tid is the main thread of a process the caller holds pinned,
+ * just read alive, and checks the pin after the writes: its tid names no
+ * other task meanwhile (a matched exec's thread costs two signals less). */
 static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 				pid_t tid, pid_t creator, bool created_since,
-				size_t *written)
+				bool pinned, size_t *written)
 {
 	struct manage_thread *t = manage_thread_find(p, tid);
 	const struct prio_state *fresh = NULL;
@@ -509,7 +519,7 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 	int prio, place;
 
 	if (!t) {
-		if (!procinfo_thread_in(p->pid, tid) ||
+		if ((!pinned && !procinfo_thread_in(p->pid, tid)) ||
 		    !(t = manage_thread_add(p, tid)))
 			return;
 		fresh = manage_thread_original(
@@ -530,7 +540,7 @@ static void manage_apply_thread(struct manage *m, struct manage_proc *p,
 	(*written)++;
 	/* Gone during the writes: its tid may now name another task, which
 	 * must not keep our settings. */
-	if (procinfo_thread_in(p->pid, tid))
+	if (pinned || procinfo_thread_in(p->pid, tid))
 		return;
 	if (procinfo_task_exists(tid)) {
 		m->counters.pid_reuse++;
@@ -642,7 +652,8 @@ static size_t manage_apply_all(struct manage *m, struct manage_proc *p,
 	/* The process first: whether a soft plan needs its threads. */
 	manage_place_process(m, p);
 	for (size_t i = 0; i < count; i++)
-		manage_apply_thread(m, p, tids[i], 0, created_since, &written);
+		manage_apply_thread(m, p, tids[i], 0, created_since, alone,
+				    &written);
 	free(tids);
 	manage_note_leader(p);
 	return written;
@@ -872,8 +883,8 @@ static struct manage_proc *manage_take(struct manage *m, pid_t pid, long rule,
 	/* Another process under the pid, whose own exec comes with its own
 	 * report, or one renamed since. */
 	if ((known ? !manage_known_holds(pid, known, facts, &now, renamed)
-		   : procinfo_start_time(pid, 0, &now.start) != OS_OK) ||
-	    procinfo_pin_ended(&pin)) {
+		   : procinfo_start_time(pid, 0, &now.start) != OS_OK ||
+			     procinfo_pin_ended(&pin))) {
 		procinfo_unpin(&pin);
 		return NULL;
 	}
@@ -1181,7 +1192,7 @@ void manage_thread_new(struct manage *m, pid_t pid, pid_t tid, pid_t creator)
 
 	m->counters.threads++;
 	if (p && !manage_thread_find(p, tid))
-		manage_apply_thread(m, p, tid, creator, true, &written);
+		manage_apply_thread(m, p, tid, creator, true, false, &written);
 }
 
 /* A new name, user or group may change which rule matches. */

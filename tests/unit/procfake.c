@@ -318,6 +318,7 @@ bool apply_prio_taken(const struct prio_state *now,
 enum os_status apply_place_read(pid_t pid, pid_t tid, hwloc_bitmap_t set)
 {
 	(void)set;
+	procfake.mask_reads++;
 	return procfake_thread(pid, tid) ? OS_OK : OS_GONE;
 }
 

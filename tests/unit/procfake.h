@@ -45,6 +45,7 @@ struct procfake {
 	enum os_status refuse; /* every priority write answers this */
 	unsigned writes;       /* priority writes that reached the system */
 	unsigned reads;	       /* priority reads */
+	unsigned mask_reads;   /* affinity reads */
 	unsigned exe_checks;   /* reads of a process's exe file identity */
 	unsigned comm_reads;   /* reads of a process's name */
 	unsigned listings;     /* listings of a process's threads */

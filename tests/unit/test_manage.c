@@ -93,13 +93,15 @@ static void test_exec_applies(void **state)
  * taken is not read back. */
 static void test_exec_reads_once(void **state)
 {
-	unsigned reads = procfake.reads;
+	unsigned reads = procfake.reads, mask_reads = procfake.mask_reads;
 
 	(void)state;
 	procfake_start(150, "/usr/bin/raised", 2);
 	manage_exec(&m, 150);
 	assert_int_equal(nice_of(150, 151), -6);
 	assert_int_equal(procfake.reads - reads, 2);
+	/* A rule that places nothing reads no thread's CPUs. */
+	assert_int_equal(procfake.mask_reads, mask_reads);
 	/* The record holds what the kernel holds: a rescan writes nothing
 	 * and sees no change by someone else. */
 	reads = procfake.writes;
