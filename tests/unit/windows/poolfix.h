@@ -16,7 +16,8 @@ struct poolfix {
 	size_t count;
 };
 
-/* n threads more (POOLFIX_MAX in all at the most). */
+/* n threads more (POOLFIX_MAX in all at the most), running when it
+ * returns. */
 void poolfix_start(struct poolfix *pool, size_t n);
 /* Every thread ended and waited for; the pool empty again. */
 void poolfix_stop(struct poolfix *pool);

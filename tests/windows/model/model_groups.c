@@ -151,16 +151,17 @@ void model_process_narrow(DWORD pid, WORD group)
 	}
 }
 
+/* A thread's group affinity: one nobody asked about yet (the daemon
+ * reads none of a rule's that places nothing) is where Windows started
+ * it, as model_thread makes it. */
 bool model_thread_group(DWORD pid, DWORD tid, GROUP_AFFINITY *affinity)
 {
-	for (size_t i = 0; i < model_thread_count; i++) {
-		if (model_threads[i].tid == tid &&
-		    model_threads[i].pid == pid) {
-			*affinity = model_threads[i].affinity;
-			return true;
-		}
-	}
-	return false;
+	const struct model_thread *t = model_thread(pid, tid);
+
+	if (!t || t->pid != pid)
+		return false;
+	*affinity = t->affinity;
+	return true;
 }
 
 static struct model_thread *model_thread_of(HANDLE thread)
