@@ -118,7 +118,7 @@ enum rule_turbo {
 /* A match key holds one value or a list; any value may match. values:
  * count of them, then with flags as many keys (the values folded as
  * flags say, pattern_key: read with rules_pattern_key), the pointers and
- * the texts they point to in one allocation. */
+ * the texts they point to together, in the rule set's arena. */
 struct rule_patterns {
 	char **values;
 	unsigned count;
