@@ -21,28 +21,19 @@
 #include "manage.h"
 #include "model.h"
 #include "os.h"
+#include "poolfix.h"
 #include "prio.h"
 #include "rules.h"
 #include "win.h"
 
 #include <tlhelp32.h> /* after win.h: it needs windows.h */
 
-static HANDLE stop_event;
-
-static DWORD WINAPI sleeper(LPVOID arg)
-{
-	(void)arg;
-	WaitForSingleObject(stop_event, 30000);
-	return 0;
-}
-
-/* Wine lists a process or a thread only once it runs (its server's
- * snapshot skips a process whose first thread has not started: a new
- * process's first moments, suspended or not, on a slow machine), where
- * Windows lists a process from its creation. A test that scans waits,
- * up to a deadline, until the listing holds pid with at least this many
- * threads. */
-static bool listed(DWORD pid, size_t threads)
+/* Wine lists a process only once its first thread runs (its server's
+ * snapshot skips it before: a new process's first moments, suspended or
+ * not, on a slow machine), where Windows lists it from its creation. A
+ * test that scans waits, up to a deadline, until the listing holds pid
+ * (the test's own threads are poolfix's, running once started). */
+static bool listed(DWORD pid)
 {
 	ULONGLONG deadline = GetTickCount64() + 10000;
 
@@ -57,7 +48,7 @@ static bool listed(DWORD pid, size_t threads)
 		     more = Thread32Next(snap, &te))
 			count += te.th32OwnerProcessID == pid;
 		CloseHandle(snap);
-		if (count >= threads)
+		if (count)
 			return true;
 		Sleep(10);
 	} while (GetTickCount64() < deadline);
@@ -113,12 +104,13 @@ static void test_thread_moved_to_group(void **state)
 	struct model_config c =
 		config_of(MODEL_WINDOWS_10_22H2, MODEL_MACHINE_2X44);
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	struct poolfix pool = {0};
 	GROUP_AFFINITY ga;
 	DWORD tid;
-	HANDLE h = CreateThread(NULL, 0, sleeper, NULL, 0, &tid);
 
 	(void)state;
-	assert_non_null(h);
+	poolfix_start(&pool, 1);
+	tid = pool.tids[0];
 	model_install(&c);
 	hwloc_bitmap_set_range(set, 64, 64 + 43);
 	assert_int_equal(apply_place_write(procinfo_self(), (pid_t)tid, set),
@@ -138,10 +130,7 @@ static void test_thread_moved_to_group(void **state)
 	hwloc_bitmap_only(set, 3 * 64);
 	assert_int_not_equal(
 		apply_place_write(procinfo_self(), (pid_t)tid, set), OS_OK);
-	SetEvent(stop_event);
-	WaitForSingleObject(h, 5000);
-	CloseHandle(h);
-	ResetEvent(stop_event);
+	poolfix_stop(&pool);
 	hwloc_bitmap_free(set);
 	model_uninstall();
 }
@@ -290,7 +279,7 @@ static void test_class_from_process_start(void **state)
 	assert_true(CreateProcessW(NULL, cmd, NULL, NULL, FALSE,
 				   CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL,
 				   NULL, &si, &child));
-	shown = listed(child.dwProcessId, 1);
+	shown = listed(child.dwProcessId);
 	before_read = GetPriorityClass(child.hProcess);
 	delivered = model_etw_process_start(child.dwProcessId,
 					    GetCurrentProcessId());
@@ -335,7 +324,7 @@ static void test_threads_listed_once_per_scan(void **state)
 	struct rules rules;
 	struct manage m;
 	struct diag diag;
-	HANDLE threads[3];
+	struct poolfix pool = {0};
 	unsigned before;
 	STARTUPINFOW si = {.cb = sizeof(si)};
 	PROCESS_INFORMATION child;
@@ -352,11 +341,8 @@ static void test_threads_listed_once_per_scan(void **state)
 				   CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL,
 				   NULL, &si, &child));
 	child_pid = (pid_t)child.dwProcessId;
-	ResetEvent(stop_event);
-	for (int i = 0; i < 3; i++)
-		threads[i] = CreateThread(NULL, 0, sleeper, NULL, 0, NULL);
-	shown = listed(child.dwProcessId, 1) &&
-		listed(GetCurrentProcessId(), 4);
+	poolfix_start(&pool, 3);
+	shown = listed(child.dwProcessId);
 	diag_init(&diag);
 	rules_init(&rules);
 	rules.system = RULES_SYSTEM_WINDOWS;
@@ -382,11 +368,7 @@ static void test_threads_listed_once_per_scan(void **state)
 	WaitForSingleObject(child.hProcess, 5000);
 	CloseHandle(child.hThread);
 	CloseHandle(child.hProcess);
-	SetEvent(stop_event);
-	for (int i = 0; i < 3; i++) {
-		WaitForSingleObject(threads[i], 5000);
-		CloseHandle(threads[i]);
-	}
+	poolfix_stop(&pool);
 	assert_true(shown);
 	assert_true(managed);
 	assert_true(known >= 4);
@@ -474,7 +456,6 @@ int main(void)
 	};
 
 	log_init("test_model_backend", LOG_LEVEL_ERROR);
-	stop_event = CreateEventW(NULL, TRUE, FALSE, NULL);
 	return unit_run("model_backend", (struct unit_table){0},
 			UNIT_TESTS(tests), NULL, NULL);
 }
