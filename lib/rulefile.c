@@ -420,8 +420,8 @@ static char **rulefile_pack(struct rulefile *rf, const char *const *texts,
 	return out;
 }
 
-/* A match key's values, then with flags their keys, in one allocation.
- * texts has room for both. */
+/* A match key's values, then with flags their keys, packed together in
+ * the rule set's arena. texts has room for both. */
 static void rulefile_patterns_pack(struct rulefile *rf,
 				   struct rule_patterns *out,
 				   const char **texts, unsigned count)

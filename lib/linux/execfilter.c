@@ -334,7 +334,8 @@ struct execfilter *execfilter_open(unsigned follow_max, char *why,
 	return f;
 }
 
-/* The texts lie in one allocation, the first path's (execfilter_resolve). */
+/* The directories' texts lie in one allocation, the literal exes' are
+ * the rules' (execfilter_resolve). */
 static void execfilter_paths_free(struct execfilter_path *paths,
 				  char *dir_texts)
 {
