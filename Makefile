@@ -309,14 +309,14 @@ $(BUILD)/tests/cpupolicyd-minbtf: $(POLICYD_OBJ) $(BPF_MIN_DIR)/execfilter.o \
 # (tests/unit/accountsfake.c): linked before libcpupolicy.a, whose
 # accounts.o it stands in for (windows.mk links it the same way).
 UNIT_FAKE_ACCOUNTS := test_ananicy test_golden test_importcheck \
-	test_prolasso test_rules
+	test_prolasso test_restrained test_rules
 $(foreach t,$(UNIT_FAKE_ACCOUNTS),$(eval \
 	UNIT_OBJS_$(t) += tests/unit/accountsfake.o))
 $(call unit_objs_rules,,$(UNIT_FAKE_ACCOUNTS))
 # The tests whose processes are a fake's table (tests/unit/procfake.c):
 # linked the same way, before the library's procinfo.o, apply_prio.o and
 # apply_place.o, which it stands in for (windows.mk: those it builds).
-UNIT_FAKE_PROCS := test_loop test_manage
+UNIT_FAKE_PROCS := test_loop test_manage test_restrained
 $(foreach t,$(UNIT_FAKE_PROCS),$(eval \
 	UNIT_OBJS_$(t) += tests/unit/procfake.o))
 $(call unit_objs_rules,,$(UNIT_FAKE_PROCS))

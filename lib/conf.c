@@ -22,12 +22,16 @@ enum conf_section {
 	CONF_SECTION_DAEMON,
 	CONF_SECTION_PATHS,
 	CONF_SECTION_POWER,
+	CONF_SECTION_RESTRAINT,
 	CONF_SECTION_UNKNOWN,
 };
 
 static const char *const conf_section_names[] = {
-	[CONF_SECTION_NONE] = "",	    [CONF_SECTION_DAEMON] = "daemon",
-	[CONF_SECTION_PATHS] = "paths",	    [CONF_SECTION_POWER] = "power",
+	[CONF_SECTION_NONE] = "",
+	[CONF_SECTION_DAEMON] = "daemon",
+	[CONF_SECTION_PATHS] = "paths",
+	[CONF_SECTION_POWER] = "power",
+	[CONF_SECTION_RESTRAINT] = "restraint",
 	[CONF_SECTION_UNKNOWN] = "unknown",
 };
 
@@ -119,6 +123,9 @@ struct conf_parser {
 	unsigned line;
 	enum conf_section section;
 	unsigned key_lines[CONF_KEY_COUNT];
+	/* [restraint]'s keys (conf_restraint.c), and its header's line. */
+	unsigned restraint_lines[32];
+	unsigned restraint_line;
 };
 
 void conf_set_string(char **slot, const char *value)
@@ -171,6 +178,7 @@ void conf_init(struct conf *conf)
 		.filter_follow_max = CONF_DEFAULT_FILTER_FOLLOW_MAX,
 		.ifeo_mode = IFEO_MODE_LOWERING,
 	};
+	conf_restraint_init(&conf->restraint);
 	conf_set_rules_dirs(conf, paths_rules_dirs());
 	conf_set_string(&conf->socket, paths_endpoint());
 	conf_set_string(&conf->state_dir, paths_state_dir());
@@ -185,6 +193,7 @@ void conf_free(struct conf *conf)
 	free(conf->sysfs);
 	free(conf->procfs);
 	free(conf->dev);
+	conf_restraint_free(&conf->restraint);
 	*conf = (struct conf){0};
 }
 
@@ -198,7 +207,7 @@ static bool conf_absolute(struct conf_parser *p, const char *key,
 	return false;
 }
 
-static int conf_parse_bool(const char *value, bool *out)
+int conf_parse_bool(const char *value, bool *out)
 {
 	static const char *const yes[] = {"true", "yes", "on", "1"};
 	static const char *const no[] = {"false", "no", "off", "0"};
@@ -600,6 +609,33 @@ static void conf_apply(struct conf_parser *p, enum conf_key key,
 	}
 }
 
+static void conf_restraint_key(struct conf_parser *p, const char *name,
+			       const char *value)
+{
+	char why[256];
+	size_t key;
+
+	for (key = 0; conf_restraint_keys[key]; key++) {
+		if (strcmp(conf_restraint_keys[key], name) == 0)
+			break;
+	}
+	if (!conf_restraint_keys[key]) {
+		diag_error(p->diag, p->path, p->line,
+			   "unknown key '%.64s' in [restraint]", name);
+		return;
+	}
+	if (p->restraint_lines[key]) {
+		diag_error(p->diag, p->path, p->line,
+			   "%s is already set on line %u", name,
+			   p->restraint_lines[key]);
+		return;
+	}
+	p->restraint_lines[key] = p->line;
+	if (!conf_restraint_set(&p->conf->restraint, key, value, why,
+				sizeof(why)))
+		diag_error(p->diag, p->path, p->line, "%s", why);
+}
+
 static int conf_handler(void *user, const char *section, const char *name,
 			const char *value)
 {
@@ -612,8 +648,12 @@ static int conf_handler(void *user, const char *section, const char *name,
 	if (p->section == CONF_SECTION_NONE) {
 		diag_error(p->diag, p->path, p->line,
 			   "'%.64s' is outside any section (start with "
-			   "[daemon], [paths] or [power])",
+			   "[daemon], [paths], [power] or [restraint])",
 			   name);
+		return 1;
+	}
+	if (p->section == CONF_SECTION_RESTRAINT) {
+		conf_restraint_key(p, name, value);
 		return 1;
 	}
 	for (key = 0; key < CONF_KEY_COUNT; key++) {
@@ -655,10 +695,13 @@ static void conf_section_header(struct conf_parser *p, char *line)
 		p->section = CONF_SECTION_PATHS;
 	else if (strcmp(line + 1, "power") == 0)
 		p->section = CONF_SECTION_POWER;
-	else {
+	else if (strcmp(line + 1, "restraint") == 0) {
+		p->section = CONF_SECTION_RESTRAINT;
+		p->restraint_line = p->line;
+	} else {
 		diag_error(p->diag, p->path, p->line,
 			   "unknown section [%.64s] (valid: daemon, paths, "
-			   "power)",
+			   "power, restraint)",
 			   line + 1);
 		p->section = CONF_SECTION_UNKNOWN;
 	}
@@ -745,8 +788,13 @@ void conf_load_text(struct conf *conf, const char *path, const char *text,
 		.text = text,
 		.len = len,
 	};
+	char why[256];
 
 	ini_parse_stream(conf_reader, &p, conf_handler, &p);
+	if (p.restraint_line &&
+	    !conf_restraint_check(&conf->restraint, why, sizeof(why)))
+		diag_error(diag, path, p.restraint_line, "[restraint]: %s",
+			   why);
 }
 
 /* Without must_exist a missing file means "all defaults": the package may

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "ifeo.h"
 #include "log.h"
+#include "restraint.h"
 #include "rules.h"
 
 #define CONF_DEFAULT_RESCAN_MS		10000
@@ -41,6 +42,20 @@ enum conf_events {
 };
 
 extern const char *const conf_events_names[CONF_EVENTS_COUNT];
+
+/* [restraint] (cpupolicyd(8)): off unless enabled. */
+struct conf_restraint {
+	bool enabled;
+	struct restraint_limits limits;
+	unsigned pressure_pct; /* work waiting this share of the time */
+	unsigned sample_ms;    /* between passes under pressure */
+	/* What a restrained process gets, each setting only lowered: nice,
+	 * policy and I/O on Linux, the class and EcoQoS on Windows. */
+	struct rule_priority lowering;
+	bool system; /* root's and system accounts' processes too */
+	char **exempt;
+	size_t exempt_count;
+};
 
 struct conf {
 	char **rules_dirs;
@@ -76,6 +91,7 @@ struct conf {
 	struct rule_power base_power;
 	bool power_reassert;
 	long parking_latency_us;
+	struct conf_restraint restraint;
 };
 
 /* conf.c */
@@ -90,5 +106,18 @@ void conf_load_text(struct conf *conf, const char *path, const char *text,
 void conf_set_rules_dirs(struct conf *conf, const char *colon_list);
 void conf_add_rules_dir(struct conf *conf, const char *dir);
 void conf_set_string(char **slot, const char *value);
+/* "true", "yes", "on", "1" and their opposites: 0, else -1. */
+int conf_parse_bool(const char *value, bool *out);
+
+/* conf_restraint.c: the [restraint] section's keys and defaults. */
+extern const char *const conf_restraint_keys[];
+void conf_restraint_init(struct conf_restraint *rc);
+void conf_restraint_free(struct conf_restraint *rc);
+/* One key's value: false, with why, where it is not valid. */
+bool conf_restraint_set(struct conf_restraint *rc, size_t key,
+			const char *value, char *why, size_t size);
+/* What the keys say together, once all are read: false, with why. */
+bool conf_restraint_check(const struct conf_restraint *rc, char *why,
+			  size_t size);
 
 #endif

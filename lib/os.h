@@ -86,6 +86,18 @@ enum os_status procinfo_state(pid_t pid, struct procinfo_state *state);
 bool procinfo_zombie(pid_t pid);
 enum os_status procinfo_thread_name(pid_t pid, pid_t tid, char *name,
 				    size_t size);
+/* What restraint samples of a process: its start (procinfo_start_time's),
+ * the CPU time all its threads used so far and how long it has run (ns),
+ * its parent, its session (Linux: the autogroup's; Windows: the logon
+ * session) and its nice (Windows: its class as prio_state_of_class has
+ * it). */
+struct procinfo_usage {
+	unsigned long long start, cpu_ns, age_ns;
+	pid_t ppid;
+	long session;
+	int nice;
+};
+enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage);
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin);
 bool procinfo_pin_ended(const struct procinfo_pin *pin);
 void procinfo_unpin(struct procinfo_pin *pin);
@@ -266,6 +278,20 @@ enum os_status trust_path(const char *path, char *why, size_t size);
 /* cputimes.c: each online CPU's busy, idle and stolen time */
 enum os_status cputimes_read(struct procstat *stat);
 
+/* pressure.c: whether work waits for a CPU. pressure_open arms a
+ * wakeup for when work waited pct percent of a second (Linux: a PSI
+ * trigger on /proc/pressure/cpu); pressure_fd is what the loop waits on
+ * for it (-1: none, the caller samples on its tick). pressure_sample: the
+ * share of the time since the last sample that work waited, in percent
+ * (Windows: the processors busy with more threads ready than CPUs). */
+struct pressure;
+enum os_status pressure_open(struct pressure **pressure, unsigned pct);
+long pressure_fd(const struct pressure *pressure);
+/* The trigger fired: read it, so that it can fire again. */
+void pressure_fired(struct pressure *pressure);
+enum os_status pressure_sample(struct pressure *pressure, unsigned *pct);
+void pressure_close(struct pressure *pressure);
+
 /* The blocks below serve the front ends (cpupolicyd's set-up, the config
  * and rules they load, cpupolicyctl's checks) as much as the core. */
 
@@ -273,6 +299,11 @@ enum os_status cputimes_read(struct procstat *stat);
  * (on Windows, account names and their SIDs). false: no such name. */
 bool accounts_user(const char *name, unsigned *id);
 bool accounts_group(const char *name, unsigned *id);
+/* Whether a user id is root's or a system account's, whose processes
+ * restraint leaves alone (Linux: below 1000, Debian's first user, and
+ * nobody; Windows: SYSTEM, LOCAL SERVICE, NETWORK SERVICE and the
+ * services' and window manager's virtual accounts). */
+bool accounts_system(unsigned id);
 
 /* endpoint.c: the control endpoint (a UNIX socket, a named pipe) */
 size_t endpoint_path_max(void);

@@ -7,13 +7,15 @@
 
 /* ProBalance's configurations restrain at 15-25 % of all CPUs for about
  * a second: four hogs sharing two CPUs with a busy foreground get 17-20 %
- * each, and must qualify. Calm for three seconds, after five restrained,
- * and four restraints a minute at most: a compile's bursts do not flap. */
+ * each, and must qualify. Half a second, a PSI trigger's shortest
+ * window: relief within a second of a hog's start. Calm for three
+ * seconds, after five restrained, and four restraints a minute at most:
+ * a compile's bursts do not flap. */
 void restraint_limits_default(struct restraint_limits *limits)
 {
 	*limits = (struct restraint_limits){
 		.share_pct = 15,
-		.qualify_ms = 1000,
+		.qualify_ms = 500,
 		.release_pct = 5,
 		.calm_ms = 3000,
 		.hold_ms = 5000,

@@ -189,10 +189,14 @@ static void daemon_ready(const struct rules *rules)
 	service_ready(status);
 }
 
+/* Restraint lowers others' processes, and reads their exe (a kernel
+ * thread has none). */
 static unsigned daemon_caps_needed(const struct daemon *d,
 				   const struct rules *rules)
 {
-	return caps_needed(rules, caps_proc_hidden(), has_base_power(&d->conf));
+	return caps_needed(rules, caps_proc_hidden(),
+			   has_base_power(&d->conf)) |
+	       (d->restraining ? CAPS_NEED_PRIORITY | CAPS_NEED_INSPECT : 0);
 }
 
 int daemon_reload(struct daemon *d, struct diag *diag)
@@ -223,6 +227,7 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 	}
 	daemon_events_update(d, rules);
 	daemon_filter_update(d, rules);
+	restrain_reload(d);
 	manage_set_rules(&d->manage, rules);
 	ifeo_sync(d, rules);
 	rules_free(d->rules);
@@ -463,6 +468,7 @@ static void setup(struct daemon *d)
 	setup_events(d);
 	if (d->conf.self_realtime)
 		service_self_realtime();
+	restrain_setup(d);
 	d->caps_kept = daemon_caps_needed(d, d->rules);
 	if (caps_keep_only(d->caps_kept) != OS_OK)
 		fatalx("cannot drop capabilities: not running with more "
@@ -487,6 +493,7 @@ static void setup(struct daemon *d)
 
 static void teardown(struct daemon *d)
 {
+	restrain_teardown(d);	      /* every restrained process back */
 	ifeo_sync(d, NULL);	      /* nothing raised while nobody checks */
 	apply_power_close(&d->power); /* every original back */
 	free(d->holds);

@@ -18,6 +18,7 @@
 #include "place.h"
 #include "power.h"
 #include "proto.h"
+#include "restrained.h"
 #include "rules.h"
 
 struct options {
@@ -106,6 +107,12 @@ struct daemon {
 	 * second at most (due: at a later tick). */
 	long long filter_rescan_ns;
 	bool filter_rescan_due;
+	/* Restraint ([restraint]): the processes it holds, the machine's
+	 * CPU pressure; whether it runs, and whether passes run now (the
+	 * sample timer armed). */
+	struct restrained restrained;
+	struct pressure *pressure;
+	bool restraining, restrain_sampling;
 	struct power power;
 	struct hold *holds;
 	size_t hold_count;
@@ -175,6 +182,23 @@ void control_expire(struct daemon *d);
 unsigned caps_needed(const struct rules *rules, bool proc_hidden,
 		     bool base_power);
 
+/* restrain.c */
+struct json_object;
+void restrain_setup(struct daemon *d);
+void restrain_teardown(struct daemon *d);
+void restrain_on_pressure(struct daemon *d);
+void restrain_on_sample(struct daemon *d);
+void restrain_on_tick(struct daemon *d);
+void restrain_reload(struct daemon *d);
+void restrain_status_text(const struct daemon *d, FILE *out);
+void restrain_status_json(const struct daemon *d, struct json_object *doc);
+void restrain_explain(const struct daemon *d, pid_t pid, char *text,
+		      size_t size);
+void restrain_metrics(const struct daemon *d, FILE *out,
+		      void (*metric)(FILE *out, const char *name,
+				     const char *type, const char *help,
+				     double value));
+
 /* report.c */
 void report_status(struct daemon *d, bool json, FILE *out);
 int report_explain(struct daemon *d, pid_t pid, bool json, FILE *out);
@@ -197,6 +221,8 @@ void loop_execs_gone(struct daemon *d);
 enum os_status loop_watch_client(struct daemon *d, struct control_client *c,
 				 bool sending);
 void loop_unwatch_client(struct daemon *d, struct control_client *c);
+/* Restraint's passes every ms from now; 0: none. */
+enum os_status loop_sample_arm(struct daemon *d, unsigned ms);
 /* Where process events come from, for the log and status ("the proc
  * connector"), and its word in status --json ("netlink", "polling",
  * "bpf"). */

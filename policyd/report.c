@@ -265,6 +265,7 @@ static void report_status_json(struct daemon *d, FILE *out)
 #define REPORT_JSON(name, value) jsonout_add_uint(doc, name, value);
 	REPORT_COUNTERS(REPORT_JSON)
 	report_power_json(d, doc);
+	restrain_status_json(d, doc);
 	jsonout_write(out, doc);
 }
 
@@ -294,6 +295,7 @@ void report_status(struct daemon *d, bool json, FILE *out)
 	REPORT_COUNTERS(REPORT_TEXT)
 	fprintf(out, "\n");
 	report_power_text(d, out);
+	restrain_status_text(d, out);
 }
 
 static void report_facts(struct procinfo *pi, struct facts *facts)
@@ -625,6 +627,7 @@ static void report_explain_json(struct daemon *d, struct report_explained *x,
 {
 	struct json_object *doc = json_object_new_object(), *threads;
 	const struct facts *f = &x->facts;
+	char restraint[160];
 
 	jsonout_add_int(doc, "pid", x->pid);
 	jsonout_add_uint(doc, "start_time", x->start);
@@ -657,6 +660,8 @@ static void report_explain_json(struct daemon *d, struct report_explained *x,
 	}
 	jsonout_add_bool(doc, "managed", x->p != NULL);
 	jsonout_add_string(doc, "applies", x->target);
+	restrain_explain(d, x->pid, restraint, sizeof(restraint));
+	jsonout_add_string(doc, "restraint", restraint);
 	threads = jsonout_add_array(doc, "threads");
 	for (size_t i = 0; i < x->count; i++)
 		json_object_array_add(threads,
@@ -686,6 +691,7 @@ static void report_explain_text(struct daemon *d, struct report_explained *x,
 				FILE *out)
 {
 	const struct facts *f = &x->facts;
+	char restraint[160];
 
 	fprintf(out, "pid %d\n", (int)x->pid);
 	fprintf(out, "  %-10s ", "exe");
@@ -716,6 +722,8 @@ static void report_explain_text(struct daemon *d, struct report_explained *x,
 			"  holds      %s (while it runs; see cpupolicyctl "
 			"status)\n",
 			x->held);
+	restrain_explain(d, x->pid, restraint, sizeof(restraint));
+	report_line(out, "restraint", restraint, sizeof(restraint));
 	fprintf(out, "threads (the kernel's state now)\n");
 	fprintf(out, "  %-8s %-16s %-36s %-12s %s\n", "TID", "NAME", "PRIORITY",
 		"CPUS", "BY THE RULE");
@@ -848,6 +856,7 @@ void report_metrics(struct daemon *d, FILE *out)
 		      "Counter " name " of cpupolicyd status.",                \
 		      (double)(value));
 	REPORT_COUNTERS(REPORT_METRIC)
+	restrain_metrics(d, out, report_metric);
 	report_metric(out, "power_holds", "gauge",
 		      "Processes holding power settings.",
 		      (double)d->hold_count);

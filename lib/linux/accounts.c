@@ -24,3 +24,10 @@ bool accounts_group(const char *name, unsigned *id)
 	*id = gr->gr_gid;
 	return true;
 }
+
+/* Debian's adduser gives users ids from 1000 (FIRST_UID); 65534 is
+ * nobody, which the system's daemons run as. */
+bool accounts_system(unsigned id)
+{
+	return id < 1000 || id == 65534;
+}

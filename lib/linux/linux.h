@@ -31,7 +31,12 @@ bool procinfo_parse_stat_alone(const char *stat);
 void procinfo_parse_stat_comm(const char *stat, char *comm, size_t size);
 int procinfo_parse_stat_cpu(const char *stat, unsigned long long *ticks,
 			    int *nice);
+int procinfo_parse_stat_usage(const char *stat, unsigned long long *ticks,
+			      struct procinfo_usage *usage);
 int procinfo_parse_creds(char *status, struct facts *facts);
+
+/* pressure.c */
+int pressure_parse(const char *text, unsigned long long *total_us);
 void procinfo_parse_cgroups(char *text, char *out, size_t size);
 void procinfo_parse_cmdline(char *cmdline, size_t len);
 enum match_file procinfo_same_file(const struct stat *running,

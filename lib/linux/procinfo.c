@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "pattern.h"
 #include "linux.h"
@@ -365,6 +366,33 @@ void procinfo_parse_stat_comm(const char *stat, char *comm, size_t size)
 		snprintf(comm, size, "%.*s", (int)(close - open - 1), open + 1);
 }
 
+/* What restraint samples in a stat line, times in clock ticks: the
+ * parent (field 4), the session (6), utime + stime (14, 15), nice (19)
+ * and the start (22). */
+int procinfo_parse_stat_usage(const char *stat, unsigned long long *ticks,
+			      struct procinfo_usage *usage)
+{
+	const char *p = strrchr(stat, ')');
+	unsigned long long ut, st, start;
+	int ppid, session, nice;
+
+	if (!p || !p[1] ||
+	    sscanf(p + 2,
+		   "%*c %d %*d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d "
+		   "%*d %*d %d %*d %*d %llu",
+		   &ppid, &session, &ut, &st, &nice, &start) < 6 ||
+	    !start) {
+		errno = EINVAL;
+		return -1;
+	}
+	*ticks = ut + st;
+	usage->ppid = ppid;
+	usage->session = session;
+	usage->nice = nice;
+	usage->start = start;
+	return 0;
+}
+
 /* Whether a process's stat says its main thread is the only one alive:
  * one thread (field 20) and the main one not a zombie (field 3), whose
  * end leaves the others running. Read as procinfo_parse_stat_cpu reads
@@ -406,6 +434,32 @@ int procinfo_stat(const char *procfs, pid_t pid, pid_t tid, pid_t *ppid,
 	if (procinfo_stat_line(procfs, pid, tid, stat, sizeof(stat)) < 0)
 		return -1;
 	return procinfo_parse_stat(stat, ppid, start);
+}
+
+/* The age from the boot clock, which counts the suspended time as the
+ * start field does. */
+enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
+{
+	static long hz;
+	unsigned long long ticks, now;
+	struct timespec boot;
+	char stat[1024];
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	*usage = (struct procinfo_usage){0};
+	if (procinfo_stat_line(paths_procfs(), pid, 0, stat, sizeof(stat)) <
+		    0 ||
+	    procinfo_parse_stat_usage(stat, &ticks, usage) < 0)
+		return status_of_errno(errno);
+	if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+		return status_of_errno(errno ? errno : EINVAL);
+	usage->cpu_ns = ticks * (1000000000ULL / (unsigned long long)hz);
+	now = (unsigned long long)boot.tv_sec * 1000000000ULL +
+	      (unsigned long long)boot.tv_nsec;
+	ticks = usage->start * (1000000000ULL / (unsigned long long)hz);
+	usage->age_ns = now > ticks ? now - ticks : 0;
+	return OS_OK;
 }
 
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,

@@ -157,3 +157,28 @@ bool accounts_group(const char *name, unsigned *id)
 {
 	return accounts_lookup(name, true, id);
 }
+
+/* The NT authority's (5) well-known accounts of the system: LocalSystem
+ * S-1-5-18, LocalService S-1-5-19, NetworkService S-1-5-20, and the
+ * virtual accounts of services (S-1-5-80-...), of the window manager
+ * (S-1-5-90-..., DWM) and of the font driver host (S-1-5-96-...)
+ * (learn.microsoft.com, "Well-known SIDs" and "Service accounts"). */
+bool accounts_system(unsigned id)
+{
+	static const SID_IDENTIFIER_AUTHORITY nt = {SECURITY_NT_AUTHORITY};
+	static const DWORD system_rids[] = {18, 19, 20, 80, 90, 96};
+	unsigned char sid[ACCOUNTS_SID_MAX];
+	PSID p = (PSID)sid;
+	DWORD first;
+
+	if (!accounts_sid(id, sid, sizeof(sid)) ||
+	    memcmp(GetSidIdentifierAuthority(p), &nt, sizeof(nt)) != 0 ||
+	    *GetSidSubAuthorityCount(p) < 1)
+		return false;
+	first = *GetSidSubAuthority(p, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(system_rids); i++) {
+		if (first == system_rids[i])
+			return true;
+	}
+	return false;
+}

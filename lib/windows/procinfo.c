@@ -655,6 +655,97 @@ enum os_status procinfo_pids(pid_t **pids, size_t *count)
 	return OS_OK;
 }
 
+/* A process's base priority as its class: 4 idle, 6 below normal, 8
+ * normal, 10 above normal, 13 high, 24 realtime
+ * (sdk-api-src/content/processthreadsapi/nf-processthreadsapi-setpriorityclass.md,
+ * "Scheduling Priorities"). */
+static enum rule_class procinfo_class_of_base(LONG base)
+{
+	if (base >= 24)
+		return RULE_CLASS_REALTIME;
+	if (base >= 13)
+		return RULE_CLASS_HIGH;
+	if (base >= 10)
+		return RULE_CLASS_ABOVE_NORMAL;
+	if (base >= 8)
+		return RULE_CLASS_NORMAL;
+	return base >= 6 ? RULE_CLASS_BELOW_NORMAL : RULE_CLASS_IDLE;
+}
+
+static void procinfo_listing_usage(const SYSTEM_PROCESS_INFORMATION *e,
+				   unsigned long long now,
+				   struct procinfo_usage *usage)
+{
+	struct prio_state cls;
+	unsigned long long created = (unsigned long long)e->CreateTime.QuadPart;
+
+	prio_state_of_class(procinfo_class_of_base(e->BasePriority), &cls);
+	*usage = (struct procinfo_usage){
+		.start = created,
+		.cpu_ns = ((unsigned long long)e->UserTime.QuadPart +
+			   (unsigned long long)e->KernelTime.QuadPart) *
+			  100ULL,
+		.age_ns = now > created ? (now - created) * 100ULL : 0,
+		.ppid = (pid_t)(uintptr_t)e->InheritedFromUniqueProcessId,
+		.session = (long)e->SessionId,
+		.nice = cls.nice,
+	};
+}
+
+/* From the scan's listing (restraint samples within one), else from a
+ * listing of its own. */
+enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
+{
+	struct procinfo_listing own, *l = procinfo_scan_listing();
+	const SYSTEM_PROCESS_INFORMATION *e;
+	enum os_status os = OS_OK;
+	FILETIME now;
+
+	*usage = (struct procinfo_usage){0};
+	if (!l) {
+		if ((os = procinfo_listing_take(&own)) != OS_OK)
+			return os;
+		l = &own;
+	}
+	GetSystemTimeAsFileTime(&now);
+	e = pidmap_get(&l->by_pid, pid);
+	if (e)
+		procinfo_listing_usage(e, procinfo_filetime(&now), usage);
+	else
+		os = OS_GONE;
+	if (l == &own)
+		procinfo_listing_free(&own);
+	return os;
+}
+
+/* Threads ready to run and waiting for a processor: KTHREAD_STATE Ready
+ * (1), Standby (3, chosen for a processor next) and DeferredReady (7),
+ * what the "Processor Queue Length" counter counts, in one listing. */
+enum os_status procinfo_ready_threads(unsigned *ready)
+{
+	struct procinfo_listing l;
+	enum os_status os = procinfo_listing_take(&l);
+
+	*ready = 0;
+	if (os != OS_OK)
+		return os;
+	for (size_t i = 0; i < l.by_pid.capacity; i++) {
+		const SYSTEM_PROCESS_INFORMATION *e = l.by_pid.slots[i].value;
+		const SYSTEM_THREAD_INFORMATION *t;
+
+		if (!l.by_pid.slots[i].key)
+			continue;
+		t = (const void *)((const unsigned char *)e +
+				   PROCINFO_PROCESS_ENTRY);
+		for (ULONG k = 0; k < e->NumberOfThreads; k++)
+			*ready += t[k].ThreadState == 1 ||
+				  t[k].ThreadState == 3 ||
+				  t[k].ThreadState == 7;
+	}
+	procinfo_listing_free(&l);
+	return OS_OK;
+}
+
 static void procinfo_listing_threads(const struct procinfo_listing *l,
 				     pid_t pid, pid_t **tids, size_t *count)
 {

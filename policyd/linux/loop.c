@@ -22,6 +22,7 @@
 
 struct loop {
 	int epoll_fd, signal_fd, timer_fd;
+	int sample_fd; /* restraint's passes */
 };
 
 /* epoll data: small numbers name the fixed sources, anything else is a
@@ -33,6 +34,8 @@ enum loop_source {
 	LOOP_SOURCE_LISTEN,
 	LOOP_SOURCE_EXECS,
 	LOOP_SOURCE_WATCH,
+	LOOP_SOURCE_PRESSURE,
+	LOOP_SOURCE_SAMPLE,
 };
 
 static int loop_watch(struct loop *l, int fd, uint64_t data)
@@ -42,15 +45,40 @@ static int loop_watch(struct loop *l, int fd, uint64_t data)
 	return epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* The tick restarts from now, and so do the rescans. */
-enum os_status loop_arm(struct daemon *d)
+/* A PSI trigger polls with POLLPRI (and POLLERR once its file is gone). */
+static int loop_watch_pressure(struct loop *l, long fd)
 {
-	unsigned ms = loop_tick_ms(d);
+	struct epoll_event ev = {.events = EPOLLPRI,
+				 .data.u64 = LOOP_SOURCE_PRESSURE};
+
+	return fd < 0 ? 0 : epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, (int)fd, &ev);
+}
+
+static struct itimerspec loop_every(unsigned ms)
+{
 	struct itimerspec its = {0};
 
 	its.it_value.tv_sec = ms / 1000;
 	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
 	its.it_interval = its.it_value;
+	return its;
+}
+
+enum os_status loop_sample_arm(struct daemon *d, unsigned ms)
+{
+	struct itimerspec its = loop_every(ms);
+
+	if (!d->loop)
+		return OS_OK;
+	return status_of_result(
+		timerfd_settime(d->loop->sample_fd, 0, &its, NULL));
+}
+
+/* The tick restarts from now, and so do the rescans. */
+enum os_status loop_arm(struct daemon *d)
+{
+	struct itimerspec its = loop_every(loop_tick_ms(d));
+
 	d->last_rescan_ns = timing_now_ns();
 	return status_of_result(
 		timerfd_settime(d->loop->timer_fd, 0, &its, NULL));
@@ -84,11 +112,16 @@ enum os_status loop_setup(struct daemon *d)
 	l->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	l->timer_fd =
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	l->sample_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	if (l->signal_fd < 0 || l->timer_fd < 0 || l->epoll_fd < 0)
+	if (l->signal_fd < 0 || l->timer_fd < 0 || l->sample_fd < 0 ||
+	    l->epoll_fd < 0)
 		return status_of_errno(errno);
 	if (loop_watch(l, l->signal_fd, LOOP_SOURCE_SIGNAL) < 0 ||
 	    loop_watch(l, l->timer_fd, LOOP_SOURCE_TIMER) < 0 ||
+	    loop_watch(l, l->sample_fd, LOOP_SOURCE_SAMPLE) < 0 ||
+	    loop_watch_pressure(l, pressure_fd(d->pressure)) < 0 ||
 	    loop_watch(l, listen_fd(d->listen), LOOP_SOURCE_LISTEN) < 0 ||
 	    (!d->polling &&
 	     loop_watch(l, d->events.fd, LOOP_SOURCE_EVENTS) < 0) ||
@@ -113,6 +146,8 @@ void loop_teardown(struct daemon *d)
 		close(l->signal_fd);
 	if (l->timer_fd >= 0)
 		close(l->timer_fd);
+	if (l->sample_fd >= 0)
+		close(l->sample_fd);
 	free(l);
 	d->loop = NULL;
 }
@@ -209,6 +244,15 @@ static void loop_timer(struct daemon *d)
 	loop_on_tick(d);
 }
 
+static void loop_sample(struct daemon *d)
+{
+	uint64_t expirations;
+
+	if (read(d->loop->sample_fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	restrain_on_sample(d);
+}
+
 enum os_status loop_run(struct daemon *d)
 {
 	struct epoll_event events[32];
@@ -235,6 +279,10 @@ enum os_status loop_run(struct daemon *d)
 				loop_signal(d);
 			else if (source == LOOP_SOURCE_TIMER)
 				loop_timer(d);
+			else if (source == LOOP_SOURCE_SAMPLE)
+				loop_sample(d);
+			else if (source == LOOP_SOURCE_PRESSURE)
+				restrain_on_pressure(d);
 			else if (source == LOOP_SOURCE_LISTEN)
 				control_accept(d);
 			else

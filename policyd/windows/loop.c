@@ -17,12 +17,14 @@
 
 struct loop {
 	HANDLE timer;
+	HANDLE sample; /* restraint's passes */
 };
 
 enum loop_source {
 	LOOP_SOURCE_STOP,
 	LOOP_SOURCE_RELOAD,
 	LOOP_SOURCE_TIMER,
+	LOOP_SOURCE_SAMPLE,
 	LOOP_SOURCE_LISTEN,
 	LOOP_SOURCE_EVENTS,
 	LOOP_SOURCE_CLIENT,
@@ -110,13 +112,31 @@ enum os_status loop_arm(struct daemon *d)
 		       : status_of_win32(GetLastError());
 }
 
+enum os_status loop_sample_arm(struct daemon *d, unsigned ms)
+{
+	LARGE_INTEGER due;
+
+	if (!d->loop)
+		return OS_OK;
+	if (!ms)
+		return CancelWaitableTimer(d->loop->sample)
+			       ? OS_OK
+			       : status_of_win32(GetLastError());
+	due.QuadPart = -(LONGLONG)ms * 10000;
+	return SetWaitableTimer(d->loop->sample, &due, (LONG)ms, NULL, NULL,
+				FALSE)
+		       ? OS_OK
+		       : status_of_win32(GetLastError());
+}
+
 enum os_status loop_setup(struct daemon *d)
 {
 	struct loop *l = xcalloc(1, sizeof(*l));
 
 	d->loop = l;
 	l->timer = CreateWaitableTimerW(NULL, FALSE, NULL);
-	if (!l->timer)
+	l->sample = CreateWaitableTimerW(NULL, FALSE, NULL);
+	if (!l->timer || !l->sample)
 		return status_of_win32(GetLastError());
 	return loop_arm(d);
 }
@@ -129,6 +149,8 @@ void loop_teardown(struct daemon *d)
 		return;
 	if (l->timer)
 		CloseHandle(l->timer);
+	if (l->sample)
+		CloseHandle(l->sample);
 	free(l);
 	d->loop = NULL;
 }
@@ -210,6 +232,7 @@ static void loop_gather(struct daemon *d, struct loop_wait *w)
 	loop_add(w, loop_stop_event, LOOP_SOURCE_STOP, NULL);
 	loop_add(w, loop_reload_event, LOOP_SOURCE_RELOAD, NULL);
 	loop_add(w, d->loop->timer, LOOP_SOURCE_TIMER, NULL);
+	loop_add(w, d->loop->sample, LOOP_SOURCE_SAMPLE, NULL);
 	listen_rearm(d);
 	loop_add(w, listen_handle(d->listen), LOOP_SOURCE_LISTEN, NULL);
 	events = d->polling ? NULL : events_handle(&d->events);
@@ -234,6 +257,9 @@ static void loop_dispatch(struct daemon *d, const struct loop_wait *w, DWORD i)
 		break;
 	case LOOP_SOURCE_TIMER:
 		loop_on_tick(d);
+		break;
+	case LOOP_SOURCE_SAMPLE:
+		restrain_on_sample(d);
 		break;
 	case LOOP_SOURCE_LISTEN:
 		control_accept(d);
@@ -272,6 +298,7 @@ static bool loop_ready(struct daemon *d, const struct loop_wait *w, DWORD i)
 	case LOOP_SOURCE_STOP:
 	case LOOP_SOURCE_RELOAD:
 	case LOOP_SOURCE_TIMER:
+	case LOOP_SOURCE_SAMPLE:
 		break;
 	}
 	return h && WaitForSingleObject(h, 0) == WAIT_OBJECT_0;

@@ -35,3 +35,9 @@ bool accounts_group(const char *name, unsigned *id)
 {
 	return accountsfake_find(name, id);
 }
+
+/* As Linux's: root's and the system accounts' ids, and nobody. */
+bool accounts_system(unsigned id)
+{
+	return id < 1000 || id == 65534;
+}

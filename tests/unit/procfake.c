@@ -106,7 +106,7 @@ void procinfo_fetch(void *ctx, unsigned wanted, struct facts *facts)
 	if (wanted & MATCH_FACT_CMDLINE)
 		snprintf(facts->cmdline, sizeof(facts->cmdline), "%s", p->exe);
 	if (wanted & MATCH_FACT_CREDS) {
-		facts->uid = facts->gid = 0;
+		facts->uid = facts->gid = p->uid;
 		facts->group_count = 0;
 	}
 	if (wanted & MATCH_FACT_CGROUP)
@@ -165,6 +165,28 @@ enum os_status procinfo_state(pid_t pid, struct procinfo_state *state)
 	snprintf(state->comm, sizeof(state->comm), "%s",
 		 p->comm ? p->comm : strrchr(p->exe, '/') + 1);
 	return OS_OK;
+}
+
+/* Its nice is its main thread's. */
+enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
+{
+	struct procfake_proc *p = procfake_proc(pid);
+
+	if (!p || !p->thread_count)
+		return OS_GONE;
+	procfake.usages++;
+	*usage = (struct procinfo_usage){.start = p->start,
+					 .cpu_ns = p->cpu_ns,
+					 .age_ns = p->age_ns,
+					 .ppid = p->ppid,
+					 .nice = p->threads[0].prio.nice};
+	return OS_OK;
+}
+
+/* No process of the table is the test itself. */
+pid_t procinfo_self(void)
+{
+	return 1;
 }
 
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,

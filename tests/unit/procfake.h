@@ -27,6 +27,11 @@ struct procfake_proc {
 	const char *exe;
 	const char *comm; /* its name, when it renamed itself; NULL: exe's */
 	bool zombie;	  /* its main thread ended, others run on */
+	/* What restraint samples (procinfo_usage): its user, CPU time and
+	 * age in ns, its parent. A test moves them on. */
+	unsigned uid;
+	unsigned long long cpu_ns, age_ns;
+	pid_t ppid;
 	struct procfake_thread *threads; /* its slot of the fake's pool */
 	size_t thread_count;
 	/* As Windows keeps the class and EcoQoS: once, for the process
@@ -49,6 +54,7 @@ struct procfake {
 	unsigned exe_checks;   /* reads of a process's exe file identity */
 	unsigned comm_reads;   /* reads of a process's name */
 	unsigned listings;     /* listings of a process's threads */
+	unsigned usages;       /* samples of a process's CPU time */
 	/* As Windows: nice, policy and EcoQoS (the class) are the
 	 * process's, a write through one thread sets them for all. */
 	bool process_wide;

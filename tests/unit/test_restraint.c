@@ -29,6 +29,10 @@ static int sim_setup(void **state)
 
 	sim = (struct sim){.at_ms = 1000};
 	restraint_limits_default(&sim.l);
+	/* The default is half a second (a PSI window's shortest); the
+	 * figures below are a second's, as ProBalance's. */
+	assert_int_equal(sim.l.qualify_ms, 500);
+	sim.l.qualify_ms = 1000;
 	restraint_judge(&sim.l, &sim.p, sim.at_ms * MS, 0, 2, true);
 	*state = &sim;
 	return 0;

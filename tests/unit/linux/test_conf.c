@@ -39,7 +39,7 @@ static const struct conf_case conf_cases[] = {
 	 "\tdry_run = off ; inline\n",
 	 0, 0, NULL},
 	{"unknown section", "[daemon]\n[deamon]\nlog_level = info\n", 1, 2,
-	 "unknown section [deamon] (valid: daemon, paths, power)"},
+	 "unknown section [deamon] (valid: daemon, paths, power, restraint)"},
 	{"unknown key", "[daemon]\nlog_level = info\nloglevel = info\n", 1, 3,
 	 "unknown key 'loglevel' in [daemon]"},
 	{"key in the wrong section", "[paths]\nsocket = /x\n", 1, 2,
@@ -118,6 +118,35 @@ static const struct conf_case conf_cases[] = {
 	 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	 "\nlog_level = x\n",
 	 2, 2, "line longer than"},
+	{"restraint, every key",
+	 "[restraint]\nenabled = true\nshare_pct = 20\nqualify_ms = 1000\n"
+	 "release_pct = 4\ncalm_ms = 2000\nhold_ms = 4000\nper_minute = 2\n"
+	 "pressure_pct = 20\nsample_ms = 200\nnice = 15\npolicy = idle\n"
+	 "io_class = idle\nio_level = 3\nclass = idle\nefficiency_mode = "
+	 "on\nsystem = yes\nexempt = mpv, obs\n",
+	 0, 0, NULL},
+	{"restraint share over 100", "[restraint]\nshare_pct = 101\n", 1, 2,
+	 "share_pct: '101' is not a percentage from 1 to 100"},
+	{"restraint raising nice", "[restraint]\nnice = -5\n", 1, 2,
+	 "nice: '-5' is not a nice value from 0 to 19"},
+	{"restraint raising policy", "[restraint]\npolicy = fifo\n", 1, 2,
+	 "policy: 'fifo' does not lower a process"},
+	{"restraint unknown class", "[restraint]\nclass = low\n", 1, 2,
+	 "class: 'low' is not valid (valid:"},
+	{"restraint unknown key", "[restraint]\nenable = true\n", 1, 2,
+	 "unknown key 'enable' in [restraint]"},
+	{"restraint duplicate key",
+	 "[restraint]\nenabled = true\nenabled = false\n", 1, 3,
+	 "enabled is already set on line 2"},
+	{"restraint release over share",
+	 "[daemon]\n[restraint]\nshare_pct = 10\nrelease_pct = 10\n", 1, 2,
+	 "[restraint]: release_pct (10) must be under share_pct (10)"},
+	{"restraint samples slower than qualifying",
+	 "[restraint]\nqualify_ms = 300\nsample_ms = 400\n", 1, 1,
+	 "sample_ms (400) must not be over qualify_ms (300)"},
+	{"restraint exempt name too long",
+	 "[restraint]\nexempt = pipewire, a-name-longer-than-fifteen\n", 1, 2,
+	 "exempt: 'a-name-longer-than-fifteen' is longer than a process name"},
 	{"all errors reported", "[daemon]\nfoo = 1\nlog_level = x\n[bar]\n", 3,
 	 2, "unknown key 'foo'"},
 };
@@ -232,6 +261,34 @@ static void test_power_values(void **state)
 	conf_free(&conf);
 }
 
+/* Off by default, with the defaults a desktop keeps; the file's values
+ * replace them, the exempt list whole. */
+static void test_restraint_values(void **state)
+{
+	static const char text[] = "[restraint]\nenabled = true\nnice = "
+				   "15\nexempt = mpv obs\n";
+	struct conf conf;
+	struct diag diag;
+
+	(void)state;
+	conf_init(&conf);
+	assert_false(conf.restraint.enabled);
+	assert_int_equal(conf.restraint.limits.share_pct, 15);
+	assert_int_equal(conf.restraint.lowering.nice, 10);
+	assert_int_equal(conf.restraint.lowering.policy, RULE_POLICY_BATCH);
+	assert_string_equal(conf.restraint.exempt[0], "Xorg");
+	diag_init(&diag);
+	conf_load_text(&conf, "t.conf", text, strlen(text), &diag);
+	assert_int_equal(diag.errors, 0);
+	assert_true(conf.restraint.enabled);
+	assert_int_equal(conf.restraint.lowering.nice, 15);
+	assert_int_equal(conf.restraint.lowering.io_level, 7);
+	assert_int_equal(conf.restraint.exempt_count, 2);
+	assert_string_equal(conf.restraint.exempt[1], "obs");
+	diag_free(&diag);
+	conf_free(&conf);
+}
+
 static void test_bad_value_keeps_default(void **state)
 {
 	static const char text[] = "[daemon]\nrules_dirs = /a:b\n";
@@ -275,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_bad_value_keeps_default),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_power_values),
+		cmocka_unit_test(test_restraint_values),
 	};
 
 	return unit_run("conf", UNIT_TABLE(conf_cases, test_conf_case),

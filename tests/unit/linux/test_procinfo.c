@@ -249,6 +249,49 @@ static void test_stat_cpu(void **state)
 	assert_int_equal(procinfo_parse_stat_cpu("4242 (a)", &ticks, NULL), -1);
 }
 
+/* What restraint samples: parent, session, CPU time, nice and start,
+ * whatever the name holds; a line cut before the start is refused. */
+static void test_stat_usage(void **state)
+{
+	static const char line[] =
+		"4242 (a) (b) S 17 4242 4200 0 -1 4194560 100 0 0 0 "
+		"250 50 0 0 20 -5 3 0 123456 1000 10";
+	static const char cut[] =
+		"4242 (a) (b) S 17 4242 4200 0 -1 4194560 100 0 0 0 "
+		"250 50 0 0 20 -5 3 0";
+	struct procinfo_usage u = {0};
+	unsigned long long ticks;
+
+	(void)state;
+	assert_int_equal(procinfo_parse_stat_usage(line, &ticks, &u), 0);
+	assert_int_equal(ticks, 300);
+	assert_int_equal(u.ppid, 17);
+	assert_int_equal(u.session, 4200);
+	assert_int_equal(u.nice, -5);
+	assert_int_equal(u.start, 123456);
+	assert_int_equal(procinfo_parse_stat_usage(cut, &ticks, &u), -1);
+	assert_int_equal(procinfo_parse_stat_usage("1 (a", &ticks, &u), -1);
+}
+
+/* The "some" line's total, in microseconds; another first line is not
+ * the CPU's pressure. */
+static void test_pressure(void **state)
+{
+	unsigned long long total = 0;
+
+	(void)state;
+	assert_int_equal(pressure_parse("some avg10=2.83 avg60=2.50 "
+					"avg300=0.82 total=4288761\n"
+					"full avg10=0.00 avg60=0.00 "
+					"avg300=0.00 total=0\n",
+					&total),
+			 0);
+	assert_int_equal(total, 4288761);
+	assert_int_equal(pressure_parse("full avg10=0.00 total=5\n", &total),
+			 -1);
+	assert_int_equal(pressure_parse("some avg10=0.00\n", &total), -1);
+}
+
 static void test_missing_process(void **state)
 {
 	struct procinfo pi = {99};
@@ -512,6 +555,8 @@ int main(void)
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_stat),
 		cmocka_unit_test(test_stat_cpu),
+		cmocka_unit_test(test_stat_usage),
+		cmocka_unit_test(test_pressure),
 		cmocka_unit_test(test_stat_alone),
 		cmocka_unit_test(test_stat_comm),
 		cmocka_unit_test(test_missing_process),

@@ -1,0 +1,272 @@
+/* The daemon's side of restraint ([restraint], cpupolicyd(8)): the
+ * machine's CPU pressure wakes it (a PSI trigger, or the tick where the
+ * system has none), passes run every sample_ms while it lasts and while
+ * anything is held (lib/restrained.c), the rules say who is never
+ * restrained, a reload and a stop give everything back, and status,
+ * explain and metrics show it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonout.h"
+#include "log.h"
+#include "os.h"
+#include "policyd.h"
+#include "procstat.h"
+
+/* The daemon's word on a process: one a rule manages the priority of is
+ * its rule's (and one a rule raises is never a hog to lower). */
+static const char *restrain_exclude(void *ctx, pid_t pid,
+				    unsigned long long start)
+{
+	static char why[96];
+	struct daemon *d = ctx;
+	const struct manage_proc *p = manage_find(&d->manage, pid);
+
+	if (!p || p->start_time != start || !p->rule)
+		return NULL;
+	if (rules_raises(p->rule)) {
+		snprintf(why, sizeof(why), "rule '%.64s' raises it",
+			 p->rule->name);
+		return why;
+	}
+	if (!prio_target_empty(&p->prio)) {
+		snprintf(why, sizeof(why), "rule '%.64s' sets its priority",
+			 p->rule->name);
+		return why;
+	}
+	return NULL;
+}
+
+static unsigned restrain_cpus(void)
+{
+	struct procstat st;
+	unsigned cpus;
+
+	if (cputimes_read(&st) != OS_OK)
+		return 1;
+	cpus = st.count ? (unsigned)st.count : 1;
+	procstat_free(&st);
+	return cpus;
+}
+
+static void restrain_options(const struct daemon *d,
+			     struct restrained_options *o)
+{
+	const struct conf_restraint *rc = &d->conf.restraint;
+
+	*o = (struct restrained_options){
+		.limits = rc->limits,
+		.pressure_pct = rc->pressure_pct,
+		.dry_run = d->conf.dry_run,
+		.system = rc->system,
+		.exempt = rc->exempt,
+		.exempt_count = rc->exempt_count,
+		.exclude = restrain_exclude,
+		.ctx = (void *)d,
+	};
+	prio_target_for_system(&rc->lowering, system_native(), &o->target);
+}
+
+/* Before the capabilities are cut: a PSI trigger of a one-second window
+ * needs CAP_SYS_RESOURCE when it is written, not later. */
+void restrain_setup(struct daemon *d)
+{
+	struct restrained_options o;
+	enum os_status os;
+
+	if (!d->conf.restraint.enabled)
+		return;
+	os = pressure_open(&d->pressure, d->conf.restraint.pressure_pct);
+	if (os != OS_OK) {
+		log_warnx("restraint is on, but the CPU pressure cannot be "
+			  "read (%s): no process is restrained",
+			  os == OS_UNSUPPORTED
+				  ? "the kernel has no PSI, or was booted "
+				    "with psi=0"
+				  : "refused");
+		return;
+	}
+	restrain_options(d, &o);
+	restrained_init(&d->restrained, &o, restrain_cpus());
+	d->restraining = true;
+	log_info("restraint on: a process over %u%% of the %u CPUs for %u ms "
+		 "while they are %u%% contended is lowered (%s)%s",
+		 o.limits.share_pct, d->restrained.cpus, o.limits.qualify_ms,
+		 o.pressure_pct,
+		 pressure_fd(d->pressure) >= 0
+			 ? "woken by the kernel's pressure trigger"
+			 : "the pressure sampled every second",
+		 d->conf.dry_run ? "; dry run: nothing is written" : "");
+}
+
+void restrain_teardown(struct daemon *d)
+{
+	if (!d->restraining)
+		return;
+	loop_sample_arm(d, 0);
+	restrained_free(&d->restrained, "the daemon stops");
+	pressure_close(d->pressure);
+	d->pressure = NULL;
+	d->restraining = false;
+}
+
+/* Passes every sample_ms from now, the first at once. */
+static void restrain_start(struct daemon *d, unsigned pressure_pct)
+{
+	unsigned pct;
+
+	d->restrain_sampling = true;
+	pressure_sample(d->pressure, &pct); /* from now on */
+	if (restrained_pass(&d->restrained, timing_now_ns(), pressure_pct))
+		loop_sample_arm(d, d->conf.restraint.sample_ms);
+	else
+		d->restrain_sampling = false;
+}
+
+/* The trigger says the waiting reached pressure_pct of a window. */
+void restrain_on_pressure(struct daemon *d)
+{
+	pressure_fired(d->pressure);
+	if (d->restraining && !d->restrain_sampling)
+		restrain_start(d, d->conf.restraint.pressure_pct);
+}
+
+void restrain_on_sample(struct daemon *d)
+{
+	unsigned pct = 0;
+
+	if (!d->restraining || !d->restrain_sampling)
+		return;
+	pressure_sample(d->pressure, &pct);
+	if (!restrained_pass(&d->restrained, timing_now_ns(), pct)) {
+		d->restrain_sampling = false;
+		loop_sample_arm(d, 0);
+	}
+}
+
+/* Without a trigger the tick looks at the pressure, once a second. */
+void restrain_on_tick(struct daemon *d)
+{
+	unsigned pct = 0;
+
+	if (!d->restraining || d->restrain_sampling ||
+	    pressure_fd(d->pressure) >= 0)
+		return;
+	if (pressure_sample(d->pressure, &pct) == OS_OK &&
+	    pct >= d->conf.restraint.pressure_pct)
+		restrain_start(d, pct);
+}
+
+/* New rules may exclude what the old ones did not: everything back,
+ * and judged again from the next pass. */
+void restrain_reload(struct daemon *d)
+{
+	if (d->restraining)
+		restrained_release_all(&d->restrained, "the rules reloaded");
+}
+
+static const char *restrain_state(const struct daemon *d)
+{
+	if (!d->conf.restraint.enabled)
+		return "off";
+	if (!d->restraining)
+		return "off (no CPU pressure to read)";
+	if (d->restrained.paused)
+		return "paused";
+	return d->restrain_sampling ? "on, sampling under pressure" : "on";
+}
+
+static long long restrain_held_s(const struct restrained_proc *p)
+{
+	return (timing_now_ns() - p->since_ns) / 1000000000LL;
+}
+
+void restrain_status_text(const struct daemon *d, FILE *out)
+{
+	const struct restrained *r = &d->restrained;
+
+	fprintf(out, "restraint: %s", restrain_state(d));
+	if (d->restraining)
+		fprintf(out, ", %u restrained, %llu restraints, %llu releases",
+			r->held_count, r->counters.restraints,
+			r->counters.releases);
+	fprintf(out, "\n");
+	for (size_t i = 0; d->restraining && i < r->procs.capacity; i++) {
+		const struct restrained_proc *p = r->procs.slots[i].value;
+
+		if (!r->procs.slots[i].key || !p->held)
+			continue;
+		fprintf(out,
+			"  restrained %d (%s) for %llds: %u%% of the CPUs, "
+			"%u%% contended\n",
+			(int)p->pid, p->name, restrain_held_s(p), p->share_pct,
+			p->pressure_pct);
+	}
+}
+
+void restrain_status_json(const struct daemon *d, struct json_object *doc)
+{
+	const struct restrained *r = &d->restrained;
+	struct json_object *list;
+
+	jsonout_add_string(doc, "restraint", restrain_state(d));
+	list = jsonout_add_array(doc, "restrained");
+	for (size_t i = 0; d->restraining && i < r->procs.capacity; i++) {
+		const struct restrained_proc *p = r->procs.slots[i].value;
+		struct json_object *o;
+
+		if (!r->procs.slots[i].key || !p->held)
+			continue;
+		o = json_object_new_object();
+		jsonout_add_int(o, "pid", p->pid);
+		jsonout_add_string(o, "name", p->name);
+		jsonout_add_int(o, "since_s", restrain_held_s(p));
+		jsonout_add_uint(o, "share_pct", p->share_pct);
+		jsonout_add_uint(o, "pressure_pct", p->pressure_pct);
+		json_object_array_add(list, o);
+	}
+}
+
+/* What explain says of a process: restrained, or why not. */
+void restrain_explain(const struct daemon *d, pid_t pid, char *text,
+		      size_t size)
+{
+	const struct restrained_proc *p =
+		d->restraining ? restrained_find(&d->restrained, pid) : NULL;
+
+	if (!d->restraining)
+		snprintf(text, size, "not restrained: restraint is %s",
+			 restrain_state(d));
+	else if (p && p->held)
+		snprintf(text, size,
+			 "restrained for %llds: %u%% of the CPUs, %u%% "
+			 "contended",
+			 restrain_held_s(p), p->share_pct, p->pressure_pct);
+	else if (p && p->why_not[0])
+		snprintf(text, size, "not restrained: %s", p->why_not);
+	else
+		snprintf(text, size, "not restrained: not a hog");
+}
+
+void restrain_metrics(const struct daemon *d, FILE *out,
+		      void (*metric)(FILE *out, const char *name,
+				     const char *type, const char *help,
+				     double value))
+{
+	const struct restrained_counters *c = &d->restrained.counters;
+
+	if (!d->restraining)
+		return;
+	metric(out, "restrained", "gauge", "Processes restrained now.",
+	       (double)d->restrained.held_count);
+	metric(out, "restraints_total", "counter", "Processes restrained.",
+	       (double)c->restraints);
+	metric(out, "restraint_releases_total", "counter",
+	       "Restraints given back.", (double)c->releases);
+	metric(out, "restraint_refused_total", "counter",
+	       "Restraints the rate limit refused.", (double)c->refused);
+	metric(out, "restraint_excluded_total", "counter",
+	       "Hogs left alone as excluded.", (double)c->excluded);
+	metric(out, "restraint_passes_total", "counter",
+	       "Passes over the processes under pressure.", (double)c->passes);
+}

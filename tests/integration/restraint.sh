@@ -1,0 +1,114 @@
+#!/bin/bash
+# Restraint against the real kernel, as root: four CPU hogs of an
+# ordinary user on this machine's CPUs make PSI report pressure, and each
+# is lowered to nice 10 and SCHED_BATCH within seconds; a hog of root's
+# and one named as the config exempts stay as they were, and explain
+# says why; a hog that calms down gets back what it had; a stop gives
+# back the rest. The positive control is the user's hogs.
+. "$(dirname "$0")/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "the restraint tests need root"
+[ -r /proc/pressure/cpu ] && cat /proc/pressure/cpu >/dev/null 2>&1 ||
+	skip_all "the kernel reports no CPU pressure (no PSI, or psi=0)"
+
+USER_ID=4242
+mkdir -p "$TMP/bin"
+cp /bin/dash "$TMP/bin/pipewire"
+chmod 755 "$TMP" "$TMP/bin"
+
+write_conf
+cat >>"$CONF" <<EOF
+[restraint]
+enabled = true
+calm_ms = 500
+hold_ms = 1000
+EOF
+
+# hog [AS_UID] [PROGRAM]: a process spinning on a CPU; its pid in $!.
+hog() {
+	local uid=${1:-$USER_ID} sh=${2:-/bin/dash}
+	start setpriv --reuid "$uid" --regid "$uid" --clear-groups \
+		"$sh" -c 'while :; do :; done'
+}
+
+# restrained PID: nice 10 and SCHED_BATCH (3) on its thread.
+restrained() { all_threads "$1" 10 3 1; }
+untouched() { all_threads "$1" 0 0 1; }
+
+start_daemon || {
+	finish
+	exit 1
+}
+
+hogs=()
+for i in 1 2 3 4; do
+	hog
+	hogs+=($!)
+done
+hog 0
+root_hog=$!
+hog "$USER_ID" "$TMP/bin/pipewire"
+exempt_hog=$!
+
+every_hog_restrained() {
+	local p
+	for p in "${hogs[@]}"; do
+		restrained "$p" || return 1
+	done
+}
+if wait_until 10 every_hog_restrained; then
+	ok "four hogs of a user on $(nproc) CPUs: each lowered to nice 10, SCHED_BATCH"
+else
+	not_ok "hogs restrained" "$(for p in "${hogs[@]}"; do thread_prio "$p"; done); $(ctl status)"
+fi
+
+run ctl status --json
+expect_contains "status --json lists the restrained" "$out" \
+	"\"pid\":${hogs[0]}," && ok "status --json lists the restrained hogs"
+run ctl explain "${hogs[0]}"
+expect_contains "explain says restrained" "$out" "restrained for" &&
+	ok "explain says a hog is restrained, and by what share"
+
+if untouched "$root_hog" && untouched "$exempt_hog"; then
+	ok "root's hog and an exempt name's are left as they were"
+else
+	not_ok "root's and the exempt hog untouched" "$(thread_prio "$root_hog"); $(thread_prio "$exempt_hog")"
+fi
+run ctl explain "$root_hog"
+expect_contains "explain of root's hog" "$out" \
+	"not restrained: a process of root" &&
+	ok "explain says why root's hog is not restrained"
+run ctl explain "$exempt_hog"
+expect_contains "explain of the exempt hog" "$out" "exempt by name" &&
+	ok "explain says why the exempt hog is not restrained"
+
+# A hog that stops using the CPU is calm: given back after the hold.
+kill -STOP "${hogs[0]}"
+if wait_until 10 untouched "${hogs[0]}"; then
+	ok "a hog calm for calm_ms, held hold_ms: nice 0 and SCHED_OTHER again"
+else
+	not_ok "calm hog released" "$(thread_prio "${hogs[0]}"); $(ctl status)"
+fi
+kill -CONT "${hogs[0]}"
+
+# A stop gives back what it holds.
+every_other_restrained() {
+	local p
+	for p in "${hogs[@]:1}"; do
+		restrained "$p" || return 1
+	done
+}
+wait_until 10 every_other_restrained
+stop_daemon
+every_other_untouched() {
+	local p
+	for p in "${hogs[@]:1}"; do
+		untouched "$p" || return 1
+	done
+}
+if every_other_untouched; then
+	ok "the daemon's stop gives every restrained hog back what it had"
+else
+	not_ok "released at stop" "$(for p in "${hogs[@]}"; do thread_prio "$p"; done)"
+fi
+finish

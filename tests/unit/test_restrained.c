@@ -1,0 +1,311 @@
+/* The processes restraint holds, on the fake process table: a user's hog
+ * under pressure is lowered on every thread and given back what each had
+ * once calm; what is excluded (root's, a name the config exempts, a
+ * priority its user set, a realtime thread, the daemon's word) is left
+ * as it is and says why; a thread its user changed meanwhile stays
+ * theirs; a thread started meanwhile and a child forked meanwhile get
+ * back what the process had; a dry run writes nothing; a pid another
+ * process took is not given anything back. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "procfake.h"
+#include "restrained.h"
+
+#define MS   1000000LL
+#define USER 1000
+#define HOG  500
+
+/* The set under the default limits on a machine of 2 CPUs, lowering to
+ * nice 10 and SCHED_BATCH; now_ms the time of its latest pass. */
+struct fix {
+	struct restrained r;
+	struct restrained_options o;
+	long long now_ms;
+	const char *exclude_why; /* the daemon's word on every process */
+};
+
+static const char *fix_exclude(void *ctx, pid_t pid, unsigned long long start)
+{
+	const struct fix *f = ctx;
+
+	(void)pid;
+	(void)start;
+	return f->exclude_why;
+}
+
+static char *fix_exempt[] = {"pipewire"};
+
+static int fix_setup(void **state)
+{
+	static struct fix f;
+
+	procfake_reset();
+	f = (struct fix){.now_ms = 10000};
+	restraint_limits_default(&f.o.limits);
+	f.o.target = (struct prio_target){.set_nice = true,
+					  .nice = 10,
+					  .policy = RULE_POLICY_BATCH,
+					  .io_level = -1};
+	f.o.pressure_pct = 10;
+	f.o.exempt = fix_exempt;
+	f.o.exempt_count = 1;
+	f.o.exclude = fix_exclude;
+	f.o.ctx = &f;
+	restrained_init(&f.r, &f.o, 2);
+	*state = &f;
+	return 0;
+}
+
+static int fix_teardown(void **state)
+{
+	struct fix *f = *state;
+
+	restrained_free(&f->r, "the test's end");
+	return 0;
+}
+
+/* A user's process of threads threads, running for a minute already. */
+static struct procfake_proc *start(pid_t pid, const char *exe, size_t threads)
+{
+	struct procfake_proc *p = procfake_start(pid, exe, threads);
+
+	p->uid = USER;
+	p->age_ns = 60000ULL * MS;
+	return p;
+}
+
+/* Passes every 250 ms for ms, pid using cpus_used CPUs meanwhile; true
+ * when the last pass asked for more. */
+static bool run(struct fix *f, pid_t pid, double cpus_used, unsigned pressure,
+		long long ms)
+{
+	bool more = true;
+
+	for (long long t = 0; t < ms; t += 250) {
+		struct procfake_proc *p = procfake_proc(pid);
+
+		f->now_ms += 250;
+		if (p) {
+			p->cpu_ns += (unsigned long long)(cpus_used * 250 * MS);
+			p->age_ns += 250ULL * MS;
+		}
+		more = restrained_pass(&f->r, f->now_ms * MS, pressure);
+	}
+	return more;
+}
+
+static int nice_of(pid_t pid, pid_t tid)
+{
+	return procfake_thread(pid, tid)->prio.nice;
+}
+
+static void test_hog_restrained_on_every_thread(void **state)
+{
+	struct fix *f = *state;
+	const struct restrained_proc *p;
+
+	start(HOG, "/usr/bin/hog", 3);
+	run(f, HOG, 1.0, 100, 1500);
+	p = restrained_find(&f->r, HOG);
+	assert_non_null(p);
+	assert_true(p->held);
+	assert_string_equal(p->name, "hog");
+	assert_in_range(p->share_pct, 45, 55);
+	for (pid_t tid = HOG; tid < HOG + 3; tid++) {
+		assert_int_equal(nice_of(HOG, tid), 10);
+		assert_int_equal(procfake_thread(HOG, tid)->prio.policy,
+				 RULE_POLICY_BATCH);
+	}
+	assert_int_equal(f->r.counters.restraints, 1);
+}
+
+static void test_no_pressure_nothing(void **state)
+{
+	struct fix *f = *state;
+
+	start(HOG, "/usr/bin/hog", 1);
+	assert_false(run(f, HOG, 1.0, 5, 3000));
+	assert_null(restrained_find(&f->r, HOG));
+	assert_int_equal(nice_of(HOG, HOG), 0);
+	assert_int_equal(procfake.writes, 0);
+}
+
+static void test_released_when_calm(void **state)
+{
+	struct fix *f = *state;
+
+	start(HOG, "/usr/bin/hog", 2);
+	run(f, HOG, 1.0, 100, 1500);
+	assert_int_equal(nice_of(HOG, HOG + 1), 10);
+	/* Calm, but not for the hold yet: kept. */
+	run(f, HOG, 0.0, 0, 3000);
+	assert_true(restrained_find(&f->r, HOG)->held);
+	/* Then released: no more passes are asked for. */
+	assert_false(run(f, HOG, 0.0, 0, 3000));
+	assert_int_equal(nice_of(HOG, HOG), 0);
+	assert_int_equal(nice_of(HOG, HOG + 1), 0);
+	assert_int_equal(procfake_thread(HOG, HOG)->prio.policy,
+			 RULE_POLICY_OTHER);
+	assert_int_equal(f->r.counters.releases, 1);
+	assert_int_equal(f->r.held_count, 0);
+}
+
+static void test_changed_thread_stays_theirs(void **state)
+{
+	struct fix *f = *state;
+
+	start(HOG, "/usr/bin/hog", 2);
+	run(f, HOG, 1.0, 100, 1500);
+	procfake_thread(HOG, HOG + 1)->prio.nice = 15;
+	restrained_release_all(&f->r, "the test");
+	assert_int_equal(nice_of(HOG, HOG), 0);
+	assert_int_equal(nice_of(HOG, HOG + 1), 15);
+	assert_int_equal(f->r.counters.left_alone, 1);
+}
+
+static void test_new_thread_and_child_given_back(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_proc *child;
+
+	start(HOG, "/usr/bin/hog", 1);
+	run(f, HOG, 1.0, 100, 1500);
+	/* A thread and a child started from the restrained one inherit
+	 * its values, as the kernel gives them. */
+	procfake_proc(HOG)->threads[procfake_proc(HOG)->thread_count++] =
+		(struct procfake_thread){
+			.tid = HOG + 7,
+			.prio = procfake_thread(HOG, HOG)->prio};
+	child = start(HOG + 100, "/usr/bin/hog", 1);
+	child->ppid = HOG;
+	child->age_ns = 100ULL * MS;
+	child->threads[0].prio = procfake_thread(HOG, HOG)->prio;
+	restrained_release(&f->r, HOG, "the test");
+	assert_int_equal(nice_of(HOG, HOG + 7), 0);
+	assert_int_equal(nice_of(HOG + 100, HOG + 100), 0);
+	assert_int_equal(procfake_thread(HOG + 100, HOG + 100)->prio.policy,
+			 RULE_POLICY_OTHER);
+}
+
+/* Each exclusion leaves the process as it was and says why. */
+static void assert_excluded(struct fix *f, const char *why)
+{
+	const struct restrained_proc *p;
+
+	run(f, HOG, 1.0, 100, 1500);
+	p = restrained_find(&f->r, HOG);
+	assert_non_null(p);
+	assert_false(p->held);
+	assert_non_null(strstr(p->why_not, why));
+	assert_int_equal(procfake.writes, 0);
+	assert_int_equal(f->r.counters.restraints, 0);
+}
+
+static void test_root_excluded(void **state)
+{
+	start(HOG, "/usr/bin/hog", 1)->uid = 0;
+	assert_excluded(*state, "root");
+}
+
+static void test_exempt_name_excluded(void **state)
+{
+	start(HOG, "/usr/bin/pipewire", 1);
+	assert_excluded(*state, "exempt");
+}
+
+static void test_users_priority_excluded(void **state)
+{
+	start(HOG, "/usr/bin/hog", 1)->threads[0].prio.nice = 5;
+	assert_excluded(*state, "set by its user");
+}
+
+static void test_realtime_excluded(void **state)
+{
+	struct procfake_proc *p = start(HOG, "/usr/bin/hog", 2);
+
+	p->threads[1].prio.policy = RULE_POLICY_FIFO;
+	p->threads[1].prio.rt_priority = 10;
+	assert_excluded(*state, "realtime");
+}
+
+static void test_daemons_word_excluded(void **state)
+{
+	struct fix *f = *state;
+
+	f->exclude_why = "foreground";
+	start(HOG, "/usr/bin/hog", 1);
+	assert_excluded(f, "foreground");
+}
+
+static void test_dry_run_writes_nothing(void **state)
+{
+	struct fix *f = *state;
+
+	restrained_free(&f->r, "the test");
+	f->o.dry_run = true;
+	restrained_init(&f->r, &f->o, 2);
+	start(HOG, "/usr/bin/hog", 2);
+	run(f, HOG, 1.0, 100, 1500);
+	assert_true(restrained_find(&f->r, HOG)->held);
+	assert_int_equal(procfake.writes, 0);
+	assert_int_equal(nice_of(HOG, HOG), 0);
+}
+
+/* A hog started just before the pressure is judged from its start: it
+ * qualifies as soon as one that ran all along. */
+static void test_young_hog_judged_from_its_start(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_proc *p = start(HOG, "/usr/bin/hog", 1);
+
+	p->age_ns = 400ULL * MS;
+	p->cpu_ns = 400ULL * MS;
+	run(f, HOG, 1.0, 100, 250);
+	assert_true(restrained_find(&f->r, HOG)->held);
+}
+
+static void test_pid_taken_by_another(void **state)
+{
+	struct fix *f = *state;
+
+	start(HOG, "/usr/bin/hog", 1);
+	run(f, HOG, 1.0, 100, 1500);
+	/* It ends, and another process takes its pid with nice 10. */
+	start(HOG, "/usr/bin/other", 1)->threads[0].prio.nice = 10;
+	procfake.writes = 0;
+	run(f, HOG, 0.0, 100, 250);
+	assert_false(restrained_find(&f->r, HOG) &&
+		     restrained_find(&f->r, HOG)->held);
+	restrained_release_all(&f->r, "the test");
+	assert_int_equal(nice_of(HOG, HOG), 10);
+	assert_int_equal(procfake.writes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, fix_setup, fix_teardown)
+		T(test_hog_restrained_on_every_thread),
+		T(test_no_pressure_nothing),
+		T(test_released_when_calm),
+		T(test_changed_thread_stays_theirs),
+		T(test_new_thread_and_child_given_back),
+		T(test_root_excluded),
+		T(test_exempt_name_excluded),
+		T(test_users_priority_excluded),
+		T(test_realtime_excluded),
+		T(test_daemons_word_excluded),
+		T(test_dry_run_writes_nothing),
+		T(test_young_hog_judged_from_its_start),
+		T(test_pid_taken_by_another),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
