@@ -309,6 +309,14 @@ static int journal_load(struct journal *j, journal_lasting_fn lasting)
 int journal_open(struct journal *j, const char *state_dir,
 		 journal_lasting_fn lasting)
 {
+	return journal_open_named(j, state_dir, "journal", lasting);
+}
+
+/* A journal of its own in the state directory (restraint's: the
+ * priorities of processes, which no power setting's line names). */
+int journal_open_named(struct journal *j, const char *state_dir,
+		       const char *name, journal_lasting_fn lasting)
+{
 	*j = (struct journal){0};
 	if (statefile_mkdir(state_dir) != OS_OK) {
 		log_warn("cannot create %s", state_dir);
@@ -318,7 +326,7 @@ int journal_open(struct journal *j, const char *state_dir,
 		j->unsafe = true;
 		return -1;
 	}
-	j->file = xasprintf("%s/journal", state_dir);
+	j->file = xasprintf("%s/%s", state_dir, name);
 	if (journal_read_boot(j) < 0)
 		return -1;
 	return journal_load(j, lasting);

@@ -49,6 +49,8 @@ typedef bool (*journal_lasting_fn)(const char *path);
 void journal_parse(struct journal *j, struct journal_head *head, char *text);
 int journal_open(struct journal *j, const char *state_dir,
 		 journal_lasting_fn lasting);
+int journal_open_named(struct journal *j, const char *state_dir,
+		       const char *name, journal_lasting_fn lasting);
 void journal_close(struct journal *j);
 struct journal_entry *journal_find(struct journal *j, const char *path);
 bool journal_ours(const struct journal_entry *e, const char *value);

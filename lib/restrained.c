@@ -57,6 +57,74 @@ static void restrained_forget(struct restrained *r, struct restrained_proc *p)
 	restrained_proc_free(p);
 }
 
+/* A restraint's line in the journal: the process by pid and start. */
+static void restrained_key(const struct restrained_proc *p, char *key,
+			   size_t size)
+{
+	snprintf(key, size, "/restraint/%d/%llu", (int)p->pid, p->start);
+}
+
+/* A priority as the journal keeps it, every field a number. */
+static void restrained_encode(const struct prio_state *s, char *text,
+			      size_t size)
+{
+	snprintf(text, size, "%d %d %d %d %d %d %d %d %d %d", s->nice,
+		 (int)s->policy, s->rt_priority, (int)s->io_class, s->io_level,
+		 (int)s->reset_on_fork, (int)s->windows, s->thread_level,
+		 (int)s->efficiency, (int)s->memory);
+}
+
+static bool restrained_decode(const char *text, struct prio_state *s)
+{
+	int v[10];
+
+	if (sscanf(text, "%d %d %d %d %d %d %d %d %d %d", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10 ||
+	    v[0] < -20 || v[0] > 19 || v[1] < 0 || v[1] > RULE_POLICY_RR ||
+	    v[3] < 0 || v[3] > RULE_IO_CLASS_IDLE)
+		return false;
+	*s = (struct prio_state){
+		.nice = v[0],
+		.policy = (enum rule_policy)v[1],
+		.rt_priority = v[2],
+		.io_class = (enum rule_io_class)v[3],
+		.io_level = v[4],
+		.reset_on_fork = v[5] != 0,
+		.windows = v[6] != 0,
+		.thread_level = v[7],
+		.efficiency = (enum rule_efficiency)v[8],
+		.memory = (enum rule_memory)v[9],
+	};
+	return true;
+}
+
+/* The main thread's original and what it holds now, before the write
+ * and again where the kernel took less. */
+static bool restrained_journal(struct restrained *r,
+			       const struct restrained_proc *p,
+			       const struct prio_state *ours)
+{
+	char key[64], original[JOURNAL_VALUE_MAX], held[JOURNAL_VALUE_MAX];
+
+	if (!r->options.journal || r->options.dry_run)
+		return true;
+	restrained_key(p, key, sizeof(key));
+	restrained_encode(&p->threads[0].original, original, sizeof(original));
+	restrained_encode(ours, held, sizeof(held));
+	return journal_record(r->options.journal, key, original, held) == 0;
+}
+
+static void restrained_unjournal(struct restrained *r,
+				 const struct restrained_proc *p)
+{
+	char key[64];
+
+	if (!r->options.journal)
+		return;
+	restrained_key(p, key, sizeof(key));
+	journal_forget(r->options.journal, key);
+}
+
 /* A name the config exempts. */
 static bool restrained_exempt(const struct restrained *r, const char *name)
 {
@@ -144,6 +212,13 @@ static bool restrained_read(struct restrained_proc *p, const char **why)
 static bool restrained_write(struct restrained *r, struct restrained_proc *p,
 			     const char **why)
 {
+	struct prio_state main;
+
+	prio_expected(&r->options.target, &p->threads[0].original, &main);
+	if (!restrained_journal(r, p, &main)) {
+		*why = "the journal cannot be written";
+		return false;
+	}
 	for (size_t i = 0; i < p->thread_count; i++) {
 		struct restrained_thread *t = &p->threads[i];
 		struct prio_state wanted, taken;
@@ -156,6 +231,7 @@ static bool restrained_write(struct restrained *r, struct restrained_proc *p,
 		os = apply_prio_write(p->pid, t->tid, &t->original, &wanted);
 		if (os == OS_DENIED && i == 0) {
 			*why = "the system refused the lowering";
+			restrained_unjournal(r, p);
 			return false;
 		}
 		if (os != OS_OK)
@@ -165,6 +241,8 @@ static bool restrained_write(struct restrained *r, struct restrained_proc *p,
 		else if (apply_prio_read(p->pid, t->tid, &taken) == OS_OK)
 			t->applied = taken;
 	}
+	if (!prio_state_equal(&main, &p->threads[0].applied))
+		restrained_journal(r, p, &p->threads[0].applied);
 	return true;
 }
 
@@ -273,6 +351,7 @@ static void restrained_unhold(struct restrained *r, struct restrained_proc *p,
 	log_info("%s %d (%s) after %lld ms: %s",
 		 r->options.dry_run ? "would release" : "released", (int)p->pid,
 		 p->name, (now_ns - p->since_ns) / RESTRAINED_MS, why);
+	restrained_unjournal(r, p);
 	free(p->threads);
 	p->threads = NULL;
 	p->thread_count = 0;
@@ -378,8 +457,10 @@ static void restrained_sample(struct restrained *r, struct restrained_proc *p,
 /* A record whose process ended, or whose pid another took. */
 static void restrained_gone(struct restrained *r, struct restrained_proc *p)
 {
-	if (p->held)
+	if (p->held) {
 		log_info("restrained %d (%s) ended", (int)p->pid, p->name);
+		restrained_unjournal(r, p);
+	}
 	restrained_forget(r, p);
 }
 
@@ -510,4 +591,52 @@ void restrained_free(struct restrained *r, const char *why)
 		free(r->options.exempt[i]);
 	free(r->options.exempt);
 	*r = (struct restrained){0};
+}
+
+/* One journaled process: every thread that holds what the restraint
+ * left gets the original back (threads and children it started since
+ * are not known here: they keep what they inherited). */
+static bool restrained_replay_one(const struct journal_entry *e)
+{
+	struct prio_state original, ours, now;
+	struct procinfo_usage u;
+	unsigned long long start;
+	pid_t *tids = NULL;
+	size_t count = 0;
+	int pid, given = 0;
+
+	if (sscanf(e->path, "/restraint/%d/%llu", &pid, &start) != 2 ||
+	    pid <= 0 || !restrained_decode(e->original, &original) ||
+	    !restrained_decode(e->ours, &ours) ||
+	    procinfo_usage(pid, &u) != OS_OK || u.start != start ||
+	    procinfo_threads(pid, &tids, &count) != OS_OK) {
+		free(tids);
+		return false;
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (apply_prio_read(pid, tids[i], &now) == OS_OK &&
+		    prio_state_equal(&now, &ours) &&
+		    apply_prio_write(pid, tids[i], &now, &original) == OS_OK)
+			given++;
+	}
+	free(tids);
+	return given > 0;
+}
+
+size_t restrained_replay(struct journal *j)
+{
+	size_t given = 0;
+
+	while (j->count) {
+		char *path = xstrdup(j->entries[0].path);
+
+		if (restrained_replay_one(&j->entries[0])) {
+			log_info("restraint of an earlier run given back: %s",
+				 path);
+			given++;
+		}
+		journal_forget(j, path);
+		free(path);
+	}
+	return given;
 }

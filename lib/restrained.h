@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "journal.h"
 #include "match.h"
 #include "pidmap.h"
 #include "prio.h"
@@ -34,6 +35,10 @@ struct restrained_options {
 	size_t exempt_count;
 	restrained_exclude_fn exclude;
 	void *ctx;
+	/* Where each restraint is written before it is applied, and
+	 * forgotten at its release (NULL: nowhere): a daemon killed while
+	 * it holds one puts it back at its next start (restrained_replay). */
+	struct journal *journal;
 };
 
 /* One thread's priority before the restraint and after it. */
@@ -93,5 +98,9 @@ int restrained_release(struct restrained *r, pid_t pid, const char *why);
 void restrained_release_all(struct restrained *r, const char *why);
 const struct restrained_proc *restrained_find(const struct restrained *r,
 					      pid_t pid);
+/* What an earlier run's journal says it held, given back where the
+ * process still runs and its threads still hold it; the journal emptied.
+ * The number of processes given back. */
+size_t restrained_replay(struct journal *journal);
 
 #endif

@@ -111,6 +111,7 @@ struct daemon {
 	 * CPU pressure; whether it runs, and whether passes run now (the
 	 * sample timer armed). */
 	struct restrained restrained;
+	struct journal restrain_journal;
 	struct pressure *pressure;
 	bool restraining, restrain_sampling;
 	struct power power;

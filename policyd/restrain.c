@@ -63,18 +63,57 @@ static void restrain_options(const struct daemon *d,
 		.exempt_count = rc->exempt_count,
 		.exclude = restrain_exclude,
 		.ctx = (void *)d,
+		.journal = (struct journal *)&d->restrain_journal,
 	};
 	prio_target_for_system(&rc->lowering, system_native(), &o->target);
 }
 
-/* Before the capabilities are cut: a PSI trigger of a one-second window
- * needs CAP_SYS_RESOURCE when it is written, not later. */
+/* A process outlives no boot: a journal of an earlier one is dropped. */
+static bool restrain_lasting(const char *key)
+{
+	(void)key;
+	return false;
+}
+
+/* What an earlier run held when it was killed goes back, whether
+ * restraint is on now or not; without a journal nothing is restrained,
+ * as a restraint could then outlive a crash. */
+static bool restrain_replay(struct daemon *d)
+{
+	size_t given;
+
+	if (journal_open_named(&d->restrain_journal, d->conf.state_dir,
+			       "restraint", restrain_lasting) < 0) {
+		if (d->conf.restraint.enabled)
+			log_warnx("restraint is on, but its journal in %s "
+				  "cannot be opened: no process is "
+				  "restrained",
+				  d->conf.state_dir);
+		journal_close(&d->restrain_journal);
+		return false;
+	}
+	if (d->restrain_journal.count) {
+		given = restrained_replay(&d->restrain_journal);
+		log_info("restraint: %zu processes an earlier run restrained "
+			 "given back",
+			 given);
+	}
+	if (!d->conf.restraint.enabled) {
+		journal_close(&d->restrain_journal);
+		return false;
+	}
+	return true;
+}
+
+/* Before the capabilities are cut: the replay writes others'
+ * priorities, and a PSI trigger of a one-second window needs
+ * CAP_SYS_RESOURCE when it is written, not later. */
 void restrain_setup(struct daemon *d)
 {
 	struct restrained_options o;
 	enum os_status os;
 
-	if (!d->conf.restraint.enabled)
+	if (!restrain_replay(d))
 		return;
 	os = pressure_open(&d->pressure, d->conf.restraint.pressure_pct);
 	if (os != OS_OK) {
@@ -84,6 +123,7 @@ void restrain_setup(struct daemon *d)
 				  ? "the kernel has no PSI, or was booted "
 				    "with psi=0"
 				  : "refused");
+		journal_close(&d->restrain_journal);
 		return;
 	}
 	restrain_options(d, &o);
@@ -105,6 +145,7 @@ void restrain_teardown(struct daemon *d)
 		return;
 	loop_sample_arm(d, 0);
 	restrained_free(&d->restrained, "the daemon stops");
+	journal_close(&d->restrain_journal);
 	pressure_close(d->pressure);
 	d->pressure = NULL;
 	d->restraining = false;

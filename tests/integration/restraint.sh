@@ -4,7 +4,8 @@
 # is lowered to nice 10 and SCHED_BATCH within seconds; a hog of root's
 # and one named as the config exempts stay as they were, and explain
 # says why; a hog that calms down gets back what it had; a stop gives
-# back the rest. The positive control is the user's hogs.
+# back the rest, and so does the start after a crash. The positive
+# control is the user's hogs.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "the restraint tests need root"
@@ -110,5 +111,25 @@ if every_other_untouched; then
 	ok "the daemon's stop gives every restrained hog back what it had"
 else
 	not_ok "released at stop" "$(for p in "${hogs[@]}"; do thread_prio "$p"; done)"
+fi
+
+# A daemon killed while it holds restraints: its next start gives them
+# back, with restraint off by then (else it would restrain them again).
+start_daemon || {
+	finish
+	exit 1
+}
+if wait_until 10 every_other_restrained; then
+	kill_daemon
+	sed -i 's/^enabled = true/enabled = false/' "$CONF"
+	start_daemon
+	if every_other_untouched; then
+		ok "after a crash, the next start gives back what the killed daemon held"
+	else
+		not_ok "restraints of a killed daemon given back" "$(for p in "${hogs[@]}"; do thread_prio "$p"; done); $(tail -5 "$DAEMON_LOG")"
+	fi
+	stop_daemon
+else
+	not_ok "restrained again for the crash case" "$(ctl status)"
 fi
 finish

@@ -10,7 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -287,6 +290,91 @@ static void test_pid_taken_by_another(void **state)
 	assert_int_equal(procfake.writes, 0);
 }
 
+/* A journal in a directory of the test's own. */
+static char journal_dir[64];
+
+static void journal_in_tmp(struct journal *j)
+{
+	snprintf(journal_dir, sizeof(journal_dir), "/tmp/restrainedXXXXXX");
+	assert_non_null(mkdtemp(journal_dir));
+	*j = (struct journal){0};
+	j->file = malloc(sizeof(journal_dir) + 16);
+	snprintf(j->file, sizeof(journal_dir) + 16, "%s/restraint",
+		 journal_dir);
+}
+
+static void journal_done(struct journal *j)
+{
+	unlink(j->file);
+	rmdir(journal_dir);
+	journal_close(j);
+}
+
+/* Written before the lowering, forgotten at the release. */
+static void test_journaled_while_held(void **state)
+{
+	struct fix *f = *state;
+	struct journal j;
+
+	journal_in_tmp(&j);
+	restrained_free(&f->r, "the test");
+	f->o.journal = &j;
+	restrained_init(&f->r, &f->o, 2);
+	start(HOG, "/usr/bin/hog", 2);
+	run(f, HOG, 1.0, 100, 1500);
+	assert_int_equal(j.count, 1);
+	assert_non_null(strstr(j.entries[0].path, "/restraint/500/"));
+	assert_string_equal(j.entries[0].original, "0 1 0 0 0 0 0 0 0 0");
+	assert_string_equal(j.entries[0].ours, "10 2 0 0 0 0 0 0 0 0");
+	restrained_release(&f->r, HOG, "the test");
+	assert_int_equal(j.count, 0);
+	restrained_free(&f->r, "the test");
+	journal_done(&j);
+}
+
+/* A daemon killed while it held a restraint: the next start gives each
+ * thread that still holds it the original back, leaves a thread its user
+ * changed, and gives nothing to a process that took the pid since. */
+static void test_replay_after_a_crash(void **state)
+{
+	struct fix *f = *state;
+	struct journal j;
+
+	journal_in_tmp(&j);
+	restrained_free(&f->r, "the test");
+	f->o.journal = &j;
+	restrained_init(&f->r, &f->o, 2);
+	start(HOG, "/usr/bin/hog", 3);
+	start(HOG + 1000, "/usr/bin/hog", 1);
+	run(f, HOG, 1.0, 100, 1500);
+	procfake_proc(HOG + 1000)->cpu_ns = 10000ULL * MS;
+	run(f, HOG + 1000, 1.0, 100, 1500);
+	assert_int_equal(j.count, 2);
+	/* The crash: nothing released; the records are lost with it. */
+	for (size_t i = 0; i < f->r.procs.capacity; i++) {
+		struct restrained_proc *p = f->r.procs.slots[i].value;
+
+		if (f->r.procs.slots[i].key) {
+			free(p->threads);
+			free(p);
+		}
+	}
+	f->r.held_count = 0;
+	pidmap_free(&f->r.procs);
+	pidmap_init(&f->r.procs);
+	procfake_thread(HOG, HOG + 2)->prio.nice = 3;
+	start(HOG + 1000, "/usr/bin/other", 1)->threads[0].prio.nice = 10;
+	procfake_thread(HOG + 1000, HOG + 1000)->prio.policy =
+		RULE_POLICY_BATCH;
+	assert_int_equal(restrained_replay(&j), 1);
+	assert_int_equal(nice_of(HOG, HOG), 0);
+	assert_int_equal(nice_of(HOG, HOG + 1), 0);
+	assert_int_equal(nice_of(HOG, HOG + 2), 3);
+	assert_int_equal(nice_of(HOG + 1000, HOG + 1000), 10);
+	assert_int_equal(j.count, 0);
+	journal_done(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +392,8 @@ int main(void)
 		T(test_dry_run_writes_nothing),
 		T(test_young_hog_judged_from_its_start),
 		T(test_pid_taken_by_another),
+		T(test_journaled_while_held),
+		T(test_replay_after_a_crash),
 #undef T
 	};
 
