@@ -148,8 +148,10 @@ static const char *restrained_excluded(struct restrained *r,
 
 	if (p->pid == procinfo_self())
 		return "the daemon itself";
+	p->target = r->options.target;
 	if (r->options.exclude &&
-	    (why = r->options.exclude(r->options.ctx, p->pid, p->start)))
+	    (why = r->options.exclude(r->options.ctx, p->pid, p->start,
+				      &p->target)))
 		return why;
 	memset(&facts, 0, sizeof(facts));
 	procinfo_fetch(&pi, MATCH_FACT_COMM | MATCH_FACT_CREDS | MATCH_FACT_EXE,
@@ -214,7 +216,7 @@ static bool restrained_write(struct restrained *r, struct restrained_proc *p,
 {
 	struct prio_state main;
 
-	prio_expected(&r->options.target, &p->threads[0].original, &main);
+	prio_expected(&p->target, &p->threads[0].original, &main);
 	if (!restrained_journal(r, p, &main)) {
 		*why = "the journal cannot be written";
 		return false;
@@ -224,7 +226,7 @@ static bool restrained_write(struct restrained *r, struct restrained_proc *p,
 		struct prio_state wanted, taken;
 		enum os_status os;
 
-		prio_expected(&r->options.target, &t->original, &wanted);
+		prio_expected(&p->target, &t->original, &wanted);
 		if (r->options.dry_run ||
 		    prio_state_equal(&wanted, &t->original))
 			continue;

@@ -18,9 +18,11 @@
 #include "restraint.h"
 
 /* What the daemon says of a process before it is restrained: NULL, or
- * why not ("foreground", "rule 'x' raises it"). */
+ * why not ("foreground", "rule 'x' raises it"); it may give the process
+ * other settings than the config's in *target (a rule's restrain). */
 typedef const char *(*restrained_exclude_fn)(void *ctx, pid_t pid,
-					     unsigned long long start);
+					     unsigned long long start,
+					     struct prio_target *target);
 
 struct restrained_options {
 	struct restraint_limits limits;
@@ -57,6 +59,7 @@ struct restrained_proc {
 	 * be), since since_ns; what made it: its share of all CPUs over the
 	 * samples that qualified it, and the pressure then. */
 	bool held;
+	struct prio_target target; /* what it gets */
 	long long since_ns;
 	unsigned share_pct, pressure_pct;
 	unsigned long long over_cpu_ns, over_from_ns;

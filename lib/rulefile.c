@@ -1113,11 +1113,52 @@ static char *rulefile_unnamed(struct rulefile *rf, const config_setting_t *g)
 	return arena_strdup(&rf->rules->texts, name);
 }
 
+/* restrain = false, true, or { ... } (cpupolicy.rules(5)): restraint
+ * leaves the rule's processes alone, treats them as any, or gives them
+ * settings of their own, each a lowering. A rule that sets a priority
+ * keeps its processes' priority its own: restraint leaves them alone. */
+static void rulefile_restrain(struct rulefile *rf, const config_setting_t *g,
+			      struct rule *rule, bool sets_priority)
+{
+	struct rule lowering = {.priority = {.io_level = -1}};
+	bool flag;
+
+	if (config_setting_type(g) == CONFIG_TYPE_BOOL) {
+		if (!rulefile_bool(rf, g, &flag))
+			return;
+		rule->restrain_off = !flag;
+		if (flag && sets_priority)
+			rulefile_error(rf, rulefile_line(rf, g),
+				       "restrain = true: rule '%s' sets a "
+				       "priority, which restraint leaves to "
+				       "it (drop one of them)",
+				       rule->name ? rule->name : "");
+		return;
+	}
+	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP,
+			     "true, false or a group { ... }"))
+		return;
+	rulefile_priority(rf, g, &lowering);
+	if (sets_priority)
+		rulefile_error(rf, rulefile_line(rf, g),
+			       "restrain: rule '%s' sets a priority, which "
+			       "restraint leaves to it (drop one of them)",
+			       rule->name ? rule->name : "");
+	else if (rules_raises(&lowering) || lowering.priority.rt_priority)
+		rulefile_error(rf, rulefile_line(rf, g),
+			       "restrain: a restraint only lowers (nice 0 to "
+			       "19, policy other, batch or idle, io_class "
+			       "best-effort or idle, class normal or below)");
+	else
+		*rules_restrain_add(rule) = lowering.priority;
+}
+
 static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 {
 	static const char *const keys[] = {
-		"name",	 "match",	    "priority",	       "placement",
-		"power", "allow_spoofable", "follow_children", "source",
+		"name",	    "match",	       "priority",	  "placement",
+		"power",    "allow_spoofable", "follow_children", "source",
+		"restrain",
 	};
 	const config_setting_t *s;
 	struct rule rule = {
@@ -1171,6 +1212,9 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 	}
 	if ((s = config_setting_get_member(g, "source")))
 		rulefile_source(rf, s, &rule);
+	if ((s = config_setting_get_member(g, "restrain")))
+		rulefile_restrain(rf, s, &rule,
+				  config_setting_get_member(g, "priority"));
 	if (!rule.name)
 		rule.name = rulefile_unnamed(rf, g);
 	rulefile_security(rf, g, &rule);

@@ -228,6 +228,20 @@ struct rule_power *rules_power_add(struct rule *rule)
 	return &rules_extra_add(rule)->power;
 }
 
+const struct rule_priority *rules_restrain(const struct rule *rule)
+{
+	return rule->extra && rule->extra->has_restrain ? &rule->extra->restrain
+							: NULL;
+}
+
+struct rule_priority *rules_restrain_add(struct rule *rule)
+{
+	struct rule_extra *extra = rules_extra_add(rule);
+
+	extra->has_restrain = true;
+	return &extra->restrain;
+}
+
 /* sources: the rule set's (its texts). */
 void rules_sources_set(struct rule *rule, char **sources, unsigned count)
 {
@@ -809,35 +823,37 @@ static void rules_print_ids(FILE *out, const char *key,
 	fputc('\n', out);
 }
 
-static void rules_print_priority(FILE *out, const struct rule_priority *p)
+/* group: "priority", or "restrain" for a rule's restrained settings. */
+static void rules_print_priority(FILE *out, const char *group,
+				 const struct rule_priority *p)
 {
 	if (p->class)
-		fprintf(out, "  priority.class = %s\n",
+		fprintf(out, "  %s.class = %s\n", group,
 			rules_enum_name(RULES_ENUM_CLASS, p->class));
 	if (p->has_nice)
-		fprintf(out, "  priority.nice = %d\n", p->nice);
+		fprintf(out, "  %s.nice = %d\n", group, p->nice);
 	if (p->policy)
-		fprintf(out, "  priority.policy = %s\n",
+		fprintf(out, "  %s.policy = %s\n", group,
 			rules_enum_name(RULES_ENUM_POLICY, p->policy));
 	if (p->rt_priority)
-		fprintf(out, "  priority.rt_priority = %d\n", p->rt_priority);
+		fprintf(out, "  %s.rt_priority = %d\n", group, p->rt_priority);
 	if (p->io_class)
-		fprintf(out, "  priority.io_class = %s\n",
+		fprintf(out, "  %s.io_class = %s\n", group,
 			rules_enum_name(RULES_ENUM_IO_CLASS, p->io_class));
 	if (p->io_level >= 0)
-		fprintf(out, "  priority.io_level = %d\n", p->io_level);
+		fprintf(out, "  %s.io_level = %d\n", group, p->io_level);
 	if (p->thread)
-		fprintf(out, "  priority.thread = %s\n",
+		fprintf(out, "  %s.thread = %s\n", group,
 			rules_enum_name(RULES_ENUM_THREAD, p->thread));
 	if (p->efficiency_mode)
-		fprintf(out, "  priority.efficiency_mode = %s\n",
+		fprintf(out, "  %s.efficiency_mode = %s\n", group,
 			rules_enum_name(RULES_ENUM_EFFICIENCY,
 					p->efficiency_mode));
 	if (p->ifeo)
-		fprintf(out, "  priority.ifeo = %s\n",
+		fprintf(out, "  %s.ifeo = %s\n", group,
 			rules_enum_name(RULES_ENUM_IFEO, p->ifeo));
 	if (p->memory_priority)
-		fprintf(out, "  priority.memory_priority = %s\n",
+		fprintf(out, "  %s.memory_priority = %s\n", group,
 			rules_enum_name(RULES_ENUM_MEMORY, p->memory_priority));
 }
 
@@ -901,7 +917,7 @@ void rules_print(const struct rules *rules, FILE *out)
 		rules_print_ids(out, "group", &more->group);
 		rules_print_patterns(out, "cgroup", &more->cgroup);
 		rules_print_patterns(out, "parent_exe", &more->parent_exe);
-		rules_print_priority(out, &r->priority);
+		rules_print_priority(out, "priority", &r->priority);
 		rules_print_placement(out, rules_placement(r));
 		rules_print_power(out, rules_power(r));
 		if (r->allow_spoofable)
@@ -909,6 +925,11 @@ void rules_print(const struct rules *rules, FILE *out)
 		if (r->has_follow_children)
 			fprintf(out, "  follow_children = %s\n",
 				r->follow_children ? "true" : "false");
+		if (r->restrain_off)
+			fprintf(out, "  restrain = false\n");
+		if (rules_restrain(r))
+			rules_print_priority(out, "restrain",
+					     rules_restrain(r));
 		sources = rules_sources(r, &source_count);
 		for (size_t s = 0; s < source_count; s++) {
 			fprintf(out, "  source = \"");

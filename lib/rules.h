@@ -200,6 +200,10 @@ struct rule_extra {
 	struct rule_power power;
 	char **sources;
 	unsigned source_count;
+	/* restrain = { ... }: what restraint gives its processes instead of
+	 * the config's (has_restrain), each setting a lowering. */
+	bool has_restrain;
+	struct rule_priority restrain;
 };
 
 /* A daemon keeps every rule for as long as it runs, 20,000 of them in
@@ -210,8 +214,10 @@ struct rule {
 	const char *file; /* owned by the rule set */
 	struct rule_match match;
 	struct rule_priority priority;
-	unsigned line : 29; /* a rule file is at most 64 MiB */
+	unsigned line : 28; /* a rule file is at most 64 MiB */
 	bool allow_spoofable : 1;
+	/* restrain = false: restraint leaves its processes alone. */
+	bool restrain_off : 1;
 	/* follow_children, when the rule sets it; else rules_follows_children
 	 * decides by what the rule does. */
 	bool has_follow_children : 1, follow_children : 1;
@@ -299,6 +305,9 @@ const struct rule_placement *rules_placement(const struct rule *rule);
 const struct rule_power *rules_power(const struct rule *rule);
 struct rule_placement *rules_placement_add(struct rule *rule);
 struct rule_power *rules_power_add(struct rule *rule);
+/* restrain = { ... }: NULL where the rule has none. */
+const struct rule_priority *rules_restrain(const struct rule *rule);
+struct rule_priority *rules_restrain_add(struct rule *rule);
 char *const *rules_sources(const struct rule *rule, unsigned *count);
 void rules_sources_set(struct rule *rule, char **sources, unsigned count);
 bool rules_raises(const struct rule *rule);

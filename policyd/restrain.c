@@ -13,27 +13,56 @@
 #include "policyd.h"
 #include "procstat.h"
 
-/* The daemon's word on a process: one a rule manages the priority of is
- * its rule's (and one a rule raises is never a hog to lower). */
+/* The rule for a process: the one it is managed under, else the first
+ * that matches it now (a rule that sets nothing but restrain manages
+ * nothing). */
+static const struct rule *restrain_rule(struct daemon *d, pid_t pid,
+					unsigned long long start)
+{
+	static struct facts facts;
+	const struct manage_proc *p = manage_find(&d->manage, pid);
+	struct procinfo pi = {.pid = pid};
+	long index;
+
+	if (p && p->start_time == start && p->rule)
+		return p->rule;
+	memset(&facts, 0, sizeof(facts));
+	index = match_first(&d->manage.index, &facts, procinfo_fetch, &pi);
+	return index >= 0 ? &d->rules->list[index] : NULL;
+}
+
+/* The rules' word on a process: restrain = false exempts it, a rule that
+ * raises it or sets its priority keeps it its own, restrain = { ... }
+ * gives it settings of its own. */
 static const char *restrain_exclude(void *ctx, pid_t pid,
-				    unsigned long long start)
+				    unsigned long long start,
+				    struct prio_target *target)
 {
 	static char why[96];
-	struct daemon *d = ctx;
-	const struct manage_proc *p = manage_find(&d->manage, pid);
+	const struct rule *rule = restrain_rule(ctx, pid, start);
+	struct prio_target own;
 
-	if (!p || p->start_time != start || !p->rule)
+	if (!rule)
 		return NULL;
-	if (rules_raises(p->rule)) {
+	if (rule->restrain_off) {
+		snprintf(why, sizeof(why), "rule '%.64s' says restrain = false",
+			 rule->name);
+		return why;
+	}
+	if (rules_raises(rule)) {
 		snprintf(why, sizeof(why), "rule '%.64s' raises it",
-			 p->rule->name);
+			 rule->name);
 		return why;
 	}
-	if (!prio_target_empty(&p->prio)) {
+	prio_target_for_system(&rule->priority, system_native(), &own);
+	if (!prio_target_empty(&own)) {
 		snprintf(why, sizeof(why), "rule '%.64s' sets its priority",
-			 p->rule->name);
+			 rule->name);
 		return why;
 	}
+	if (rules_restrain(rule))
+		prio_target_for_system(rules_restrain(rule), system_native(),
+				       target);
 	return NULL;
 }
 

@@ -14,8 +14,17 @@
 
 USER_ID=4242
 mkdir -p "$TMP/bin"
-cp /bin/dash "$TMP/bin/pipewire"
+for name in pipewire keepme harder; do
+	cp /bin/dash "$TMP/bin/$name"
+done
 chmod 755 "$TMP" "$TMP/bin"
+cat >"$RULES/10-restrain.rules" <<EOF
+rules = (
+  { name = "keepme"; match = { exe = "$TMP/bin/keepme"; }; restrain = false; },
+  { name = "harder"; match = { exe = "$TMP/bin/harder"; };
+    restrain = { nice = 19; policy = "idle"; }; }
+);
+EOF
 
 write_conf
 cat >>"$CONF" <<EOF
@@ -82,6 +91,32 @@ expect_contains "explain of root's hog" "$out" \
 run ctl explain "$exempt_hog"
 expect_contains "explain of the exempt hog" "$out" "exempt by name" &&
 	ok "explain says why the exempt hog is not restrained"
+
+# The rules' word: restrain = false, and settings of a rule's own.
+{
+	kill -KILL "$root_hog" "$exempt_hog"
+	wait "$root_hog" "$exempt_hog"
+} 2>/dev/null
+hog "$USER_ID" "$TMP/bin/keepme"
+kept=$!
+hog "$USER_ID" "$TMP/bin/harder"
+harder=$!
+if wait_until 10 all_threads "$harder" 19 5 1; then
+	ok "a rule's restrain = { nice = 19; policy = \"idle\"; } is what its hog gets"
+else
+	not_ok "a rule's own restrained settings" "$(thread_prio "$harder"); $(ctl explain "$harder")"
+fi
+run ctl explain "$kept"
+if untouched "$kept" && expect_contains "explain of restrain = false" "$out" \
+	"rule 'keepme' says restrain = false"; then
+	ok "a rule's restrain = false leaves its hog alone, and explain says so"
+else
+	not_ok "restrain = false" "$(thread_prio "$kept")"
+fi
+{
+	kill -KILL "$kept" "$harder"
+	wait "$kept" "$harder"
+} 2>/dev/null
 
 # A hog that stops using the CPU is calm: given back after the hold.
 kill -STOP "${hogs[0]}"

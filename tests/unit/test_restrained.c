@@ -31,14 +31,20 @@ struct fix {
 	struct restrained_options o;
 	long long now_ms;
 	const char *exclude_why; /* the daemon's word on every process */
+	int own_nice; /* ... and settings of its own (a rule's restrain) */
 };
 
-static const char *fix_exclude(void *ctx, pid_t pid, unsigned long long start)
+static const char *fix_exclude(void *ctx, pid_t pid, unsigned long long start,
+			       struct prio_target *target)
 {
 	const struct fix *f = ctx;
 
 	(void)pid;
 	(void)start;
+	if (f->own_nice) {
+		target->nice = f->own_nice;
+		target->policy = RULE_POLICY_IDLE;
+	}
 	return f->exclude_why;
 }
 
@@ -246,6 +252,19 @@ static void test_daemons_word_excluded(void **state)
 	assert_excluded(f, "foreground");
 }
 
+/* A rule's restrain gives its processes settings of their own. */
+static void test_settings_of_their_own(void **state)
+{
+	struct fix *f = *state;
+
+	f->own_nice = 19;
+	start(HOG, "/usr/bin/hog", 1);
+	run(f, HOG, 1.0, 100, 1500);
+	assert_int_equal(nice_of(HOG, HOG), 19);
+	assert_int_equal(procfake_thread(HOG, HOG)->prio.policy,
+			 RULE_POLICY_IDLE);
+}
+
 static void test_dry_run_writes_nothing(void **state)
 {
 	struct fix *f = *state;
@@ -389,6 +408,7 @@ int main(void)
 		T(test_users_priority_excluded),
 		T(test_realtime_excluded),
 		T(test_daemons_word_excluded),
+		T(test_settings_of_their_own),
 		T(test_dry_run_writes_nothing),
 		T(test_young_hog_judged_from_its_start),
 		T(test_pid_taken_by_another),
