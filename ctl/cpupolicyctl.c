@@ -20,6 +20,8 @@ static const struct {
 	{"explain", remote_explain_main,
 	 "why a process got (or did not get) a rule"},
 	{"reload", remote_reload_main, "reload the daemon's rules"},
+	{"restraint", remote_restraint_main,
+	 "pause or resume restraint, or exempt a process from it"},
 	{"apply", apply_main, "apply the rules once, without a daemon"},
 	{"metrics", remote_metrics_main,
 	 "Prometheus text: counters, holds, last saturation check"},

@@ -53,6 +53,7 @@ int remote_status_main(struct ctl *ctl, int argc, char **argv);
 int remote_explain_main(struct ctl *ctl, int argc, char **argv);
 int remote_reload_main(struct ctl *ctl, int argc, char **argv);
 int remote_metrics_main(struct ctl *ctl, int argc, char **argv);
+int remote_restraint_main(struct ctl *ctl, int argc, char **argv);
 
 /* linux/dial.c, windows/dial.c: the connection to the daemon, which
  * ends at deadline_ns (timing_now_ns's clock) whatever the daemon does:

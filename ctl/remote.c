@@ -269,6 +269,37 @@ int remote_reload_main(struct ctl *ctl, int argc, char **argv)
 			     "cpupolicyctl reload");
 }
 
+/* cpupolicyctl restraint pause | resume | exempt PID. */
+int remote_restraint_main(struct ctl *ctl, int argc, char **argv)
+{
+	static const char usage[] =
+		"usage: cpupolicyctl restraint pause | resume | exempt PID\n";
+	struct proto_request req = {0};
+	char *end;
+	long pid;
+
+	if (argc == 2 && strcmp(argv[1], "pause") == 0)
+		req.verb = PROTO_VERB_RESTRAINT_PAUSE;
+	else if (argc == 2 && strcmp(argv[1], "resume") == 0)
+		req.verb = PROTO_VERB_RESTRAINT_RESUME;
+	else if (argc == 3 && strcmp(argv[1], "exempt") == 0) {
+		pid = strtol(argv[2], &end, 10);
+		if (*end || pid <= 0 || pid > INT_MAX) {
+			fputs(usage, stderr);
+			return CTL_EXIT_USAGE;
+		}
+		req.verb = PROTO_VERB_RESTRAINT_EXEMPT;
+		req.pid = (pid_t)pid;
+	} else {
+		bool help = argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+					  strcmp(argv[1], "-h") == 0);
+
+		fputs(usage, help ? stdout : stderr);
+		return help ? CTL_EXIT_OK : CTL_EXIT_USAGE;
+	}
+	return remote_request(ctl, &req);
+}
+
 /* Prometheus text exposition, for node_exporter's textfile collector: the
  * daemon's counters, holds and settings (cpupolicy_up 0 without a daemon),
  * and nothing else. The saturation check's series are written by the

@@ -11,10 +11,22 @@
 #include "util.h"
 
 static const char *const proto_verbs[] = {
-	[PROTO_VERB_PING] = "ping",	  [PROTO_VERB_STATUS] = "status",
-	[PROTO_VERB_EXPLAIN] = "explain", [PROTO_VERB_RELOAD] = "reload",
+	[PROTO_VERB_PING] = "ping",
+	[PROTO_VERB_STATUS] = "status",
+	[PROTO_VERB_EXPLAIN] = "explain",
+	[PROTO_VERB_RELOAD] = "reload",
 	[PROTO_VERB_METRICS] = "metrics",
+	[PROTO_VERB_RESTRAINT_PAUSE] = "restraint-pause",
+	[PROTO_VERB_RESTRAINT_RESUME] = "restraint-resume",
+	[PROTO_VERB_RESTRAINT_EXEMPT] = "restraint-exempt",
 };
+
+/* The verbs that name a process. */
+static bool proto_takes_pid(enum proto_verb verb)
+{
+	return verb == PROTO_VERB_EXPLAIN ||
+	       verb == PROTO_VERB_RESTRAINT_EXEMPT;
+}
 
 const char *proto_verb_name(enum proto_verb verb)
 {
@@ -77,7 +89,7 @@ int proto_parse_request(const char *text, size_t len, struct proto_request *req,
 		    (req->verb == PROTO_VERB_STATUS ||
 		     req->verb == PROTO_VERB_EXPLAIN))
 			req->json = true;
-		else if (req->verb == PROTO_VERB_EXPLAIN && !req->pid &&
+		else if (proto_takes_pid(req->verb) && !req->pid &&
 			 proto_pid(words[i], &req->pid) == 0)
 			continue;
 		else {
@@ -86,8 +98,8 @@ int proto_parse_request(const char *text, size_t len, struct proto_request *req,
 			return -1;
 		}
 	}
-	if (req->verb == PROTO_VERB_EXPLAIN && !req->pid) {
-		snprintf(why, why_size, "explain needs a pid");
+	if (proto_takes_pid(req->verb) && !req->pid) {
+		snprintf(why, why_size, "%s needs a pid", words[0]);
 		return -1;
 	}
 	return 0;
@@ -98,9 +110,9 @@ int proto_format_request(const struct proto_request *req, char *buf,
 {
 	int n;
 
-	if (req->verb == PROTO_VERB_EXPLAIN)
-		n = snprintf(buf, size, "explain %d%s\n", (int)req->pid,
-			     req->json ? " json" : "");
+	if (proto_takes_pid(req->verb))
+		n = snprintf(buf, size, "%s %d%s\n", proto_verbs[req->verb],
+			     (int)req->pid, req->json ? " json" : "");
 	else
 		n = snprintf(buf, size, "%s%s\n", proto_verbs[req->verb],
 			     req->json ? " json" : "");

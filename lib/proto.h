@@ -18,6 +18,10 @@ enum proto_verb {
 	PROTO_VERB_EXPLAIN,
 	PROTO_VERB_RELOAD,
 	PROTO_VERB_METRICS,
+	/* Restraint's everyday controls (cpupolicyctl restraint). */
+	PROTO_VERB_RESTRAINT_PAUSE,
+	PROTO_VERB_RESTRAINT_RESUME,
+	PROTO_VERB_RESTRAINT_EXEMPT, /* of pid */
 };
 
 struct proto_request {

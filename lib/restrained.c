@@ -126,7 +126,7 @@ static void restrained_unjournal(struct restrained *r,
 }
 
 /* A name the config exempts. */
-static bool restrained_exempt(const struct restrained *r, const char *name)
+static bool restrained_exempt_name(const struct restrained *r, const char *name)
 {
 	for (size_t i = 0; i < r->options.exempt_count; i++) {
 		if (strcmp(r->options.exempt[i], name) == 0)
@@ -148,6 +148,8 @@ static const char *restrained_excluded(struct restrained *r,
 
 	if (p->pid == procinfo_self())
 		return "the daemon itself";
+	if (p->exempted)
+		return "exempt by cpupolicyctl restraint exempt";
 	p->target = r->options.target;
 	if (r->options.exclude &&
 	    (why = r->options.exclude(r->options.ctx, p->pid, p->start,
@@ -160,7 +162,7 @@ static const char *restrained_excluded(struct restrained *r,
 		snprintf(p->name, sizeof(p->name), "%s", facts.comm);
 	if (!(facts.have & MATCH_FACT_EXE))
 		return "a kernel thread, or gone";
-	if (restrained_exempt(r, p->name))
+	if (restrained_exempt_name(r, p->name))
 		return "exempt by name ([restraint] exempt)";
 	if (!(facts.have & MATCH_FACT_CREDS))
 		return "its user cannot be read";
@@ -511,7 +513,8 @@ static void restrained_prune(struct restrained *r, long long now_ns, bool under)
 
 		if (r->procs.slots[i].key &&
 		    (p->generation != r->generation ||
-		     (!under && !p->held && !restrained_recent(p, now_ns))))
+		     (!under && !p->held && !p->exempted &&
+		      !restrained_recent(p, now_ns))))
 			drop[count++] = p;
 	}
 	for (size_t i = 0; i < count; i++) {
@@ -566,6 +569,31 @@ int restrained_release(struct restrained *r, pid_t pid, const char *why)
 		return -1;
 	restrained_unhold(r, p, r->now_ns, why);
 	restraint_released(&p->judge);
+	return 0;
+}
+
+int restrained_exempt(struct restrained *r, pid_t pid)
+{
+	struct restrained_proc *p = restrained_get(r, pid);
+	struct procinfo_usage u;
+
+	if (procinfo_usage(pid, &u) != OS_OK)
+		return -1;
+	if (p && p->start != u.start) {
+		restrained_gone(r, p);
+		p = NULL;
+	}
+	if (!p) {
+		p = restrained_add(r, pid, &u, r->now_ns);
+		p->generation = r->generation;
+	}
+	p->exempted = true;
+	snprintf(p->why_not, sizeof(p->why_not), "%s",
+		 "exempt by cpupolicyctl restraint exempt");
+	if (p->held) {
+		restrained_unhold(r, p, r->now_ns, "exempted");
+		restraint_released(&p->judge);
+	}
 	return 0;
 }
 

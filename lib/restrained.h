@@ -65,6 +65,7 @@ struct restrained_proc {
 	unsigned long long over_cpu_ns, over_from_ns;
 	struct restrained_thread *threads;
 	size_t thread_count;
+	bool exempted; /* by cpupolicyctl restraint exempt, while it runs */
 	/* Why it was not restrained the last time it qualified; "": it
 	 * was, or never qualified. */
 	char why_not[96];
@@ -99,6 +100,9 @@ bool restrained_pass(struct restrained *r, long long now_ns,
  * exemption): 0, or -1 where pid holds nothing. */
 int restrained_release(struct restrained *r, pid_t pid, const char *why);
 void restrained_release_all(struct restrained *r, const char *why);
+/* Never restrained while it runs, and given back now: -1 where there is
+ * no such process. */
+int restrained_exempt(struct restrained *r, pid_t pid);
 const struct restrained_proc *restrained_find(const struct restrained *r,
 					      pid_t pid);
 /* What an earlier run's journal says it held, given back where the

@@ -2,10 +2,11 @@
  * system vouched for it (struct control_peer) checked per request.
  * Read-only requests (status, explain) are for root and the socket's
  * group; reload is for root, or also the group when the config says
- * group_may_reload. Clients are non-blocking and get a few seconds to
- * speak; a slow reader cannot stall the daemon, and no number of other
- * users' connections can keep root out (control_slot). The endpoint
- * itself is the system's (linux/listen.c: a UNIX socket). */
+ * group_may_reload; restraint's pause and resume are root's, an
+ * exemption root's or the process's own user's. Clients are non-blocking and
+ * get a few seconds to speak; a slow reader cannot stall the daemon, and no
+ * number of other users' connections can keep root out (control_slot). The
+ * endpoint itself is the system's (linux/listen.c: a UNIX socket). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,11 @@ static bool control_allowed(const struct daemon *d,
 		return control_in_group(d, c);
 	case PROTO_VERB_RELOAD:
 		return d->conf.group_may_reload && control_in_group(d, c);
+	case PROTO_VERB_RESTRAINT_PAUSE:
+	case PROTO_VERB_RESTRAINT_RESUME:
+		return false;
+	case PROTO_VERB_RESTRAINT_EXEMPT:
+		return true; /* for its own processes: restrain_control */
 	}
 	return false;
 }
@@ -301,6 +307,11 @@ static void control_answer(struct daemon *d, struct control_client *c)
 			break;
 		case PROTO_VERB_METRICS:
 			report_metrics(d, out);
+			break;
+		case PROTO_VERB_RESTRAINT_PAUSE:
+		case PROTO_VERB_RESTRAINT_RESUME:
+		case PROTO_VERB_RESTRAINT_EXEMPT:
+			status = restrain_control(d, &req, &c->peer, out);
 			break;
 		}
 	}

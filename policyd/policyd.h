@@ -191,6 +191,8 @@ void restrain_on_pressure(struct daemon *d);
 void restrain_on_sample(struct daemon *d);
 void restrain_on_tick(struct daemon *d);
 void restrain_reload(struct daemon *d);
+int restrain_control(struct daemon *d, const struct proto_request *req,
+		     const struct control_peer *peer, FILE *out);
 void restrain_status_text(const struct daemon *d, FILE *out);
 void restrain_status_json(const struct daemon *d, struct json_object *doc);
 void restrain_explain(const struct daemon *d, pid_t pid, char *text,

@@ -235,6 +235,69 @@ void restrain_reload(struct daemon *d)
 		restrained_release_all(&d->restrained, "the rules reloaded");
 }
 
+/* Whose a process is, for an exemption by its own user. */
+static bool restrain_owned_by(pid_t pid, unsigned user)
+{
+	static struct facts facts;
+	struct procinfo pi = {.pid = pid};
+
+	memset(&facts, 0, sizeof(facts));
+	procinfo_fetch(&pi, MATCH_FACT_CREDS, &facts);
+	return (facts.have & MATCH_FACT_CREDS) && facts.uid == user;
+}
+
+static int restrain_exempt(struct daemon *d, pid_t pid,
+			   const struct control_peer *peer, FILE *out)
+{
+	if (!peer->admin && !restrain_owned_by(pid, peer->user)) {
+		log_info("control: restraint exempt %d from %s (pid %d): not "
+			 "its process",
+			 (int)pid, peer->who, (int)peer->pid);
+		fprintf(out, "permission denied: process %d is not yours\n",
+			(int)pid);
+		return 1;
+	}
+	if (restrained_exempt(&d->restrained, pid) < 0) {
+		fprintf(out, "no process %d\n", (int)pid);
+		return 1;
+	}
+	log_info("control: %d exempt from restraint by %s (pid %d)", (int)pid,
+		 peer->who, (int)peer->pid);
+	fprintf(out, "%d is exempt from restraint while it runs\n", (int)pid);
+	return 0;
+}
+
+/* Pause gives everything back and restrains nothing until resume. */
+int restrain_control(struct daemon *d, const struct proto_request *req,
+		     const struct control_peer *peer, FILE *out)
+{
+	if (!d->restraining) {
+		fprintf(out, "restraint is %s\n",
+			d->conf.restraint.enabled
+				? "off: the CPU pressure cannot be read"
+				: "off ([restraint] enabled = false)");
+		return 1;
+	}
+	switch (req->verb) {
+	case PROTO_VERB_RESTRAINT_PAUSE:
+		log_info("control: restraint paused by %s (pid %d)", peer->who,
+			 (int)peer->pid);
+		d->restrained.paused = true;
+		restrained_release_all(&d->restrained, "restraint paused");
+		fprintf(out, "restraint paused: nothing is restrained until "
+			     "it is resumed\n");
+		return 0;
+	case PROTO_VERB_RESTRAINT_RESUME:
+		log_info("control: restraint resumed by %s (pid %d)", peer->who,
+			 (int)peer->pid);
+		d->restrained.paused = false;
+		fprintf(out, "restraint resumed\n");
+		return 0;
+	default:
+		return restrain_exempt(d, req->pid, peer, out);
+	}
+}
+
 static const char *restrain_state(const struct daemon *d)
 {
 	if (!d->conf.restraint.enabled)

@@ -32,6 +32,16 @@ static const struct request_case request_cases[] = {
 	 NULL},
 	{"reload", "reload\n", 0, PROTO_VERB_RELOAD, false, 0, NULL},
 	{"metrics", "metrics\n", 0, PROTO_VERB_METRICS, false, 0, NULL},
+	{"restraint pause", "restraint-pause\n", 0, PROTO_VERB_RESTRAINT_PAUSE,
+	 false, 0, NULL},
+	{"restraint resume", "restraint-resume\n", 0,
+	 PROTO_VERB_RESTRAINT_RESUME, false, 0, NULL},
+	{"restraint exempt", "restraint-exempt 42\n", 0,
+	 PROTO_VERB_RESTRAINT_EXEMPT, false, 42, NULL},
+	{"restraint exempt without pid", "restraint-exempt\n", -1, 0, false, 0,
+	 "restraint-exempt needs a pid"},
+	{"pid on pause", "restraint-pause 42\n", -1, 0, false, 0,
+	 "unexpected '42' in restraint-pause"},
 	{"empty", "\n", -1, 0, false, 0, "malformed request"},
 	{"unknown verb", "shutdown\n", -1, 0, false, 0,
 	 "unknown request 'shutdown'"},
@@ -86,6 +96,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(back.verb, req.verb);
 	assert_int_equal(back.pid, req.pid);
 	assert_true(back.json);
+	req = (struct proto_request){.verb = PROTO_VERB_RESTRAINT_EXEMPT,
+				     .pid = 9};
+	assert_true(proto_format_request(&req, line, sizeof(line)) > 0);
+	assert_string_equal(line, "restraint-exempt 9\n");
 }
 
 static void test_response(void **state)

@@ -310,12 +310,18 @@ static void test_pid_taken_by_another(void **state)
 }
 
 /* A journal in a directory of the test's own. */
-static char journal_dir[64];
+static char journal_dir[512];
 
 static void journal_in_tmp(struct journal *j)
 {
-	snprintf(journal_dir, sizeof(journal_dir), "/tmp/restrainedXXXXXX");
-	assert_non_null(mkdtemp(journal_dir));
+	const char *base = getenv("TMPDIR") ? getenv("TMPDIR")
+			   : getenv("TEMP") ? getenv("TEMP")
+					    : ".";
+
+	snprintf(journal_dir, sizeof(journal_dir), "%s/restrained-%ld", base,
+		 (long)getpid());
+	files_remove_dir(journal_dir);
+	assert_int_equal(files_make_dir(journal_dir), OS_OK);
 	*j = (struct journal){0};
 	j->file = malloc(sizeof(journal_dir) + 16);
 	snprintf(j->file, sizeof(journal_dir) + 16, "%s/restraint",
@@ -324,8 +330,8 @@ static void journal_in_tmp(struct journal *j)
 
 static void journal_done(struct journal *j)
 {
-	unlink(j->file);
-	rmdir(journal_dir);
+	files_remove(j->file);
+	files_remove_dir(journal_dir);
 	journal_close(j);
 }
 
