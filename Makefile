@@ -31,6 +31,8 @@ SYSCONFDIR ?= /etc
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+# The system bus's policy for the foreground method (packaging/dbus).
+DBUSDIR ?= $(DATADIR)/dbus-1/system.d
 FUZZ_SECONDS ?= 300
 SOAK_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
@@ -77,12 +79,14 @@ endif
 # and its light skeleton's loader, and the benchmark reads the program's
 # run time with libbpf; bpftool writes vmlinux.h from the kernel's BTF and
 # the light skeleton that embeds the program in the daemon, which links
-# no BPF library.
+# no BPF library; dbus-daemon and dbus-bin (dbus-send) give the restraint
+# test a private system bus to declare the foreground on.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libjson-c-dev libhwloc-dev libcmocka-dev clang libclang-rt-14-dev \
 	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
 	lintian man-db rpm systemd ansible-core ansible build-essential \
-	prometheus jq systemd-container debootstrap libbpf-dev bpftool
+	prometheus jq systemd-container debootstrap libbpf-dev bpftool \
+	dbus-daemon dbus-bin
 
 PKGS := libconfig inih libcap hwloc libsystemd json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -476,7 +480,8 @@ install: all
 		$(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/docs \
 		$(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
-		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR)
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR) \
+		$(DESTDIR)$(DBUSDIR)
 	install -m 0755 $(BUILD)/cpupolicyd $(DESTDIR)$(SBINDIR)/cpupolicyd
 	install -m 0755 $(BUILD)/cpupolicyctl $(DESTDIR)$(BINDIR)/cpupolicyctl
 	sed 's|/usr/share/cpupolicy/rules.d|$(DATADIR)/cpupolicy/rules.d|; s|/etc/cpupolicy/rules.d|$(SYSCONFDIR)/cpupolicy/rules.d|' \
@@ -507,6 +512,8 @@ install: all
 		$(DESTDIR)$(TMPFILESDIR)/cpupolicy.conf
 	install -m 0644 packaging/bash-completion/cpupolicyctl \
 		$(DESTDIR)$(COMPLETIONDIR)/cpupolicyctl
+	install -m 0644 packaging/dbus/com.system76.Scheduler.conf \
+		$(DESTDIR)$(DBUSDIR)/
 
 # Packages, built from the committed tree: packaging/debian becomes the
 # source's debian/ in a copy under build/.

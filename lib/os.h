@@ -98,6 +98,10 @@ struct procinfo_usage {
 	int nice;
 };
 enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage);
+/* How long a process's main thread has waited, runnable, for a CPU so far
+ * (ns): a restrained process that uses little but waits much is starved,
+ * not calm. OS_UNSUPPORTED where the system does not count it. */
+enum os_status procinfo_waited(pid_t pid, unsigned long long *ns);
 enum os_status procinfo_pin(pid_t pid, struct procinfo_pin *pin);
 bool procinfo_pin_ended(const struct procinfo_pin *pin);
 void procinfo_unpin(struct procinfo_pin *pin);

@@ -434,6 +434,19 @@ static struct restrained_proc *restrained_add(struct restrained *r, pid_t pid,
 	return p;
 }
 
+/* What a process asks of the CPUs: what it used, and while restrained
+ * also what it waited for, runnable: one starved by busier work is not
+ * calm, and releasing it would restrain it again at once. */
+static unsigned long long restrained_demand(const struct restrained_proc *p,
+					    const struct procinfo_usage *u)
+{
+	unsigned long long waited;
+
+	if (!p->held || procinfo_waited(p->pid, &waited) != OS_OK)
+		return u->cpu_ns;
+	return u->cpu_ns + waited;
+}
+
 static void restrained_sample(struct restrained *r, struct restrained_proc *p,
 			      const struct procinfo_usage *u, long long now_ns,
 			      unsigned pressure_pct)
@@ -445,7 +458,7 @@ static void restrained_sample(struct restrained *r, struct restrained_proc *p,
 	bool under = pressure_pct >= r->options.pressure_pct && !r->paused;
 	enum restraint_verdict v = restraint_judge(
 		&r->options.limits, &p->judge, (unsigned long long)now_ns,
-		u->cpu_ns, r->cpus, under);
+		restrained_demand(p, u), r->cpus, under);
 
 	if (p->judge.over_since_ns && !was_over) {
 		p->over_cpu_ns = before_cpu;

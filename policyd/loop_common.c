@@ -444,6 +444,7 @@ void loop_on_tick(struct daemon *d)
 	if (!d->conf.dry_run)
 		apply_power_check(&d->power);
 	restrain_on_tick(d);
+	fgsource_process(d); /* what a wakeup left, the bus's timeouts */
 	now = timing_now_ns();
 	/* A tick early by a hair still counts. */
 	if (ms && (now - d->last_rescan_ns) / LOOP_MS + 10 >= ms) {

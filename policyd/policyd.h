@@ -86,6 +86,18 @@ struct hold {
 	struct rule_power power;
 };
 
+/* A user's foreground process, as a source declared it (foreground.c). */
+#define FOREGROUND_USERS 16
+struct foreground_slot {
+	pid_t pid; /* 0: free */
+	unsigned long long start;
+	unsigned user;
+	long long since_ns;
+	char source[24]; /* "D-Bus", "the agent" */
+};
+
+struct fgsource; /* where the foreground is declared (linux/fgsource.c) */
+
 struct daemon {
 	struct options options;
 	struct conf conf;
@@ -113,6 +125,8 @@ struct daemon {
 	struct restrained restrained;
 	struct journal restrain_journal;
 	struct pressure *pressure;
+	struct foreground_slot foreground[FOREGROUND_USERS];
+	struct fgsource *fgsource;
 	bool restraining, restrain_sampling;
 	struct power power;
 	struct hold *holds;
@@ -183,6 +197,12 @@ void control_expire(struct daemon *d);
 unsigned caps_needed(const struct rules *rules, bool proc_hidden,
 		     bool base_power);
 
+/* foreground.c */
+int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
+		       const char *source, char *why, size_t size);
+const char *foreground_covers(const struct daemon *d, pid_t pid,
+			      unsigned long long start);
+
 /* restrain.c */
 struct json_object;
 void restrain_setup(struct daemon *d);
@@ -224,6 +244,13 @@ void loop_execs_gone(struct daemon *d);
 enum os_status loop_watch_client(struct daemon *d, struct control_client *c,
 				 bool sending);
 void loop_unwatch_client(struct daemon *d, struct control_client *c);
+/* linux/fgsource.c, windows/fgsource.c: where desktops declare the
+ * foreground (Linux: com.system76.Scheduler's SetForegroundProcess on
+ * the system bus, where system76-scheduler does not own the name). */
+enum os_status fgsource_open(struct daemon *d);
+long fgsource_fd(const struct daemon *d); /* -1: nothing to wait on */
+void fgsource_process(struct daemon *d);
+void fgsource_close(struct daemon *d);
 /* Restraint's passes every ms from now; 0: none. */
 enum os_status loop_sample_arm(struct daemon *d, unsigned ms);
 /* Where process events come from, for the log and status ("the proc

@@ -31,16 +31,24 @@ static const struct rule *restrain_rule(struct daemon *d, pid_t pid,
 	return index >= 0 ? &d->rules->list[index] : NULL;
 }
 
-/* The rules' word on a process: restrain = false exempts it, a rule that
- * raises it or sets its priority keeps it its own, restrain = { ... }
+/* The foreground's word, then the rules': restrain = false exempts it, a rule
+ * that raises it or sets its priority keeps it its own, restrain = { ... }
  * gives it settings of its own. */
 static const char *restrain_exclude(void *ctx, pid_t pid,
 				    unsigned long long start,
 				    struct prio_target *target)
 {
 	static char why[96];
-	const struct rule *rule = restrain_rule(ctx, pid, start);
+	const char *source = foreground_covers(ctx, pid, start);
+	const struct rule *rule;
 	struct prio_target own;
+
+	if (source) {
+		snprintf(why, sizeof(why),
+			 "in the foreground (declared over %s)", source);
+		return why;
+	}
+	rule = restrain_rule(ctx, pid, start);
 
 	if (!rule)
 		return NULL;
@@ -158,6 +166,7 @@ void restrain_setup(struct daemon *d)
 	restrain_options(d, &o);
 	restrained_init(&d->restrained, &o, restrain_cpus());
 	d->restraining = true;
+	fgsource_open(d);
 	log_info("restraint on: a process over %u%% of the %u CPUs for %u ms "
 		 "while they are %u%% contended is lowered (%s)%s",
 		 o.limits.share_pct, d->restrained.cpus, o.limits.qualify_ms,
@@ -173,6 +182,7 @@ void restrain_teardown(struct daemon *d)
 	if (!d->restraining)
 		return;
 	loop_sample_arm(d, 0);
+	fgsource_close(d);
 	restrained_free(&d->restrained, "the daemon stops");
 	journal_close(&d->restrain_journal);
 	pressure_close(d->pressure);

@@ -462,6 +462,22 @@ enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
 	return OS_OK;
 }
 
+/* schedstat: "ON_CPU_NS WAITING_NS TIMESLICES" (the scheduler's
+ * statistics, Documentation/scheduler/sched-stats.rst). */
+enum os_status procinfo_waited(pid_t pid, unsigned long long *ns)
+{
+	char path[64], text[128];
+	unsigned long long on_cpu;
+
+	snprintf(path, sizeof(path), "%s/%d/schedstat", paths_procfs(),
+		 (int)pid);
+	if (procinfo_read(path, text, sizeof(text), NULL) < 0)
+		return status_of_errno(errno);
+	if (sscanf(text, "%llu %llu", &on_cpu, ns) != 2)
+		return OS_FAILED;
+	return OS_OK;
+}
+
 enum os_status procinfo_start_time(pid_t pid, pid_t tid,
 				   unsigned long long *start)
 {

@@ -718,6 +718,14 @@ enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
 	return os;
 }
 
+/* Windows keeps no count of a thread's time ready but not running. */
+enum os_status procinfo_waited(pid_t pid, unsigned long long *ns)
+{
+	(void)pid;
+	*ns = 0;
+	return OS_UNSUPPORTED;
+}
+
 /* Threads ready to run and waiting for a processor: KTHREAD_STATE Ready
  * (1), Standby (3, chosen for a processor next) and DeferredReady (7),
  * what the "Processor Queue Length" counter counts, in one listing. */

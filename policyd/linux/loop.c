@@ -36,6 +36,7 @@ enum loop_source {
 	LOOP_SOURCE_WATCH,
 	LOOP_SOURCE_PRESSURE,
 	LOOP_SOURCE_SAMPLE,
+	LOOP_SOURCE_BUS,
 };
 
 static int loop_watch(struct loop *l, int fd, uint64_t data)
@@ -122,6 +123,8 @@ enum os_status loop_setup(struct daemon *d)
 	    loop_watch(l, l->timer_fd, LOOP_SOURCE_TIMER) < 0 ||
 	    loop_watch(l, l->sample_fd, LOOP_SOURCE_SAMPLE) < 0 ||
 	    loop_watch_pressure(l, pressure_fd(d->pressure)) < 0 ||
+	    (fgsource_fd(d) >= 0 &&
+	     loop_watch(l, (int)fgsource_fd(d), LOOP_SOURCE_BUS) < 0) ||
 	    loop_watch(l, listen_fd(d->listen), LOOP_SOURCE_LISTEN) < 0 ||
 	    (!d->polling &&
 	     loop_watch(l, d->events.fd, LOOP_SOURCE_EVENTS) < 0) ||
@@ -283,6 +286,8 @@ enum os_status loop_run(struct daemon *d)
 				loop_sample(d);
 			else if (source == LOOP_SOURCE_PRESSURE)
 				restrain_on_pressure(d);
+			else if (source == LOOP_SOURCE_BUS)
+				fgsource_process(d);
 			else if (source == LOOP_SOURCE_LISTEN)
 				control_accept(d);
 			else

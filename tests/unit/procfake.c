@@ -183,6 +183,16 @@ enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
 	return OS_OK;
 }
 
+enum os_status procinfo_waited(pid_t pid, unsigned long long *ns)
+{
+	struct procfake_proc *p = procfake_proc(pid);
+
+	if (!p)
+		return OS_GONE;
+	*ns = p->wait_ns;
+	return OS_OK;
+}
+
 /* No process of the table is the test itself. */
 pid_t procinfo_self(void)
 {

@@ -30,7 +30,7 @@ struct procfake_proc {
 	/* What restraint samples (procinfo_usage): its user, CPU time and
 	 * age in ns, its parent. A test moves them on. */
 	unsigned uid;
-	unsigned long long cpu_ns, age_ns;
+	unsigned long long cpu_ns, age_ns, wait_ns;
 	pid_t ppid;
 	struct procfake_thread *threads; /* its slot of the fake's pool */
 	size_t thread_count;

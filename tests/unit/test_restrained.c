@@ -165,6 +165,22 @@ static void test_released_when_calm(void **state)
 	assert_int_equal(f->r.held_count, 0);
 }
 
+/* Restrained and starved by busier work: it waits, runnable, as long as
+ * it is held, and is not released as calm. */
+static void test_starved_is_not_calm(void **state)
+{
+	struct fix *f = *state;
+
+	start(HOG, "/usr/bin/hog", 1);
+	run(f, HOG, 1.0, 100, 1500);
+	for (int i = 0; i < 40; i++) {
+		procfake_proc(HOG)->wait_ns += 250ULL * MS;
+		run(f, HOG, 0.0, 100, 250);
+	}
+	assert_true(restrained_find(&f->r, HOG)->held);
+	assert_int_equal(f->r.counters.releases, 0);
+}
+
 static void test_changed_thread_stays_theirs(void **state)
 {
 	struct fix *f = *state;
@@ -407,6 +423,7 @@ int main(void)
 		T(test_hog_restrained_on_every_thread),
 		T(test_no_pressure_nothing),
 		T(test_released_when_calm),
+		T(test_starved_is_not_calm),
 		T(test_changed_thread_stays_theirs),
 		T(test_new_thread_and_child_given_back),
 		T(test_root_excluded),

@@ -196,6 +196,16 @@ void apply_power_check(struct power *pw)
 	(void)pw;
 }
 
+void restrain_on_tick(struct daemon *d)
+{
+	(void)d;
+}
+
+void fgsource_process(struct daemon *d)
+{
+	(void)d;
+}
+
 enum os_status loop_arm(struct daemon *d)
 {
 	(void)d;

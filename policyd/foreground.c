@@ -1,0 +1,127 @@
+/* The foreground: the process each user's desktop says the user is
+ * looking at (on Linux the D-Bus method system76-scheduler's desktop
+ * extensions call, fgsource.c), believed only for that user's own
+ * processes. Being foreground, or a descendant of the foreground, only
+ * exempts from restraint and undoes it: a game's launcher declares the
+ * game's tree, and a compile in another window is still a hog. */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "os.h"
+#include "policyd.h"
+
+/* Ancestors looked at, at most, for whether a process descends from a
+ * foreground one. */
+#define FOREGROUND_DEPTH 32
+
+static struct foreground_slot *foreground_of_user(struct daemon *d,
+						  unsigned user)
+{
+	struct foreground_slot *oldest = &d->foreground[0];
+
+	for (size_t i = 0; i < FOREGROUND_USERS; i++) {
+		struct foreground_slot *s = &d->foreground[i];
+
+		if (s->pid && s->user == user)
+			return s;
+		if (!s->pid || (oldest->pid && s->since_ns < oldest->since_ns))
+			oldest = s;
+	}
+	return oldest; /* a free slot, else the longest-held one */
+}
+
+static bool foreground_owner(pid_t pid, unsigned *user)
+{
+	static struct facts facts;
+	struct procinfo pi = {.pid = pid};
+
+	memset(&facts, 0, sizeof(facts));
+	procinfo_fetch(&pi, MATCH_FACT_CREDS, &facts);
+	*user = facts.uid;
+	return facts.have & MATCH_FACT_CREDS;
+}
+
+/* Each held process the new foreground covers is given back now. */
+static void foreground_release(struct daemon *d)
+{
+	struct restrained *r = &d->restrained;
+	pid_t covered[64];
+	size_t count = 0;
+
+	if (!d->restraining)
+		return;
+	for (size_t i = 0; i < r->procs.capacity && count < 64; i++) {
+		const struct restrained_proc *p = r->procs.slots[i].value;
+
+		if (r->procs.slots[i].key && p->held &&
+		    foreground_covers(d, p->pid, p->start))
+			covered[count++] = p->pid;
+	}
+	for (size_t i = 0; i < count; i++)
+		restrained_release(r, covered[i], "it is in the foreground");
+}
+
+int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
+		       const char *source, char *why, size_t size)
+{
+	struct procinfo_usage u;
+	struct foreground_slot *slot;
+	unsigned owner;
+
+	if (pid <= 0 || procinfo_usage(pid, &u) != OS_OK ||
+	    !foreground_owner(pid, &owner)) {
+		snprintf(why, size, "no process %d", (int)pid);
+		return -1;
+	}
+	if (!admin && owner != caller) {
+		snprintf(why, size, "process %d is not yours", (int)pid);
+		log_info("%s: uid %u declared process %d of uid %u foreground: "
+			 "refused",
+			 source, caller, (int)pid, owner);
+		return -1;
+	}
+	slot = foreground_of_user(d, owner);
+	*slot = (struct foreground_slot){.pid = pid,
+					 .start = u.start,
+					 .user = owner,
+					 .since_ns = timing_now_ns()};
+	snprintf(slot->source, sizeof(slot->source), "%s", source);
+	log_debug("%s: process %d of uid %u is in the foreground", source,
+		  (int)pid, owner);
+	foreground_release(d);
+	return 0;
+}
+
+/* The slot pid (with its start) stands for. */
+static const struct foreground_slot *foreground_slot_of(
+	const struct daemon *d, pid_t pid, unsigned long long start)
+{
+	for (size_t i = 0; i < FOREGROUND_USERS; i++) {
+		const struct foreground_slot *s = &d->foreground[i];
+
+		if (s->pid && s->pid == pid && s->start == start)
+			return s;
+	}
+	return NULL;
+}
+
+/* The source that declared pid (of that start), or an ancestor of it,
+ * foreground; NULL: none. */
+const char *foreground_covers(const struct daemon *d, pid_t pid,
+			      unsigned long long start)
+{
+	const struct foreground_slot *s;
+	struct procinfo_usage u;
+
+	if (procinfo_usage(pid, &u) != OS_OK || u.start != start)
+		return NULL;
+	for (int depth = 0; depth < FOREGROUND_DEPTH; depth++) {
+		if ((s = foreground_slot_of(d, pid, u.start)))
+			return s->source;
+		pid = u.ppid;
+		if (pid <= 1 || procinfo_usage(pid, &u) != OS_OK)
+			return NULL;
+	}
+	return NULL;
+}
