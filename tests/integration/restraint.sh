@@ -14,8 +14,11 @@
 
 USER_ID=4242
 mkdir -p "$TMP/bin"
-for name in pipewire keepme harder; do
-	cp /bin/dash "$TMP/bin/$name"
+# The hogs are the static worker spinning (-w -20: waiting for a nice
+# value no process has), under names of their own: another user may not
+# be able to read the shared libraries here.
+for name in hog pipewire keepme harder; do
+	cp "$BUILD/helpers/worker-static" "$TMP/bin/$name"
 done
 chmod 755 "$TMP" "$TMP/bin"
 cat >"$RULES/10-restrain.rules" <<EOF
@@ -38,9 +41,9 @@ EOF
 
 # hog [AS_UID] [PROGRAM]: a process spinning on a CPU; its pid in $!.
 hog() {
-	local uid=${1:-$USER_ID} sh=${2:-/bin/dash}
+	local uid=${1:-$USER_ID} bin=${2:-$TMP/bin/hog}
 	start setpriv --reuid "$uid" --regid "$uid" --clear-groups \
-		"$sh" -c 'while :; do :; done'
+		"$bin" -w -20 -T 600000
 }
 
 # restrained PID: nice 10 and SCHED_BATCH (3) on its thread.
@@ -84,7 +87,9 @@ test_user() {
 have_bus=
 if command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null &&
 	command -v useradd >/dev/null && test_user "$USER_ID" cpupolicy-t1 &&
-	test_user 4243 cpupolicy-t2; then
+	test_user 4243 cpupolicy-t2 &&
+	setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups \
+		/bin/true >/dev/null 2>&1; then
 	start dbus-daemon --config-file="$TMP/bus.conf" --nofork --nosyslog
 	wait_until 5 test -S "$TMP/bus.sock" && have_bus=1
 fi
@@ -233,8 +238,8 @@ declare_fg() {
 		com.system76.Scheduler.SetForegroundProcess "uint32:$2"
 }
 if [ -z "$have_bus" ]; then
-	skip "the foreground declared over D-Bus" "no dbus-daemon, dbus-send or useradd here, or uid $USER_ID is taken"
-	skip "another user's foreground refused" "no dbus-daemon, dbus-send or useradd here, or uid $USER_ID is taken"
+	skip "the foreground declared over D-Bus" "no dbus-daemon, dbus-send or useradd here, uid $USER_ID is taken, or it cannot run dbus-send"
+	skip "another user's foreground refused" "no dbus-daemon, dbus-send or useradd here, uid $USER_ID is taken, or it cannot run dbus-send"
 else
 	hog
 	fg=$!
@@ -311,6 +316,8 @@ fi
 # The hogs end here, quietly, before the test's accounts go.
 {
 	kill -KILL "${lib_tracked[@]}"
-	wait
+	for p in "${lib_tracked[@]}"; do
+		wait_exit "$p" 5
+	done
 } 2>/dev/null
 finish
