@@ -291,7 +291,9 @@ static void conf_socket_group(struct conf_parser *p, const char *value)
 	p->conf->socket_gid = gid;
 }
 
-static int conf_number(const char *value, unsigned long max, unsigned long *out)
+/* A decimal number up to max: 0, else -1 (a sign, a unit or an
+ * overflow). */
+int conf_number(const char *value, unsigned long max, unsigned long *out)
 {
 	char *end;
 

@@ -108,6 +108,7 @@ void conf_add_rules_dir(struct conf *conf, const char *dir);
 void conf_set_string(char **slot, const char *value);
 /* "true", "yes", "on", "1" and their opposites: 0, else -1. */
 int conf_parse_bool(const char *value, bool *out);
+int conf_number(const char *value, unsigned long max, unsigned long *out);
 
 /* conf_restraint.c: the [restraint] section's keys and defaults. */
 extern const char *const conf_restraint_keys[];

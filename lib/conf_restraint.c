@@ -3,8 +3,6 @@
  * restraint.c's limits, nice 10 with SCHED_BATCH and I/O best-effort 7
  * (below normal with EcoQoS on Windows), and the compositors and audio
  * servers exempt. conf.c reads the file and reports with the line. */
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,29 +103,18 @@ void conf_restraint_free(struct conf_restraint *rc)
 	conf_restraint_clear(rc);
 }
 
-static bool conf_restraint_number(const char *value, unsigned long min,
-				  unsigned long max, unsigned *out)
-{
-	unsigned long n;
-	char *end;
-
-	errno = 0;
-	n = strtoul(value, &end, 10);
-	if (!isdigit((unsigned char)value[0]) || *end || errno || n < min ||
-	    n > max)
-		return false;
-	*out = (unsigned)n;
-	return true;
-}
-
 /* A number key: its range in the message. */
 static bool conf_restraint_range(const char *key, const char *value,
 				 unsigned long min, unsigned long max,
 				 const char *unit, unsigned *out, char *why,
 				 size_t size)
 {
-	if (conf_restraint_number(value, min, max, out))
+	unsigned long n;
+
+	if (conf_number(value, max, &n) == 0 && n >= min) {
+		*out = (unsigned)n;
 		return true;
+	}
 	snprintf(why, size, "%s: '%.64s' is not %s from %lu to %lu", key, value,
 		 unit, min, max);
 	return false;

@@ -360,6 +360,9 @@ static void restrained_unhold(struct restrained *r, struct restrained_proc *p,
 	p->threads = NULL;
 	p->thread_count = 0;
 	p->held = false;
+	/* Its judgement too, where the release is the daemon's word (the
+	 * judge's own release has already said so). */
+	restraint_released(&p->judge);
 	r->held_count--;
 	r->counters.releases++;
 }
@@ -581,7 +584,6 @@ int restrained_release(struct restrained *r, pid_t pid, const char *why)
 	if (!p || !p->held)
 		return -1;
 	restrained_unhold(r, p, r->now_ns, why);
-	restraint_released(&p->judge);
 	return 0;
 }
 
@@ -603,10 +605,7 @@ int restrained_exempt(struct restrained *r, pid_t pid)
 	p->exempted = true;
 	snprintf(p->why_not, sizeof(p->why_not), "%s",
 		 "exempt by cpupolicyctl restraint exempt");
-	if (p->held) {
-		restrained_unhold(r, p, r->now_ns, "exempted");
-		restraint_released(&p->judge);
-	}
+	restrained_unhold(r, p, r->now_ns, "exempted");
 	return 0;
 }
 
@@ -615,10 +614,8 @@ void restrained_release_all(struct restrained *r, const char *why)
 	for (size_t i = 0; i < r->procs.capacity; i++) {
 		struct restrained_proc *p = r->procs.slots[i].value;
 
-		if (r->procs.slots[i].key && p->held) {
+		if (r->procs.slots[i].key)
 			restrained_unhold(r, p, r->now_ns, why);
-			restraint_released(&p->judge);
-		}
 	}
 }
 

@@ -31,17 +31,6 @@ static struct foreground_slot *foreground_of_user(struct daemon *d,
 	return oldest; /* a free slot, else the longest-held one */
 }
 
-static bool foreground_owner(pid_t pid, unsigned *user)
-{
-	static struct facts facts;
-	struct procinfo pi = {.pid = pid};
-
-	memset(&facts, 0, sizeof(facts));
-	procinfo_fetch(&pi, MATCH_FACT_CREDS, &facts);
-	*user = facts.uid;
-	return facts.have & MATCH_FACT_CREDS;
-}
-
 /* Each held process the new foreground covers is given back now. */
 static void foreground_release(struct daemon *d)
 {
@@ -70,7 +59,7 @@ int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
 	unsigned owner;
 
 	if (pid <= 0 || procinfo_usage(pid, &u) != OS_OK ||
-	    !foreground_owner(pid, &owner)) {
+	    !restrain_owner(pid, &owner)) {
 		snprintf(why, size, "no process %d", (int)pid);
 		return -1;
 	}

@@ -211,6 +211,7 @@ void restrain_on_pressure(struct daemon *d);
 void restrain_on_sample(struct daemon *d);
 void restrain_on_tick(struct daemon *d);
 void restrain_reload(struct daemon *d);
+bool restrain_owner(pid_t pid, unsigned *user);
 int restrain_control(struct daemon *d, const struct proto_request *req,
 		     const struct control_peer *peer, FILE *out);
 void restrain_status_text(const struct daemon *d, FILE *out);

@@ -245,21 +245,26 @@ void restrain_reload(struct daemon *d)
 		restrained_release_all(&d->restrained, "the rules reloaded");
 }
 
-/* Whose a process is, for an exemption by its own user. */
-static bool restrain_owned_by(pid_t pid, unsigned user)
+/* Whose a process is: an exemption or a foreground is its own user's
+ * to declare. */
+bool restrain_owner(pid_t pid, unsigned *user)
 {
 	static struct facts facts;
 	struct procinfo pi = {.pid = pid};
 
 	memset(&facts, 0, sizeof(facts));
 	procinfo_fetch(&pi, MATCH_FACT_CREDS, &facts);
-	return (facts.have & MATCH_FACT_CREDS) && facts.uid == user;
+	*user = facts.uid;
+	return facts.have & MATCH_FACT_CREDS;
 }
 
 static int restrain_exempt(struct daemon *d, pid_t pid,
 			   const struct control_peer *peer, FILE *out)
 {
-	if (!peer->admin && !restrain_owned_by(pid, peer->user)) {
+	unsigned owner;
+
+	if (!peer->admin &&
+	    (!restrain_owner(pid, &owner) || owner != peer->user)) {
 		log_info("control: restraint exempt %d from %s (pid %d): not "
 			 "its process",
 			 (int)pid, peer->who, (int)peer->pid);

@@ -238,22 +238,14 @@ static void loop_signal(struct daemon *d)
 	}
 }
 
-static void loop_timer(struct daemon *d)
+/* A timerfd's expirations read, then what it is for (the tick, a
+ * restraint pass); nothing where none were there. */
+static void loop_timer(struct daemon *d, int fd, void (*on)(struct daemon *))
 {
 	uint64_t expirations;
 
-	if (read(d->loop->timer_fd, &expirations, sizeof(expirations)) < 0)
-		return;
-	loop_on_tick(d);
-}
-
-static void loop_sample(struct daemon *d)
-{
-	uint64_t expirations;
-
-	if (read(d->loop->sample_fd, &expirations, sizeof(expirations)) < 0)
-		return;
-	restrain_on_sample(d);
+	if (read(fd, &expirations, sizeof(expirations)) >= 0)
+		on(d);
 }
 
 enum os_status loop_run(struct daemon *d)
@@ -281,9 +273,10 @@ enum os_status loop_run(struct daemon *d)
 			else if (source == LOOP_SOURCE_SIGNAL)
 				loop_signal(d);
 			else if (source == LOOP_SOURCE_TIMER)
-				loop_timer(d);
+				loop_timer(d, d->loop->timer_fd, loop_on_tick);
 			else if (source == LOOP_SOURCE_SAMPLE)
-				loop_sample(d);
+				loop_timer(d, d->loop->sample_fd,
+					   restrain_on_sample);
 			else if (source == LOOP_SOURCE_PRESSURE)
 				restrain_on_pressure(d);
 			else if (source == LOOP_SOURCE_BUS)

@@ -351,16 +351,22 @@ static void journal_done(struct journal *j)
 	journal_close(j);
 }
 
+/* The fixture's set again, writing to a journal of the test's own. */
+static void fix_journaled(struct fix *f, struct journal *j)
+{
+	journal_in_tmp(j);
+	restrained_free(&f->r, "the test");
+	f->o.journal = j;
+	restrained_init(&f->r, &f->o, 2);
+}
+
 /* Written before the lowering, forgotten at the release. */
 static void test_journaled_while_held(void **state)
 {
 	struct fix *f = *state;
 	struct journal j;
 
-	journal_in_tmp(&j);
-	restrained_free(&f->r, "the test");
-	f->o.journal = &j;
-	restrained_init(&f->r, &f->o, 2);
+	fix_journaled(f, &j);
 	start(HOG, "/usr/bin/hog", 2);
 	run(f, HOG, 1.0, 100, 1500);
 	assert_int_equal(j.count, 1);
@@ -381,10 +387,7 @@ static void test_replay_after_a_crash(void **state)
 	struct fix *f = *state;
 	struct journal j;
 
-	journal_in_tmp(&j);
-	restrained_free(&f->r, "the test");
-	f->o.journal = &j;
-	restrained_init(&f->r, &f->o, 2);
+	fix_journaled(f, &j);
 	start(HOG, "/usr/bin/hog", 3);
 	start(HOG + 1000, "/usr/bin/hog", 1);
 	run(f, HOG, 1.0, 100, 1500);
