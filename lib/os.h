@@ -296,6 +296,40 @@ void pressure_fired(struct pressure *pressure);
 enum os_status pressure_sample(struct pressure *pressure, unsigned *pct);
 void pressure_close(struct pressure *pressure);
 
+/* cpugroup.c: the group the scheduler shares the CPUs among before a
+ * thread's nice counts, and the weight it gives that group. On Linux a
+ * process in the cpu controller's root group is weighed in its session's
+ * autogroup (kernel.sched_autogroup_enabled, Debian's default: setsid
+ * starts one, a fork inherits it), one in a cgroup of the cpu controller
+ * in that cgroup; Windows has neither (CPUGROUP_NONE). A value is the
+ * group's own unit: an autogroup's nice, a cgroup's cpu.weight (v2) or
+ * cpu.shares (v1). */
+enum cpugroup_kind {
+	CPUGROUP_NONE,	    /* none, or one shared with other groups */
+	CPUGROUP_AUTOGROUP, /* its members: the session's processes */
+	CPUGROUP_CGROUP,    /* its members: cpugroup_members */
+};
+#define CPUGROUP_ID_MAX 4096
+struct cpugroup {
+	enum cpugroup_kind kind;
+	/* What names it: "/autogroup-N", or the cgroup's weight file. */
+	char id[CPUGROUP_ID_MAX];
+	pid_t via;   /* an autogroup: the member it is read and set through */
+	bool leaf;   /* a cgroup with no cgroups below it */
+	bool shares; /* a cgroup's value is v1's cpu.shares */
+};
+enum os_status cpugroup_of(pid_t pid, struct cpugroup *group);
+/* A cgroup's processes (an autogroup's are its session's). */
+enum os_status cpugroup_members(const struct cpugroup *group, pid_t **pids,
+				size_t *count);
+enum os_status cpugroup_read(const struct cpugroup *group, long *value);
+enum os_status cpugroup_write(const struct cpugroup *group, long value);
+/* The value that weighs the group as a thread at nice weighs; nice 0
+ * gives the default, which nobody changed. */
+long cpugroup_value_of_nice(const struct cpugroup *group, int nice);
+/* Whether value a gives the group less of the CPUs than b. */
+bool cpugroup_less(const struct cpugroup *group, long a, long b);
+
 /* The blocks below serve the front ends (cpupolicyd's set-up, the config
  * and rules they load, cpupolicyctl's checks) as much as the core. */
 

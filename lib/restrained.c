@@ -34,6 +34,7 @@ void restrained_init(struct restrained *r,
 static void restrained_proc_free(struct restrained_proc *p)
 {
 	free(p->threads);
+	free(p->group);
 	free(p);
 }
 
@@ -348,6 +349,9 @@ static void restrained_unhold(struct restrained *r, struct restrained_proc *p,
 {
 	if (!p->held)
 		return;
+	restrained_group_leave(r, p, why);
+	free(p->group);
+	p->group = NULL;
 	if (p->thread_count) {
 		restrained_restore_threads(r, p, p->pid);
 		restrained_restore_children(r, p, now_ns);
@@ -404,6 +408,7 @@ static void restrained_hold(struct restrained *r, struct restrained_proc *p,
 	}
 	p->why_not[0] = '\0';
 	p->held = true;
+	restrained_group_find(p);
 	p->since_ns = now_ns;
 	p->pressure_pct = pressure_pct;
 	r->held_count++;
@@ -501,6 +506,7 @@ static void restrained_one(struct restrained *r, pid_t pid, long long now_ns,
 	if (!p)
 		p = restrained_add(r, pid, &u, now_ns);
 	p->generation = r->generation;
+	p->session = u.session;
 	restrained_sample(r, p, &u, now_ns, pressure_pct);
 }
 
@@ -574,6 +580,7 @@ bool restrained_pass(struct restrained *r, long long now_ns,
 	}
 	procinfo_scan_end();
 	restrained_prune(r, now_ns, under);
+	restrained_group_pass(r, now_ns, under);
 	return under || r->held_count;
 }
 
@@ -622,6 +629,7 @@ void restrained_release_all(struct restrained *r, const char *why)
 void restrained_free(struct restrained *r, const char *why)
 {
 	restrained_release_all(r, why);
+	restrained_group_free(r, why);
 	for (size_t i = 0; i < r->procs.capacity; i++) {
 		if (r->procs.slots[i].key)
 			restrained_proc_free(r->procs.slots[i].value);
@@ -667,10 +675,20 @@ size_t restrained_replay(struct journal *j)
 {
 	size_t given = 0;
 
+	/* The groups first: a process the journal names finds each. */
+	for (size_t i = 0; i < j->count; i++) {
+		if (strncmp(j->entries[i].path, "/cpugroup/", 10) == 0 &&
+		    restrained_group_replay(j, &j->entries[i])) {
+			log_info("restraint of an earlier run given back: %s",
+				 j->entries[i].path);
+			given++;
+		}
+	}
 	while (j->count) {
 		char *path = xstrdup(j->entries[0].path);
 
-		if (restrained_replay_one(&j->entries[0])) {
+		if (strncmp(path, "/cpugroup/", 10) != 0 &&
+		    restrained_replay_one(&j->entries[0])) {
 			log_info("restraint of an earlier run given back: %s",
 				 path);
 			given++;

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "journal.h"
+#include "os.h"
 #include "match.h"
 #include "pidmap.h"
 #include "prio.h"
@@ -69,11 +70,24 @@ struct restrained_proc {
 	/* Why it was not restrained the last time it qualified; "": it
 	 * was, or never qualified. */
 	char why_not[96];
+	long session;
+	/* Held: the group its CPU share is weighed in (NULL: none, or the
+	 * restraint does not lower the nice). */
+	struct cpugroup *group;
+};
+
+/* A group lowered with its members (restrained_group.c). */
+struct restrained_group {
+	struct cpugroup group;
+	long original, applied;
+	long long since_ns;
+	bool restoring; /* given back, the system said not now: again */
 };
 
 struct restrained_counters {
 	unsigned long long passes, restraints, releases, refused, excluded;
 	unsigned long long left_alone; /* threads changed by others meanwhile */
+	unsigned long long groups;     /* groups lowered */
 };
 
 struct restrained {
@@ -83,6 +97,8 @@ struct restrained {
 	long long now_ns; /* the latest pass's time: releases between passes */
 	unsigned cpus;
 	unsigned held_count;
+	struct restrained_group *groups;
+	size_t group_count;
 	bool paused;
 	struct restrained_counters counters;
 };
@@ -109,5 +125,22 @@ const struct restrained_proc *restrained_find(const struct restrained *r,
  * process still runs and its threads still hold it; the journal emptied.
  * The number of processes given back. */
 size_t restrained_replay(struct journal *journal);
+
+/* restrained_group.c: the group lowered with a held process (NULL:
+ * none), and what kind it is ("autogroup", "cgroup"), for status. */
+const struct restrained_group *restrained_group_of(
+	const struct restrained *r, const struct restrained_proc *p);
+const char *restrained_group_kind(const struct cpugroup *group);
+/* For restrained.c: a held process's group found
+ * (after its threads are lowered), left (before they are given back),
+ * and every pass's look at which groups are whole; a journal entry of a
+ * group given back after a crash. */
+void restrained_group_find(struct restrained_proc *p);
+void restrained_group_leave(struct restrained *r,
+			    const struct restrained_proc *p, const char *why);
+void restrained_group_pass(struct restrained *r, long long now_ns, bool under);
+void restrained_group_free(struct restrained *r, const char *why);
+bool restrained_group_replay(struct journal *journal,
+			     const struct journal_entry *entry);
 
 #endif

@@ -189,14 +189,16 @@ static void daemon_ready(const struct rules *rules)
 	service_ready(status);
 }
 
-/* Restraint lowers others' processes, and reads their exe (a kernel
- * thread has none). */
+/* Restraint lowers others' processes and their groups, and reads their
+ * exe (a kernel thread has none). */
 static unsigned daemon_caps_needed(const struct daemon *d,
 				   const struct rules *rules)
 {
 	return caps_needed(rules, caps_proc_hidden(),
 			   has_base_power(&d->conf)) |
-	       (d->restraining ? CAPS_NEED_PRIORITY | CAPS_NEED_INSPECT : 0);
+	       (d->restraining ? CAPS_NEED_PRIORITY | CAPS_NEED_INSPECT |
+					 CAPS_NEED_GROUPS
+			       : 0);
 }
 
 int daemon_reload(struct daemon *d, struct diag *diag)

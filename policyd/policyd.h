@@ -78,6 +78,9 @@ enum caps_need {
 	CAPS_NEED_INSPECT = 1 << 1,  /* others' exe; hidden processes */
 	CAPS_NEED_SYSTEM = 1 << 2,   /* system settings, root's to write */
 	CAPS_NEED_REALTIME = 1 << 3, /* the realtime class (Windows asks) */
+	/* Others' groups: a session's autogroup file is its owner's, a
+	 * cgroup delegated to a user that user's (restraint). */
+	CAPS_NEED_GROUPS = 1 << 4,
 };
 
 struct hold {

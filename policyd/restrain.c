@@ -344,11 +344,17 @@ void restrain_status_text(const struct daemon *d, FILE *out)
 
 		if (!r->procs.slots[i].key || !p->held)
 			continue;
+		const struct restrained_group *g = restrained_group_of(r, p);
+
 		fprintf(out,
 			"  restrained %d (%s) for %llds: %u%% of the CPUs, "
-			"%u%% contended\n",
+			"%u%% contended",
 			(int)p->pid, p->name, restrain_held_s(p), p->share_pct,
 			p->pressure_pct);
+		if (g)
+			fprintf(out, "; its %s %s lowered",
+				restrained_group_kind(&g->group), g->group.id);
+		fprintf(out, "\n");
 	}
 }
 
@@ -361,6 +367,7 @@ void restrain_status_json(const struct daemon *d, struct json_object *doc)
 	list = jsonout_add_array(doc, "restrained");
 	for (size_t i = 0; d->restraining && i < r->procs.capacity; i++) {
 		const struct restrained_proc *p = r->procs.slots[i].value;
+		const struct restrained_group *g;
 		struct json_object *o;
 
 		if (!r->procs.slots[i].key || !p->held)
@@ -371,6 +378,11 @@ void restrain_status_json(const struct daemon *d, struct json_object *doc)
 		jsonout_add_int(o, "since_s", restrain_held_s(p));
 		jsonout_add_uint(o, "share_pct", p->share_pct);
 		jsonout_add_uint(o, "pressure_pct", p->pressure_pct);
+		if ((g = restrained_group_of(r, p))) {
+			jsonout_add_string(o, "group", g->group.id);
+			jsonout_add_string(o, "group_kind",
+					   restrained_group_kind(&g->group));
+		}
 		json_object_array_add(list, o);
 	}
 }
@@ -415,6 +427,11 @@ void restrain_metrics(const struct daemon *d, FILE *out,
 	       "Restraints the rate limit refused.", (double)c->refused);
 	metric(out, "restraint_excluded_total", "counter",
 	       "Hogs left alone as excluded.", (double)c->excluded);
+	metric(out, "restraint_groups", "gauge",
+	       "Autogroups and cgroups lowered with their processes now.",
+	       (double)d->restrained.group_count);
+	metric(out, "restraint_groups_total", "counter",
+	       "Autogroups and cgroups lowered.", (double)c->groups);
 	metric(out, "restraint_passes_total", "counter",
 	       "Passes over the processes under pressure.", (double)c->passes);
 }

@@ -16,7 +16,8 @@
 /* CAP_SYS_NICE: nice, policy, I/O priority and affinity of other users'
  * processes. CAP_SYS_PTRACE: /proc/PID/exe of other users' processes,
  * and any look at them with a hidden /proc. CAP_DAC_OVERRIDE: power
- * settings when the daemon is not root (the sysfs files are root's). */
+ * settings when the daemon is not root (the sysfs files are root's), and
+ * others' /proc/PID/autogroup and delegated cgroups, root or not. */
 static size_t caps_of(unsigned need, cap_value_t caps[3])
 {
 	size_t count = 0;
@@ -25,7 +26,8 @@ static size_t caps_of(unsigned need, cap_value_t caps[3])
 		caps[count++] = CAP_SYS_NICE;
 	if (need & CAPS_NEED_INSPECT)
 		caps[count++] = CAP_SYS_PTRACE;
-	if ((need & CAPS_NEED_SYSTEM) && geteuid() != 0)
+	if ((need & CAPS_NEED_GROUPS) ||
+	    ((need & CAPS_NEED_SYSTEM) && geteuid() != 0))
 		caps[count++] = CAP_DAC_OVERRIDE;
 	return count;
 }

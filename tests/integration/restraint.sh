@@ -104,11 +104,6 @@ for i in 1 2 3 4; do
 	hog
 	hogs+=($!)
 done
-hog 0
-root_hog=$!
-hog "$USER_ID" "$TMP/bin/pipewire"
-exempt_hog=$!
-
 every_hog_restrained() {
 	local p
 	for p in "${hogs[@]}"; do
@@ -136,6 +131,13 @@ else
 	not_ok "explain says restrained" "$(ctl explain "${hogs[0]}")"
 fi
 
+# Root's hog and an exempt name's come once those are held: six hogs at
+# nice 0 on two CPUs would each use under the default 15 %.
+hog 0
+root_hog=$!
+hog "$USER_ID" "$TMP/bin/pipewire"
+exempt_hog=$!
+sleep 2
 if untouched "$root_hog" && untouched "$exempt_hog"; then
 	ok "root's hog and an exempt name's are left as they were"
 else
@@ -226,6 +228,86 @@ else
 	not_ok "resume" "status $status; $(for p in "${hogs[@]}"; do thread_prio "$p"; done)"
 fi
 
+# The group the hogs are weighed in. The test's hogs share its session,
+# and the test is not restrained: their autogroup is left as it is. A hog
+# in a session of its own has its autogroup lowered with it (its nice
+# would count only against itself), and given back at its release; so
+# does a hog in a cgroup of its own, by the cgroup's weight.
+autogroup_nice() { sed -n 's/.* nice //p' "/proc/$1/autogroup" 2>/dev/null; }
+autogroup_is() { [ "$(autogroup_nice "$1")" = "$2" ]; }
+# solo_hog: a hog of the user in a session of its own; its pid in $!.
+solo_hog() {
+	start setpriv --reuid "$USER_ID" --regid "$USER_ID" --clear-groups \
+		setsid "$TMP/bin/hog" -w -20 -T 600000
+}
+have_autogroup=
+[ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] &&
+	grep -Eq '^[0-9]+:(cpu,cpuacct|cpu|):/$' /proc/self/cgroup &&
+	have_autogroup=1
+if [ -z "$have_autogroup" ]; then
+	skip "a session's autogroup lowered with its hogs" "autogroup is off here, or the test runs in a cpu cgroup"
+	skip "the autogroup given back at the release" "autogroup is off here, or the test runs in a cpu cgroup"
+else
+	solo_hog
+	solo=$!
+	if wait_until 10 restrained "$solo" && wait_until 5 autogroup_is "$solo" 10 &&
+		autogroup_is "${hogs[1]}" 0 &&
+		ctl status --json | grep -qF "\"group\":\"$(cut -d' ' -f1 "/proc/$solo/autogroup")\",\"group_kind\":\"autogroup\""; then
+		ok "a hog alone in its session: its autogroup lowered to nice 10 with it, and status --json says so; the test's session's left at 0"
+	else
+		not_ok "autogroup lowered" "solo $(autogroup_nice "$solo"), shared $(autogroup_nice "${hogs[1]}"); $(thread_prio "$solo"); $(grep -i autogroup "$DAEMON_LOG" | tail -3)"
+	fi
+	# At once, or at the next pass where Linux took an autogroup write
+	# in the last 100 ms.
+	ctl restraint exempt "$solo" >/dev/null
+	if untouched "$solo" && wait_until 2 autogroup_is "$solo" 0; then
+		ok "released (exempt): the autogroup back at nice 0 with the hog"
+	else
+		not_ok "autogroup given back" "$(autogroup_nice "$solo"); $(thread_prio "$solo"); $(grep -i autogroup "$DAEMON_LOG" | tail -3)"
+	fi
+	{
+		kill -KILL "$solo"
+		wait "$solo"
+	} 2>/dev/null
+fi
+
+# cgroup_dir: a cpu cgroup of the test's own (v1 cpu.shares, or v2
+# cpu.weight where the root gives its children the cpu controller).
+cgroup_dir= cgroup_file= cgroup_lowered=
+if [ -w /sys/fs/cgroup/cpu/cpu.shares ] || [ -w /sys/fs/cgroup/cpu,cpuacct/cpu.shares ]; then
+	cgroup_dir=$(ls -d /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpu 2>/dev/null | head -n 1)/cpupolicy-test.$$
+	cgroup_file=cpu.shares cgroup_lowered=110
+elif grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	cgroup_dir=/sys/fs/cgroup/cpupolicy-test.$$
+	cgroup_file=cpu.weight cgroup_lowered=11
+fi
+if [ -n "$cgroup_dir" ] && mkdir "$cgroup_dir" 2>/dev/null; then
+	at_exit "rmdir '$cgroup_dir'"
+	cgroup_default=$(cat "$cgroup_dir/$cgroup_file")
+	cgroup_is() { [ "$(cat "$cgroup_dir/$cgroup_file")" = "$1" ]; }
+	hog
+	boxed=$!
+	echo "$boxed" >"$cgroup_dir/cgroup.procs"
+	if wait_until 10 restrained "$boxed" && wait_until 5 cgroup_is "$cgroup_lowered"; then
+		ok "a hog in a cgroup of its own: $cgroup_file lowered from $cgroup_default to $cgroup_lowered"
+	else
+		not_ok "cgroup lowered" "$cgroup_file $(cat "$cgroup_dir/$cgroup_file"); $(thread_prio "$boxed")"
+	fi
+	ctl restraint exempt "$boxed" >/dev/null
+	if cgroup_is "$cgroup_default"; then
+		ok "released: $cgroup_file back at $cgroup_default"
+	else
+		not_ok "cgroup given back" "$(cat "$cgroup_dir/$cgroup_file")"
+	fi
+	{
+		kill -KILL "$boxed"
+		wait_exit "$boxed" 5
+	} 2>/dev/null
+else
+	skip "a cgroup of its own lowered with its hog" "no cpu cgroup can be made here"
+	skip "the cgroup given back at the release" "no cpu cgroup can be made here"
+fi
+
 # The foreground, declared over D-Bus as the desktops' extensions do:
 # by the process's own user it is given back and left alone; by another
 # user it is refused.
@@ -300,14 +382,22 @@ start_daemon || {
 	finish
 	exit 1
 }
-if wait_until 10 every_other_restrained; then
+# With a session's autogroup among what it held, where there is one.
+crash_solo=
+if [ -n "$have_autogroup" ]; then
+	solo_hog
+	crash_solo=$!
+fi
+solo_lowered() { [ -z "$crash_solo" ] || autogroup_is "$crash_solo" 10; }
+solo_given_back() { [ -z "$crash_solo" ] || autogroup_is "$crash_solo" 0; }
+if wait_until 10 every_other_restrained && wait_until 10 solo_lowered; then
 	kill_daemon
 	sed -i 's/^enabled = true/enabled = false/' "$CONF"
 	start_daemon
-	if every_other_untouched; then
-		ok "after a crash, the next start gives back what the killed daemon held"
+	if every_other_untouched && solo_given_back; then
+		ok "after a crash, the next start gives back what the killed daemon held${crash_solo:+, an autogroup too}"
 	else
-		not_ok "restraints of a killed daemon given back" "$(for p in "${hogs[@]}"; do thread_prio "$p"; done); $(tail -5 "$DAEMON_LOG")"
+		not_ok "restraints of a killed daemon given back" "$(for p in "${hogs[@]}"; do thread_prio "$p"; done); autogroup ${crash_solo:+$(autogroup_nice "$crash_solo")}; $(tail -5 "$DAEMON_LOG")"
 	fi
 	stop_daemon
 else

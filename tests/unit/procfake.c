@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "procfake.h"
+#include "util.h"
 
 struct procfake procfake;
 
@@ -179,8 +180,100 @@ enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
 					 .cpu_ns = p->cpu_ns,
 					 .age_ns = p->age_ns,
 					 .ppid = p->ppid,
+					 .session = p->session,
 					 .nice = p->threads[0].prio.nice};
 	return OS_OK;
+}
+
+enum os_status cpugroup_of(pid_t pid, struct cpugroup *g)
+{
+	struct procfake_proc *p = procfake_proc(pid);
+	const struct procfake_group *fg;
+
+	*g = (struct cpugroup){.kind = CPUGROUP_NONE};
+	if (!p)
+		return OS_GONE;
+	if (!p->group)
+		return OS_OK;
+	fg = &procfake.groups[p->group - 1];
+	g->kind = fg->kind;
+	snprintf(g->id, sizeof(g->id), "%s", fg->id);
+	g->via = pid;
+	g->leaf = fg->leaf;
+	return OS_OK;
+}
+
+static struct procfake_group *procfake_group(const struct cpugroup *g)
+{
+	for (size_t i = 0; i < 4; i++) {
+		if (procfake.groups[i].id &&
+		    strcmp(procfake.groups[i].id, g->id) == 0)
+			return &procfake.groups[i];
+	}
+	return NULL;
+}
+
+enum os_status cpugroup_members(const struct cpugroup *g, pid_t **pids,
+				size_t *count)
+{
+	struct procfake_group *fg = procfake_group(g);
+
+	*pids = xcalloc(PROCFAKE_PROCS, sizeof(**pids));
+	*count = 0;
+	for (size_t i = 0; fg && i < procfake.count; i++) {
+		if (procfake.procs[i].group &&
+		    &procfake.groups[procfake.procs[i].group - 1] == fg)
+			(*pids)[(*count)++] = procfake.procs[i].pid;
+	}
+	return fg ? OS_OK : OS_GONE;
+}
+
+/* An autogroup is read through a member that is still in it. */
+static struct procfake_group *procfake_group_via(const struct cpugroup *g)
+{
+	struct procfake_proc *p = procfake_proc(g->via);
+
+	if (g->kind == CPUGROUP_AUTOGROUP &&
+	    (!p || !p->group ||
+	     &procfake.groups[p->group - 1] != procfake_group(g)))
+		return NULL;
+	return procfake_group(g);
+}
+
+enum os_status cpugroup_read(const struct cpugroup *g, long *value)
+{
+	struct procfake_group *fg = procfake_group_via(g);
+
+	if (!fg)
+		return OS_GONE;
+	*value = fg->value;
+	return OS_OK;
+}
+
+enum os_status cpugroup_write(const struct cpugroup *g, long value)
+{
+	struct procfake_group *fg = procfake_group_via(g);
+
+	if (!fg)
+		return OS_GONE;
+	if (fg->busy) {
+		fg->busy--;
+		return OS_FAILED;
+	}
+	fg->value = value;
+	fg->writes++;
+	return OS_OK;
+}
+
+/* An autogroup's nice; a cgroup's weight, 100 at nice 0, 9 less a step. */
+long cpugroup_value_of_nice(const struct cpugroup *g, int nice)
+{
+	return g->kind == CPUGROUP_AUTOGROUP ? nice : 100 - 9 * nice;
+}
+
+bool cpugroup_less(const struct cpugroup *g, long a, long b)
+{
+	return g->kind == CPUGROUP_AUTOGROUP ? a > b : a < b;
 }
 
 enum os_status procinfo_waited(pid_t pid, unsigned long long *ns)

@@ -32,6 +32,8 @@ struct procfake_proc {
 	unsigned uid;
 	unsigned long long cpu_ns, age_ns, wait_ns;
 	pid_t ppid;
+	long session;
+	int group; /* 1 + its index in procfake.groups; 0: none */
 	struct procfake_thread *threads; /* its slot of the fake's pool */
 	size_t thread_count;
 	/* As Windows keeps the class and EcoQoS: once, for the process
@@ -40,9 +42,21 @@ struct procfake_proc {
 	struct prio_state shared;
 };
 
+/* A group the scheduler weighs its members in (os.h, cpugroup_of): an
+ * autogroup's members are its session's, a cgroup's its processes'. */
+struct procfake_group {
+	enum cpugroup_kind kind;
+	const char *id;
+	long value;
+	bool leaf;
+	unsigned writes;
+	unsigned busy; /* writes to answer OS_FAILED, as Linux's 100 ms limit */
+};
+
 struct procfake {
 	struct procfake_proc procs[PROCFAKE_PROCS];
 	size_t count;
+	struct procfake_group groups[4];
 	/* One-shot troubles, armed by a test. */
 	pid_t reuse_on_write;  /* this pid ends and a new process takes it
 				  while its first write happens */

@@ -379,6 +379,26 @@ static void test_journaled_while_held(void **state)
 	journal_done(&j);
 }
 
+/* The crash: nothing released; the records are lost with it. */
+static void crash(struct fix *f)
+{
+	for (size_t i = 0; i < f->r.procs.capacity; i++) {
+		struct restrained_proc *p = f->r.procs.slots[i].value;
+
+		if (f->r.procs.slots[i].key) {
+			free(p->threads);
+			free(p->group);
+			free(p);
+		}
+	}
+	free(f->r.groups);
+	f->r.groups = NULL;
+	f->r.group_count = 0;
+	f->r.held_count = 0;
+	pidmap_free(&f->r.procs);
+	pidmap_init(&f->r.procs);
+}
+
 /* A daemon killed while it held a restraint: the next start gives each
  * thread that still holds it the original back, leaves a thread its user
  * changed, and gives nothing to a process that took the pid since. */
@@ -394,18 +414,7 @@ static void test_replay_after_a_crash(void **state)
 	procfake_proc(HOG + 1000)->cpu_ns = 10000ULL * MS;
 	run(f, HOG + 1000, 1.0, 100, 1500);
 	assert_int_equal(j.count, 2);
-	/* The crash: nothing released; the records are lost with it. */
-	for (size_t i = 0; i < f->r.procs.capacity; i++) {
-		struct restrained_proc *p = f->r.procs.slots[i].value;
-
-		if (f->r.procs.slots[i].key) {
-			free(p->threads);
-			free(p);
-		}
-	}
-	f->r.held_count = 0;
-	pidmap_free(&f->r.procs);
-	pidmap_init(&f->r.procs);
+	crash(f);
 	procfake_thread(HOG, HOG + 2)->prio.nice = 3;
 	start(HOG + 1000, "/usr/bin/other", 1)->threads[0].prio.nice = 10;
 	procfake_thread(HOG + 1000, HOG + 1000)->prio.policy =
@@ -416,6 +425,207 @@ static void test_replay_after_a_crash(void **state)
 	assert_int_equal(nice_of(HOG, HOG + 2), 3);
 	assert_int_equal(nice_of(HOG + 1000, HOG + 1000), 10);
 	assert_int_equal(j.count, 0);
+	journal_done(&j);
+}
+
+/* Passes every 250 ms for ms, each process of the table using cpus_used
+ * CPUs meanwhile. */
+static void run_all(struct fix *f, double cpus_used, unsigned pressure,
+		    long long ms)
+{
+	for (long long t = 0; t < ms; t += 250) {
+		f->now_ms += 250;
+		for (size_t i = 0; i < procfake.count; i++) {
+			procfake.procs[i].cpu_ns +=
+				(unsigned long long)(cpus_used * 250 * MS);
+			procfake.procs[i].age_ns += 250ULL * MS;
+		}
+		restrained_pass(&f->r, f->now_ms * MS, pressure);
+	}
+}
+
+#define SESSION 77
+
+/* Two hogs alone in session SESSION, whose autogroup (group 1) is at its
+ * default, nice 0; kind CGROUP makes it a cgroup of theirs (weight 100). */
+static struct procfake_group *two_hogs_in_a_group(enum cpugroup_kind kind)
+{
+	struct procfake_group *g = &procfake.groups[0];
+
+	*g = (struct procfake_group){
+		.kind = kind,
+		.id = kind == CPUGROUP_AUTOGROUP ? "/autogroup-77"
+						 : "/cg/user/hogs/cpu.weight",
+		.value = kind == CPUGROUP_AUTOGROUP ? 0 : 100,
+		.leaf = true};
+	for (pid_t pid = HOG; pid < HOG + 2; pid++) {
+		struct procfake_proc *p = start(pid, "/usr/bin/hog", 1);
+
+		p->session = SESSION;
+		p->group = 1;
+	}
+	return g;
+}
+
+/* Every member restrained: the autogroup is lowered to the restraint's
+ * nice, and given back before the first member is released. */
+static void test_autogroup_lowered_when_all_are(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+
+	run_all(f, 1.0, 100, 1500);
+	assert_true(restrained_find(&f->r, HOG)->held);
+	assert_true(restrained_find(&f->r, HOG + 1)->held);
+	assert_int_equal(g->value, 10);
+	assert_int_equal(f->r.group_count, 1);
+	assert_int_equal(f->r.counters.groups, 1);
+	restrained_release(&f->r, HOG, "the test");
+	assert_int_equal(g->value, 0);
+	assert_int_equal(f->r.group_count, 0);
+	assert_int_equal(g->writes, 2);
+}
+
+/* The system said not now (one autogroup write in 100 ms): the group is
+ * given back at the next pass, and at a stop before the daemon ends. */
+static void test_group_given_back_when_the_system_lets(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+
+	g->busy = 1;
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(g->value, 10);
+	g->busy = 1;
+	restrained_release(&f->r, HOG, "the test");
+	assert_int_equal(g->value, 10);
+	assert_int_equal(f->r.group_count, 1);
+	run(f, HOG, 0.0, 100, 250);
+	assert_int_equal(g->value, 0);
+	assert_int_equal(f->r.group_count, 0);
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(g->value, 10);
+	g->busy = 2;
+	restrained_free(&f->r, "the test");
+	assert_int_equal(g->value, 0);
+	restrained_init(&f->r, &f->o, 2);
+}
+
+/* A member that is not a hog (the foreground, a shell) would lose as much
+ * as the hogs: the group is left alone. */
+static void test_autogroup_shared_left_alone(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+	struct procfake_proc *calm = start(HOG + 2, "/usr/bin/game", 1);
+
+	calm->session = SESSION;
+	calm->group = 1;
+	for (int i = 0; i < 6; i++) {
+		procfake_proc(HOG)->cpu_ns += 500ULL * MS;
+		procfake_proc(HOG + 1)->cpu_ns += 500ULL * MS;
+		run(f, HOG + 2, 0.0, 100, 250);
+	}
+	assert_true(restrained_find(&f->r, HOG)->held);
+	assert_true(restrained_find(&f->r, HOG + 1)->held);
+	assert_int_equal(g->value, 0);
+	assert_int_equal(g->writes, 0);
+}
+
+/* A process that joins the session later, under pressure or after it,
+ * gives the group back at the next pass. */
+static void test_autogroup_given_back_when_one_joins(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+	struct procfake_proc *joined;
+
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(g->value, 10);
+	joined = start(HOG + 2, "/usr/bin/sh", 1);
+	joined->session = SESSION;
+	joined->group = 1;
+	run(f, HOG, 1.0, 0, 250);
+	assert_int_equal(g->value, 0);
+	assert_true(restrained_find(&f->r, HOG)->held);
+	/* Gone again: lowered again, the pressure over or not. */
+	procfake_drop_thread(joined, HOG + 2);
+	run_all(f, 1.0, 0, 250);
+	assert_int_equal(g->value, 10);
+}
+
+/* A group whose weight someone set is theirs; one changed while lowered
+ * stays as they changed it. */
+static void test_group_set_by_others_left_alone(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+
+	g->value = 5;
+	run_all(f, 1.0, 100, 1500);
+	assert_true(restrained_find(&f->r, HOG)->held);
+	assert_int_equal(g->writes, 0);
+	restrained_release_all(&f->r, "the test");
+	g->value = 0;
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(g->value, 10);
+	g->value = 3;
+	restrained_release_all(&f->r, "the test");
+	assert_int_equal(g->value, 3);
+	assert_int_equal(f->r.counters.left_alone, 1);
+}
+
+/* A cgroup of the hogs' own is lowered by its weight; one with cgroups
+ * below it weighs others too, and is left alone. */
+static void test_cgroup_of_their_own(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_CGROUP);
+
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(g->value, 10);
+	restrained_free(&f->r, "the test");
+	assert_int_equal(g->value, 100);
+	restrained_init(&f->r, &f->o, 2);
+	g->leaf = false;
+	run_all(f, 1.0, 100, 1500);
+	assert_true(restrained_find(&f->r, HOG)->held);
+	assert_int_equal(g->value, 100);
+}
+
+static void test_group_dry_run_writes_nothing(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+
+	restrained_free(&f->r, "the test");
+	f->o.dry_run = true;
+	restrained_init(&f->r, &f->o, 2);
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(f->r.group_count, 1);
+	restrained_release_all(&f->r, "the test");
+	assert_int_equal(g->writes, 0);
+}
+
+/* The group is journaled with its members, and a crash's next start
+ * gives it back through one of them. */
+static void test_group_replay_after_a_crash(void **state)
+{
+	struct fix *f = *state;
+	struct procfake_group *g = two_hogs_in_a_group(CPUGROUP_AUTOGROUP);
+	struct journal j;
+
+	fix_journaled(f, &j);
+	run_all(f, 1.0, 100, 1500);
+	assert_int_equal(g->value, 10);
+	assert_int_equal(j.count, 3);
+	assert_non_null(journal_find(&j, "/cpugroup/autogroup-77"));
+	crash(f);
+	/* The member it was lowered through ended meanwhile. */
+	procfake_proc(HOG)->group = 0;
+	assert_int_equal(restrained_replay(&j), 3);
+	assert_int_equal(g->value, 0);
+	assert_int_equal(nice_of(HOG + 1, HOG + 1), 0);
 	journal_done(&j);
 }
 
@@ -440,6 +650,14 @@ int main(void)
 		T(test_pid_taken_by_another),
 		T(test_journaled_while_held),
 		T(test_replay_after_a_crash),
+		T(test_autogroup_lowered_when_all_are),
+		T(test_autogroup_shared_left_alone),
+		T(test_group_given_back_when_the_system_lets),
+		T(test_autogroup_given_back_when_one_joins),
+		T(test_group_set_by_others_left_alone),
+		T(test_cgroup_of_their_own),
+		T(test_group_dry_run_writes_nothing),
+		T(test_group_replay_after_a_crash),
 #undef T
 	};
 
