@@ -297,8 +297,8 @@ run_windows() {
 		fault windows-units "no test built in $WIN_BUILD/tests"
 	fi
 	# The daemon and the installer under Wine, the saturation check
-	# there, and paths beyond ASCII.
-	for s in integration msi saturate names; do
+	# there, paths beyond ASCII, and restraint.
+	for s in integration msi saturate names restraint; do
 		[ -f "tests/windows/$s.sh" ] || continue
 		run_counted "windows-$s" stop_wineserver \
 			bash "tests/windows/$s.sh" "$WIN_BUILD"

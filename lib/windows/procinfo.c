@@ -519,6 +519,7 @@ static void procinfo_push(pid_t **out, size_t *count, size_t *cap, DWORD id)
 struct procinfo_listing {
 	unsigned char *buf;
 	struct pidmap by_pid; /* pid -> its SYSTEM_PROCESS_INFORMATION */
+	bool wine_bases;      /* BasePriority as Wine gives it */
 };
 
 static struct {
@@ -557,6 +558,43 @@ static void procinfo_listing_index(struct procinfo_listing *l, ULONG len)
 	}
 }
 
+/* A process's base priority by its class: 4 idle, 6 below normal, 8
+ * normal, 10 above normal, 13 high, 24 realtime
+ * (sdk-api-src/content/processthreadsapi/nf-processthreadsapi-setpriorityclass.md,
+ * "Scheduling Priorities"); Wine's listing gives its own class numbers
+ * instead (PROCESS_PRIOCLASS_IDLE 1, NORMAL 2, HIGH 3, REALTIME 4,
+ * BELOW_NORMAL 5, ABOVE_NORMAL 6: its dlls/ntdll/unix/system.c copies
+ * the server's class into BasePriority). */
+static const struct {
+	enum rule_class class;
+	DWORD windows;
+	LONG base, wine;
+} procinfo_bases[] = {
+	{RULE_CLASS_IDLE, IDLE_PRIORITY_CLASS, 4, 1},
+	{RULE_CLASS_BELOW_NORMAL, BELOW_NORMAL_PRIORITY_CLASS, 6, 5},
+	{RULE_CLASS_NORMAL, NORMAL_PRIORITY_CLASS, 8, 2},
+	{RULE_CLASS_ABOVE_NORMAL, ABOVE_NORMAL_PRIORITY_CLASS, 10, 6},
+	{RULE_CLASS_HIGH, HIGH_PRIORITY_CLASS, 13, 3},
+	{RULE_CLASS_REALTIME, REALTIME_PRIORITY_CLASS, 24, 4},
+};
+
+/* Which numbering the listing uses, told by this process's own entry
+ * against the class it has: the two share values (6 is below normal's
+ * base and Wine's above normal), never for one class. */
+static bool procinfo_wine_bases(const struct procinfo_listing *l)
+{
+	const SYSTEM_PROCESS_INFORMATION *e =
+		pidmap_get(&l->by_pid, procinfo_self());
+	DWORD klass = GetPriorityClass(GetCurrentProcess());
+
+	for (size_t i = 0; e && i < ARRAYSIZE(procinfo_bases); i++) {
+		if (procinfo_bases[i].windows == klass)
+			return e->BasePriority == procinfo_bases[i].wine &&
+			       e->BasePriority != procinfo_bases[i].base;
+	}
+	return false;
+}
+
 static enum os_status procinfo_listing_take(struct procinfo_listing *l)
 {
 	const struct winapi *w = winapi_get();
@@ -585,6 +623,7 @@ static enum os_status procinfo_listing_take(struct procinfo_listing *l)
 		return OS_FAILED;
 	}
 	procinfo_listing_index(l, got < size ? got : size);
+	l->wine_bases = procinfo_wine_bases(l);
 	return OS_OK;
 }
 
@@ -655,31 +694,35 @@ enum os_status procinfo_pids(pid_t **pids, size_t *count)
 	return OS_OK;
 }
 
-/* A process's base priority as its class: 4 idle, 6 below normal, 8
- * normal, 10 above normal, 13 high, 24 realtime
- * (sdk-api-src/content/processthreadsapi/nf-processthreadsapi-setpriorityclass.md,
- * "Scheduling Priorities"). */
-static enum rule_class procinfo_class_of_base(LONG base)
+/* A base priority as its class: in Windows' numbers the highest class
+ * whose base is at or under it, in Wine's its own number; a number of
+ * Wine's it has no class for reads as normal. */
+static enum rule_class procinfo_class_of_base(LONG base, bool wine)
 {
-	if (base >= 24)
-		return RULE_CLASS_REALTIME;
-	if (base >= 13)
-		return RULE_CLASS_HIGH;
-	if (base >= 10)
-		return RULE_CLASS_ABOVE_NORMAL;
-	if (base >= 8)
-		return RULE_CLASS_NORMAL;
-	return base >= 6 ? RULE_CLASS_BELOW_NORMAL : RULE_CLASS_IDLE;
+	enum rule_class class = RULE_CLASS_IDLE;
+	LONG best = -1;
+
+	for (size_t i = 0; i < ARRAYSIZE(procinfo_bases); i++) {
+		LONG b = wine ? procinfo_bases[i].wine : procinfo_bases[i].base;
+
+		if (wine ? base == b : (base >= b && b > best)) {
+			class = procinfo_bases[i].class;
+			best = b;
+		}
+	}
+	return wine && best < 0 ? RULE_CLASS_NORMAL : class;
 }
 
-static void procinfo_listing_usage(const SYSTEM_PROCESS_INFORMATION *e,
+static void procinfo_listing_usage(const struct procinfo_listing *l,
+				   const SYSTEM_PROCESS_INFORMATION *e,
 				   unsigned long long now,
 				   struct procinfo_usage *usage)
 {
 	struct prio_state cls;
 	unsigned long long created = (unsigned long long)e->CreateTime.QuadPart;
 
-	prio_state_of_class(procinfo_class_of_base(e->BasePriority), &cls);
+	prio_state_of_class(
+		procinfo_class_of_base(e->BasePriority, l->wine_bases), &cls);
 	*usage = (struct procinfo_usage){
 		.start = created,
 		.cpu_ns = ((unsigned long long)e->UserTime.QuadPart +
@@ -710,7 +753,7 @@ enum os_status procinfo_usage(pid_t pid, struct procinfo_usage *usage)
 	GetSystemTimeAsFileTime(&now);
 	e = pidmap_get(&l->by_pid, pid);
 	if (e)
-		procinfo_listing_usage(e, procinfo_filetime(&now), usage);
+		procinfo_listing_usage(l, e, procinfo_filetime(&now), usage);
 	else
 		os = OS_GONE;
 	if (l == &own)
@@ -728,13 +771,17 @@ enum os_status procinfo_waited(pid_t pid, unsigned long long *ns)
 
 /* Threads ready to run and waiting for a processor: KTHREAD_STATE Ready
  * (1), Standby (3, chosen for a processor next) and DeferredReady (7),
- * what the "Processor Queue Length" counter counts, in one listing. */
-enum os_status procinfo_ready_threads(unsigned *ready)
+ * what the "Processor Queue Length" counter counts, in one listing.
+ * Whether the listing tells states at all: on Windows the calling thread
+ * is Running (2) as it asks; Wine leaves every thread's state 0
+ * (Initialized: its dlls/ntdll/unix/system.c fills no state). */
+enum os_status procinfo_ready_threads(unsigned *ready, bool *states)
 {
 	struct procinfo_listing l;
 	enum os_status os = procinfo_listing_take(&l);
 
 	*ready = 0;
+	*states = false;
 	if (os != OS_OK)
 		return os;
 	for (size_t i = 0; i < l.by_pid.capacity; i++) {
@@ -745,10 +792,12 @@ enum os_status procinfo_ready_threads(unsigned *ready)
 			continue;
 		t = (const void *)((const unsigned char *)e +
 				   PROCINFO_PROCESS_ENTRY);
-		for (ULONG k = 0; k < e->NumberOfThreads; k++)
+		for (ULONG k = 0; k < e->NumberOfThreads; k++) {
 			*ready += t[k].ThreadState == 1 ||
 				  t[k].ThreadState == 3 ||
 				  t[k].ThreadState == 7;
+			*states |= t[k].ThreadState == 2;
+		}
 	}
 	procinfo_listing_free(&l);
 	return OS_OK;

@@ -59,8 +59,9 @@ bool pipeserver_trusted(HANDLE pipe, char *why, size_t size);
  * NULL with the status in *os when it cannot be. */
 HANDLE procinfo_open(pid_t pid, DWORD access, enum os_status *os);
 HANDLE procinfo_open_thread(pid_t tid, DWORD access, enum os_status *os);
-/* Threads ready to run, waiting for a processor, now (pressure.c). */
-enum os_status procinfo_ready_threads(unsigned *ready);
+/* Threads ready to run, waiting for a processor, now (pressure.c), and
+ * whether the system tells threads' states at all (Wine does not). */
+enum os_status procinfo_ready_threads(unsigned *ready, bool *states);
 /* The file identity behind a path (volume serial number, file index):
  * false when it names no file the daemon can open. */
 struct procinfo_file_id {

@@ -37,8 +37,15 @@
  *   probe.exe --hold-pipe PIPE DIR
  *
  * takes the pipe's name, as a user may while the daemon is not there:
- * it writes DIReady once it holds it, then holds every connection
+ * it writes DIR\ready once it holds it, then holds every connection
  * without a word until DIR\stop appears (120 s at most).
+ *
+ *   probe.exe --hog DIR THREADS
+ *
+ * (restraint's hog) spins THREADS threads until DIR\calm appears, then
+ * idles; it writes DIR\ready once they spin and answers DIR\ask as
+ * above (pid and class; "threads 0": its spinners are not reported); it
+ * exits when DIR\stop appears, or after 120 s.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +64,7 @@ struct probe_thread {
 static struct probe_thread probe_threads[3];
 static volatile LONG probe_thread_count;
 static volatile LONG probe_stop;
+static volatile LONG probe_calm;
 
 static void probe_add(const char *name, HANDLE h)
 {
@@ -198,6 +206,39 @@ static int probe_privileges(DWORD pid)
 	return 0;
 }
 
+static DWORD WINAPI probe_spin(void *arg)
+{
+	volatile unsigned long long n = 0;
+
+	(void)arg;
+	while (!probe_calm && !probe_stop)
+		n++;
+	return 0;
+}
+
+static int probe_hog(const char *dir, unsigned threads)
+{
+	char *ready = probe_path(dir, "ready"), *ask = probe_path(dir, "ask"),
+	     *stop = probe_path(dir, "stop"), *calm = probe_path(dir, "calm");
+	ULONGLONG start = GetTickCount64();
+
+	for (unsigned i = 0; i < threads; i++)
+		CloseHandle(CreateThread(NULL, 0, probe_spin, NULL, 0, NULL));
+	probe_touch(ready, "ready\n");
+	while (GetFileAttributesA(stop) == INVALID_FILE_ATTRIBUTES &&
+	       GetTickCount64() - start < PROBE_LIFE_MS) {
+		if (GetFileAttributesA(calm) != INVALID_FILE_ATTRIBUTES)
+			probe_calm = 1;
+		if (GetFileAttributesA(ask) != INVALID_FILE_ATTRIBUTES) {
+			probe_report(dir);
+			DeleteFileA(ask);
+		}
+		Sleep(PROBE_TICK_MS);
+	}
+	probe_stop = 1;
+	return 0;
+}
+
 /* One instance waiting at a time, overlapped, so that the stop file is
  * seen while nobody connects; connected ones are kept open. */
 static int probe_hold_pipe(const char *pipe, const char *dir)
@@ -247,6 +288,8 @@ int main(int argc, char **argv)
 				     (DWORD)strtoul(argv[3], NULL, 10));
 	if (argc > 3 && strcmp(argv[1], "--hold-pipe") == 0)
 		return probe_hold_pipe(argv[2], argv[3]);
+	if (argc > 3 && strcmp(argv[1], "--hog") == 0)
+		return probe_hog(argv[2], (unsigned)strtoul(argv[3], NULL, 10));
 	if (argc > 2 && strcmp(argv[1], "--until-high") == 0)
 		return probe_until_high(
 			argv[2],

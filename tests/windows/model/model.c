@@ -75,6 +75,8 @@ static void model_volatile_reset(void)
 	model_groups_reset();
 	model_etw_reset();
 	model_pipes_reset();
+	model_procs_reset();
+	model_cputimes_reset();
 	memset(model_counts, 0, sizeof(model_counts));
 }
 
@@ -109,7 +111,8 @@ void model_install(const struct model_config *config)
 	model_etw_install(&winapi);
 	model_version_install(&winapi);
 	model_boot_install(&winapi);
-	model_procs_install(&winapi);
+	model_cputimes_install(&winapi);
+	model_procs_install(&winapi); /* after cputimes: it chains to it */
 }
 
 void model_uninstall(void)

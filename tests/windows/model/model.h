@@ -187,8 +187,21 @@ struct model_etw_session {
 void model_etw_install(struct winapi *w);
 
 /* model_procs.c: the listing of every process and thread, counted as
- * "NtQuerySystemInformation(SystemProcessInformation)". */
+ * "NtQuerySystemInformation(SystemProcessInformation)", with Windows'
+ * base priorities and thread states in it: the asking thread running,
+ * those made ready waiting for a processor, the rest waiting. Stateless:
+ * as Wine gives it, every thread Initialized and Wine's class numbers. */
 void model_procs_install(struct winapi *w);
+void model_procs_reset(void);
+void model_procs_ready(DWORD tid);
+void model_procs_stateless_set(bool stateless);
+
+/* model_cputimes.c: each processor's idle, kernel and user time, the
+ * system's until a test advances them: every processor of group 0 busy
+ * busy_pct of ms more. */
+void model_cputimes_install(struct winapi *w);
+void model_cputimes_reset(void);
+void model_cputimes_advance(unsigned busy_pct, unsigned ms);
 void model_etw_reset(void);
 const struct model_etw_session *model_etw_session(void);
 /* A record of the enabled provider to the consumer's callback (false:
