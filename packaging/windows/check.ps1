@@ -54,6 +54,18 @@
     the originals), and -Step uninstall (--uninstall gives the power
     settings back with their holder still running; the service is gone
     afterwards). Pipe squatting is the pipe taken check above.
+
+    Restraint adds (UNRUN as well): the probe's lateness with restraint
+    paused and resumed ("cpupolicyctl restraint pause|resume"; SKIP where
+    the service's [restraint] is not enabled = true): a frame task in
+    this script's process (every 16.7 ms, 11 ms of CPU work calibrated on
+    the idle machine; exempt from restraint as the foreground would be)
+    runs -FrameSeconds; -FrameHogAt seconds in, two hog programs at the
+    normal class start with as many spinning threads as there are
+    processors each (2x the CPUs in all); the frames missed and the p99
+    lateness after the hogs started are reported for both runs, and a
+    FAIL is a restraint that missed more frames than none did, or that
+    never lowered a hog (its class read while it runs).
 #>
 #Requires -Version 5.1
 [CmdletBinding()]
@@ -79,7 +91,10 @@ param(
     [string]$Step = 'all',
     # Check-Latency: starts measured, and the p99 a PASS needs.
     [int]$LatencyStarts = 50,
-    [int]$LatencyLimitMs = 100
+    [int]$LatencyLimitMs = 100,
+    # Check-Restraint: each run's length, and when the hogs start in it.
+    [int]$FrameSeconds = 12,
+    [int]$FrameHogAt = 4
 )
 
 Set-StrictMode -Version 2
@@ -737,6 +752,199 @@ function Check-Latency {
         Report 'FAIL' 'start to class latency' "p99 above $LatencyLimitMs ms: $text"
     } else {
         Report 'PASS' 'start to class latency' $text
+    }
+}
+
+# UNRUN: written without a Windows machine, as Check-Latency.
+# The probe: a frame every 16.7 ms, each 11 ms of CPU work (a loop
+# calibrated on the idle machine, not 11 ms of the wall clock, which a
+# starved frame would get all the same), its lateness the time its work
+# ended past its slot's end; a frame that ends past the next slot's start
+# makes the slots it overran missed too, as a game drops them. A hog:
+# THREADS spinning threads for SECONDS.
+$frameSource = @'
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+public static class CpuPolicyFrames
+{
+    [DllImport("winmm.dll")]
+    static extern uint timeBeginPeriod(uint ms);
+    [DllImport("winmm.dll")]
+    static extern uint timeEndPeriod(uint ms);
+
+    public const double PeriodMs = 1000.0 / 60;
+    public const double WorkMs = 11.0;
+    static volatile int sink;
+
+    static void Spin(long n)
+    {
+        int x = 0;
+        for (long i = 0; i < n; i++)
+            x += (int)(i ^ (i >> 3));
+        sink = x;
+    }
+
+    // Iterations that take WorkMs on this machine now (the fastest of 20
+    // tries: the idle machine's figure).
+    public static long Calibrate()
+    {
+        long n = 1000000;
+        double best = double.MaxValue;
+        for (int i = 0; i < 20; i++) {
+            Stopwatch w = Stopwatch.StartNew();
+            Spin(n);
+            best = Math.Min(best, w.Elapsed.TotalMilliseconds);
+        }
+        return (long)(n * WorkMs / best);
+    }
+
+    // Runs seconds of frames; hogAt: when hogStart is called. Returns
+    // the lateness (ms) of each slot from hogAt on, a missed slot as its
+    // overrun; missed counts the slots that ended late.
+    public static double[] Run(long work, double seconds, double hogAt,
+        Action hogStart, out int missed)
+    {
+        List<double> late = new List<double>();
+        Stopwatch clock = Stopwatch.StartNew();
+        bool hogs = false;
+        long slot = 0;
+
+        missed = 0;
+        timeBeginPeriod(1);
+        try {
+            while (clock.Elapsed.TotalSeconds < seconds) {
+                double start = slot * PeriodMs, now;
+
+                if (!hogs && clock.Elapsed.TotalSeconds >= hogAt) {
+                    hogs = true;
+                    hogStart();
+                }
+                while ((now = clock.Elapsed.TotalMilliseconds) < start) {
+                    if (start - now > 2)
+                        Thread.Sleep(1);
+                }
+                Spin(work);
+                now = clock.Elapsed.TotalMilliseconds;
+                double over = Math.Max(0, now - (start + PeriodMs));
+                long next = (long)Math.Floor(now / PeriodMs);
+                if (hogs) {
+                    late.Add(over);
+                    if (over > 0)
+                        missed++;
+                    // Slots it ran through: dropped, as late as it was.
+                    for (long s = slot + 1; s < next; s++) {
+                        late.Add(now - (s * PeriodMs + PeriodMs));
+                        missed++;
+                    }
+                }
+                slot = Math.Max(slot + 1, next);
+            }
+        } finally {
+            timeEndPeriod(1);
+        }
+        return late.ToArray();
+    }
+}
+'@
+
+$hogSource = @'
+using System;
+using System.Threading;
+
+public static class CpuPolicyHog
+{
+    static volatile int sink;
+
+    public static int Main(string[] args)
+    {
+        int threads = int.Parse(args[0]);
+        int seconds = int.Parse(args[1]);
+
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(Spin);
+            t.IsBackground = true;
+            t.Start();
+        }
+        Thread.Sleep(seconds * 1000);
+        return 0;
+    }
+
+    static void Spin()
+    {
+        int x = 0;
+        for (long i = 0; ; i++)
+            sink = x += (int)i;
+    }
+}
+'@
+
+# One run of frames with restraint paused or resumed: its missed frames,
+# its p99 lateness after the hogs started, and the lowest class a hog was
+# seen at (read each second while it runs).
+function Frame-Run([long]$work, [bool]$restrain) {
+    $verb = if ($restrain) { 'resume' } else { 'pause' }
+    $out = Invoke-Ctl restraint $verb
+    if ($script:ctlExit -ne 0) { throw "cpupolicyctl restraint $verb exited $($script:ctlExit): $out" }
+    $script:hogs = @()
+    $cpus = [Environment]::ProcessorCount
+    $life = $FrameSeconds - $FrameHogAt + 2
+    $start = [Action]{
+        foreach ($i in 1..2) {
+            $script:hogs += Start-Process -FilePath $script:hogExe `
+                -ArgumentList @("$cpus", "$life") -WindowStyle Hidden -PassThru
+        }
+    }
+    $missed = 0
+    $late = [CpuPolicyFrames]::Run($work, $FrameSeconds, $FrameHogAt, $start, [ref]$missed)
+    $lowered = $false
+    foreach ($h in $script:hogs) {
+        try { $h.Refresh(); if ($h.PriorityClass -ne 'Normal') { $lowered = $true } } catch { }
+        [void]$script:started.Add($h)
+    }
+    $sorted = @($late | Sort-Object)
+    $p99 = if ($sorted.Count) { $sorted[[int][math]::Ceiling(0.99 * $sorted.Count) - 1] } else { 0 }
+    foreach ($h in $script:hogs) { Stop-Test $h }
+    @{ Missed = $missed; Frames = $sorted.Count; P99 = $p99; Lowered = $lowered }
+}
+
+function Check-Restraint {
+    $out = Invoke-Ctl status
+    if ($out -notmatch '(?m)^restraint: (on|paused)') {
+        Report 'SKIP' 'restraint lateness' "restraint is not on in the service ($(($out -split "`n" | Select-String '^restraint:') -join ''); [restraint] enabled = true in cpupolicyd.conf)"
+        return
+    }
+    if (-not ('CpuPolicyFrames' -as [type])) { Add-Type -TypeDefinition $frameSource }
+    $script:hogExe = Join-Path $bin 'cpcheck-hog.exe'
+    if (-not (Test-Path -LiteralPath $script:hogExe)) {
+        Add-Type -TypeDefinition $hogSource -OutputAssembly $script:hogExe -OutputType ConsoleApplication
+    }
+    # This process is the frame task: exempt, as the foreground will be.
+    $out = Invoke-Ctl restraint exempt $PID
+    if ($script:ctlExit -ne 0) {
+        Report 'FAIL' 'restraint lateness' "cpupolicyctl restraint exempt $PID exited $($script:ctlExit): $out"
+        return
+    }
+    $work = [CpuPolicyFrames]::Calibrate()
+    try {
+        $off = Frame-Run $work $false
+        Start-Sleep -Seconds 2
+        $on = Frame-Run $work $true
+    } finally {
+        Invoke-Ctl restraint resume | Out-Null
+    }
+    $text = ('restraint off: {0} of {1} frames missed, p99 {2:F1} ms late; on: {3} of {4} missed, p99 {5:F1} ms late (hogs: 2 x {6} threads at normal, from {7} s of {8} s)' -f
+        $off.Missed, $off.Frames, $off.P99, $on.Missed, $on.Frames, $on.P99,
+        [Environment]::ProcessorCount, $FrameHogAt, $FrameSeconds)
+    if (-not $on.Lowered) {
+        Report 'FAIL' 'restraint lateness' "no hog was lowered while restraint was on; $text"
+    } elseif ($on.Missed -gt $off.Missed) {
+        Report 'FAIL' 'restraint lateness' "more frames missed with restraint on; $text"
+    } else {
+        Report 'PASS' 'restraint lateness' $text
     }
 }
 
@@ -1431,6 +1639,7 @@ rules = (
         Check-PipeTaken
         Check-GroupCure
         Check-InstallAcl
+        Check-Restraint
     }
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"
