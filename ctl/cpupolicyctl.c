@@ -22,6 +22,8 @@ static const struct {
 	{"reload", remote_reload_main, "reload the daemon's rules"},
 	{"restraint", remote_restraint_main,
 	 "pause or resume restraint, or exempt a process from it"},
+	{"agent", agent_main,
+	 "tell the daemon which process its user is looking at"},
 	{"apply", apply_main, "apply the rules once, without a daemon"},
 	{"metrics", remote_metrics_main,
 	 "Prometheus text: counters, holds, last saturation check"},

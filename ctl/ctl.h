@@ -55,6 +55,18 @@ int remote_reload_main(struct ctl *ctl, int argc, char **argv);
 int remote_metrics_main(struct ctl *ctl, int argc, char **argv);
 int remote_restraint_main(struct ctl *ctl, int argc, char **argv);
 
+/* agent.c: cpupolicyctl agent */
+int agent_main(struct ctl *ctl, int argc, char **argv);
+
+/* linux/fgwindow.c, windows/fgwindow.c: the window the user is looking
+ * at. fgwindow_wait: after a change, or timeout_ms, the pid of the
+ * process that made it (0: none, or not known), -1 where the display
+ * ended. */
+struct fgwindow;
+struct fgwindow *fgwindow_open(char *why, size_t size);
+long fgwindow_wait(struct fgwindow *w, int timeout_ms);
+void fgwindow_close(struct fgwindow *w);
+
 /* linux/dial.c, windows/dial.c: the connection to the daemon, which
  * ends at deadline_ns (timing_now_ns's clock) whatever the daemon does:
  * then the call is DIAL_TIMEOUT. On DIAL_FAILED errno says why, for the

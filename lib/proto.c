@@ -19,13 +19,15 @@ static const char *const proto_verbs[] = {
 	[PROTO_VERB_RESTRAINT_PAUSE] = "restraint-pause",
 	[PROTO_VERB_RESTRAINT_RESUME] = "restraint-resume",
 	[PROTO_VERB_RESTRAINT_EXEMPT] = "restraint-exempt",
+	[PROTO_VERB_FOREGROUND] = "foreground",
 };
 
 /* The verbs that name a process. */
 static bool proto_takes_pid(enum proto_verb verb)
 {
 	return verb == PROTO_VERB_EXPLAIN ||
-	       verb == PROTO_VERB_RESTRAINT_EXEMPT;
+	       verb == PROTO_VERB_RESTRAINT_EXEMPT ||
+	       verb == PROTO_VERB_FOREGROUND;
 }
 
 const char *proto_verb_name(enum proto_verb verb)

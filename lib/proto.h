@@ -22,6 +22,8 @@ enum proto_verb {
 	PROTO_VERB_RESTRAINT_PAUSE,
 	PROTO_VERB_RESTRAINT_RESUME,
 	PROTO_VERB_RESTRAINT_EXEMPT, /* of pid */
+	/* pid is its user's foreground (cpupolicyctl agent). */
+	PROTO_VERB_FOREGROUND,
 };
 
 struct proto_request {

@@ -198,6 +198,9 @@ static bool restrained_read(struct restrained_proc *p, const char **why)
 
 		if (apply_prio_read(p->pid, tids[i], &t->original) != OS_OK)
 			continue; /* ended meanwhile */
+		/* What the system cannot read back (EcoQoS before Windows
+		 * 11 22H2) is its default, as for a rule (manage.c). */
+		prio_original_default(&t->original, &p->target);
 		if (restrained_realtime(&t->original)) {
 			*why = "a realtime thread";
 			break;
@@ -468,7 +471,9 @@ static void restrained_sample(struct restrained *r, struct restrained_proc *p,
 		&r->options.limits, &p->judge, (unsigned long long)now_ns,
 		restrained_demand(p, u), r->cpus, under);
 
-	if (p->judge.over_since_ns && !was_over) {
+	/* Qualified at its first judged sample (a young process), the
+	 * judge has already cleared over_since_ns. */
+	if ((p->judge.over_since_ns || v == RESTRAINT_RESTRAIN) && !was_over) {
 		p->over_cpu_ns = before_cpu;
 		p->over_from_ns = before_at;
 	}

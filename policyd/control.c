@@ -236,6 +236,7 @@ static bool control_allowed(const struct daemon *d,
 	case PROTO_VERB_RESTRAINT_RESUME:
 		return false;
 	case PROTO_VERB_RESTRAINT_EXEMPT:
+	case PROTO_VERB_FOREGROUND:
 		return true; /* for its own processes: restrain_control */
 	}
 	return false;
@@ -312,6 +313,9 @@ static void control_answer(struct daemon *d, struct control_client *c)
 		case PROTO_VERB_RESTRAINT_RESUME:
 		case PROTO_VERB_RESTRAINT_EXEMPT:
 			status = restrain_control(d, &req, &c->peer, out);
+			break;
+		case PROTO_VERB_FOREGROUND:
+			status = foreground_control(d, req.pid, &c->peer, out);
 			break;
 		}
 	}

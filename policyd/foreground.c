@@ -82,6 +82,24 @@ int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
 	return 0;
 }
 
+/* From a user's agent (cpupolicyctl agent), over the control endpoint:
+ * believed, as over D-Bus, only for the caller's own processes. */
+int foreground_control(struct daemon *d, pid_t pid,
+		       const struct control_peer *peer, FILE *out)
+{
+	char why[96];
+
+	if (foreground_declare(d, pid, peer->user, peer->admin,
+			       "cpupolicyctl agent", why, sizeof(why)) < 0) {
+		fprintf(out, "%s%s\n",
+			strstr(why, "not yours") ? "permission denied: " : "",
+			why);
+		return 1;
+	}
+	fprintf(out, "%d is in the foreground\n", (int)pid);
+	return 0;
+}
+
 /* The slot pid (with its start) stands for. */
 static const struct foreground_slot *foreground_slot_of(
 	const struct daemon *d, pid_t pid, unsigned long long start)

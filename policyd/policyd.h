@@ -96,7 +96,7 @@ struct foreground_slot {
 	unsigned long long start;
 	unsigned user;
 	long long since_ns;
-	char source[24]; /* "D-Bus", "the agent" */
+	char source[24]; /* "D-Bus", "cpupolicyctl agent" */
 };
 
 struct fgsource; /* where the foreground is declared (linux/fgsource.c) */
@@ -203,6 +203,9 @@ unsigned caps_needed(const struct rules *rules, bool proc_hidden,
 /* foreground.c */
 int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
 		       const char *source, char *why, size_t size);
+struct control_peer;
+int foreground_control(struct daemon *d, pid_t pid,
+		       const struct control_peer *peer, FILE *out);
 const char *foreground_covers(const struct daemon *d, pid_t pid,
 			      unsigned long long start);
 

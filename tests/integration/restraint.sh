@@ -346,6 +346,75 @@ else
 	} 2>/dev/null
 fi
 
+# The foreground from the per-user agent: it reads the X display's active
+# window (an Xvfb of the test's own, a window made active as a window
+# manager does it) and tells the daemon the real pid of the client that
+# made it, as that user: a foreground hog is given back; a window that
+# names another process in _NET_WM_PID is not believed; another user's
+# window is refused by the daemon.
+XACTIVE="$BUILD/helpers/xactive"
+have_x=
+if command -v Xvfb >/dev/null && [ -x "$XACTIVE" ]; then
+	start Xvfb -displayfd 3 -ac -nolisten tcp 3>"$TMP/display" 2>/dev/null
+	if wait_until 10 test -s "$TMP/display" &&
+		DISPLAY=":$(cat "$TMP/display")" setpriv --reuid="$USER_ID" \
+			--regid="$USER_ID" --clear-groups "$XACTIVE" 0 >/dev/null 2>&1; then
+		have_x=1
+		export DISPLAY=":$(cat "$TMP/display")"
+	fi
+fi
+# window UID [ARGS]: an active window of UID's; its pid in $!, up when
+# it said so.
+window() {
+	local uid=$1
+	shift
+	rm -f "$TMP/window"
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		"$XACTIVE" "$@" 600 >"$TMP/window" &
+	track $!
+	wait_until 5 test -s "$TMP/window"
+}
+agent() {
+	run sh -c "cd '$TMP' && exec setpriv --reuid=$1 --regid=nogroup --clear-groups '$CTL' -S '$SOCK' agent --once --verbose"
+}
+if [ -z "$have_x" ]; then
+	for what in "the agent's foreground given back" "a window's lying _NET_WM_PID not believed" "another user's window refused"; do
+		skip "$what" "no Xvfb here, or uid $USER_ID cannot run an X client"
+	done
+else
+	window "$USER_ID" -s
+	xfg=$!
+	wait_until 10 restrained "$xfg"
+	agent "$USER_ID"
+	if [ "$status" -eq 0 ] && untouched "$xfg" &&
+		wait_until 5 explains "$xfg" "in the foreground (declared over cpupolicyctl agent)"; then
+		ok "cpupolicyctl agent: the active window's hog is given back, and explain says who declared it"
+	else
+		not_ok "agent's foreground" "status $status: $out $err; $(thread_prio "$xfg"); $(ctl explain "$xfg" | grep restraint)"
+	fi
+	kill -KILL "$xfg" 2>/dev/null
+	wait_until 10 restrained "${hogs[2]}"
+	window "$USER_ID" -p "${hogs[2]}"
+	liar=$!
+	agent "$USER_ID"
+	if [ "$status" -eq 0 ] && expect_contains "the real client" "$out" "$liar is in the foreground" &&
+		restrained "${hogs[2]}"; then
+		ok "a window whose _NET_WM_PID names a hog: the agent tells the X client's real pid, the hog stays restrained"
+	else
+		not_ok "lying _NET_WM_PID" "status $status: $out $err; $(thread_prio "${hogs[2]}")"
+	fi
+	kill -KILL "$liar" 2>/dev/null
+	window 4243
+	other=$!
+	agent "$USER_ID"
+	if [ "$status" -eq 1 ] && expect_contains "another's window" "$err" "process $other is not yours"; then
+		ok "another user's window: the daemon refuses the agent's word"
+	else
+		not_ok "another user's window" "status $status: $out $err"
+	fi
+	kill -KILL "$other" 2>/dev/null
+fi
+
 # A hog that stops using the CPU is calm: given back after the hold.
 kill -STOP "${hogs[0]}"
 if wait_until 10 untouched "${hogs[0]}"; then

@@ -306,6 +306,8 @@ static void test_young_hog_judged_from_its_start(void **state)
 	p->cpu_ns = 400ULL * MS;
 	run(f, HOG, 1.0, 100, 250);
 	assert_true(restrained_find(&f->r, HOG)->held);
+	/* Its figures are its start's: 650 ms of a CPU over 650 ms. */
+	assert_in_range(restrained_find(&f->r, HOG)->share_pct, 45, 55);
 }
 
 static void test_pid_taken_by_another(void **state)
