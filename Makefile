@@ -33,6 +33,9 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 # The system bus's policy for the foreground method (packaging/dbus).
 DBUSDIR ?= $(DATADIR)/dbus-1/system.d
+# The agent: started at login by XDG autostart, or by the user unit.
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 FUZZ_SECONDS ?= 300
 SOAK_SECONDS ?= 300
 TEST_FUZZ_SECONDS ?= 5
@@ -86,7 +89,7 @@ DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
 	lintian man-db rpm systemd ansible-core ansible build-essential \
 	prometheus jq systemd-container debootstrap libbpf-dev bpftool \
-	dbus-daemon dbus-bin
+	dbus-daemon dbus-bin libx11-dev libxres-dev xvfb
 
 PKGS := libconfig inih libcap hwloc libsystemd json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -254,7 +257,7 @@ $$($(2)BUILD)/cpupolicyd$$($(2)EXE): $$($(2)POLICYD_OBJ) $$($(2)LIBCP)
 $$($(2)BUILD)/cpupolicyctl$$($(2)EXE): $$($(2)CTL_OBJ) $$($(2)LIBCP)
 	@echo "  LD      $$@"
 	$$(Q)$$($(2)CC) $$($(2)LDFLAGS_ALL) -o $$@ $$($(2)CTL_OBJ) \
-		$$($(2)LIBCP) $$($(2)LIBS_ALL) -lm
+		$$($(2)LIBCP) $$($(2)LIBS_ALL) $$($(2)CTL_LIBS) -lm
 
 .SECONDARY: $$($(2)UNIT_MAIN) $$($(2)UNIT_FIX_OBJ)
 $$($(2)UNIT_FIX): $$($(2)UNIT_FIX_OBJ)
@@ -292,6 +295,10 @@ unit_objs_rules = $(foreach t,$(2),$(eval \
 # Linux: objects beside the programs, in build/ (build-san/ under SAN=1).
 OBJ := $(BUILD)
 LIBS_ALL = $(PKG_LIBS)
+# cpupolicyctl agent reads the user's X display (ctl/linux/fgwindow.c):
+# Xlib for the active window, libXRes for the real pid of the client that
+# made it. Only cpupolicyctl links them, never the daemon.
+CTL_LIBS = $(shell pkg-config --libs x11 xres)
 UNIT_CPPFLAGS = $(shell pkg-config --cflags cmocka)
 UNIT_LIBS = $(shell pkg-config --libs cmocka)
 $(eval $(call programs,linux,))
@@ -351,6 +358,7 @@ $(BUILD)/helpers/%: tests/helpers/%.c
 # libraries (a root directory of mode 0700, as in some build roots).
 STATIC_HELPERS := $(BUILD)/helpers/peer $(BUILD)/helpers/fakeexe \
 	$(BUILD)/helpers/mute
+$(BUILD)/helpers/xactive: HELPER_LDFLAGS := $(shell pkg-config --libs x11)
 $(STATIC_HELPERS): SANFLAGS :=
 $(STATIC_HELPERS): HELPER_LDFLAGS := -static
 
@@ -481,7 +489,8 @@ install: all
 		$(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(COMPLETIONDIR) \
-		$(DESTDIR)$(DBUSDIR)
+		$(DESTDIR)$(DBUSDIR) $(DESTDIR)$(USERUNITDIR) \
+		$(DESTDIR)$(AUTOSTARTDIR)
 	install -m 0755 $(BUILD)/cpupolicyd $(DESTDIR)$(SBINDIR)/cpupolicyd
 	install -m 0755 $(BUILD)/cpupolicyctl $(DESTDIR)$(BINDIR)/cpupolicyctl
 	sed 's|/usr/share/cpupolicy/rules.d|$(DATADIR)/cpupolicy/rules.d|; s|/etc/cpupolicy/rules.d|$(SYSCONFDIR)/cpupolicy/rules.d|' \
@@ -514,6 +523,12 @@ install: all
 		$(DESTDIR)$(COMPLETIONDIR)/cpupolicyctl
 	install -m 0644 packaging/dbus/com.system76.Scheduler.conf \
 		$(DESTDIR)$(DBUSDIR)/
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/systemd/cpupolicy-agent.service.in \
+		>$(DESTDIR)$(USERUNITDIR)/cpupolicy-agent.service
+	sed 's|@BINDIR@|$(BINDIR)|g' packaging/xdg/cpupolicy-agent.desktop.in \
+		>$(DESTDIR)$(AUTOSTARTDIR)/cpupolicy-agent.desktop
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/cpupolicy-agent.service \
+		$(DESTDIR)$(AUTOSTARTDIR)/cpupolicy-agent.desktop
 
 # Packages, built from the committed tree: packaging/debian becomes the
 # source's debian/ in a copy under build/.
