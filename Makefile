@@ -46,6 +46,10 @@ BENCH_RUNS ?= 5
 BENCH_STARTS ?= 1000
 BENCH_RULES_RUNS ?= 7
 BENCH_COMPARE_STARTS ?= 20
+# Runs of each restraint row, and each run's length in seconds (the hogs
+# start 2 s in).
+BENCH_RESTRAINT_RUNS ?= 3
+BENCH_RESTRAINT_SECONDS ?= 7
 # The slice of the community ananicy rules beside the checkout (GPL-3.0,
 # read in place by the import test and benchmark, never copied here).
 ANANICY_SAMPLE ?= $(CURDIR)/../shared/ananicy-sample
@@ -370,8 +374,9 @@ $(BUILD)/helpers/worker-static: tests/helpers/worker.c
 	$(Q)$(CC) -D_GNU_SOURCE -std=c11 $(WARN) $(CFLAGS) -static -o $@ $< \
 		$(LDFLAGS) -lpthread
 
-BENCH_COMMON := tests/bench/stats.c
-$(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h $(LIBCP)
+BENCH_COMMON := tests/bench/stats.c tests/bench/frames.c
+$(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h \
+		tests/bench/frames.h $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  BENCH   $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON) \
@@ -430,22 +435,28 @@ fuzz: deps
 # from this run, each figure the median of its runs with their min-max;
 # the exec rows BENCH_RUNS runs of BENCH_STARTS probe starts each, the
 # rule loading BENCH_RULES_RUNS runs, the Windows rows (windows.mk) under
-# Wine. About fifteen minutes in all on 2 CPUs.
+# Wine, the restraint rows BENCH_RESTRAINT_RUNS runs of
+# BENCH_RESTRAINT_SECONDS each. About eighteen minutes in all on 2 CPUs.
 BENCH_AND := $(BUILD)/bench/and/usr/sbin/and
 BENCH_COMMAND = make bench BENCH_RUNS=$(BENCH_RUNS) \
 	BENCH_STARTS=$(BENCH_STARTS) BENCH_RULES_RUNS=$(BENCH_RULES_RUNS) \
 	BENCH_COMPARE_STARTS=$(BENCH_COMPARE_STARTS) \
+	BENCH_RESTRAINT_RUNS=$(BENCH_RESTRAINT_RUNS) \
+	BENCH_RESTRAINT_SECONDS=$(BENCH_RESTRAINT_SECONDS) \
 	WIN_BENCH_STARTS=$(WIN_BENCH_STARTS) WIN_BENCH_POLLS='$(WIN_BENCH_POLLS)'
 bench: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/bench/bench_rules \
 		$(BUILD)/bench/bench_import \
-		$(BUILD)/bench/bench_exec $(BUILD)/helpers/worker \
+		$(BUILD)/bench/bench_exec $(BUILD)/bench/bench_restraint \
+		$(BUILD)/helpers/worker \
 		$(BUILD)/helpers/worker-static windows-programs
 	@$(MAKE) --no-print-directory bench-and
 	@BUILD=$(BUILD) WIN_BUILD=$(WIN_BUILD) BENCH_RUNS=$(BENCH_RUNS) \
 		BENCH_STARTS=$(BENCH_STARTS) \
 		BENCH_RULES_RUNS=$(BENCH_RULES_RUNS) \
 		BENCH_COMPARE_STARTS=$(BENCH_COMPARE_STARTS) \
+		BENCH_RESTRAINT_RUNS=$(BENCH_RESTRAINT_RUNS) \
+		BENCH_RESTRAINT_SECONDS=$(BENCH_RESTRAINT_SECONDS) \
 		WIN_BENCH_STARTS=$(WIN_BENCH_STARTS) \
 		WIN_BENCH_POLLS='$(WIN_BENCH_POLLS)' \
 		ANANICY_SAMPLE=$(ANANICY_SAMPLE) \

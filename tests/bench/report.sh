@@ -8,7 +8,8 @@
 #   report.sh OUTPUT
 #
 # Environment (the Makefile sets it): BUILD, WIN_BUILD, BENCH_RUNS,
-# BENCH_STARTS, BENCH_RULES_RUNS, BENCH_COMPARE_STARTS, WIN_BENCH_STARTS,
+# BENCH_STARTS, BENCH_RULES_RUNS, BENCH_COMPARE_STARTS,
+# BENCH_RESTRAINT_RUNS, BENCH_RESTRAINT_SECONDS, WIN_BENCH_STARTS,
 # WIN_BENCH_POLLS (poll intervals in ms), ANANICY_SAMPLE, AND (Debian's
 # and, for the comparison; empty: not measured), BENCH_COMMAND (the
 # command to name in the file).
@@ -52,6 +53,11 @@ run exec "$BUILD/bench/bench_exec" -r "${BENCH_RUNS:-5}" -R "$top/rules" \
 	-c "${BENCH_COMPARE_STARTS:-20}" ${AND:+-A "$AND"} \
 	-s "$BUILD/helpers/worker-static" "$BUILD/cpupolicyd" \
 	"$BUILD/helpers/worker" "${BENCH_STARTS:-1000}"
+# In a session of its own: the frame task's, where the hogs of the
+# same-session rows start.
+run restraint setsid -w "$BUILD/bench/bench_restraint" \
+	-r "${BENCH_RESTRAINT_RUNS:-3}" -s "${BENCH_RESTRAINT_SECONDS:-7}" \
+	${AND:+-A "$AND"} "$BUILD/cpupolicyd" "$BUILD/helpers/worker-static"
 # shellcheck disable=SC2086 # the poll intervals, one word each
 run windows "$top/tests/windows/bench.sh" "$WIN_BUILD" "${BENCH_RUNS:-5}" \
 	"${WIN_BENCH_STARTS:-40}" ${WIN_BENCH_POLLS:-250 50}
