@@ -138,7 +138,9 @@ static bool cpugroup_autogroup_on(void)
 	       text[0] == '1';
 }
 
-/* /proc/PID/autogroup: "/autogroup-N nice V". */
+/* /proc/PID/autogroup: "/autogroup-N nice V"; empty for a session's
+ * that was never made by setsid (the root group's, autogroup_default:
+ * sched/autogroup.c proc_sched_autogroup_show_task), which is none. */
 static int cpugroup_autogroup_line(pid_t pid, char *id, size_t size, long *nice)
 {
 	char path[PATH_MAX], text[128], name[64];
@@ -148,6 +150,10 @@ static int cpugroup_autogroup_line(pid_t pid, char *id, size_t size, long *nice)
 		 (int)pid);
 	if (procinfo_read(path, text, sizeof(text), NULL) < 0)
 		return -1;
+	if (text[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
 	if (sscanf(text, "%63s nice %d", name, &value) != 2 ||
 	    strncmp(name, "/autogroup-", 11) != 0) {
 		errno = EINVAL;

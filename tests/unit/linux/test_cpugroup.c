@@ -112,6 +112,10 @@ static void test_root_group_is_the_autogroup(void **state)
 	assert_int_equal(cpugroup_read(&g, &value), OS_GONE);
 	assert_int_equal(cpugroup_write(&g, 0), OS_GONE);
 	assert_string_equal(get("proc/42/autogroup"), "/autogroup-9 nice 0\n");
+	/* In the session of init, never made by setsid: the root group's
+	 * own, with no autogroup to lower. */
+	put("proc/42/autogroup", "");
+	assert_int_equal(of().kind, CPUGROUP_NONE);
 	put("proc/sys/kernel/sched_autogroup_enabled", "0\n");
 	assert_int_equal(of().kind, CPUGROUP_NONE);
 }
