@@ -87,13 +87,14 @@ endif
 # run time with libbpf; bpftool writes vmlinux.h from the kernel's BTF and
 # the light skeleton that embeds the program in the daemon, which links
 # no BPF library; dbus-daemon and dbus-bin (dbus-send) give the restraint
-# test a private system bus to declare the foreground on.
+# test a private system bus to declare the foreground on, and attr's
+# setfattr marks a cgroup focused in it as GNOME does.
 DEB_PACKAGES := gcc make pkg-config libconfig-dev libinih-dev libcap-dev \
 	libjson-c-dev libhwloc-dev libcmocka-dev clang libclang-rt-14-dev \
 	clang-format hwloc libsystemd-dev git debhelper dpkg-dev fakeroot \
 	lintian man-db rpm systemd ansible-core ansible build-essential \
 	prometheus jq systemd-container debootstrap libbpf-dev bpftool \
-	dbus-daemon dbus-bin libx11-dev libxres-dev xvfb
+	dbus-daemon dbus-bin libx11-dev libxres-dev xvfb attr
 
 PKGS := libconfig inih libcap hwloc libsystemd json-c
 # Recursively expanded: pkg-config runs when a recipe needs it, after deps.
@@ -374,9 +375,9 @@ $(BUILD)/helpers/worker-static: tests/helpers/worker.c
 	$(Q)$(CC) -D_GNU_SOURCE -std=c11 $(WARN) $(CFLAGS) -static -o $@ $< \
 		$(LDFLAGS) -lpthread
 
-BENCH_COMMON := tests/bench/stats.c tests/bench/frames.c
+BENCH_COMMON := tests/bench/stats.c
 $(BUILD)/bench/%: tests/bench/%.c $(BENCH_COMMON) tests/bench/stats.h \
-		tests/bench/frames.h $(LIBCP)
+		lib/frames.h $(LIBCP)
 	@mkdir -p $(dir $@)
 	@echo "  BENCH   $@"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(BENCH_COMMON) \

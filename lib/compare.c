@@ -140,6 +140,62 @@ int compare_paired(const double *a, const double *b, size_t count, double level,
 	return 0;
 }
 
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* P(X < k) for X binomial with count trials of one half. */
+static double compare_sign_below(size_t count, size_t k)
+{
+	double term = ldexp(1, -(int)count), sum = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		sum += term;
+		term = term * (double)(count - i) / (double)(i + 1);
+	}
+	return sum;
+}
+
+/* -1 (EINVAL) for no pairs, a level outside (0, 1) or a difference that
+ * is not a number. The interval is [d(k), d(n + 1 - k)] of the sorted
+ * differences for the largest k whose coverage, 1 - 2 P(X < k), is still
+ * the level asked. */
+int compare_median_diff(const double *a, const double *b, size_t count,
+			double level, struct compare_median *out)
+{
+	double *d;
+	size_t k = 1;
+
+	*out = (struct compare_median){.pairs = count};
+	if (!count || !(level > 0 && level < 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	d = xcalloc(count, sizeof(*d));
+	for (size_t i = 0; i < count; i++) {
+		d[i] = b[i] - a[i];
+		if (isnan(d[i])) {
+			free(d);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	qsort(d, count, sizeof(*d), compare_double);
+	out->median = count % 2 ? d[count / 2]
+				: (d[count / 2 - 1] + d[count / 2]) / 2;
+	while (2 * (k + 1) <= count + 1 &&
+	       1 - 2 * compare_sign_below(count, k + 1) >= level)
+		k++;
+	out->low = d[k - 1];
+	out->high = d[count - k];
+	out->level = 1 - 2 * compare_sign_below(count, k);
+	free(d);
+	return 0;
+}
+
 /* The nearest-rank percentile of sorted samples: the smallest sample
  * with at least p of them at or below it. */
 double compare_percentile(const double *sorted, size_t count, double p)
@@ -155,13 +211,6 @@ double compare_percentile(const double *sorted, size_t count, double p)
 	if (rank > (double)count)
 		rank = (double)count;
 	return sorted[(size_t)rank - 1];
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* A trial's samples join the pool: every sample counts alike, whatever

@@ -19,6 +19,18 @@ struct compare_summary {
 	double change, low, high; /* fractions: 0.5 for +50 % */
 };
 
+/* Pairs of trials on a scale where 0 is a value (frames missed, a
+ * lateness): the median of the differences b - a, and the interval
+ * between two of their order statistics that holds the true median at
+ * least `level` of the time whatever their distribution (the sign
+ * test's). With few pairs no interval reaches the level: then it is the
+ * whole range, and `level` says what it does reach (2 pairs: 50 %). */
+struct compare_median {
+	size_t pairs;
+	double median, low, high;
+	double level; /* the interval's own coverage */
+};
+
 /* Samples pooled over the trials of an arm (the probe's lateness), and
  * the worst trial's own p99 beside them. */
 struct compare_pool {
@@ -34,6 +46,8 @@ double compare_t_quantile(double p, double df);
 double compare_geomean(const double *x, size_t count);
 int compare_paired(const double *a, const double *b, size_t count, double level,
 		   struct compare_summary *out);
+int compare_median_diff(const double *a, const double *b, size_t count,
+			double level, struct compare_median *out);
 double compare_percentile(const double *sorted, size_t count, double p);
 void compare_pool_add(struct compare_pool *pool, const double *trial,
 		      size_t count);

@@ -2,7 +2,8 @@
  * Student's t for every number of degrees of freedom from 1 to 1000
  * (tests/data/t975.txt, computed by tests/data/t975.py two ways at 40
  * digits), the interval of fed paired trials, pooled percentiles, and
- * the order of the arms. */
+ * the median paired difference and its sign-test interval, and the
+ * order of the arms. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +117,75 @@ static void test_paired_refuses(void **state)
 	expect_near(s.low, 0, 0);
 }
 
+/* Differences 1..6 in shuffled pairs: the median is 3.5; no pair of
+ * inner order statistics covers 95 % with 6 pairs, the whole range
+ * does 1 - 2/64. */
+static void test_median_six(void **state)
+{
+	const double a[] = {10, 0, 2, 0, 1, 0}, b[] = {15, 1, 5, 2, 5, 6};
+	struct compare_median m;
+
+	(void)state;
+	assert_int_equal(compare_median_diff(a, b, 6, 0.95, &m), 0);
+	assert_int_equal(m.pairs, 6);
+	expect_near(m.median, 3.5, 0);
+	expect_near(m.low, 1, 0);
+	expect_near(m.high, 6, 0);
+	expect_near(m.level, 1 - 2.0 / 64, 1e-12);
+}
+
+/* With 10 pairs the second and ninth cover 1 - 2 * 11/1024 (97.9 %);
+ * the third and eighth only 89 %. B below A: the differences are
+ * negative. */
+static void test_median_ten(void **state)
+{
+	double a[10], b[10];
+	struct compare_median m;
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		a[i] = 100;
+		b[i] = 100 - (10 - i);
+	}
+	assert_int_equal(compare_median_diff(a, b, 10, 0.95, &m), 0);
+	expect_near(m.median, -5.5, 0);
+	expect_near(m.low, -9, 0);
+	expect_near(m.high, -2, 0);
+	expect_near(m.level, 1 - 2 * 11.0 / 1024, 1e-12);
+}
+
+/* Too few pairs for the level: the whole range, and what it covers. */
+static void test_median_few(void **state)
+{
+	const double a[] = {0, 0, 0, 0, 0}, b[] = {4, -1, 2, 8, 3};
+	struct compare_median m;
+
+	(void)state;
+	assert_int_equal(compare_median_diff(a, b, 2, 0.95, &m), 0);
+	expect_near(m.median, 1.5, 0);
+	expect_near(m.low, -1, 0);
+	expect_near(m.high, 4, 0);
+	expect_near(m.level, 0.5, 1e-12);
+	assert_int_equal(compare_median_diff(a, b, 5, 0.95, &m), 0);
+	expect_near(m.median, 3, 0);
+	expect_near(m.low, -1, 0);
+	expect_near(m.high, 8, 0);
+	expect_near(m.level, 1 - 2.0 / 32, 1e-12);
+}
+
+static void test_median_refuses(void **state)
+{
+	const double a[] = {1, 2}, b[] = {1, NAN};
+	struct compare_median m;
+
+	(void)state;
+	assert_int_equal(compare_median_diff(a, a, 0, 0.95, &m), -1);
+	assert_int_equal(compare_median_diff(a, a, 2, 1, &m), -1);
+	assert_int_equal(compare_median_diff(a, b, 2, 0.95, &m), -1);
+	assert_int_equal(compare_median_diff(a, a, 2, 0.95, &m), 0);
+	expect_near(m.median, 0, 0);
+}
+
 /* Nearest rank: p99 of 1..1000 is 990, p99.9 is 999, p99 of 100
  * samples the 99th. */
 static void test_percentile(void **state)
@@ -177,6 +247,10 @@ int main(void)
 		cmocka_unit_test(test_t_cdf),
 		cmocka_unit_test(test_paired_interval),
 		cmocka_unit_test(test_paired_refuses),
+		cmocka_unit_test(test_median_six),
+		cmocka_unit_test(test_median_ten),
+		cmocka_unit_test(test_median_few),
+		cmocka_unit_test(test_median_refuses),
 		cmocka_unit_test(test_percentile),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_order),

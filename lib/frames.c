@@ -1,46 +1,27 @@
-/* The restraint benchmark's frame task (frames.h): absolute deadlines, so
- * that a late frame delays the next ones as it does in a game that falls
- * behind, and work measured in the thread's own CPU time, so that time
- * spent waiting for a CPU is not counted as work done. */
-#include <errno.h>
+/* The frame task of the restraint benchmark and of saturate --compare
+ * --restraint (frames.h): absolute deadlines, so that a late frame
+ * delays the next ones as it does in a game that falls behind, and work
+ * measured in the thread's own CPU time, so that time spent waiting for
+ * a CPU is not counted as work done. The clocks are the seam's. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "frames.h"
+#include "os.h"
 #include "util.h"
-
-static long long frames_clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 long long frames_now_ns(void)
 {
-	return frames_clock_ns(CLOCK_MONOTONIC);
-}
-
-/* Sleeps until at (CLOCK_MONOTONIC ns); a signal cuts it short, and the
- * sleep goes on to the same deadline. */
-static void frames_sleep_until(long long at)
-{
-	struct timespec ts = {at / 1000000000LL, at % 1000000000LL};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
+	return timing_now_ns();
 }
 
 /* work_ns of this thread's CPU time; false when stop_ns came first. The
  * clock is read every few thousand additions: it is a system call. */
 static int frames_work(long long work_ns, long long stop_ns)
 {
-	long long end = frames_clock_ns(CLOCK_THREAD_CPUTIME_ID) + work_ns;
+	long long end = timing_thread_cpu_ns() + work_ns;
 	volatile unsigned long sink = 0;
 
-	while (frames_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end) {
+	while (timing_thread_cpu_ns() < end) {
 		for (int i = 0; i < 4096; i++)
 			sink += (unsigned long)i;
 		if (frames_now_ns() >= stop_ns)
@@ -63,7 +44,7 @@ int frames_run(struct frames_frame *out, int count, long long start_ns,
 		out[i].finish_ns = 0;
 	}
 	for (int i = 0; i < count && frames_now_ns() < stop_ns; i++) {
-		frames_sleep_until(start_ns + i * period_ns);
+		timing_sleep_until_ns(start_ns + i * period_ns);
 		if (!frames_work(work_ns, stop_ns))
 			break;
 		out[i].finish_ns = frames_now_ns();

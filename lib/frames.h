@@ -1,11 +1,11 @@
-/* The restraint benchmark's frame task: every period it does a fixed
- * amount of CPU work, as a game's or a busy UI's frame loop does, and
- * each frame's lateness is recorded; and the summary of a window of
- * them. */
-#ifndef CPUPOLICY_BENCH_FRAMES_H
-#define CPUPOLICY_BENCH_FRAMES_H
+/* A frame task, the restraint benchmark's and saturate --compare
+ * --restraint's: every period it does a fixed amount of CPU work, as a
+ * game's or a busy UI's frame loop does, and each frame's lateness is
+ * recorded; and the summary of a window of them (pure). */
+#ifndef CPUPOLICY_FRAMES_H
+#define CPUPOLICY_FRAMES_H
 
-/* One frame, CLOCK_MONOTONIC ns: its deadline is its period's end;
+/* One frame, on timing_now_ns's clock (ns): its deadline is its period's end;
  * finish_ns 0 when the run ended first. */
 struct frames_frame {
 	long long deadline_ns, finish_ns;
