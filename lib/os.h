@@ -329,6 +329,11 @@ enum os_status cpugroup_write(const struct cpugroup *group, long value);
 long cpugroup_value_of_nice(const struct cpugroup *group, int nice);
 /* Whether value a gives the group less of the CPUs than b. */
 bool cpugroup_less(const struct cpugroup *group, long a, long b);
+/* Whether the desktop says the process's cgroup is its focused app's:
+ * GNOME's Mutter marks each app's cgroup (its systemd scope) with
+ * user.xdg.inactive-since, -1 while the app has the focus. writer: the
+ * cgroup's owner, who alone (with root) may have written it. */
+bool cpugroup_focused(pid_t pid, unsigned *writer);
 
 /* The blocks below serve the front ends (cpupolicyd's set-up, the config
  * and rules they load, cpupolicyctl's checks) as much as the core. */

@@ -1,9 +1,13 @@
 /* The foreground: the process each user's desktop says the user is
- * looking at (on Linux the D-Bus method system76-scheduler's desktop
- * extensions call, fgsource.c), believed only for that user's own
- * processes. Being foreground, or a descendant of the foreground, only
- * exempts from restraint and undoes it: a game's launcher declares the
- * game's tree, and a compile in another window is still a hog. */
+ * looking at, believed only for that user's own processes. On Linux:
+ * the D-Bus method system76-scheduler's desktop extensions call
+ * (fgsource.c), the user's agent over the control endpoint (the X11
+ * window's client), and GNOME's mark on the focused app's cgroup
+ * (cpugroup_focused), which moves without a word to the daemon and is
+ * looked at each pass. Being foreground, or a descendant of the
+ * foreground, only exempts from restraint and undoes it: a game's
+ * launcher declares the game's tree, and a compile in another window is
+ * still a hog. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +18,9 @@
 /* Ancestors looked at, at most, for whether a process descends from a
  * foreground one. */
 #define FOREGROUND_DEPTH 32
+
+/* What explain names as the source of GNOME's focus. */
+#define FOREGROUND_GNOME "GNOME's user.xdg.inactive-since"
 
 static struct foreground_slot *foreground_of_user(struct daemon *d,
 						  unsigned user)
@@ -32,7 +39,7 @@ static struct foreground_slot *foreground_of_user(struct daemon *d,
 }
 
 /* Each held process the new foreground covers is given back now. */
-static void foreground_release(struct daemon *d)
+void foreground_release(struct daemon *d)
 {
 	struct restrained *r = &d->restrained;
 	pid_t covered[64];
@@ -113,6 +120,17 @@ static const struct foreground_slot *foreground_slot_of(
 	return NULL;
 }
 
+/* GNOME's word on a process: its cgroup marked focused by its own user
+ * (the cgroup's owner) or by root. */
+static bool foreground_focused(pid_t pid)
+{
+	unsigned writer, owner;
+
+	return cpugroup_focused(pid, &writer) &&
+	       (writer == 0 ||
+		(restrain_owner(pid, &owner) && owner == writer));
+}
+
 /* The source that declared pid (of that start), or an ancestor of it,
  * foreground; NULL: none. */
 const char *foreground_covers(const struct daemon *d, pid_t pid,
@@ -126,6 +144,8 @@ const char *foreground_covers(const struct daemon *d, pid_t pid,
 	for (int depth = 0; depth < FOREGROUND_DEPTH; depth++) {
 		if ((s = foreground_slot_of(d, pid, u.start)))
 			return s->source;
+		if (foreground_focused(pid))
+			return FOREGROUND_GNOME;
 		pid = u.ppid;
 		if (pid <= 1 || procinfo_usage(pid, &u) != OS_OK)
 			return NULL;

@@ -208,6 +208,7 @@ int foreground_control(struct daemon *d, pid_t pid,
 		       const struct control_peer *peer, FILE *out);
 const char *foreground_covers(const struct daemon *d, pid_t pid,
 			      unsigned long long start);
+void foreground_release(struct daemon *d);
 
 /* restrain.c */
 struct json_object;

@@ -218,6 +218,7 @@ void restrain_on_sample(struct daemon *d)
 	if (!d->restraining || !d->restrain_sampling)
 		return;
 	pressure_sample(d->pressure, &pct);
+	foreground_release(d); /* GNOME's focus may have moved to a held one */
 	if (!restrained_pass(&d->restrained, timing_now_ns(), pct)) {
 		d->restrain_sampling = false;
 		loop_sample_arm(d, 0);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "linux.h"
@@ -351,4 +353,44 @@ long cpugroup_value_of_nice(const struct cpugroup *g, int nice)
 bool cpugroup_less(const struct cpugroup *g, long a, long b)
 {
 	return g->kind == CPUGROUP_AUTOGROUP ? a > b : a < b;
+}
+
+/* The v2 path in /proc/PID/cgroup ("0::/path"). */
+static bool cpugroup_v2_path(char *text, char *path, size_t size)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "0::/", 4) == 0) {
+			snprintf(path, size, "%s", line + 3);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool cpugroup_focused(pid_t pid, unsigned *writer)
+{
+	char file[64], text[4096], path[PATH_MAX], root[PATH_MAX],
+		dir[2 * PATH_MAX], value[16];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(file, sizeof(file), "%s/%d/cgroup", paths_procfs(), (int)pid);
+	if (procinfo_read(file, text, sizeof(text), NULL) < 0 ||
+	    !cpugroup_v2_path(text, path, sizeof(path)) ||
+	    strcmp(path, "/") == 0 ||
+	    !cpugroup_root(false, root, sizeof(root)) ||
+	    !cpugroup_join(dir, sizeof(dir), root, path, ""))
+		return false;
+	n = lgetxattr(dir, "user.xdg.inactive-since", value, sizeof(value) - 1);
+	if (n != 2 || memcmp(value, "-1", 2) != 0)
+		return false;
+	/* Who may have written it: the cgroup's owner (a delegated subtree
+	 * is its user's), or root. */
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	*writer = (unsigned)st.st_uid;
+	return true;
 }

@@ -242,8 +242,8 @@ autogroup_left() {
 }
 # solo_hog: a hog of the user in a session of its own; its pid in $!.
 solo_hog() {
-	start setpriv --reuid "$USER_ID" --regid "$USER_ID" --clear-groups \
-		setsid "$TMP/bin/hog" -w -20 -T 600000
+	start setsid setpriv --reuid "$USER_ID" --regid "$USER_ID" --clear-groups \
+		"$TMP/bin/hog" -w -20 -T 600000
 }
 have_autogroup=
 [ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] &&
@@ -418,6 +418,57 @@ else
 		not_ok "another user's window" "status $status: $out $err"
 	fi
 	kill -KILL "$other" 2>/dev/null
+fi
+
+# GNOME's focus: Mutter marks the focused app's cgroup (its scope)
+# user.xdg.inactive-since = -1, and a time once it lost the focus.
+# Believed on a cgroup of the hog's own user, which only it (and root)
+# may mark; not on another user's.
+v2_root=
+for r in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	[ -f "$r/cgroup.controllers" ] && v2_root=$r && break
+done
+app=$v2_root/cpupolicy-test-app.$$.scope
+# mark VALUE: VALUE on the app's cgroup, as its owner could write it
+# (the daemon believes the owner's cgroup, whoever wrote the mark).
+mark() { setfattr -n user.xdg.inactive-since -v "$1" "$app"; }
+if [ -z "$v2_root" ] || ! command -v setfattr >/dev/null || ! mkdir "$app" 2>/dev/null; then
+	skip "GNOME's focus mark exempts" "no cgroup v2 hierarchy the test may write, or no setfattr"
+	skip "GNOME's focus mark lost and found" "no cgroup v2 hierarchy the test may write, or no setfattr"
+	skip "another user's focus mark" "no cgroup v2 hierarchy the test may write, or no setfattr"
+else
+	chown "$USER_ID" "$app"
+	hog
+	focused=$!
+	at_exit "kill -KILL $focused 2>/dev/null; wait_exit $focused 5; rmdir '$app'"
+	echo "$focused" >"$app/cgroup.procs"
+	if mark -1 && wait_until 10 explains "$focused" "GNOME's user.xdg.inactive-since" &&
+		untouched "$focused"; then
+		ok "a hog in the app cgroup GNOME marks focused (user.xdg.inactive-since -1): not restrained, and explain says why"
+	else
+		not_ok "GNOME's focus mark" "$(getfattr -d "$app" 2>&1); $(thread_prio "$focused"); $(ctl explain "$focused")"
+	fi
+	mark 1764900000000000
+	if wait_until 10 restrained "$focused" && mark -1 &&
+		wait_until 5 untouched "$focused"; then
+		ok "the app loses the focus: its hog restrained; the focus back: given back at the next pass"
+	else
+		not_ok "GNOME's focus lost and found" "$(thread_prio "$focused"); $(ctl explain "$focused")"
+	fi
+	mark 1764900000000000
+	wait_until 10 restrained "$focused"
+	chown 4243 "$app"
+	mark -1
+	sleep 1.5
+	if restrained "$focused" && ! explains "$focused" "GNOME"; then
+		ok "another user's cgroup marked focused: the hog in it stays restrained"
+	else
+		not_ok "another user's focus mark" "$(thread_prio "$focused"); $(ctl explain "$focused")"
+	fi
+	{
+		kill -KILL "$focused"
+		wait "$focused"
+	} 2>/dev/null
 fi
 
 # A hog that stops using the CPU is calm: given back after the hold.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -188,6 +189,35 @@ static void test_unplain_path_is_none(void **state)
 	assert_int_equal(of().kind, CPUGROUP_NONE);
 }
 
+/* GNOME's focus: user.xdg.inactive-since -1 on the process's v2 cgroup,
+ * with who may have written it; a time (inactive since then), none, or
+ * the root cgroup's: not focused. */
+static void test_focused_by_the_cgroups_mark(void **state)
+{
+	char *dir = xasprintf("%s/sys/fs/cgroup/user.slice/app.scope", root);
+	unsigned writer = 12345;
+
+	(void)state;
+	put("sys/fs/cgroup/cgroup.controllers", "cpu\n");
+	put("sys/fs/cgroup/user.slice/app.scope/cgroup.procs", "42\n");
+	put("proc/42/cgroup", "1:cpu:/\n0::/user.slice/app.scope\n");
+	if (setxattr(dir, "user.xdg.inactive-since", "-1", 2, 0) < 0) {
+		free(dir);
+		skip(); /* no user xattrs where the test's files are */
+	}
+	assert_true(cpugroup_focused(42, &writer));
+	assert_int_equal(writer, (unsigned)getuid());
+	assert_int_equal(setxattr(dir, "user.xdg.inactive-since",
+				  "1733380000000000", 16, 0),
+			 0);
+	assert_false(cpugroup_focused(42, &writer));
+	assert_int_equal(removexattr(dir, "user.xdg.inactive-since"), 0);
+	assert_false(cpugroup_focused(42, &writer));
+	put("proc/42/cgroup", "0::/\n");
+	assert_false(cpugroup_focused(42, &writer));
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +226,7 @@ int main(void)
 		T(test_v1_cgroup),
 		T(test_v2_cgroup),
 		T(test_unplain_path_is_none),
+		T(test_focused_by_the_cgroups_mark),
 #undef T
 	};
 
