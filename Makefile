@@ -332,7 +332,7 @@ $(call unit_objs_rules,,$(UNIT_FAKE_ACCOUNTS))
 # The tests whose processes are a fake's table (tests/unit/procfake.c):
 # linked the same way, before the library's procinfo.o, apply_prio.o and
 # apply_place.o, which it stands in for (windows.mk: those it builds).
-UNIT_FAKE_PROCS := test_loop test_manage test_restrained
+UNIT_FAKE_PROCS := test_fgprio test_loop test_manage test_restrained
 $(foreach t,$(UNIT_FAKE_PROCS),$(eval \
 	UNIT_OBJS_$(t) += tests/unit/procfake.o))
 $(call unit_objs_rules,,$(UNIT_FAKE_PROCS))

@@ -765,3 +765,37 @@ void prio_state_unwind(const struct prio_state *now,
 	if (now->memory == applied->memory)
 		out->memory = original->memory;
 }
+
+/* A priority as a journal keeps it, every field a number; decoded only
+ * where every field is in range. */
+void prio_state_encode(const struct prio_state *s, char *text, size_t size)
+{
+	snprintf(text, size, "%d %d %d %d %d %d %d %d %d %d", s->nice,
+		 (int)s->policy, s->rt_priority, (int)s->io_class, s->io_level,
+		 (int)s->reset_on_fork, (int)s->windows, s->thread_level,
+		 (int)s->efficiency, (int)s->memory);
+}
+
+bool prio_state_decode(const char *text, struct prio_state *s)
+{
+	int v[10];
+
+	if (sscanf(text, "%d %d %d %d %d %d %d %d %d %d", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10 ||
+	    v[0] < -20 || v[0] > 19 || v[1] < 0 || v[1] > RULE_POLICY_RR ||
+	    v[3] < 0 || v[3] > RULE_IO_CLASS_IDLE)
+		return false;
+	*s = (struct prio_state){
+		.nice = v[0],
+		.policy = (enum rule_policy)v[1],
+		.rt_priority = v[2],
+		.io_class = (enum rule_io_class)v[3],
+		.io_level = v[4],
+		.reset_on_fork = v[5] != 0,
+		.windows = v[6] != 0,
+		.thread_level = v[7],
+		.efficiency = (enum rule_efficiency)v[8],
+		.memory = (enum rule_memory)v[9],
+	};
+	return true;
+}

@@ -136,5 +136,8 @@ void prio_describe_target(const struct prio_target *target, char *buf,
 			  size_t size);
 void prio_describe_state(const struct prio_state *state, char *buf,
 			 size_t size);
+/* A state as text for a journal, and back (false: not one). */
+void prio_state_encode(const struct prio_state *s, char *text, size_t size);
+bool prio_state_decode(const char *text, struct prio_state *s);
 
 #endif

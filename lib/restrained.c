@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fgprio.h"
 #include "log.h"
 #include "os.h"
 #include "restrained.h"
@@ -65,40 +66,6 @@ static void restrained_key(const struct restrained_proc *p, char *key,
 	snprintf(key, size, "/restraint/%d/%llu", (int)p->pid, p->start);
 }
 
-/* A priority as the journal keeps it, every field a number. */
-static void restrained_encode(const struct prio_state *s, char *text,
-			      size_t size)
-{
-	snprintf(text, size, "%d %d %d %d %d %d %d %d %d %d", s->nice,
-		 (int)s->policy, s->rt_priority, (int)s->io_class, s->io_level,
-		 (int)s->reset_on_fork, (int)s->windows, s->thread_level,
-		 (int)s->efficiency, (int)s->memory);
-}
-
-static bool restrained_decode(const char *text, struct prio_state *s)
-{
-	int v[10];
-
-	if (sscanf(text, "%d %d %d %d %d %d %d %d %d %d", &v[0], &v[1], &v[2],
-		   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) != 10 ||
-	    v[0] < -20 || v[0] > 19 || v[1] < 0 || v[1] > RULE_POLICY_RR ||
-	    v[3] < 0 || v[3] > RULE_IO_CLASS_IDLE)
-		return false;
-	*s = (struct prio_state){
-		.nice = v[0],
-		.policy = (enum rule_policy)v[1],
-		.rt_priority = v[2],
-		.io_class = (enum rule_io_class)v[3],
-		.io_level = v[4],
-		.reset_on_fork = v[5] != 0,
-		.windows = v[6] != 0,
-		.thread_level = v[7],
-		.efficiency = (enum rule_efficiency)v[8],
-		.memory = (enum rule_memory)v[9],
-	};
-	return true;
-}
-
 /* The main thread's original and what it holds now, before the write
  * and again where the kernel took less. */
 static bool restrained_journal(struct restrained *r,
@@ -110,8 +77,8 @@ static bool restrained_journal(struct restrained *r,
 	if (!r->options.journal || r->options.dry_run)
 		return true;
 	restrained_key(p, key, sizeof(key));
-	restrained_encode(&p->threads[0].original, original, sizeof(original));
-	restrained_encode(ours, held, sizeof(held));
+	prio_state_encode(&p->threads[0].original, original, sizeof(original));
+	prio_state_encode(ours, held, sizeof(held));
 	return journal_record(r->options.journal, key, original, held) == 0;
 }
 
@@ -646,8 +613,9 @@ void restrained_free(struct restrained *r, const char *why)
 	*r = (struct restrained){0};
 }
 
-/* One journaled process: every thread that holds what the restraint
- * left gets the original back (threads and children it started since
+/* One journaled process (restrained, or given a rule's foreground
+ * settings: fgprio.c): every thread that holds what the daemon left
+ * gets the original back (threads and children it started since
  * are not known here: they keep what they inherited). */
 static bool restrained_replay_one(const struct journal_entry *e)
 {
@@ -658,9 +626,10 @@ static bool restrained_replay_one(const struct journal_entry *e)
 	size_t count = 0;
 	int pid, given = 0;
 
-	if (sscanf(e->path, "/restraint/%d/%llu", &pid, &start) != 2 ||
-	    pid <= 0 || !restrained_decode(e->original, &original) ||
-	    !restrained_decode(e->ours, &ours) ||
+	if ((sscanf(e->path, "/restraint/%d/%llu", &pid, &start) != 2 &&
+	     sscanf(e->path, FGPRIO_KEY, &pid, &start) != 2) ||
+	    pid <= 0 || !prio_state_decode(e->original, &original) ||
+	    !prio_state_decode(e->ours, &ours) ||
 	    procinfo_usage(pid, &u) != OS_OK || u.start != start ||
 	    procinfo_threads(pid, &tids, &count) != OS_OK) {
 		free(tids);

@@ -757,7 +757,8 @@ static void rulefile_priority(struct rulefile *rf, const config_setting_t *g,
 		return;
 	if (config_setting_length(g) == 0)
 		rulefile_warning(rf, rulefile_line(rf, g),
-				 "priority is empty and sets nothing");
+				 "%s is empty and sets nothing",
+				 config_setting_name(g));
 	rulefile_keys_known(rf, g, keys, ARRAY_SIZE(keys));
 	if ((s = config_setting_get_member(g, "class")) &&
 	    rulefile_enum(rf, s, RULES_ENUM_CLASS, &value))
@@ -1036,7 +1037,10 @@ static void rulefile_security(struct rulefile *rf, const config_setting_t *g,
 {
 	const config_setting_t *opt =
 		config_setting_get_member(g, "allow_spoofable");
-	bool raises = rules_raises(rule), spoofable = rules_spoofable(rule);
+	bool raises = rules_raises(rule) ||
+		      (rules_foreground(rule) &&
+		       rules_priority_raises(rules_foreground(rule))),
+	     spoofable = rules_spoofable(rule);
 
 	if (raises && spoofable && !rule->allow_spoofable)
 		rulefile_error(rf, rule->line,
@@ -1153,12 +1157,34 @@ static void rulefile_restrain(struct rulefile *rf, const config_setting_t *g,
 		*rules_restrain_add(rule) = lowering.priority;
 }
 
+/* foreground = { ... }: what the rule's processes get while their user's
+ * desktop says they are in the foreground; a raise there is a raise
+ * (rulefile_security), realtime scheduling none a focus should give. */
+static void rulefile_foreground(struct rulefile *rf, const config_setting_t *g,
+				struct rule *rule)
+{
+	struct rule focus = {.priority = {.io_level = -1}};
+	const struct rule_priority *p = &focus.priority;
+
+	if (!rulefile_expect(rf, g, CONFIG_TYPE_GROUP, "a group { ... }"))
+		return;
+	rulefile_priority(rf, g, &focus);
+	if (p->policy == RULE_POLICY_FIFO || p->policy == RULE_POLICY_RR ||
+	    p->class == RULE_CLASS_REALTIME ||
+	    p->io_class == RULE_IO_CLASS_REALTIME || p->ifeo)
+		rulefile_error(rf, rulefile_line(rf, g),
+			       "foreground: realtime scheduling and ifeo are "
+			       "not given for a focus (set them in priority)");
+	else
+		*rules_foreground_add(rule) = focus.priority;
+}
+
 static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 {
 	static const char *const keys[] = {
 		"name",	    "match",	       "priority",	  "placement",
 		"power",    "allow_spoofable", "follow_children", "source",
-		"restrain",
+		"restrain", "foreground",
 	};
 	const config_setting_t *s;
 	struct rule rule = {
@@ -1215,6 +1241,8 @@ static void rulefile_rule(struct rulefile *rf, const config_setting_t *g)
 	if ((s = config_setting_get_member(g, "restrain")))
 		rulefile_restrain(rf, s, &rule,
 				  config_setting_get_member(g, "priority"));
+	if ((s = config_setting_get_member(g, "foreground")))
+		rulefile_foreground(rf, s, &rule);
 	if (!rule.name)
 		rule.name = rulefile_unnamed(rf, g);
 	rulefile_security(rf, g, &rule);

@@ -242,6 +242,21 @@ struct rule_priority *rules_restrain_add(struct rule *rule)
 	return &extra->restrain;
 }
 
+const struct rule_priority *rules_foreground(const struct rule *rule)
+{
+	return rule->extra && rule->extra->has_foreground
+		       ? &rule->extra->foreground
+		       : NULL;
+}
+
+struct rule_priority *rules_foreground_add(struct rule *rule)
+{
+	struct rule_extra *extra = rules_extra_add(rule);
+
+	extra->has_foreground = true;
+	return &extra->foreground;
+}
+
 /* sources: the rule set's (its texts). */
 void rules_sources_set(struct rule *rule, char **sources, unsigned count)
 {
@@ -261,10 +276,8 @@ bool rules_has_power(const struct rule *rule)
 	       p->turbo != RULE_TURBO_UNSET || p->plan[0];
 }
 
-static bool rules_raises_priority(const struct rule *rule)
+bool rules_priority_raises(const struct rule_priority *p)
 {
-	const struct rule_priority *p = &rule->priority;
-
 	return p->class == RULE_CLASS_ABOVE_NORMAL ||
 	       p->class == RULE_CLASS_HIGH || p->class == RULE_CLASS_REALTIME ||
 	       (p->has_nice && p->nice < 0) || p->policy == RULE_POLICY_FIFO ||
@@ -276,7 +289,7 @@ static bool rules_raises_priority(const struct rule *rule)
 
 bool rules_raises(const struct rule *rule)
 {
-	return rules_raises_priority(rule) || rules_has_power(rule);
+	return rules_priority_raises(&rule->priority) || rules_has_power(rule);
 }
 
 /* Children of a matched process are followed to their exec, where one
@@ -299,7 +312,7 @@ bool rules_raises_inherited(const struct rule *rule)
 {
 	const struct rule_priority *p = &rule->priority;
 
-	return rules_raises_priority(rule) ||
+	return rules_priority_raises(&rule->priority) ||
 	       (p->io_class == RULE_IO_CLASS_BEST_EFFORT && p->io_level >= 0 &&
 		p->io_level < 4);
 }
@@ -823,7 +836,8 @@ static void rules_print_ids(FILE *out, const char *key,
 	fputc('\n', out);
 }
 
-/* group: "priority", or "restrain" for a rule's restrained settings. */
+/* group: "priority", "restrain" for a rule's restrained settings, or
+ * "foreground" for its foreground ones. */
 static void rules_print_priority(FILE *out, const char *group,
 				 const struct rule_priority *p)
 {
@@ -930,6 +944,9 @@ void rules_print(const struct rules *rules, FILE *out)
 		if (rules_restrain(r))
 			rules_print_priority(out, "restrain",
 					     rules_restrain(r));
+		if (rules_foreground(r))
+			rules_print_priority(out, "foreground",
+					     rules_foreground(r));
 		sources = rules_sources(r, &source_count);
 		for (size_t s = 0; s < source_count; s++) {
 			fprintf(out, "  source = \"");

@@ -204,6 +204,10 @@ struct rule_extra {
 	 * the config's (has_restrain), each setting a lowering. */
 	bool has_restrain;
 	struct rule_priority restrain;
+	/* foreground = { ... }: what its processes get while they are the
+	 * foreground (has_foreground), given back when they are not. */
+	bool has_foreground;
+	struct rule_priority foreground;
 };
 
 /* A daemon keeps every rule for as long as it runs, 20,000 of them in
@@ -308,6 +312,11 @@ struct rule_power *rules_power_add(struct rule *rule);
 /* restrain = { ... }: NULL where the rule has none. */
 const struct rule_priority *rules_restrain(const struct rule *rule);
 struct rule_priority *rules_restrain_add(struct rule *rule);
+/* foreground = { ... }: NULL where the rule has none. */
+const struct rule_priority *rules_foreground(const struct rule *rule);
+struct rule_priority *rules_foreground_add(struct rule *rule);
+/* A priority above the default: what a match must not let anyone fake. */
+bool rules_priority_raises(const struct rule_priority *priority);
 char *const *rules_sources(const struct rule *rule, unsigned *count);
 void rules_sources_set(struct rule *rule, char **sources, unsigned count);
 bool rules_raises(const struct rule *rule);

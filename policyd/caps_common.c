@@ -13,15 +13,22 @@ static bool caps_owned_power(const struct rule_power *p)
 	       p->turbo != RULE_TURBO_UNSET;
 }
 
+/* Priority settings of others' processes, at exec or in the
+ * foreground. */
+static bool caps_sets_priority(const struct rule_priority *p)
+{
+	return p && (p->class || p->has_nice || p->policy || p->io_class ||
+		     p->io_level >= 0 || p->thread);
+}
+
 static unsigned caps_of_rule(const struct rule *r, bool proc_hidden)
 {
 	const struct rule_priority *p = &r->priority;
 	const struct rule_placement *pl = rules_placement(r);
 	unsigned need = 0;
 
-	if (p->class || p->has_nice || p->policy || p->io_class ||
-	    p->io_level >= 0 || p->thread || pl->cores || pl->has_cpus ||
-	    pl->spread)
+	if (caps_sets_priority(p) || caps_sets_priority(rules_foreground(r)) ||
+	    pl->cores || pl->has_cpus || pl->spread)
 		need |= CAPS_NEED_PRIORITY;
 	if (r->match.exe.count ||
 	    rules_match_more(&r->match)->parent_exe.count || proc_hidden ||

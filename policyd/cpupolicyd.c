@@ -229,12 +229,12 @@ int daemon_reload(struct daemon *d, struct diag *diag)
 	}
 	daemon_events_update(d, rules);
 	daemon_filter_update(d, rules);
-	restrain_reload(d);
 	manage_set_rules(&d->manage, rules);
 	ifeo_sync(d, rules);
 	rules_free(d->rules);
 	free(d->rules);
 	d->rules = rules;
+	restrain_reload(d);
 	d->reloads++;
 	service_trim(); /* the parse's peak is gone: give it back */
 	log_info("rules reloaded: %zu rules in %zu files", rules->count,

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "os.h"
 #include "policyd.h"
+#include "prio.h"
 
 /* Ancestors looked at, at most, for whether a process descends from a
  * foreground one. */
@@ -58,6 +59,58 @@ void foreground_release(struct daemon *d)
 		restrained_release(r, covered[i], "it is in the foreground");
 }
 
+/* The foreground settings of the rule the slot's process is under (its
+ * rule's exe identity checked as for any match: restrain_rule), on
+ * every thread of it. */
+static void foreground_give(struct daemon *d, struct foreground_slot *s)
+{
+	const struct rule *rule = restrain_rule(d, s->pid, s->start);
+	struct prio_target target;
+	const char *why;
+	char desc[160];
+
+	if (!rule || !rules_foreground(rule))
+		return;
+	prio_target_for_system(rules_foreground(rule), system_native(),
+			       &target);
+	if (prio_target_empty(&target))
+		return;
+	prio_describe_target(&target, desc, sizeof(desc));
+	if (d->conf.dry_run) {
+		log_info(
+			"dry run: would give process %d rule '%s''s foreground "
+			"settings (%s)",
+			(int)s->pid, rule->name, desc);
+		return;
+	}
+	if (fgprio_give(&s->given, s->pid, s->start, &target,
+			&d->restrain_journal, &why) < 0) {
+		log_warnx("foreground: rule '%s''s settings not given to "
+			  "process %d: %s",
+			  rule->name, (int)s->pid, why);
+		return;
+	}
+	log_info("foreground: process %d gets rule '%s''s foreground "
+		 "settings (%s) while it is in the foreground",
+		 (int)s->pid, rule->name, desc);
+}
+
+void foreground_give_back_all(struct daemon *d)
+{
+	for (size_t i = 0; i < FOREGROUND_USERS; i++)
+		fgprio_give_back(&d->foreground[i].given, &d->restrain_journal);
+}
+
+/* New rules: what the old ones gave back, what the new ones give. */
+void foreground_renew(struct daemon *d)
+{
+	foreground_give_back_all(d);
+	for (size_t i = 0; d->restraining && i < FOREGROUND_USERS; i++) {
+		if (d->foreground[i].pid)
+			foreground_give(d, &d->foreground[i]);
+	}
+}
+
 int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
 		       const char *source, char *why, size_t size)
 {
@@ -78,6 +131,11 @@ int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
 		return -1;
 	}
 	slot = foreground_of_user(d, owner);
+	if (slot->pid == pid && slot->start == u.start) {
+		slot->since_ns = timing_now_ns(); /* said again: as it is */
+		return 0;
+	}
+	fgprio_give_back(&slot->given, &d->restrain_journal);
 	*slot = (struct foreground_slot){.pid = pid,
 					 .start = u.start,
 					 .user = owner,
@@ -86,6 +144,8 @@ int foreground_declare(struct daemon *d, pid_t pid, unsigned caller, bool admin,
 	log_debug("%s: process %d of uid %u is in the foreground", source,
 		  (int)pid, owner);
 	foreground_release(d);
+	if (d->restraining)
+		foreground_give(d, slot);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "events.h"
 #include "execfilter.h"
 #include "execplan.h"
+#include "fgprio.h"
 #include "manage.h"
 #include "osstatus.h"
 #include "place.h"
@@ -96,7 +97,8 @@ struct foreground_slot {
 	unsigned long long start;
 	unsigned user;
 	long long since_ns;
-	char source[24]; /* "D-Bus", "cpupolicyctl agent" */
+	char source[24];     /* "D-Bus", "cpupolicyctl agent" */
+	struct fgprio given; /* its rule's foreground = { ... } */
 };
 
 struct fgsource; /* where the foreground is declared (linux/fgsource.c) */
@@ -209,6 +211,8 @@ int foreground_control(struct daemon *d, pid_t pid,
 const char *foreground_covers(const struct daemon *d, pid_t pid,
 			      unsigned long long start);
 void foreground_release(struct daemon *d);
+void foreground_give_back_all(struct daemon *d);
+void foreground_renew(struct daemon *d);
 
 /* restrain.c */
 struct json_object;
@@ -219,6 +223,8 @@ void restrain_on_sample(struct daemon *d);
 void restrain_on_tick(struct daemon *d);
 void restrain_reload(struct daemon *d);
 bool restrain_owner(pid_t pid, unsigned *user);
+const struct rule *restrain_rule(struct daemon *d, pid_t pid,
+				 unsigned long long start);
 int restrain_control(struct daemon *d, const struct proto_request *req,
 		     const struct control_peer *peer, FILE *out);
 void restrain_status_text(const struct daemon *d, FILE *out);

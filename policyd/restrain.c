@@ -16,8 +16,8 @@
 /* The rule for a process: the one it is managed under, else the first
  * that matches it now (a rule that sets nothing but restrain manages
  * nothing). */
-static const struct rule *restrain_rule(struct daemon *d, pid_t pid,
-					unsigned long long start)
+const struct rule *restrain_rule(struct daemon *d, pid_t pid,
+				 unsigned long long start)
 {
 	static struct facts facts;
 	const struct manage_proc *p = manage_find(&d->manage, pid);
@@ -183,6 +183,7 @@ void restrain_teardown(struct daemon *d)
 		return;
 	loop_sample_arm(d, 0);
 	fgsource_close(d);
+	foreground_give_back_all(d);
 	restrained_free(&d->restrained, "the daemon stops");
 	journal_close(&d->restrain_journal);
 	pressure_close(d->pressure);
@@ -239,11 +240,14 @@ void restrain_on_tick(struct daemon *d)
 }
 
 /* New rules may exclude what the old ones did not: everything back,
- * and judged again from the next pass. */
+ * and judged again from the next pass; each foreground gets what the
+ * new rules give it. After the new rules are in force. */
 void restrain_reload(struct daemon *d)
 {
-	if (d->restraining)
-		restrained_release_all(&d->restrained, "the rules reloaded");
+	if (!d->restraining)
+		return;
+	restrained_release_all(&d->restrained, "the rules reloaded");
+	foreground_renew(d);
 }
 
 /* Whose a process is: an exemption or a foreground is its own user's

@@ -17,7 +17,7 @@ mkdir -p "$TMP/bin"
 # The hogs are the static worker spinning (-w -20: waiting for a nice
 # value no process has), under names of their own: another user may not
 # be able to read the shared libraries here.
-for name in hog pipewire keepme harder; do
+for name in hog pipewire keepme harder focus; do
 	cp "$BUILD/helpers/worker-static" "$TMP/bin/$name"
 done
 chmod 755 "$TMP" "$TMP/bin"
@@ -25,7 +25,9 @@ cat >"$RULES/10-restrain.rules" <<EOF
 rules = (
   { name = "keepme"; match = { exe = "$TMP/bin/keepme"; }; restrain = false; },
   { name = "harder"; match = { exe = "$TMP/bin/harder"; };
-    restrain = { nice = 19; policy = "idle"; }; }
+    restrain = { nice = 19; policy = "idle"; }; },
+  { name = "focus"; match = { exe = "$TMP/bin/focus"; };
+    foreground = { nice = -5; }; }
 );
 EOF
 
@@ -327,6 +329,8 @@ declare_fg() {
 if [ -z "$have_bus" ]; then
 	skip "the foreground declared over D-Bus" "no dbus-daemon, dbus-send or useradd here, uid $USER_ID is taken, or it cannot run dbus-send"
 	skip "another user's foreground refused" "no dbus-daemon, dbus-send or useradd here, uid $USER_ID is taken, or it cannot run dbus-send"
+	skip "a rule's foreground settings" "no dbus-daemon, dbus-send or useradd here, uid $USER_ID is taken, or it cannot run dbus-send"
+	skip "foreground settings given back" "no dbus-daemon, dbus-send or useradd here, uid $USER_ID is taken, or it cannot run dbus-send"
 else
 	hog
 	fg=$!
@@ -345,6 +349,29 @@ else
 	else
 		not_ok "another user's foreground refused" "status $status: $out $err; $(thread_prio "${hogs[1]}")"
 	fi
+	# A rule's foreground = { nice = -5; }: its process gets it while it
+	# is the foreground, and back what it had when another one is.
+	hog "$USER_ID" "$TMP/bin/focus"
+	focus=$!
+	wait_until 10 restrained "$focus"
+	declare_fg "$USER_ID" "$focus"
+	if [ "$status" -eq 0 ] && all_threads "$focus" -5 0 1 &&
+		grep -q "process $focus gets rule 'focus''s foreground settings" "$DAEMON_LOG"; then
+		ok "a rule's foreground = { nice = -5; }: its hog declared foreground is given back its restraint, then nice -5"
+	else
+		not_ok "a rule's foreground settings" "status $status: $out $err; $(thread_prio "$focus"); $(tail -3 "$DAEMON_LOG")"
+	fi
+	declare_fg "$USER_ID" "$fg"
+	# Given back nice 0; a hog again, it may be restrained at once.
+	if [ "$status" -eq 0 ] && { untouched "$focus" || restrained "$focus"; }; then
+		ok "another process of its user's declared foreground: the rule's foreground settings given back"
+	else
+		not_ok "foreground settings given back" "status $status: $out $err; $(thread_prio "$focus")"
+	fi
+	{
+		kill -KILL "$focus"
+		wait "$focus"
+	} 2>/dev/null
 	{
 		kill -KILL "$fg"
 		wait "$fg"
