@@ -66,6 +66,20 @@
     lateness after the hogs started are reported for both runs, and a
     FAIL is a restraint that missed more frames than none did, or that
     never lowered a hog (its class read while it runs).
+
+    The per-user agent adds (UNRUN as well; Wine shows the window, the
+    agent and the daemon's answer, tests/windows/restraint.sh, but not a
+    logon, nor Windows' foreground lock): the MSI's Run value
+    (HKLM\Software\Microsoft\Windows\CurrentVersion\Run, "cpupolicy
+    agent") naming the installed cpupolicyctl.exe agent; that agent
+    running in this session when the user logged on after the install;
+    and a hog with a window of its own (as many spinning threads as there
+    are processors) in the foreground: with the logon agent it is never
+    lowered, without it it is lowered first; then "cpupolicyctl agent
+    --once" tells the daemon, which gives it the normal class back and
+    whose explain says it is in the foreground, declared over cpupolicyctl
+    agent (SKIP where [restraint] is not enabled = true, or where Windows
+    keeps the foreground from the hog's window).
 #>
 #Requires -Version 5.1
 [CmdletBinding()]
@@ -948,6 +962,164 @@ function Check-Restraint {
     }
 }
 
+# UNRUN: written without a Windows machine, as Check-Latency.
+# The per-user agent: the hog of Check-Restraint with a window of its own,
+# which it brings to the front; GetForegroundWindow's process, read from
+# here as the agent reads it.
+$windowHogSource = @'
+using System;
+using System.Threading;
+using System.Windows.Forms;
+
+public static class CpuPolicyWindowHog
+{
+    static volatile int sink;
+
+    [STAThread]
+    public static int Main(string[] args)
+    {
+        int threads = int.Parse(args[0]);
+        int seconds = int.Parse(args[1]);
+        Form form = new Form();
+        System.Windows.Forms.Timer life = new System.Windows.Forms.Timer();
+
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(Spin);
+            t.IsBackground = true;
+            t.Start();
+        }
+        form.Text = "cpupolicy check: agent";
+        form.Shown += delegate { form.Activate(); };
+        life.Interval = seconds * 1000;
+        life.Tick += delegate { form.Close(); };
+        life.Start();
+        Application.Run(form);
+        return 0;
+    }
+
+    static void Spin()
+    {
+        int x = 0;
+        for (long i = 0; ; i++)
+            sink = x += (int)i;
+    }
+}
+'@
+
+$foregroundSource = @'
+using System;
+using System.Runtime.InteropServices;
+
+public static class CpuPolicyForeground
+{
+    [DllImport("user32.dll")]
+    static extern IntPtr GetForegroundWindow();
+    [DllImport("user32.dll")]
+    static extern uint GetWindowThreadProcessId(IntPtr window, out uint pid);
+
+    // The process of the foreground window; 0: none.
+    public static int Pid()
+    {
+        uint pid = 0;
+        IntPtr window = GetForegroundWindow();
+
+        if (window != IntPtr.Zero)
+            GetWindowThreadProcessId(window, out pid);
+        return (int)pid;
+    }
+}
+'@
+
+# The MSI's Run value, read in the 64-bit view; $null: none.
+function Agent-RunValue {
+    $hklm = [Microsoft.Win32.RegistryKey]::OpenBaseKey(
+        [Microsoft.Win32.RegistryHive]::LocalMachine,
+        [Microsoft.Win32.RegistryView]::Registry64)
+    try {
+        $key = $hklm.OpenSubKey('Software\Microsoft\Windows\CurrentVersion\Run')
+        if (-not $key) { return $null }
+        try { $key.GetValue('cpupolicy agent') } finally { $key.Close() }
+    } finally { $hklm.Close() }
+}
+
+function Check-Agent {
+    $run = Agent-RunValue
+    $installed = Join-Path $env:ProgramFiles 'cpupolicy\cpupolicyctl.exe'
+    if ($null -eq $run) {
+        if (Test-Path -LiteralPath $installed) {
+            Report 'FAIL' 'agent Run value' "no value 'cpupolicy agent' under HKLM\Software\Microsoft\Windows\CurrentVersion\Run, with $installed installed"
+        } else {
+            Report 'SKIP' 'agent Run value' "no $installed`: not installed by the MSI, which writes the value"
+        }
+    } elseif ($run -eq "`"$installed`" agent") {
+        Report 'PASS' 'agent Run value' "HKLM\Software\Microsoft\Windows\CurrentVersion\Run, 'cpupolicy agent' = $run"
+    } else {
+        Report 'FAIL' 'agent Run value' "'cpupolicy agent' = $run, not `"$installed`" agent"
+    }
+    $session = (Get-Process -Id $PID).SessionId
+    $agents = @(Get-CimInstance Win32_Process -Filter "Name='cpupolicyctl.exe'" |
+        Where-Object { $_.SessionId -eq $session -and $_.CommandLine -match '\sagent(\s|$)' })
+    if ($agents.Count) {
+        Report 'PASS' 'agent at logon' "pid $($agents[0].ProcessId) runs in session $session`: $($agents[0].CommandLine)"
+    } else {
+        Report 'SKIP' 'agent at logon' "no cpupolicyctl.exe agent in session $session`: log off and on after the install, for the Run key to start it"
+    }
+
+    $out = Invoke-Ctl status
+    if ($out -notmatch '(?m)^restraint: on') {
+        Report 'SKIP' 'agent foreground' "restraint is not on in the service ($(($out -split "`n" | Select-String '^restraint:') -join ''); [restraint] enabled = true in cpupolicyd.conf)"
+        return
+    }
+    if (-not ('CpuPolicyForeground' -as [type])) { Add-Type -TypeDefinition $foregroundSource }
+    $exe = Join-Path $bin 'cpcheck-window.exe'
+    if (-not (Test-Path -LiteralPath $exe)) {
+        Add-Type -TypeDefinition $windowHogSource -OutputAssembly $exe -OutputType WindowsApplication `
+            -ReferencedAssemblies System.Windows.Forms
+    }
+    $cpus = [Environment]::ProcessorCount
+    $p = Start-Process -FilePath $exe -ArgumentList @("$cpus", '90') -PassThru
+    [void]$script:started.Add($p)
+    try {
+        Write-Host "      (click the window 'cpupolicy check: agent' if it is not in front)"
+        if ((Wait-Until { [CpuPolicyForeground]::Pid() -eq $p.Id } 30000) -lt 0) {
+            Report 'SKIP' 'agent foreground' "the hog's window (pid $($p.Id)) never came to the foreground (pid $([CpuPolicyForeground]::Pid()) has it): Windows' foreground lock"
+            return
+        }
+        if ($agents.Count) {
+            # The logon agent tells the daemon first: never lowered.
+            $ms = Wait-Until { (Invoke-Ctl explain $p.Id) -match 'in the foreground \(declared over cpupolicyctl agent\)' } 30000
+            $p.Refresh()
+            if ($ms -lt 0 -or $p.PriorityClass -ne 'Normal') {
+                Report 'FAIL' 'agent at logon: foreground' "class $($p.PriorityClass); explain: $(Invoke-Ctl explain $p.Id)"
+            } else {
+                Report 'PASS' 'agent at logon: foreground' "the hog in front kept the normal class, explain says so after $ms ms"
+            }
+        } else {
+            $ms = Wait-Until { $p.Refresh(); $p.PriorityClass -eq 'BelowNormal' } 30000
+            if ($ms -lt 0) {
+                Report 'FAIL' 'agent foreground' "the hog (pid $($p.Id), $cpus spinning threads) not restrained within 30 s: class $($p.PriorityClass)"
+                return
+            }
+        }
+        $out = Invoke-Ctl agent --once --verbose
+        if ($script:ctlExit -ne 0 -or $out -notmatch "(?m)^cpupolicyctl agent: $($p.Id) is in the foreground") {
+            Report 'FAIL' 'agent --once' "exit $($script:ctlExit): $out"
+            return
+        }
+        $ms = Wait-Until { $p.Refresh(); $p.PriorityClass -eq 'Normal' }
+        $explain = Invoke-Ctl explain $p.Id
+        if ($ms -lt 0) {
+            Report 'FAIL' 'agent --once' "the daemon took it ($out) but the hog's class is $($p.PriorityClass) after $DeadlineMs ms"
+        } elseif ($explain -notmatch 'in the foreground \(declared over cpupolicyctl agent\)') {
+            Report 'FAIL' 'agent --once' "the class is back, but explain says: $explain"
+        } else {
+            Report 'PASS' 'agent --once' "$out; normal class after $ms ms; explain: $(($explain -split "`n" | Select-String 'foreground') -join '')"
+        }
+    } finally {
+        Stop-Test $p
+    }
+}
+
 function Check-Threads {
     $p = Start-Test (Exe 'raise') 4 10
     try {
@@ -1640,6 +1812,7 @@ rules = (
         Check-GroupCure
         Check-InstallAcl
         Check-Restraint
+        Check-Agent
     }
 } catch {
     Report 'FAIL' 'script' "$_ ($($_.InvocationInfo.PositionMessage))"

@@ -1,12 +1,14 @@
 #!/bin/bash
 # The Windows installer under Wine: msiexec /i installs the programs under
 # %ProgramFiles%\cpupolicy\ and the config and rules under
-# %ProgramData%\cpupolicy\, registers the service cpupolicyd and puts the
-# folder on PATH; the installed cpupolicyctl.exe checks the installed
-# rules; the next version's MSI, where there is one, upgrades it in
-# place; msiexec /x removes the programs and the service and leaves the
-# config and a rule file of the administrator's own. TAP on stdout,
-# closing with "N passed, N failed, N skipped".
+# %ProgramData%\cpupolicy\, registers the service cpupolicyd, puts the
+# folder on PATH, and starts the per-user agent at each logon from the
+# machine's Run key (the .msi's Registry table, and the value once
+# installed); the installed cpupolicyctl.exe checks the installed rules;
+# the next version's MSI, where there is one, upgrades it in place;
+# msiexec /x removes the programs, the service and the Run value and
+# leaves the config and a rule file of the administrator's own. TAP on
+# stdout, closing with "N passed, N failed, N skipped".
 #
 #   msi.sh BUILD_DIR      (build-win: cpupolicy-*-x64.msi, and
 #                         msi-next/cpupolicy-*-x64.msi for the upgrade)
@@ -43,6 +45,9 @@ LOCAL_RULE=$DATA/rules.d/50-local.rules
 OUT=$WINE_BUILD/msi-test.out
 IFEO='HKLM\SOFTWARE\Microsoft\Windows NT\CurrentVersion\Image File Execution Options'
 ENV_KEY='HKLM\SYSTEM\CurrentControlSet\Control\Session Manager\Environment'
+# Run for every user who logs on, as that user: the agent's start.
+RUN_KEY='HKLM\Software\Microsoft\Windows\CurrentVersion\Run'
+AGENT_VALUE='cpupolicy agent'
 
 uninstall() {
 	limited "$MSI_LIMIT" wine msiexec /x "$INSTALLED" /qn >"$OUT" 2>&1
@@ -54,6 +59,21 @@ cleanup() {
 	rm -rf "$DATA"
 	wine_stop
 }
+
+# The .msi itself, read without Windows (msitools' msiinfo): the Registry
+# table's row for the agent, in the program's component (written and
+# removed with it), under HKLM (root 2: msidbRegistryRootLocalMachine).
+if command -v msiinfo >/dev/null; then
+	msiinfo export "${msis[0]}" Registry 2>&1 | tr -d '\r' >"$OUT"
+	awk -F'\t' -v key="${RUN_KEY#HKLM\\}" -v name="$AGENT_VALUE" '
+		$2 == 2 && $3 == key && $4 == name &&
+		$5 == "\"[INSTALLDIR]cpupolicyctl.exe\" agent" && $6 == "Ctl" { found = 1 }
+		END { exit !found }' "$OUT"
+	result $? "the MSI's Registry table: $RUN_KEY, \"$AGENT_VALUE\" = \"[INSTALLDIR]cpupolicyctl.exe\" agent, of the component Ctl" ||
+		show "$OUT"
+else
+	skip "the MSI's Registry table has the agent's Run value" "no msiinfo (msitools) here"
+fi
 
 wine_ready || {
 	result 1 "a Wine prefix"
@@ -155,6 +175,17 @@ machine_path() {
 machine_path
 result $? "Program Files\\cpupolicy on the machine's PATH" || show "$OUT"
 
+# The installed agent in the machine's Run key (the 64-bit view: wine
+# reg is the 64-bit one).
+agent_run() {
+	limited "$CMD_LIMIT" wine reg query "$RUN_KEY" /v "$AGENT_VALUE" 2>&1 |
+		tr -d '\r' >"$OUT"
+	grep -q "^ *$AGENT_VALUE *REG_SZ *\"C:\\\\Program Files\\\\cpupolicy\\\\cpupolicyctl.exe\" agent\$" "$OUT"
+}
+agent_run
+result $? "the Run value \"$AGENT_VALUE\": \"C:\\Program Files\\cpupolicy\\cpupolicyctl.exe\" agent, at each user's logon" ||
+	show "$OUT"
+
 wine_run "$CMD_LIMIT" "C:\\Program Files\\cpupolicy\\cpupolicyctl.exe" \
 	check "C:\\ProgramData\\cpupolicy\\rules.d" >"$OUT" 2>&1
 result $? "the installed cpupolicyctl.exe check passes on the installed rules" ||
@@ -200,6 +231,8 @@ if [ -n "$NEXT" ]; then
 	[ -f "$LOCAL_RULE" ] && [ -f "$DATA/rules.d/10-build.rules" ] &&
 		grep -q 'edited by the administrator' "$DATA/cpupolicyd.conf"
 	result $? "upgrade: the local rule file and the edited config kept"
+	agent_run
+	result $? "upgrade: the agent's Run value there" || show "$OUT"
 fi
 
 uninstall
@@ -213,6 +246,8 @@ wine_run "$CMD_LIMIT" sc query cpupolicyd >"$OUT" 2>&1
 result $? "the service removed" || show "$OUT"
 ! machine_path
 result $? "Program Files\\cpupolicy off the machine's PATH" || show "$OUT"
+! agent_run && ! grep -q "$AGENT_VALUE" "$OUT"
+result $? "the agent's Run value removed" || show "$OUT"
 ! ifeo_build
 result $? "no Image File Execution Options value left for the shipped rule's names" ||
 	show "$OUT"

@@ -46,7 +46,15 @@
  * idles; it writes DIR\ready once they spin and answers DIR\ask as
  * above (pid and class; "threads 0": its spinners are not reported); it
  * exits when DIR\stop appears, or after 120 s.
+ *
+ *   probe.exe --hog-window DIR THREADS
+ *
+ * (the agent's test) the same hog, with a window of its own that it
+ * makes the foreground window (SetForegroundWindow) once DIR\window
+ * appears; its report says "foreground yes" while GetForegroundWindow
+ * is that window, else "foreground no".
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +116,10 @@ static int probe_touch(const char *path, const char *text)
 	return fclose(f);
 }
 
-static void probe_report(const char *dir)
+/* A report: pid, class and threads; for the window hog (window not
+ * NULL, *window NULL until it has one), also whether its window is the
+ * foreground window. */
+static void probe_report(const char *dir, const HWND *window)
 {
 	char *tmp = probe_path(dir, "report.tmp"),
 	     *out = probe_path(dir, "report");
@@ -122,6 +133,10 @@ static void probe_report(const char *dir)
 	for (LONG i = 0; i < count; i++)
 		fprintf(f, "thread %s %d\n", probe_threads[i].name,
 			GetThreadPriority(probe_threads[i].handle));
+	if (window)
+		fprintf(f, "foreground %s\n",
+			*window && GetForegroundWindow() == *window ? "yes"
+								    : "no");
 	if (fclose(f) == 0)
 		MoveFileExA(tmp, out, MOVEFILE_REPLACE_EXISTING);
 	free(tmp);
@@ -216,11 +231,51 @@ static DWORD WINAPI probe_spin(void *arg)
 	return 0;
 }
 
-static int probe_hog(const char *dir, unsigned threads)
+/* The hog's window: a plain top-level one, its messages answered by
+ * DefWindowProc; none of its own matter to the test. */
+static HWND probe_window(void)
+{
+	WNDCLASSA wc = {.lpfnWndProc = DefWindowProcA,
+			.hInstance = GetModuleHandleA(NULL),
+			.lpszClassName = "probe"};
+	HWND w;
+
+	if (!RegisterClassA(&wc))
+		return NULL;
+	w = CreateWindowExA(0, "probe", "probe", WS_OVERLAPPEDWINDOW,
+			    CW_USEDEFAULT, CW_USEDEFAULT, 200, 100, NULL, NULL,
+			    wc.hInstance, NULL);
+	if (!w)
+		return NULL;
+	ShowWindow(w, SW_SHOW);
+	SetForegroundWindow(w);
+	return w;
+}
+
+/* A thread that owns a window answers its messages, or Windows takes it
+ * for hung: the tick waits on them as well as on the clock. */
+static void probe_tick(bool window)
+{
+	MSG m;
+
+	if (!window) {
+		Sleep(PROBE_TICK_MS);
+		return;
+	}
+	MsgWaitForMultipleObjects(0, NULL, FALSE, PROBE_TICK_MS, QS_ALLINPUT);
+	while (PeekMessageA(&m, NULL, 0, 0, PM_REMOVE)) {
+		TranslateMessage(&m);
+		DispatchMessageA(&m);
+	}
+}
+
+static int probe_hog(const char *dir, unsigned threads, bool window)
 {
 	char *ready = probe_path(dir, "ready"), *ask = probe_path(dir, "ask"),
-	     *stop = probe_path(dir, "stop"), *calm = probe_path(dir, "calm");
+	     *stop = probe_path(dir, "stop"), *calm = probe_path(dir, "calm"),
+	     *front = probe_path(dir, "window");
 	ULONGLONG start = GetTickCount64();
+	HWND w = NULL;
 
 	for (unsigned i = 0; i < threads; i++)
 		CloseHandle(CreateThread(NULL, 0, probe_spin, NULL, 0, NULL));
@@ -229,11 +284,18 @@ static int probe_hog(const char *dir, unsigned threads)
 	       GetTickCount64() - start < PROBE_LIFE_MS) {
 		if (GetFileAttributesA(calm) != INVALID_FILE_ATTRIBUTES)
 			probe_calm = 1;
+		if (window && !w &&
+		    GetFileAttributesA(front) != INVALID_FILE_ATTRIBUTES &&
+		    !(w = probe_window())) {
+			fprintf(stderr, "probe: a window: error %lu\n",
+				GetLastError());
+			return 1;
+		}
 		if (GetFileAttributesA(ask) != INVALID_FILE_ATTRIBUTES) {
-			probe_report(dir);
+			probe_report(dir, window ? &w : NULL);
 			DeleteFileA(ask);
 		}
-		Sleep(PROBE_TICK_MS);
+		probe_tick(window);
 	}
 	probe_stop = 1;
 	return 0;
@@ -289,7 +351,11 @@ int main(int argc, char **argv)
 	if (argc > 3 && strcmp(argv[1], "--hold-pipe") == 0)
 		return probe_hold_pipe(argv[2], argv[3]);
 	if (argc > 3 && strcmp(argv[1], "--hog") == 0)
-		return probe_hog(argv[2], (unsigned)strtoul(argv[3], NULL, 10));
+		return probe_hog(argv[2], (unsigned)strtoul(argv[3], NULL, 10),
+				 false);
+	if (argc > 3 && strcmp(argv[1], "--hog-window") == 0)
+		return probe_hog(argv[2], (unsigned)strtoul(argv[3], NULL, 10),
+				 true);
 	if (argc > 2 && strcmp(argv[1], "--until-high") == 0)
 		return probe_until_high(
 			argv[2],
@@ -317,7 +383,7 @@ int main(int argc, char **argv)
 		    GetTickCount64() - start >= delay)
 			probe_add("late", probe_start());
 		if (GetFileAttributesA(ask) != INVALID_FILE_ATTRIBUTES) {
-			probe_report(argv[1]);
+			probe_report(argv[1], NULL);
 			DeleteFileA(ask);
 		}
 		Sleep(PROBE_TICK_MS);
