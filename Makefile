@@ -341,6 +341,10 @@ $(call unit_objs_rules,,$(UNIT_FAKE_PROCS))
 UNIT_OBJS_test_loop += policyd/loop_common.o
 UNIT_CPPFLAGS_test_loop := -Ipolicyd
 $(call unit_objs_rules,,test_loop)
+# saturate --compare --restraint's pure half is cpupolicyctl's.
+UNIT_OBJS_test_saturate_restraint := ctl/saturate_restraint_report.o
+UNIT_CPPFLAGS_test_saturate_restraint := -Ictl
+$(call unit_objs_rules,,test_saturate_restraint)
 
 # libFuzzer targets: clang, instrumented, with their own copy of lib/.
 FUZZ_CC := clang

@@ -48,10 +48,14 @@ static void saturate_usage(FILE *out)
 		"[--background N] [--probe]\n"
 		"                             [--threads N] [--seconds S] "
 		"[--work ...] [--json]\n"
+		"       cpupolicyctl saturate --compare --restraint [--pairs "
+		"K] "
+		"[--seconds S]\n"
+		"                             [--user NAME] [--json]\n"
 		"  --threads N     worker threads (default: one per CPU of "
 		"the machine)\n"
 		"  --seconds S     length of the run, or of each trial "
-		"(default 5; 3 with --compare)\n"
+		"(default 5; 3 with --compare, 6 with --restraint)\n"
 		"  --work KIND     tan (floating point, default), int, mem "
 		"(memory streaming)\n"
 		"  --threshold P   efficiency that passes, percent (default "
@@ -64,8 +68,17 @@ static void saturate_usage(FILE *out)
 		"textfile collector\n"
 		"  --compare BODY  a rule body (priority/placement) to measure "
 		"against none\n"
+		"  --restraint     the running daemon's restraint, paused (A) "
+		"and on (B), for a\n"
+		"                  frame task against two CPU hogs per CPU "
+		"(Linux; --compare\n"
+		"                  --restraint or --restraint alone)\n"
+		"  --user NAME     the hogs' account when run as root "
+		"(default: "
+		"$SUDO_USER)\n"
 		"  --pairs K       paired trials, an even number, A B then B A "
-		"(default 6)\n"
+		"(default 6;\n"
+		"                  any number from 1 with --restraint)\n"
 		"  --background N  N busy threads at normal priority during "
 		"the trials\n"
 		"  --probe         a latency probe at normal priority, every "
@@ -659,6 +672,7 @@ static int saturate_option(int c, const char *arg, struct saturate_opts *o)
 		return 0;
 	case 'w':
 		o->work = arg;
+		o->work_set = true;
 		if (strcmp(arg, "tan") == 0)
 			o->kind = WORK_KIND_TAN;
 		else if (strcmp(arg, "int") == 0)
@@ -690,10 +704,21 @@ static int saturate_option(int c, const char *arg, struct saturate_opts *o)
 		o->json = true;
 		return 0;
 	case 'c':
-		o->compare = arg;
+		/* --compare's argument is required: "--compare --restraint"
+		 * hands it "--restraint", which no rule body starts with. */
+		if (strcmp(arg, "--restraint") == 0)
+			o->restraint = true;
+		else
+			o->compare = arg;
+		return 0;
+	case 'R':
+		o->restraint = true;
+		return 0;
+	case 'u':
+		o->user = arg;
 		return 0;
 	case 'p':
-		if (saturate_value("--pairs", arg, 2, 100, true, &v) < 0)
+		if (saturate_value("--pairs", arg, 1, 100, true, &v) < 0)
 			return -1;
 		o->pairs = (unsigned)v;
 		return 0;
@@ -722,6 +747,22 @@ bad_work:
 /* Options that belong to one mode only, and an odd --pairs. */
 static int saturate_options_check(const struct saturate_opts *o, bool pairs_set)
 {
+	const char *refusal = saturate_restraint_report_refusal(o, pairs_set);
+
+	if (refusal) {
+		fprintf(stderr, "cpupolicyctl: saturate: %s\n", refusal);
+		return -1;
+	}
+	if (o->restraint) {
+		if (o->smt_yield >= 0 || o->if_idle >= 0 || o->textfile) {
+			fprintf(stderr,
+				"cpupolicyctl: saturate: --smt-yield, "
+				"--if-idle and --textfile are for the check, "
+				"not --compare\n");
+			return -1;
+		}
+		return 0;
+	}
 	if (!o->compare && (o->background || o->probe || pairs_set)) {
 		fprintf(stderr, "cpupolicyctl: saturate: --pairs, --background "
 				"and --probe need --compare\n");
@@ -811,6 +852,8 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 		{"pairs", required_argument, NULL, 'p'},
 		{"background", required_argument, NULL, 'b'},
 		{"probe", no_argument, NULL, 'P'},
+		{"restraint", no_argument, NULL, 'R'},
+		{"user", required_argument, NULL, 'u'},
 		{"worker", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -875,9 +918,15 @@ int saturate_main(struct ctl *ctl, int argc, char **argv)
 			saturate_count(true, machine_cpu_count(true)),
 			WORK_MAX_THREADS);
 	if (!o.seconds)
-		o.seconds = o.compare ? 3 : 5;
-	status = o.compare ? saturate_compare_run(&env, &o)
-			   : saturate_check(&env, &o);
+		o.seconds = o.restraint ? SATURATE_RESTRAINT_SECONDS
+			    : o.compare ? 3
+					: 5;
+	if (o.restraint)
+		status = saturate_restraint_run(ctl, &env, &o);
+	else if (o.compare)
+		status = saturate_compare_run(&env, &o);
+	else
+		status = saturate_check(&env, &o);
 out:
 	if (env.have_topo)
 		place_topology_free(&env.topo);

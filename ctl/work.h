@@ -108,4 +108,27 @@ bool work_supported(char *why, size_t size);
  * message where ARG names none (and always where workers are forks). */
 struct work_shared *work_attach(const char *arg, struct work_order *order);
 
+/* linux/hogs.c, windows/hogs.c: saturate --compare --restraint's CPU
+ * hogs, processes that spin, counting, until stopped or until_ns
+ * (timing_now_ns's clock) whatever happens to cpupolicyctl. They are not
+ * its children: the daemon counts a foreground process's descendants as
+ * foreground. hogs_user: the account they run as, the caller's own, or
+ * as root the one named (NULL: the user who ran sudo); -1 and why where
+ * there is none restraint would lower. */
+struct hogs;
+struct hogs_user {
+	unsigned uid, gid;
+	bool root; /* cpupolicyctl runs as root: the hogs change user */
+	char name[64];
+};
+bool hogs_supported(char *why, size_t size);
+int hogs_user(const char *name, struct hogs_user *u, char *why, size_t size);
+struct hogs *hogs_start(unsigned count, const struct hogs_user *u,
+			long long until_ns, char *why, size_t size);
+pid_t hogs_pid(const struct hogs *h, unsigned i);
+void hogs_counts(const struct hogs *h, unsigned long long *spins,
+		 long long *cpu_ns);
+/* Killed, each waited for until a deadline; false when one outlived it. */
+bool hogs_stop(struct hogs *h);
+
 #endif

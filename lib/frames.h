@@ -5,6 +5,14 @@
 #ifndef CPUPOLICY_FRAMES_H
 #define CPUPOLICY_FRAMES_H
 
+/* The task both run: a 60 Hz frame, its CPU work, and the frames counted
+ * from this long after the hogs start (the time restraint is given). */
+enum {
+	FRAMES_PERIOD_US = 16667,
+	FRAMES_WORK_US = 11000,
+	FRAMES_SETTLED_MS = 1000,
+};
+
 /* One frame, on timing_now_ns's clock (ns): its deadline is its period's end;
  * finish_ns 0 when the run ended first. */
 struct frames_frame {

@@ -42,14 +42,14 @@
 #define BENCH_MS 1000000LL
 
 enum {
-	BENCH_PERIOD_US = 16667, /* a 60 Hz frame */
-	BENCH_WORK_US = 11000,	 /* its CPU work */
+	BENCH_PERIOD_US = FRAMES_PERIOD_US, /* a 60 Hz frame */
+	BENCH_WORK_US = FRAMES_WORK_US,	    /* its CPU work */
 	BENCH_HOGS_AT_MS = 2000, /* the hogs start this far into a run */
-	BENCH_SETTLED_MS = 1000, /* frames count from this after they start */
-	BENCH_TICK_MS = 10,	 /* the hogs' state is read this often */
-	BENCH_UID = 4250,	 /* the hogs' user, made for the bench */
-	BENCH_GID = 65534,	 /* nogroup */
-	BENCH_WAIT_MS = 5000,	 /* a process given this long to end */
+	BENCH_SETTLED_MS = FRAMES_SETTLED_MS, /* frames count from this */
+	BENCH_TICK_MS = 10,   /* the hogs' state is read this often */
+	BENCH_UID = 4250,     /* the hogs' user, made for the bench */
+	BENCH_GID = 65534,    /* nogroup */
+	BENCH_WAIT_MS = 5000, /* a process given this long to end */
 	BENCH_HOGS_PER_CPU = 2,
 	BENCH_QUIET_S = 30,   /* a run waits this long for a quiet machine */
 	BENCH_QUIET_PCT = 5,  /* quiet: the CPUs this busy at most */
@@ -894,7 +894,7 @@ static void bench_print_others(const struct bench *b)
 static void bench_print_intro(const struct bench *b)
 {
 	printf("## Restraint: a frame task against CPU hogs\n\n");
-	printf("A frame task (`tests/bench/frames.c`: every %.1f ms, %.0f ms "
+	printf("A frame task (`lib/frames.c`: every %.1f ms, %.0f ms "
 	       "of its own CPU time, as a game or a busy UI does; absolute "
 	       "deadlines, so a late frame delays the next) runs %d s while "
 	       "%d CPU hogs (`tests/helpers/worker -w`, %d per CPU) of an "
